@@ -1,0 +1,101 @@
+"""Test guards shared by the whole suite.
+
+- No network: any connection to a non-loopback address fails the test (the real google-genai SDK is
+  only ever pointed at the fake Gemini server on 127.0.0.1).
+- Prefect runs against a temporary PREFECT_HOME with telemetry off, through one session-scoped
+  ``prefect_test_harness``.
+- No real model requests: Gemini keys are removed from the environment so ``backend=auto`` means offline.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Set before Prefect is imported anywhere in the test process.
+_PREFECT_HOME = tempfile.mkdtemp(prefix="veille-prefect-home-")
+os.environ["PREFECT_HOME"] = _PREFECT_HOME
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ["DO_NOT_TRACK"] = "1"
+os.environ["PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT"] = "false"
+os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str(Path(_PREFECT_HOME) / "storage")
+os.environ["PREFECT_RESULTS_PERSIST_BY_DEFAULT"] = "false"
+for _key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "VEILLE_CONFIG"):
+    os.environ.pop(_key, None)
+for _key in [k for k in os.environ if k.startswith("VEILLE_")]:
+    os.environ.pop(_key, None)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+BUNDLED_CORPUS = PROJECT_ROOT / "corpus"
+
+
+def _is_loopback(host: object) -> bool:
+    if not isinstance(host, str):
+        return True  # AF_UNIX paths and the like
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost would need DNS: refuse
+
+
+class NetworkBlockedError(RuntimeError):
+    pass
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
+        if not _is_loopback(address[0]):
+            raise NetworkBlockedError(f"tests may not connect to {address[0]!r}: loopback only")
+    return _real_connect(self, address)  # type: ignore[arg-type]
+
+
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+    if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
+        if not _is_loopback(address[0]):
+            raise NetworkBlockedError(f"tests may not connect to {address[0]!r}: loopback only")
+    return _real_connect_ex(self, address)  # type: ignore[arg-type]
+
+
+def _guarded_getaddrinfo(host, *args, **kwargs):  # type: ignore[no-untyped-def]
+    if host is not None and not _is_loopback(host if isinstance(host, str) else host.decode()):
+        raise NetworkBlockedError(f"tests may not resolve {host!r}: loopback only")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+socket.getaddrinfo = _guarded_getaddrinfo
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+@pytest.fixture()
+def bundled_corpus() -> Path:
+    return BUNDLED_CORPUS
+
+
+@pytest.fixture()
+def warehouse_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "warehouse"
+    path.mkdir()
+    return path

@@ -1,0 +1,1 @@
+"""The model seam: every LLM role goes through :mod:`veille.models.base`."""

@@ -1,0 +1,114 @@
+"""Types of the model seam (think pydantic-ai's ``Model`` or httpx's transport).
+
+A backend (Gemini, offline engine, scripted test model) only turns a :class:`ModelRequest`
+into a :class:`RawResponse`. Validation against the output schema, re-asking with the
+validation error, caching, cost and the call journal are done once, above the backends,
+by :mod:`veille.models.caller`, so every backend gets them for free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel
+
+__all__ = [
+    "ModelError",
+    "ModelRequest",
+    "ModelResult",
+    "Model",
+    "RawResponse",
+    "SchemaValidationError",
+    "TransientModelError",
+    "Usage",
+]
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one call. Names follow the OpenTelemetry GenAI conventions."""
+
+    input_tokens: int = 0  # prompt tokens, cached ones included
+    output_tokens: int = 0  # candidate tokens, thinking excluded
+    reasoning_tokens: int = 0  # thinking tokens (billed as output)
+    cache_read_tokens: int = 0  # part of input_tokens served from the provider's context cache
+    estimated: bool = False  # True when counted by our estimator, not reported by the provider
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One structured-output request for one role."""
+
+    role: str  # planner | analyst | writer | critic | reviser | judge
+    model: str  # model id, e.g. "gemini-2.5-flash" or "offline"
+    system: str  # system instruction
+    prompt: str  # user prompt (documents delimited as data)
+    output_schema: type[BaseModel]
+    temperature: float = 0.2
+    thinking: str = "low"  # none | low | medium | high
+    subtask_id: str | None = None
+    # The structured inputs the prompt was built from. The offline engine works from these
+    # (it does not parse prompts); they are not part of the cache key (the prompt is).
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    # Earlier invalid answers and the validation error for each, for instructor-style re-asks.
+    feedback: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class RawResponse:
+    """What a backend returns: text that should be JSON for ``output_schema``."""
+
+    text: str
+    usage: Usage
+    model: str
+    finish_reason: str | None = None  # e.g. STOP, MAX_TOKENS, SAFETY
+    blocked_reason: str | None = None  # prompt blocked by the provider
+
+
+@dataclass(frozen=True)
+class ModelResult(Generic[T]):
+    """A validated result, with everything the journal needs."""
+
+    output: T
+    raw_text: str
+    usage: Usage
+    latency_s: float
+    cost_usd: float | None  # None when the model is not in the price table (never a silent 0)
+    model: str
+    attempts: int
+    cache_hit: bool
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A backend. Implementations: Gemini, offline engine, scripted test models."""
+
+    name: str  # backend name, e.g. "gemini", "offline", "scripted"
+
+    async def generate(self, request: ModelRequest) -> RawResponse: ...
+
+
+class ModelError(Exception):
+    """Base class of the typed errors a flow turns into alerts."""
+
+    retryable: bool = False
+
+
+class TransientModelError(ModelError):
+    """Rate limit, 5xx, timeout or connection error that survived the SDK's own retries."""
+
+    retryable = True
+
+
+class SchemaValidationError(ModelError):
+    """The model kept answering outside the schema after every re-ask."""
+
+    def __init__(self, role: str, attempts: int, last_error: str) -> None:
+        super().__init__(f"{role}: output did not match the schema after {attempts} attempts: {last_error}")
+        self.role = role
+        self.attempts = attempts
+        self.last_error = last_error

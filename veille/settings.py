@@ -1,0 +1,165 @@
+"""One typed Settings object, built once at the entry point and passed down.
+
+Sources, highest priority first: explicit keyword arguments, environment variables prefixed
+``VEILLE_`` (nested with ``__``, e.g. ``VEILLE_ROLES__PLANNER__MODEL``), then an optional
+``veille.toml`` in the working directory (or the file named by ``VEILLE_CONFIG``).
+Secrets (the Gemini API key) are *not* settings fields: they are read from the environment
+or a Prefect Secret block at the moment a client is built, so they never end up in a dump.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+__all__ = [
+    "PROJECT_ROOT",
+    "RoleModel",
+    "Settings",
+    "api_key_from_env",
+]
+
+# The repository root (editable install): the bundled corpus and config live there.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+Role = Literal["planner", "analyst", "writer", "critic", "reviser", "judge"]
+ROLES: tuple[Role, ...] = ("planner", "analyst", "writer", "critic", "reviser", "judge")
+
+
+class RoleModel(BaseModel):
+    """Model and thinking level for one LLM role."""
+
+    model: str
+    thinking: Literal["none", "low", "medium", "high"] = "low"
+    temperature: float = 0.2
+
+
+def _default_roles() -> dict[str, RoleModel]:
+    # The planner gets the strongest model: it runs once and its mistakes cost every branch.
+    return {
+        "planner": RoleModel(model="gemini-2.5-pro", thinking="low", temperature=0.1),
+        "analyst": RoleModel(model="gemini-2.5-flash", thinking="low"),
+        "writer": RoleModel(model="gemini-2.5-flash", thinking="low"),
+        "critic": RoleModel(model="gemini-2.5-flash", thinking="low", temperature=0.0),
+        "reviser": RoleModel(model="gemini-2.5-flash", thinking="low"),
+        "judge": RoleModel(model="gemini-2.5-pro", thinking="low", temperature=0.0),
+    }
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="VEILLE_",
+        env_nested_delimiter="__",
+        toml_file="veille.toml",
+        extra="forbid",
+    )
+
+    # --- paths ---
+    corpus_dir: Path = PROJECT_ROOT / "corpus"
+    warehouse_dir: Path = PROJECT_ROOT / "warehouse" / "data"
+    db_path: Path | None = Field(default=None, description="DuckDB corpus database; default <warehouse_dir>/veille.duckdb")
+    config_dir: Path = PROJECT_ROOT / "config"
+
+    # --- ingestion ---
+    strict: bool = False
+    max_doc_bytes: int = 1_048_576
+
+    # --- model layer ---
+    backend: Literal["auto", "gemini", "offline"] = "auto"
+    roles: dict[str, RoleModel] = Field(default_factory=_default_roles)
+    vertexai: bool = False
+    gcp_project: str | None = None
+    gcp_location: str = "europe-west1"
+    gemini_base_url: str | None = None  # tests point the real SDK at a loopback fake server
+    gemini_api_version: str | None = None
+    api_key_secret_block: str | None = Field(default=None, description="Prefect Secret block holding the key")
+    request_timeout_ms: int = 60_000
+    http_attempts: int = 4
+    reask_attempts: int = 2  # re-asks after a schema violation (so 3 attempts in all)
+    max_concurrent_calls: int = 4
+    use_cache: bool = True
+
+    # --- planning / analysis / review ---
+    max_subtasks: int = 6
+    max_docs: int = 8
+    planner_sees_summaries: bool = True
+    max_rounds: int = 3
+    grid_path: Path | None = None  # default: <corpus>/grid.toml if present, else <config_dir>/grid.toml
+
+    # --- execution ---
+    task_runner: Literal["threads", "dask"] = "threads"
+    dask_address: str | None = None
+    max_workers: int = 8
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("VEILLE_CONFIG", "veille.toml"))
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_path),
+        )
+
+    # --- derived paths ---
+    @property
+    def database(self) -> Path:
+        return self.db_path or self.warehouse_dir / "veille.duckdb"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.warehouse_dir / "runs"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.warehouse_dir / "cache"
+
+    @property
+    def parquet_dir(self) -> Path:
+        return self.warehouse_dir / "parquet"
+
+    @property
+    def grid_file(self) -> Path:
+        if self.grid_path is not None:
+            return self.grid_path
+        per_corpus = self.corpus_dir / "grid.toml"
+        return per_corpus if per_corpus.exists() else self.config_dir / "grid.toml"
+
+    @property
+    def prices_file(self) -> Path:
+        return self.config_dir / "prices.toml"
+
+    @property
+    def authority_file(self) -> Path:
+        return self.config_dir / "authority.toml"
+
+    def role(self, name: str) -> RoleModel:
+        return self.roles[name]
+
+    def resolved_backend(self) -> Literal["gemini", "offline"]:
+        """``auto`` means Gemini when a key (or Vertex AI or a base URL) is configured, else offline."""
+        if self.backend != "auto":
+            return self.backend
+        if self.vertexai or self.api_key_secret_block or api_key_from_env():
+            return "gemini"
+        return "offline"
+
+
+def api_key_from_env() -> str | None:
+    """The Gemini key, as the SDK would pick it (GOOGLE_API_KEY wins over GEMINI_API_KEY)."""
+    return os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY") or None
