@@ -56,16 +56,22 @@ _real_getaddrinfo = socket.getaddrinfo
 
 
 def _guarded_connect(self: socket.socket, address: object) -> None:
-    if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
-        if not _is_loopback(address[0]):
-            raise NetworkBlockedError(f"tests may not connect to {address[0]!r}: loopback only")
+    if (
+        self.family in (socket.AF_INET, socket.AF_INET6)
+        and isinstance(address, tuple)
+        and not _is_loopback(address[0])
+    ):
+        raise NetworkBlockedError(f"tests may not connect to {address[0]!r}: loopback only")
     return _real_connect(self, address)  # type: ignore[arg-type]
 
 
 def _guarded_connect_ex(self: socket.socket, address: object) -> int:
-    if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
-        if not _is_loopback(address[0]):
-            raise NetworkBlockedError(f"tests may not connect to {address[0]!r}: loopback only")
+    if (
+        self.family in (socket.AF_INET, socket.AF_INET6)
+        and isinstance(address, tuple)
+        and not _is_loopback(address[0])
+    ):
+        raise NetworkBlockedError(f"tests may not connect to {address[0]!r}: loopback only")
     return _real_connect_ex(self, address)  # type: ignore[arg-type]
 
 

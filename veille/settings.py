@@ -66,7 +66,9 @@ class Settings(BaseSettings):
     # --- paths ---
     corpus_dir: Path = PROJECT_ROOT / "corpus"
     warehouse_dir: Path = PROJECT_ROOT / "warehouse" / "data"
-    db_path: Path | None = Field(default=None, description="DuckDB corpus database; default <warehouse_dir>/veille.duckdb")
+    db_path: Path | None = Field(
+        default=None, description="DuckDB corpus database; default <warehouse_dir>/veille.duckdb"
+    )
     config_dir: Path = PROJECT_ROOT / "config"
 
     # --- ingestion ---

@@ -15,10 +15,10 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 __all__ = [
+    "Model",
     "ModelError",
     "ModelRequest",
     "ModelResult",
-    "Model",
     "RawResponse",
     "SchemaValidationError",
     "TransientModelError",

@@ -10,7 +10,9 @@ __all__ = ["AnalystInput", "ContradictionNote", "DocumentText", "Finding", "Find
 class Finding(BaseModel):
     statement: str = Field(description="One factual statement; figures verbatim with their unit")
     doc_ids: list[str] = Field(min_length=1, description="Ids of the documents that support it")
-    figures: list[str] = Field(default_factory=list, description="Figures quoted verbatim, e.g. '1 180 tokens/s'")
+    figures: list[str] = Field(
+        default_factory=list, description="Figures quoted verbatim, e.g. '1 180 tokens/s'"
+    )
 
 
 class ContradictionNote(BaseModel):

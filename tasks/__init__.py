@@ -1,0 +1,1 @@
+"""Thin Prefect @task wrappers over the pure functions in veille/."""
