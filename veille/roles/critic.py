@@ -24,6 +24,12 @@ def evaluation_schema(criteria: Mapping[str, str]) -> type[BaseModel]:
 
 class CriticInput(BaseModel):
     draft: str
-    criteria: dict[str, str]
+    criteria: dict[str, str]  # name -> definition, from the grid
     request: str
     source_count: int
+    # The grid's measurable rules, so a rule-based critic can score with proxies.
+    min_words: int = 0
+    max_words: int = 10_000
+    max_sentence_words: int = 25
+    forbidden_words: list[str] = Field(default_factory=list)
+    mandatory_mentions: list[str] = Field(default_factory=list)

@@ -18,3 +18,4 @@ class ReviserInput(BaseModel):
     max_words: int = 10_000
     max_sentence_words: int = 25
     forbidden_words: list[str] = Field(default_factory=list)
+    invalid_citations: list[int] = Field(default_factory=list)  # orphan numbers to remove
