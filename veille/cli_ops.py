@@ -1,11 +1,109 @@
-"""`veille` commands: ops."""
+"""`veille` commands to operate the pipeline with Prefect: setup, serve, clean.
+
+See docs/operations.md for the server + worker set-up these commands complement.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
 __all__ = ["register"]
 
 
+def _settings(warehouse: Path | None = None) -> Any:
+    from veille.settings import Settings
+
+    return Settings(warehouse_dir=warehouse) if warehouse is not None else Settings()
+
+
+def setup(
+    pool: Annotated[str, typer.Option(help="Name of the process work pool to create if missing.")] = "",
+    limit: Annotated[
+        int,
+        typer.Option(help="Slots of the global concurrency limit on model calls (0: max_concurrent_calls)."),
+    ] = 0,
+) -> None:
+    """Create the process work pool and the model-call concurrency limit on the configured server."""
+    from prefect.client.orchestration import get_client
+    from prefect.settings import get_current_settings
+
+    from veille import ops
+
+    url = get_current_settings().api.url
+    if not url:
+        typer.echo(
+            "error: no Prefect server configured: set PREFECT_API_URL (e.g. http://127.0.0.1:4200/api, "
+            "printed by `make server`)",
+            err=True,
+        )
+        raise typer.Exit(2)
+    settings = _settings()
+    slots = limit or settings.max_concurrent_calls
+    pool_name = pool or ops.DEFAULT_POOL
+    with get_client(sync_client=True) as client:
+        created_pool = ops.ensure_work_pool(client, pool_name)
+        created_limit = ops.ensure_model_call_limit(client, slots)
+    typer.echo(f"work pool {pool_name!r}: {'created' if created_pool else 'exists'}")
+    typer.echo(
+        f"global concurrency limit {ops.MODEL_CALL_LIMIT!r} ({slots} slots): "
+        f"{'created' if created_limit else 'exists'}"
+    )
+
+
+def serve(
+    name: Annotated[str, typer.Option(help="Deployment name.")] = "veille-served",
+    cron: Annotated[str, typer.Option(help="Cron expression, read in --timezone.")] = "0 2 * * *",
+    timezone: Annotated[str, typer.Option(help="IANA time zone of the cron expression.")] = "Europe/Paris",
+    corpus: Annotated[Path | None, typer.Option(help="Corpus directory (default: settings).")] = None,
+    backend: Annotated[str | None, typer.Option(help="gemini | offline | auto (default: settings).")] = None,
+) -> None:
+    """Serve the veille flow on a timezone-aware cron schedule from this one process (no worker).
+
+    Runs until interrupted (Ctrl-C pauses the schedule). Against `make server` when
+    PREFECT_API_URL is set, otherwise against a temporary local API.
+    """
+    from flows.veille import veille_flow
+
+    from veille import ops
+
+    schedule = ops.nightly_schedule(cron, timezone)
+    parameters: dict[str, Any] = {}
+    if corpus is not None:
+        if not corpus.is_dir():
+            typer.echo(f"error: --corpus {corpus}: not a directory", err=True)
+            raise typer.Exit(2)
+        parameters["corpus"] = str(corpus.resolve())
+    if backend is not None:
+        parameters["backend"] = backend
+    typer.echo(f"serving {name!r}: cron {cron!r} in {timezone}")
+    veille_flow.serve(name=name, schedules=[schedule], parameters=parameters)
+
+
+def clean(
+    responses: Annotated[
+        bool, typer.Option("--responses", help="Also delete the model response cache (costs calls).")
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be deleted.")] = False,
+    warehouse: Annotated[
+        Path | None, typer.Option(help="Warehouse directory (default: settings.warehouse_dir).")
+    ] = None,
+) -> None:
+    """Delete persisted Prefect task results and cache records (and optionally the response cache)."""
+    from veille import ops
+
+    targets = ops.clean_targets(_settings(warehouse), responses=responses)
+    removed = ops.clean(targets, dry_run=dry_run)
+    verb = "would delete" if dry_run else "deleted"
+    for target in targets:
+        state = verb if target.path in removed else "absent"
+        typer.echo(f"{state}: {target.path} ({target.what})")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("setup")(setup)
+    app.command("serve")(serve)
+    app.command("clean")(clean)
