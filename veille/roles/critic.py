@@ -7,7 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-__all__ = ["CriticInput", "evaluation_schema"]
+from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
+
+__all__ = ["INSTRUCTIONS", "CriticInput", "build_prompt", "evaluation_schema"]
 
 
 def evaluation_schema(criteria: Mapping[str, str]) -> type[BaseModel]:
@@ -33,3 +35,31 @@ class CriticInput(BaseModel):
     max_sentence_words: int = 25
     forbidden_words: list[str] = Field(default_factory=list)
     mandatory_mentions: list[str] = Field(default_factory=list)
+
+
+# --- prompt (seed 000) --------------------------------------------------------------------------
+
+INSTRUCTIONS = f"""Tu es le critique d'un dossier de veille technique. Tu réponds en français.
+Tu notes le brouillon sur chaque critère de la grille, par un entier de 1 à 5 (5 = irréprochable ; 4 = seuil d'acceptation).
+{UNTRUSTED_NOTICE}
+Donne aussi des remarques : des corrections précises et actionnables, une par problème, qui citent le passage concerné.
+Ne réécris pas le texte. Note chaque critère, sans en oublier."""
+
+
+def build_prompt(data: CriticInput) -> str:
+    """Grid (criteria with definitions and measurable rules), request, then the draft as data."""
+    criteria = "\n".join(f"- {name} : {definition}" for name, definition in data.criteria.items())
+    rules = [
+        f"longueur de {data.min_words} à {data.max_words} mots",
+        f"phrases de {data.max_sentence_words} mots au plus",
+        f"{data.source_count} sources numérotées de 1 à {data.source_count}",
+    ]
+    if data.forbidden_words:
+        rules.append("mots interdits : " + ", ".join(f"« {w} »" for w in data.forbidden_words))
+    if data.mandatory_mentions:
+        rules.append("mentions obligatoires : " + ", ".join(f"« {m} »" for m in data.mandatory_mentions))
+    return (
+        f"Grille :\n{criteria}\n\nRègles mesurables : {' ; '.join(rules)}.\n\n"
+        f"Demande à laquelle le dossier répond : {data.request.strip()}\n\n"
+        f"{data_block('brouillon', data.draft)}"
+    )

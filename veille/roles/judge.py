@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-__all__ = ["JUDGE_CRITERIA", "JudgeInput", "JudgeScore", "JudgeVerdict"]
+from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
+
+__all__ = ["INSTRUCTIONS", "JUDGE_CRITERIA", "JudgeInput", "JudgeScore", "JudgeVerdict", "build_prompt"]
 
 JUDGE_CRITERIA = ("accuracy", "usefulness", "tone", "format")
 
@@ -26,3 +28,26 @@ class JudgeInput(BaseModel):
     prompt: str
     reference: str
     responses: list[str]
+
+
+# --- prompt (seed 002) --------------------------------------------------------------------------
+
+INSTRUCTIONS = f"""Tu es un évaluateur. Tu compares plusieurs réponses à une même demande, toutes ensemble, à une réponse de référence.
+{UNTRUSTED_NOTICE}
+Pour chaque réponse (response_index à partir de 0), donne un entier de 1 à 5 par critère :
+- accuracy : les faits et chiffres concordent avec la référence ;
+- usefulness : la réponse aide à décider (comparaison, chiffres, contradictions tranchées) ;
+- tone : neutre et factuel ;
+- format : respecte la structure demandée (sections, puces, sources citées).
+Justifie en une ou deux phrases. Juge chaque réponse sur son contenu, pas sur sa position ni sa longueur."""
+
+
+def build_prompt(data: JudgeInput) -> str:
+    """The request, the reference, then every response as a delimited data block."""
+    responses = "\n\n".join(
+        data_block("reponse", text, index=str(i)) for i, text in enumerate(data.responses)
+    )
+    return (
+        f"Demande :\n{data.prompt.strip()}\n\n{data_block('reference', data.reference)}\n\n"
+        f"Réponses à évaluer ({len(data.responses)}) :\n{responses}"
+    )

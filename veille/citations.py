@@ -1,0 +1,151 @@
+"""Numbered sources (seed 004): numbers travel in the text, ids and titles stay in state.
+
+- :class:`SourceRegistry` numbers documents in order of first citation; a document cited by two
+  branches keeps one number (stable, de-duplicated).
+- :func:`bibliography` writes the ``## Sources`` list from state; the model never writes it.
+- :func:`invalid_citations` finds orphan numbers; :func:`renumber_citations` renumbers the final
+  report in order of first appearance and keeps only the sources it cites.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
+
+from veille.roles.writer import SourceRef
+
+__all__ = [
+    "CITATION_RE",
+    "DocumentMeta",
+    "SourceRegistry",
+    "bibliography",
+    "cited_numbers",
+    "invalid_citations",
+    "normalize_citations",
+    "renumber_citations",
+    "strip_citations",
+]
+
+CITATION_RE = re.compile(r"\[(\d+)\]")
+# "[1, 3]" or "[1; 3]" written by a model: rewritten as "[1][3]" so every check sees them.
+_LIST_RE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)+)\]")
+# The same number twice in a row ("[2][2]") after renumbering or stripping.
+_REPEAT_RE = re.compile(r"(\[(\d+)\])(?:\s*\[\2\])+")
+
+
+class DocumentMeta(Protocol):
+    """What the registry needs to know about a document (catalogue entry or document text)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def date(self) -> str: ...
+    @property
+    def source_type(self) -> str: ...
+
+
+class SourceRegistry:
+    """Assigns source numbers in order of first citation; ids and titles come from ``documents``."""
+
+    def __init__(self, documents: Mapping[str, DocumentMeta]) -> None:
+        self._documents = documents
+        self._numbers: dict[str, int] = {}
+
+    def number(self, doc_id: str) -> int:
+        """The number of ``doc_id``, assigned on first citation. Unknown ids are a programming error."""
+        if doc_id not in self._documents:
+            raise KeyError(f"{doc_id!r} is not a document of this corpus")
+        if doc_id not in self._numbers:
+            self._numbers[doc_id] = len(self._numbers) + 1
+        return self._numbers[doc_id]
+
+    def numbers(self, doc_ids: Iterable[str]) -> list[int]:
+        """Numbers for ``doc_ids``, de-duplicated, in citation order."""
+        return list(dict.fromkeys(self.number(i) for i in doc_ids))
+
+    def sources(self) -> list[SourceRef]:
+        """The numbered sources, number 1 first."""
+        refs = []
+        for doc_id, number in sorted(self._numbers.items(), key=lambda item: item[1]):
+            doc = self._documents[doc_id]
+            refs.append(
+                SourceRef(
+                    number=number,
+                    id=doc.id,
+                    title=doc.title,
+                    date=str(doc.date),
+                    source_type=doc.source_type,
+                    url=getattr(doc, "url", None) or None,
+                )
+            )
+        return refs
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+
+def normalize_citations(text: str) -> str:
+    """Rewrite "[1, 3]" as "[1][3]" and collapse a number repeated in a row."""
+    text = _LIST_RE.sub(lambda m: "".join(f"[{n.strip()}]" for n in re.split(r"[,;]", m.group(1))), text)
+    return _REPEAT_RE.sub(r"\1", text)
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Numbers cited in ``text``, in order of first appearance, without repeats."""
+    return list(dict.fromkeys(int(n) for n in CITATION_RE.findall(normalize_citations(text))))
+
+
+def _valid_numbers(sources: Sequence[object]) -> set[int]:
+    # Sources carrying their own number (SourceRef) are checked by number, anything else by position.
+    return {getattr(s, "number", i) for i, s in enumerate(sources, 1)}
+
+
+def invalid_citations(report: str, sources: Sequence[object]) -> list[int]:
+    """Numbers cited in ``report`` that match no source (orphans), sorted."""
+    valid = _valid_numbers(sources)
+    return sorted(n for n in cited_numbers(report) if n not in valid)
+
+
+def strip_citations(text: str, numbers: Iterable[int]) -> str:
+    """Remove the citation markers of ``numbers`` (orphans) from ``text``."""
+    drop = set(numbers)
+    text = normalize_citations(text)
+    stripped = CITATION_RE.sub(lambda m: "" if int(m.group(1)) in drop else m.group(0), text)
+    # A marker removed before punctuation leaves "mot ." : tidy the space.
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", stripped)
+
+
+def renumber_citations(text: str, sources: Sequence[SourceRef]) -> tuple[str, list[SourceRef]]:
+    """Renumber citations in order of first appearance in ``text``; keep only the cited sources.
+
+    Orphan numbers (no matching source) are left untouched: strip them first (zero tolerance is
+    enforced by the caller, which also raises the alert).
+    """
+    text = normalize_citations(text)
+    by_number = {s.number: s for s in sources}
+    mapping: dict[int, int] = {}
+    for n in cited_numbers(text):
+        if n in by_number:
+            mapping[n] = len(mapping) + 1
+    renumbered = CITATION_RE.sub(
+        lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else m.group(0), text
+    )
+    kept = [
+        by_number[old].model_copy(update={"number": new})
+        for old, new in sorted(mapping.items(), key=lambda i: i[1])
+    ]
+    return normalize_citations(renumbered), kept
+
+
+def bibliography(sources: Sequence[SourceRef]) -> str:
+    """The ``## Sources`` list, built by code: number, id, title, date, source type, url if any."""
+    lines = []
+    for s in sorted(sources, key=lambda s: s.number):
+        line = f"{s.number}. **{s.id}** — {s.title} — {s.date} — {s.source_type}"
+        if s.url:
+            line += f" — <{s.url}>"
+        lines.append(line)
+    return "\n".join(lines)
