@@ -1,0 +1,12 @@
+-- View over the 'reports' table. One row per run: the final report markdown and its statistics.
+-- Partition column run_date (DATE) comes from the Hive path; union_by_name keeps older
+-- partitions readable after a schema migration (missing columns read as NULL).
+-- Hidden temporary files (.<run_id>.<random>.tmp) never match the *.parquet glob.
+CREATE OR REPLACE VIEW reports AS
+SELECT *
+FROM read_parquet(
+    getvariable('parquet_dir') || '/reports/run_date=*/*.parquet',
+    hive_partitioning = true,
+    hive_types = {'run_date': DATE},
+    union_by_name = true
+);
