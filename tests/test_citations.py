@@ -1,0 +1,136 @@
+"""Numbered sources (seed 004): stable numbering, de-dup, orphans, renumbering, bibliography by code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from veille.analysis import Analysis, number_findings
+from veille.citations import (
+    SourceRegistry,
+    bibliography,
+    cited_numbers,
+    invalid_citations,
+    normalize_citations,
+    renumber_citations,
+    strip_citations,
+)
+from veille.report import finalize_report, split_sections
+from veille.roles.analyst import ContradictionNote, Finding, Findings
+from veille.roles.writer import SourceRef
+
+
+@dataclass(frozen=True)
+class Meta:
+    id: str
+    title: str
+    date: str = "2026-01-01"
+    source_type: str = "note"
+    url: str | None = None
+
+
+DOCS = {i: Meta(i, f"Titre {i}") for i in ("doc-a", "doc-b", "doc-c", "doc-d")}
+
+
+def _ref(number: int, doc_id: str) -> SourceRef:
+    return SourceRef(number=number, id=doc_id, title=f"Titre {doc_id}", date="2026-01-01", source_type="note")
+
+
+def test_invalid_citations_seed_example() -> None:
+    assert invalid_citations("A [1] B [4]", [object(), object()]) == [4]
+    assert invalid_citations("A [0] B [2] C [3] [1, 7]", [_ref(1, "x"), _ref(2, "y")]) == [0, 3, 7]
+    assert invalid_citations("aucune citation", []) == []
+
+
+def test_registry_numbers_in_order_of_first_citation_and_deduplicates() -> None:
+    registry = SourceRegistry(DOCS)
+    assert registry.numbers(["doc-c", "doc-a", "doc-c"]) == [1, 2]
+    assert registry.number("doc-b") == 3
+    assert registry.number("doc-c") == 1  # same document found again keeps its number
+    assert [(s.number, s.id) for s in registry.sources()] == [(1, "doc-c"), (2, "doc-a"), (3, "doc-b")]
+    with pytest.raises(KeyError, match="doc-z"):
+        registry.number("doc-z")
+
+
+def _analysis(st: str, *findings: list[str], status: str = "ok", contradictions=()) -> Analysis:
+    return Analysis(
+        subtask_id=st,
+        question=f"Question {st} ?",
+        doc_ids=[],
+        status=status,  # type: ignore[arg-type]
+        findings=Findings(
+            findings=[Finding(statement=f"Fait {st}.{n}", doc_ids=ids) for n, ids in enumerate(findings)],
+            contradictions=list(contradictions),
+        ),
+    )
+
+
+def test_numbering_is_stable_across_branches_and_skips_failed_ones() -> None:
+    analyses = [
+        _analysis("st-1", ["doc-b"], ["doc-a", "doc-b"]),
+        _analysis("st-2", ["doc-d"], status="failed"),
+        _analysis(
+            "st-3",
+            ["doc-a", "doc-c"],
+            contradictions=[
+                ContradictionNote(doc_ids=["doc-c", "doc-a"], retained="doc-a", reason="plus récent")
+            ],
+        ),
+    ]
+    data, sources = number_findings(analyses, DOCS, request_title="T", request="R")
+    assert [(s.number, s.id) for s in sources] == [(1, "doc-b"), (2, "doc-a"), (3, "doc-c")]
+    assert [f.sources for f in data.findings] == [[1], [2, 1], [2, 3]]
+    assert data.contradictions == ["Les sources [3][2] divergent ; source retenue : [2] (plus récent)."]
+    assert data.missing_axes == ["Question st-2 ?"]
+    assert "doc-d" not in {s.id for s in sources}
+
+
+def test_normalize_and_cited_numbers() -> None:
+    assert normalize_citations("x [1, 3] y [2;4] z [5][5]") == "x [1][3] y [2][4] z [5]"
+    assert cited_numbers("b [3] a [1][3] c [2]") == [3, 1, 2]
+
+
+def test_strip_citations_removes_only_the_given_numbers() -> None:
+    assert strip_citations("Un fait [1][9]. Un autre [9].", [9]) == "Un fait [1]. Un autre."
+
+
+def test_renumber_in_order_of_first_appearance_keeps_only_cited_sources() -> None:
+    sources = [_ref(1, "doc-a"), _ref(2, "doc-b"), _ref(3, "doc-c"), _ref(4, "doc-d")]
+    text, kept = renumber_citations("B [3]. A [1]. C [3][2].", sources)
+    assert text == "B [1]. A [2]. C [1][3]."
+    assert [(s.number, s.id) for s in kept] == [(1, "doc-c"), (2, "doc-a"), (3, "doc-b")]
+
+
+def test_bibliography_is_built_from_state() -> None:
+    refs = [
+        _ref(2, "doc-b"),
+        SourceRef(
+            number=1,
+            id="doc-a",
+            title="Banc",
+            date="2026-07-08",
+            source_type="benchmark-interne",
+            url="https://x.example/a",
+        ),
+    ]
+    lines = bibliography(refs).splitlines()
+    assert lines[0].startswith("1. **doc-a**") and "Banc" in lines[0] and "2026-07-08" in lines[0]
+    assert "benchmark-interne" in lines[0] and "https://x.example/a" in lines[0]
+    assert lines[1].startswith("2. **doc-b**")
+
+
+def test_finalize_report_ships_no_orphan_and_a_code_built_sources_section() -> None:
+    body = (
+        "# Titre du modèle\n\n## Synthèse\n\nUn [2]. Deux [7]. Trois [1].\n\n## Points clés\n\n- Fait [1][2]\n\n"
+        "## Ce qui reste incertain\n\n- Rien.\n\n## Sources\n\n1. inventée"
+    )
+    final = finalize_report("Mon titre", body, [_ref(1, "doc-a"), _ref(2, "doc-b")], missing_axes=["Coût ?"])
+    assert final.removed_orphans == [7]
+    assert invalid_citations(final.markdown.split("## Sources")[0], final.sources) == []
+    assert final.markdown.startswith("# Mon titre\n")
+    assert final.markdown.count("## Sources") == 1 and "inventée" not in final.markdown
+    sections = split_sections(final.markdown)
+    assert sections["Synthèse"].startswith("Un [1].")  # doc-b is cited first, so it becomes [1]
+    assert "Coût ?" in sections["Ce qui reste incertain"]
+    assert sections["Sources"].splitlines()[0].startswith("1. **doc-b**")

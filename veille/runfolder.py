@@ -1,0 +1,152 @@
+"""The run folder (``<warehouse>/runs/<run_id>/``): machine-readable outputs of one run.
+
+Contract shared with the graders and the warehouse (docs/pipeline.md): run.json, plan.json,
+findings.json, sources.json, review.json, alerts.json, calls.jsonl (appended by the model layer
+as calls happen), report.md, documents.json. Every file but calls.jsonl is written atomically
+(temporary file in the same directory, then ``os.replace``), so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from veille.alerts import Alert
+from veille.roles.planner import Plan
+from veille.roles.writer import SourceRef
+
+__all__ = [
+    "CALLS_FILE",
+    "REPORT_FILE",
+    "RunFolder",
+    "RunInfo",
+    "new_run_id",
+    "run_date",
+]
+
+CALLS_FILE = "calls.jsonl"
+REPORT_FILE = "report.md"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """``YYYYMMDDTHHMMSSZ-xxxxxx``: UTC start time + 6 random hex characters."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def run_date(run_id: str) -> str:
+    """The run's UTC start date (``YYYY-MM-DD``, the warehouse's hive partition)."""
+    stamp = run_id.split("-", 1)[0]
+    try:
+        parsed = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ")
+    except ValueError as exc:
+        raise ValueError(f"run id {run_id!r}: expected YYYYMMDDTHHMMSSZ-xxxxxx") from exc
+    return parsed.strftime("%Y-%m-%d")
+
+
+class RunInfo(BaseModel):
+    """run.json."""
+
+    run_id: str
+    flow_run_id: str | None = None
+    deployment: str | None = None
+    started_at: str
+    finished_at: str
+    status: Literal["completed", "failed"]
+    corpus_dir: str
+    request_title: str
+    backend: str
+    models: dict[str, str]
+    validated: bool
+    rounds: int
+    subtasks_total: int
+    subtasks_failed: int
+    settings: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+class RunFolder:
+    """Writes the files of one run folder."""
+
+    def __init__(self, runs_dir: Path, run_id: str) -> None:
+        self.run_id = run_id
+        self.path = runs_dir / run_id
+
+    @property
+    def calls_path(self) -> Path:
+        return self.path / CALLS_FILE
+
+    @property
+    def report_path(self) -> Path:
+        return self.path / REPORT_FILE
+
+    def create(self) -> RunFolder:
+        self.path.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def write_json(self, name: str, data: Any) -> Path:
+        path = self.path / name
+        _write_atomic(path, _dump(data))
+        return path
+
+    def write_text(self, name: str, text: str) -> Path:
+        path = self.path / name
+        _write_atomic(path, text)
+        return path
+
+    # --- the contract's files ---
+    def write_plan(self, plan: Plan) -> Path:
+        return self.write_json(
+            "plan.json",
+            {
+                "sub_tasks": [
+                    {"id": s.id, "question": s.question, "doc_ids": s.doc_ids} for s in plan.sub_tasks
+                ],
+                "excluded": list(plan.excluded),
+            },
+        )
+
+    def write_findings(self, branches: Mapping[str, Mapping[str, Any]]) -> Path:
+        return self.write_json("findings.json", dict(branches))
+
+    def write_sources(self, sources: Sequence[SourceRef]) -> Path:
+        return self.write_json("sources.json", [s.model_dump() for s in sources])
+
+    def write_review(self, validated: bool, rounds: Sequence[Mapping[str, Any]]) -> Path:
+        return self.write_json("review.json", {"validated": validated, "rounds": list(rounds)})
+
+    def write_alerts(self, alerts: Sequence[Alert]) -> Path:
+        return self.write_json("alerts.json", [a.model_dump() for a in alerts])
+
+    def write_documents(self, snapshot: Sequence[Mapping[str, Any]]) -> Path:
+        return self.write_json("documents.json", list(snapshot))
+
+    def write_report(self, markdown: str) -> Path:
+        return self.write_text(REPORT_FILE, markdown)
+
+    def write_run(self, info: RunInfo) -> Path:
+        return self.write_json("run.json", info.model_dump())

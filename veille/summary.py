@@ -1,0 +1,113 @@
+"""The short run summary printed by ``veille run`` / ``make run``, read back from the run folder."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from veille.models.journal import read_journal
+
+__all__ = ["RoleUsage", "format_summary", "role_usage"]
+
+
+@dataclass(frozen=True)
+class RoleUsage:
+    role: str
+    calls: int  # logical calls (attempts of one call share a call_id)
+    attempts: int
+    cache_hits: int
+    input_tokens: int
+    output_tokens: int  # thinking tokens included (billed as output)
+    cost_usd: float | None  # None when any call could not be priced
+    estimated: bool  # token counts estimated by us, not reported by a provider
+
+    def as_row(self) -> dict[str, Any]:
+        return {
+            "role": self.role,
+            "calls": self.calls,
+            "attempts": self.attempts,
+            "cache_hits": self.cache_hits,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": self.cost_usd,
+            "estimated": self.estimated,
+        }
+
+
+def role_usage(calls_path: Path) -> list[RoleUsage]:
+    """Tokens and cost per role from calls.jsonl, roles in pipeline order."""
+    order = ["planner", "analyst", "writer", "critic", "reviser", "judge"]
+    by_role: dict[str, list[Any]] = {}
+    for record in read_journal(calls_path):
+        by_role.setdefault(record.role, []).append(record)
+    out = []
+    for role in sorted(by_role, key=lambda r: (order.index(r) if r in order else len(order), r)):
+        records = by_role[role]
+        costs = [r.cost_usd for r in records]
+        out.append(
+            RoleUsage(
+                role=role,
+                calls=len({r.call_id for r in records}),
+                attempts=len(records),
+                cache_hits=sum(1 for r in records if r.cache_hit),
+                input_tokens=sum(r.input_tokens for r in records),
+                output_tokens=sum(r.output_tokens + r.reasoning_tokens for r in records),
+                cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
+                estimated=any(r.estimated for r in records),
+            )
+        )
+    return out
+
+
+def _load(path: Path, default: Any) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return default
+
+
+def format_summary(run_dir: Path) -> str:
+    """Sub-tasks and their documents, excluded documents, alerts, rounds and verdict, usage per role,
+    report path: the lines ``make run`` prints."""
+    run = _load(run_dir / "run.json", {})
+    plan = _load(run_dir / "plan.json", {"sub_tasks": [], "excluded": []})
+    findings = _load(run_dir / "findings.json", {})
+    alerts = _load(run_dir / "alerts.json", [])
+    review = _load(run_dir / "review.json", {"validated": False, "rounds": []})
+    lines = [f"Run {run.get('run_id', run_dir.name)} — {run.get('status', '?')} ({run.get('backend', '?')})"]
+    lines.append(f"Sous-tâches ({len(plan['sub_tasks'])}) :")
+    for st in plan["sub_tasks"]:
+        status = findings.get(st["id"], {}).get("status", "?")
+        flag = "" if status == "ok" else f" [{status}]"
+        lines.append(f"  {st['id']}{flag} {st['question']}")
+        lines.append(f"        {', '.join(st['doc_ids'])}")
+    lines.append(f"Écartés ({len(plan['excluded'])}) : {', '.join(plan['excluded']) or '—'}")
+    lines.append(f"Alertes ({len(alerts)}) :")
+    for alert in alerts:
+        lines.append(f"  [{alert['severity']}] {alert['code']} : {alert['message']}")
+    rounds = review.get("rounds", [])
+    verdict = "validé" if review.get("validated") else "NON validé"
+    lines.append(f"Relecture : {len(rounds)} tour(s), {verdict}")
+    for r in rounds:
+        lines.append(
+            f"  tour {r['round']} : moyenne {r['mean']:.2f}, {r['word_count']} mots, "
+            f"{len(r['instructions'])} consigne(s){' — valide' if r['valid'] else ''}"
+        )
+    lines.append("Appels au modèle (par rôle) :")
+    total_cost: float | None = 0.0
+    for u in role_usage(run_dir / "calls.jsonl"):
+        cost = "inconnu" if u.cost_usd is None else f"{u.cost_usd:.4f} $"
+        est = " (estimés)" if u.estimated else ""
+        lines.append(
+            f"  {u.role:<8} {u.calls:>3} appel(s), {u.input_tokens:>7} tokens entrée, "
+            f"{u.output_tokens:>6} sortie{est}, {cost}"
+            + (f", {u.cache_hits} depuis le cache" if u.cache_hits else "")
+        )
+        total_cost = None if total_cost is None or u.cost_usd is None else total_cost + u.cost_usd
+    lines.append(f"Coût total : {'inconnu' if total_cost is None else f'{total_cost:.4f} $'}")
+    report = run_dir / "report.md"
+    lines.append(f"Rapport : {report if report.exists() else '(non écrit)'}")
+    lines.append(f"Dossier du run : {run_dir}")
+    return "\n".join(lines)
