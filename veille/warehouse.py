@@ -58,6 +58,7 @@ __all__ = [
     "file_schema_version",
     "is_recorded",
     "iter_run_dirs",
+    "metrics_table",
     "partition_path",
     "query",
     "read_sql",
@@ -77,6 +78,8 @@ _SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 class WarehouseError(Exception):
     """Bad input or state for the warehouse; the message names the file and what is expected."""
+
+    retryable = False  # the same input would fail the same way
 
 
 class RunAlreadyRecordedError(WarehouseError):
@@ -137,6 +140,7 @@ TABLES: dict[str, pa.Schema] = {
             _f("alerts_error", pa.int32(), False),
             _f("alerts_warning", pa.int32(), False),
             _f("final_scores", pa.map_(pa.string(), pa.float64())),
+            _f("revision_gain", pa.float64()),  # judge(final) - judge(round 1), see view revision_gain
             _f("report_words", pa.int32()),
             _f("missing_files", _STR_LIST),
             _f("settings_json", pa.string()),
@@ -396,6 +400,18 @@ class _Numbered:
     number: int
 
 
+def _revision_gain(grades: list[dict[str, Any]]) -> float | None:
+    judged = {g["target"]: g["score"] for g in grades if g["grader"] == "judge" and g["score"] is not None}
+    rounds = sorted(
+        (int(t.removeprefix("round-")), score)
+        for t, score in judged.items()
+        if t.startswith("round-") and t.removeprefix("round-").isdigit()
+    )
+    if "final" not in judged or not rounds:
+        return None
+    return round(judged["final"] - rounds[0][1], 6)
+
+
 def build_tables(run_dir: Path, *, recorded_at: datetime | None = None) -> dict[str, pa.Table]:
     """Read a run folder and return one Arrow table per warehouse table (pure: writes nothing).
 
@@ -544,6 +560,18 @@ def build_tables(run_dir: Path, *, recorded_at: datetime | None = None) -> dict[
             }
         )
 
+    for g in grade_rows:
+        error = json.loads(g["details_json"]).get("error")
+        if error and g["target"] == "final":
+            extra_alert = Alert(
+                code="grade.failed",
+                severity="warning",
+                stage="grade",
+                message=f"grader {g['grader']} gave no score: {error}",
+                subject=g["grader"],
+            )
+            alert_rows.append({"run_id": run_id, "seq": len(alert_rows) + 1, **extra_alert.model_dump()})
+
     # --- report / documents
     report_path = run_dir / "report.md"
     sources = _read_json(run_dir / "sources.json", missing, list) or []
@@ -599,6 +627,7 @@ def build_tables(run_dir: Path, *, recorded_at: datetime | None = None) -> dict[
         "alerts_error": sum(1 for a in alert_rows if a["severity"] == "error"),
         "alerts_warning": sum(1 for a in alert_rows if a["severity"] == "warning"),
         "final_scores": final_scores,
+        "revision_gain": _revision_gain(grade_rows),
         "report_words": reports[0]["words"] if reports else None,
         "missing_files": sorted(missing),
         "settings_json": json.dumps(
@@ -712,6 +741,37 @@ class RecordResult:
     files: dict[str, Path]
     rows: dict[str, int]
     missing_files: list[str]
+    summary: dict[str, Any]  # the ``runs`` row
+
+
+def metrics_table(summary: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The run's headline metrics as (metric, value) rows, for a Prefect table artifact."""
+    scores = dict(summary.get("final_scores") or [])
+    cost = summary.get("cost_usd") or 0.0
+    rows: list[tuple[str, Any]] = [
+        ("run_id", summary["run_id"]),
+        ("status", summary["status"]),
+        ("backend", summary.get("backend")),
+        ("duration_s", None if summary.get("duration_s") is None else round(summary["duration_s"], 1)),
+        ("calls", summary["calls"]),
+        ("failed_calls", summary["failed_calls"]),
+        ("input_tokens", summary["input_tokens"]),
+        ("output_tokens", summary["output_tokens"] + summary["reasoning_tokens"]),
+        ("cost_usd", f"{cost:.4f}" + ("" if summary["cost_complete"] else " (lower bound: unpriced model)")),
+        ("rounds", summary.get("rounds")),
+        ("validated", summary.get("validated")),
+        (
+            "alerts",
+            f"{summary['alerts']} ({summary['alerts_error']} error, {summary['alerts_warning']} warning)",
+        ),
+        ("report_words", summary.get("report_words")),
+    ]
+    rows += [(f"score.{name}", f"{value:.3f}") for name, value in sorted(scores.items())]
+    if summary.get("revision_gain") is not None:
+        rows.append(("revision_gain", f"{summary['revision_gain']:+.3f}"))
+    if summary.get("missing_files"):
+        rows.append(("missing_files", ", ".join(summary["missing_files"])))
+    return [{"metric": name, "value": "" if value is None else str(value)} for name, value in rows]
 
 
 def record_run_dir(run_dir: Path, parquet_dir: Path) -> RecordResult:
@@ -727,6 +787,7 @@ def record_run_dir(run_dir: Path, parquet_dir: Path) -> RecordResult:
         files=files,
         rows={name: t.num_rows for name, t in tables.items()},
         missing_files=list(runs_row["missing_files"]),
+        summary=runs_row,
     )
 
 

@@ -27,6 +27,7 @@ SELECT
     validated,
     subtasks_failed,
     report_words,
+    revision_gain,
     final_scores['judge'] AS score_judge,
     final_scores['rouge_l'] AS score_rouge_l,
     final_scores['numeric'] AS score_numeric,

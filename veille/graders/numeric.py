@@ -23,14 +23,16 @@ Number reading, French and English:
 
 Key figures of a reference text are decimals, percentages and amounts (a multiplier, a currency or
 thousands grouping); plain integers such as years or counts are not key figures. When the
-figures are given explicitly (``facts.yaml`` ``figures`` in the flow), each string's first number
-is a key figure whatever its form.
+figures are given explicitly (``facts.yaml`` ``figures`` in the flow), a string that starts with a
+single number is that quantity whatever its form (``12 GPU``); other strings (a version ``3.4.2``, a
+date ``décembre 2029``) are checked verbatim, since a relative gap is meaningless for them.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,7 +43,9 @@ __all__ = [
     "HALF_GAP",
     "Figure",
     "NumericGrader",
+    "contains_verbatim",
     "extract_numbers",
+    "figures_from_strings",
     "key_figures",
     "score_figures",
 ]
@@ -166,20 +170,33 @@ def _points(gap: float) -> float:
     return 0.0
 
 
-def score_figures(expected: Sequence[Figure], response: str) -> tuple[float | None, list[dict[str, object]]]:
-    """Mean points of ``expected`` figures against the numbers of ``response`` (None if none expected)."""
+def score_figures(
+    expected: Sequence[Figure | str], response: str
+) -> tuple[float | None, list[dict[str, object]]]:
+    """Mean points of ``expected`` figures against ``response`` (None if nothing is expected).
+
+    A :class:`Figure` is matched numerically to the closest number; a string (a figure that is
+    not a single quantity, e.g. a version ``3.4.2`` or a date ``décembre 2029``) earns the point
+    when it appears verbatim (see :func:`contains_verbatim`).
+    """
     if not expected:
         return None, []
     found = extract_numbers(response)
     matches: list[dict[str, object]] = []
     total = 0.0
     for figure in expected:
+        if isinstance(figure, str):
+            present = contains_verbatim(response, figure)
+            total += 1.0 if present else 0.0
+            matches.append({"expected": figure, "mode": "verbatim", "points": 1.0 if present else 0.0})
+            continue
         best = min(found, key=lambda f: _gap(figure.value, f.value), default=None)
         gap = _gap(figure.value, best.value) if best else math.inf
         total += _points(gap)
         matches.append(
             {
                 "expected": figure.text,
+                "mode": "numeric",
                 "expected_value": figure.value,
                 "matched": best.text if best else None,
                 "matched_value": best.value if best else None,
@@ -190,14 +207,37 @@ def score_figures(expected: Sequence[Figure], response: str) -> tuple[float | No
     return total / len(matches), matches
 
 
-def figures_from_strings(figures: Sequence[str]) -> list[Figure]:
-    """Explicit key figures (e.g. ``facts.yaml``): the first number of each string, whatever its form."""
-    out: list[Figure] = []
+_DIGIT_GAP = re.compile(rf"(?<=\d){_SPACE}(?=\d)")
+
+
+def _verbatim_form(text: str) -> str:
+    text = unicodedata.normalize("NFC", text).replace("’", "'")
+    text = _DIGIT_GAP.sub("", text)  # "1 180" and "1180" (any space kind) are the same figure
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def contains_verbatim(text: str, needle: str) -> bool:
+    """``needle`` in ``text`` up to case, Unicode form, whitespace kind and digit-group spaces."""
+    return _verbatim_form(needle) in _verbatim_form(text)
+
+
+def figures_from_strings(figures: Sequence[str]) -> list[Figure | str]:
+    """Explicit key figures (e.g. ``facts.yaml``).
+
+    A string that starts with one number (``1 420 tokens/s``, ``66 000 EUR``, ``8,1``, ``12 GPU``)
+    is that quantity, whatever its form; anything else (``3.4.2``, ``décembre 2029``) is kept as
+    text and checked verbatim, because a relative gap means nothing for versions or dates.
+    """
+    out: list[Figure | str] = []
     for text in figures:
+        if not text.strip():
+            raise ValueError("empty figure: expected a quantity such as '1 420 tokens/s'")
         numbers = extract_numbers(text)
-        if not numbers:
-            raise ValueError(f"figure {text!r} contains no number")
-        out.append(numbers[0])
+        head = numbers[0] if numbers else None
+        if head is not None and len(numbers) == 1 and text.strip().startswith(head.text):
+            out.append(head)
+        else:
+            out.append(text.strip())
     return out
 
 
@@ -212,7 +252,9 @@ class NumericGrader(Grader):
         self._explicit = figures_from_strings(figures) if figures is not None else None
 
     def grade(self, sample: Sample) -> GraderResult:
-        expected = self._explicit if self._explicit is not None else key_figures(sample.reference)
+        expected: Sequence[Figure | str] = (
+            self._explicit if self._explicit is not None else key_figures(sample.reference)
+        )
         score, matches = score_figures(expected, sample.response)
         details: dict[str, object] = {"figures": len(expected), "matches": matches}
         if score is None:

@@ -1,0 +1,248 @@
+"""Grading a run's dossier against the corpus reference (``reference/dossier.md`` + ``facts.yaml``).
+
+What is measured (each a versioned result with a ``target``: ``final`` or ``round-N``):
+
+- ``rouge_l``, ``numeric`` (on ``facts.yaml`` figures), ``judge``, ``judge+similarity``,
+  ``judge+numbers`` on the final report;
+- ``judge`` on every review round's draft, in the *same* call as the final report, so the scores
+  are comparable and each run records whether revision improved the dossier (view
+  ``revision_gain``);
+- structural checks from ``facts.yaml``: ``structure.groups`` (each group of documents planned in one
+  sub-task), ``structure.keep`` (documents to keep are planned), ``structure.exclude`` (documents
+  to exclude are not), ``structure.contradictions`` (each contradiction's keywords appear in the
+  report) and ``structure.citations`` (share of cited numbers that match a source).
+
+Texts are compared without their ``## Sources`` list (built by code, formatted differently from the
+reference's); ROUGE-L also ignores citation markers ``[n]``, whose numbering is per run.
+A judge failure gives ``score: null`` with the error in ``details`` (the run is not failed for it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from veille.corpus import Facts, Reference
+from veille.graders.base import GraderResult
+from veille.graders.combos import JudgeNumbers, JudgeSimilarity
+from veille.graders.judge import JudgeClient, JudgeGrader
+from veille.graders.numeric import NumericGrader, contains_verbatim
+from veille.graders.rouge import RougeL
+from veille.models.base import ModelError
+
+__all__ = [
+    "GRADES_FILE",
+    "StructuralChecks",
+    "TargetedGrade",
+    "grade_dossier",
+    "strip_sources",
+    "write_grades",
+]
+
+GRADES_FILE = "grades.json"
+_SOURCES_HEADING = re.compile(r"^##\s+Sources\s*$", re.MULTILINE | re.IGNORECASE)
+_CITATION = re.compile(r"\[(\d+)\]")
+
+
+class TargetedGrade(GraderResult):
+    """A grader result for one text of the run: ``final`` (report.md) or ``round-N`` (a review draft)."""
+
+    target: str = "final"
+
+
+def _targeted(result: GraderResult, target: str) -> TargetedGrade:
+    return TargetedGrade(**result.model_dump(), target=target)
+
+
+def strip_sources(markdown: str) -> str:
+    """The text before the ``## Sources`` section (the bibliography is written by code)."""
+    match = _SOURCES_HEADING.search(markdown)
+    return (markdown[: match.start()] if match else markdown).strip()
+
+
+def _without_citations(text: str) -> str:
+    return _CITATION.sub("", text)
+
+
+class StructuralChecks:
+    """Checks of the plan and the report against ``facts.yaml`` (version bumps when a rule changes)."""
+
+    name: ClassVar[str] = "structure"
+    version: ClassVar[str] = "1"
+
+    def _result(self, check: str, score: float | None, details: Mapping[str, Any]) -> GraderResult:
+        return GraderResult(
+            grader=f"{self.name}.{check}", version=self.version, score=score, details=dict(details)
+        )
+
+    def check(
+        self,
+        facts: Facts,
+        *,
+        plan: Mapping[str, Any] | None,
+        report: str | None,
+        sources: Sequence[Mapping[str, Any]],
+    ) -> list[GraderResult]:
+        results: list[GraderResult] = []
+        subtasks = [
+            (str(s.get("id")), set(map(str, s.get("doc_ids") or [])))
+            for s in (plan or {}).get("sub_tasks") or []
+            if isinstance(s, Mapping)
+        ]
+        planned = set().union(*(docs for _, docs in subtasks)) if subtasks else set()
+        no_plan = {"reason": "no plan.json in the run folder"}
+
+        # groups: every document of the group in one and the same sub-task
+        if not facts.groups:
+            results.append(self._result("groups", None, {"reason": "no groups in facts.yaml"}))
+        elif plan is None:
+            results.append(self._result("groups", None, no_plan))
+        else:
+            per_group: list[dict[str, Any]] = []
+            for group in facts.groups:
+                together = [sid for sid, docs in subtasks if set(group) <= docs]
+                per_group.append({"docs": group, "ok": bool(together), "subtasks": together})
+            ok = sum(g["ok"] for g in per_group)
+            results.append(self._result("groups", ok / len(per_group), {"groups": per_group}))
+
+        # keep / exclude
+        if not facts.keep:
+            results.append(self._result("keep", None, {"reason": "no keep list in facts.yaml"}))
+        elif plan is None:
+            results.append(self._result("keep", None, no_plan))
+        else:
+            dropped = sorted(d for d in facts.keep if d not in planned)
+            results.append(self._result("keep", 1 - len(dropped) / len(facts.keep), {"dropped": dropped}))
+        if not facts.exclude:
+            results.append(self._result("exclude", None, {"reason": "no exclude list in facts.yaml"}))
+        elif plan is None:
+            results.append(self._result("exclude", None, no_plan))
+        else:
+            leaked = sorted(d for d in facts.exclude if d in planned)
+            results.append(
+                self._result("exclude", 1 - len(leaked) / len(facts.exclude), {"planned_anyway": leaked})
+            )
+
+        # contradictions: resolved when all their keywords appear in the report
+        if not facts.contradictions:
+            results.append(
+                self._result("contradictions", None, {"reason": "no contradictions in facts.yaml"})
+            )
+        elif report is None:
+            results.append(self._result("contradictions", None, {"reason": "no report.md"}))
+        else:
+            per_item: list[dict[str, Any]] = []
+            for c in facts.contradictions:
+                missing = [k for k in c.keywords if not contains_verbatim(report, k)]
+                per_item.append({"id": c.id, "resolved": not missing, "missing_keywords": missing})
+            resolved = sum(i["resolved"] for i in per_item)
+            results.append(
+                self._result("contradictions", resolved / len(per_item), {"contradictions": per_item})
+            )
+
+        # citations: share of cited numbers that match a source; uncited report scores 0
+        if report is None:
+            results.append(self._result("citations", None, {"reason": "no report.md"}))
+        else:
+            numbers = {int(s["number"]) for s in sources if isinstance(s.get("number"), int)}
+            body = strip_sources(report)
+            cited = sorted({int(n) for n in _CITATION.findall(body)})
+            invalid = [n for n in cited if n not in numbers]
+            score = (len(cited) - len(invalid)) / len(cited) if cited else 0.0
+            results.append(
+                self._result(
+                    "citations",
+                    score,
+                    {
+                        "cited": len(cited),
+                        "invalid": invalid,
+                        "uncited_sources": sorted(numbers - set(cited)),
+                    },
+                )
+            )
+        return results
+
+
+def _read_json(path: Path) -> Any:
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+
+
+def _judge_targets(report: str | None, review: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """(target, text) pairs the judge sees together: every round's draft, then the final report."""
+    pairs: list[tuple[str, str]] = []
+    for position, item in enumerate((review or {}).get("rounds") or [], start=1):
+        if isinstance(item, Mapping) and isinstance(item.get("draft"), str) and item["draft"].strip():
+            pairs.append((f"round-{item.get('round') or position}", strip_sources(item["draft"])))
+    if report is not None:
+        pairs.append(("final", strip_sources(report)))
+    return pairs
+
+
+def grade_dossier(
+    run_dir: Path,
+    reference: Reference,
+    *,
+    request: str,
+    client: JudgeClient | None = None,
+) -> list[TargetedGrade]:
+    """Grade one run folder against the reference. ``client`` None skips the judge and its combinations."""
+    run_dir = Path(run_dir)
+    report_path = run_dir / "report.md"
+    report = report_path.read_text(encoding="utf-8") if report_path.exists() else None
+    review = _read_json(run_dir / "review.json")
+    plan = _read_json(run_dir / "plan.json")
+    sources = _read_json(run_dir / "sources.json") or []
+    reference_body = strip_sources(reference.dossier)
+    grades: list[TargetedGrade] = []
+
+    rouge = RougeL()
+    numeric = NumericGrader(reference.facts.figures)
+    final_rouge = final_numeric = None
+    if report is not None:
+        body = strip_sources(report)
+        final_rouge = rouge.grade_group(
+            request, _without_citations(reference_body), [_without_citations(body)]
+        )[0]
+        final_numeric = numeric.grade_group(request, reference_body, [body])[0]
+        grades += [_targeted(final_rouge, "final"), _targeted(final_numeric, "final")]
+
+    if client is not None:
+        pairs = _judge_targets(report, review)
+        # Identical texts (a validated last draft is the final report) are judged once.
+        unique = list(dict.fromkeys(text for _, text in pairs))
+        judge = JudgeGrader(client)
+        try:
+            judged = dict(zip(unique, judge.grade_group(request, reference_body, unique), strict=True))
+        except ModelError as exc:
+            failure = judge.result(None, {"error": f"{type(exc).__name__}: {exc}"})
+            judged = dict.fromkeys(unique, failure)
+        for target, text in pairs:
+            grades.append(_targeted(judged[text], target))
+        if report is not None and final_rouge is not None and final_numeric is not None:
+            final_judge = judged[strip_sources(report)]
+            similarity = JudgeSimilarity(judge).combine_results([final_judge], [final_rouge])[0]
+            numbers = JudgeNumbers(judge).combine_results([final_judge], [final_numeric])[0]
+            grades += [_targeted(similarity, "final"), _targeted(numbers, "final")]
+
+    structure = StructuralChecks().check(reference.facts, plan=plan, report=report, sources=sources)
+    grades += [_targeted(r, "final") for r in structure]
+    return grades
+
+
+def write_grades(run_dir: Path, grades: Sequence[GraderResult]) -> Path:
+    """Write ``grades.json`` atomically (temporary name, then rename)."""
+    path = Path(run_dir) / GRADES_FILE
+    temp = path.with_name(f".{path.name}.tmp")
+    payload = [g.model_dump() for g in grades]
+    temp.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+    os.replace(temp, path)
+    return path

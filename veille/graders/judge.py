@@ -1,0 +1,115 @@
+"""LLM judge (seed 002): one call per prompt, seeing the reference and all N responses together.
+
+The judge returns, per response, an integer 1–5 for each criterion (accuracy, usefulness, tone,
+format) and a short justification; the prompt and instructions are :mod:`veille.roles.judge`'s.
+Seeing the N responses side by side makes the scores consistent relative to each other, which is
+what GRPO uses.
+
+Normalisation to 0–1: ``score = (mean of the four criteria − 1) / 4``, so all 1s → 0.0, all 5s →
+1.0, and each criterion point is worth 1/16.
+
+The call goes through the model client (any backend: Gemini, offline engine, scripted). The output
+schema is :class:`~veille.roles.judge.JudgeVerdict` narrowed to "exactly one score per response
+index 0..N-1", so a verdict that forgets or repeats a response is re-asked by the client like any
+schema violation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from statistics import fmean
+from typing import Any, Protocol
+
+from pydantic import BaseModel, model_validator
+
+from veille.graders.base import Grader, GraderResult, Sample
+from veille.models.base import ModelResult
+from veille.roles.judge import (
+    INSTRUCTIONS,
+    JUDGE_CRITERIA,
+    JudgeInput,
+    JudgeScore,
+    JudgeVerdict,
+    build_prompt,
+)
+
+__all__ = ["JudgeClient", "JudgeGrader", "normalise_scores", "verdict_schema"]
+
+
+class JudgeClient(Protocol):
+    """What the judge needs from :class:`veille.models.caller.ModelClient`."""
+
+    def call(
+        self,
+        role: str,
+        system: str,
+        prompt: str,
+        schema: type[Any],
+        *,
+        payload: BaseModel | Mapping[str, Any] | None = None,
+        subtask_id: str | None = None,
+    ) -> ModelResult[Any]: ...
+
+
+def normalise_scores(score: JudgeScore) -> float:
+    """``(mean of the criteria − 1) / 4``: 1–5 scale to 0–1."""
+    return (fmean(getattr(score, c) for c in JUDGE_CRITERIA) - 1) / 4
+
+
+@lru_cache(maxsize=64)
+def verdict_schema(responses: int) -> type[JudgeVerdict]:
+    """:class:`JudgeVerdict` that only validates with exactly one score per index ``0..responses-1``."""
+
+    class _Verdict(JudgeVerdict):
+        @model_validator(mode="after")
+        def _one_score_per_response(self) -> _Verdict:
+            indices = [s.response_index for s in self.scores]
+            if sorted(indices) != list(range(responses)):
+                raise ValueError(
+                    f"expected exactly one score for each response_index 0..{responses - 1}, got {sorted(indices)}"
+                )
+            return self
+
+    _Verdict.__name__ = _Verdict.__qualname__ = "JudgeVerdict"
+    return _Verdict
+
+
+class JudgeGrader(Grader):
+    """Scores every response of a group in one judge call; ``model`` is the judge model id."""
+
+    name = "judge"
+    version = "1"
+
+    def __init__(self, client: JudgeClient) -> None:
+        self.client = client
+
+    def grade(self, sample: Sample) -> GraderResult:
+        return self.grade_group(sample.prompt, sample.reference, [sample.response])[0]
+
+    def grade_group(self, prompt: str, reference: str, responses: Sequence[str]) -> list[GraderResult]:
+        """One call for the whole group. Model errors propagate (the caller decides what a failure means)."""
+        if not responses:
+            return []
+        payload = JudgeInput(prompt=prompt, reference=reference, responses=list(responses))
+        result = self.client.call(
+            "judge", INSTRUCTIONS, build_prompt(payload), verdict_schema(len(responses)), payload=payload
+        )
+        by_index = {s.response_index: s for s in result.output.scores}
+        out = []
+        for index in range(len(responses)):
+            score = by_index[index]
+            out.append(
+                self.result(
+                    normalise_scores(score),
+                    {
+                        "criteria": {c: getattr(score, c) for c in JUDGE_CRITERIA},
+                        "justification": score.justification,
+                        "response_index": index,
+                        "group_size": len(responses),
+                        "formula": "(mean(criteria) - 1) / 4",
+                    },
+                    model=result.model,
+                )
+            )
+        return out
