@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     api_key_secret_block: str | None = Field(default=None, description="Prefect Secret block holding the key")
     request_timeout_ms: int = 60_000
     http_attempts: int = 4
+    # Backoff between HTTP retries (SDK retries and our 429 pacing); tests make these tiny.
+    http_retry_initial_delay_s: float = 1.0
+    http_retry_max_delay_s: float = 60.0  # also the longest 429 retryDelay we are willing to wait
     reask_attempts: int = 2  # re-asks after a schema violation (so 3 attempts in all)
     max_concurrent_calls: int = 4
     use_cache: bool = True

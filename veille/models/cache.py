@@ -1,0 +1,103 @@
+"""Content-addressed cache of validated model responses (``<warehouse>/cache``).
+
+The key is the SHA-256 of everything that determines the answer: backend, model id, role, system
+instruction, prompt, output JSON schema, temperature and thinking level. Only responses that passed
+schema validation are stored, one small JSON file each, written atomically (temporary file +
+rename) so a crash or a concurrent writer never leaves a half-written entry. A rerun with the same
+inputs is served from here and makes no API call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from veille.models.base import ModelRequest, Usage
+
+__all__ = ["CACHE_FORMAT", "CachedResponse", "ResponseCache", "cache_key"]
+
+logger = logging.getLogger(__name__)
+
+CACHE_FORMAT = 1  # bump to invalidate every entry when the key or the entry format changes
+
+
+def cache_key(request: ModelRequest, backend: str) -> str:
+    """Hex SHA-256 over a canonical JSON of the inputs that determine the answer."""
+    material = {
+        "format": CACHE_FORMAT,
+        "backend": backend,
+        "model": request.model,
+        "role": request.role,
+        "system": request.system,
+        "prompt": request.prompt,
+        "schema": request.output_schema.model_json_schema(),
+        "temperature": request.temperature,
+        "thinking": request.thinking,
+    }
+    canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    text: str
+    model: str
+    usage: Usage  # what the original call consumed (informational: a hit itself costs nothing)
+    created_at: str
+
+
+class ResponseCache:
+    """``<directory>/<key[:2]>/<key>.json``; unreadable entries count as misses."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> CachedResponse | None:
+        path = self._path(key)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return CachedResponse(
+                text=data["text"],
+                model=data["model"],
+                usage=Usage(**data.get("usage", {})),
+                created_at=data["created_at"],
+            )
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            logger.warning("ignoring unreadable cache entry %s (%s)", path, type(exc).__name__)
+            return None
+
+    def put(self, key: str, text: str, model: str, usage: Usage) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        entry = {
+            "format": CACHE_FORMAT,
+            "text": text,
+            "model": model,
+            "usage": {
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "reasoning_tokens": usage.reasoning_tokens,
+                "cache_read_tokens": usage.cache_read_tokens,
+                "estimated": usage.estimated,
+            },
+            "created_at": datetime.now(UTC).isoformat(),
+        }
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(entry, handle, ensure_ascii=False)
+            os.replace(tmp, path)  # atomic on POSIX and Windows
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

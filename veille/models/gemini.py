@@ -1,0 +1,359 @@
+"""Gemini backend (google-genai async client).
+
+One ``genai.Client`` per backend object, created lazily on the first call — i.e. on the model
+client's event-loop thread, where it lives for the whole run (kept referenced: a client that is
+garbage-collected closes its connection mid-call). Requests ask for JSON with the role's pydantic
+schema as ``response_schema``; the text is *not* trusted here (the SDK's ``.parsed`` is silently
+``None`` on a schema violation, a ``MAX_TOKENS`` truncation or a blocked prompt): the caller
+validates it.
+
+Retries. The SDK retries (tenacity, exponential backoff with jitter) on 408/5xx, timeouts and
+connection errors when ``HttpRetryOptions`` is set, but its backoff ignores the ``RetryInfo.retryDelay``
+a 429 carries. So 429 is left out of the SDK's list and paced here: we wait the delay the server asks
+for (or exponential backoff when it gives none), within the same attempt budget
+(``settings.http_attempts``); a delay longer than ``settings.http_retry_max_delay_s`` (a daily quota,
+typically) fails at once. Disconnects the SDK does not retry (server hang-ups) are retried here too.
+Whatever survives becomes a :class:`~veille.models.base.TransientModelError` (or a non-retryable
+:class:`~veille.models.base.ModelError` for 4xx), with the API key scrubbed from its message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+from typing import TYPE_CHECKING, Any
+
+from veille.models.base import ModelError, ModelRequest, RawResponse, TransientModelError, Usage
+from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub
+
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import types
+
+    from veille.settings import Settings
+
+__all__ = [
+    "REASK_TEMPLATE",
+    "GeminiError",
+    "GeminiModel",
+    "GeminiTransientError",
+    "thinking_config",
+]
+
+logger = logging.getLogger(__name__)
+
+# Status codes the SDK retries itself. 429 is deliberately absent: we pace it (see module docstring).
+SDK_RETRY_STATUS_CODES = [408, 500, 502, 503, 504]
+TRANSIENT_STATUS_CODES = {408, 429, 500, 502, 503, 504}
+
+# Loggers that may print request/response details: the key is masked in their records.
+_SDK_LOGGERS = ("google_genai", "google_genai._api_client", "google_genai.models", "httpx", "httpx2")
+
+# The re-ask turn (French, like every prompt of the pipeline).
+REASK_TEMPLATE = (
+    "Ta réponse précédente ne respecte pas le schéma JSON demandé : {error}\n"
+    "Réponds de nouveau, uniquement avec un objet JSON conforme au schéma, sans texte autour."
+)
+
+# Thinking budgets for Gemini 2.5 (tokens). 2.5 Pro cannot switch thinking off: 128 is its minimum.
+_BUDGETS = {"none": 0, "low": 1024, "medium": 8192, "high": 24576}
+_PRO_MIN_BUDGET = 128
+
+
+class GeminiError(ModelError):
+    """A non-retryable Gemini failure (4xx, unexpected answer); ``error_class`` names the cause."""
+
+    def __init__(self, message: str, *, error_class: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+class GeminiTransientError(TransientModelError):
+    """Rate limit, 5xx, timeout or connection error left after every retry."""
+
+    def __init__(self, message: str, *, error_class: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+def thinking_config(model: str, level: str) -> types.ThinkingConfig | None:
+    """Map our level (none|low|medium|high) to the model family's thinking knob.
+
+    Gemini 3.x takes a ``thinking_level``; 2.5 takes a token ``thinking_budget``; older families
+    have no thinking and get no config.
+    """
+    from google.genai import types
+
+    name = model.rsplit("/", 1)[-1].lower()
+    if name.startswith(("gemini-1", "gemini-2.0")):
+        return None
+    if name.startswith("gemini-2.5"):
+        budget = _BUDGETS[level]
+        if "pro" in name:
+            budget = max(budget, _PRO_MIN_BUDGET)
+        return types.ThinkingConfig(thinking_budget=budget)
+    # Gemini 3 and later: levels. Only Flash models accept MINIMAL; Pro's lowest is LOW.
+    levels = {
+        "none": types.ThinkingLevel.MINIMAL if "flash" in name else types.ThinkingLevel.LOW,
+        "low": types.ThinkingLevel.LOW,
+        "medium": types.ThinkingLevel.MEDIUM,
+        "high": types.ThinkingLevel.HIGH,
+    }
+    return types.ThinkingConfig(thinking_level=levels[level])
+
+
+class GeminiModel:
+    """The Gemini backend. ``generate`` must always run on the same event loop (the client's thread)."""
+
+    name = "gemini"
+    cacheable = True  # paid backend: serve reruns from the response cache
+
+    def __init__(self, settings: Settings, *, api_key: SecretValue | None = None) -> None:
+        self._settings = settings
+        self._key = api_key if api_key is not None else resolve_api_key(settings)
+        if self._key is None and not settings.vertexai:
+            raise MissingApiKeyError(
+                "Gemini backend selected but no API key: set GOOGLE_API_KEY or GEMINI_API_KEY, "
+                "or settings.api_key_secret_block (a Prefect Secret block), or use backend = 'offline'"
+            )
+        self._client: genai.Client | None = None
+        self._log_filter: ScrubFilter | None = None
+
+    def __repr__(self) -> str:
+        return f"GeminiModel(vertexai={self._settings.vertexai}, base_url={self._settings.gemini_base_url!r})"
+
+    def __reduce__(self) -> Any:
+        raise TypeError("GeminiModel is not picklable; pickle the ModelClient (it rebuilds its backend)")
+
+    # --- SDK client -------------------------------------------------------------------------
+    def _sdk(self) -> genai.Client:
+        if self._client is None:
+            from google import genai
+            from google.genai import types
+
+            settings = self._settings
+            initial = settings.http_retry_initial_delay_s
+            http_options = types.HttpOptions(
+                base_url=settings.gemini_base_url,
+                api_version=settings.gemini_api_version,
+                timeout=settings.request_timeout_ms,
+                retry_options=types.HttpRetryOptions(
+                    attempts=settings.http_attempts,
+                    initial_delay=initial,
+                    max_delay=settings.http_retry_max_delay_s,
+                    exp_base=2,
+                    jitter=min(1.0, initial),
+                    http_status_codes=SDK_RETRY_STATUS_CODES,
+                ),
+            )
+            key = self._key.get() if self._key is not None else None
+            if self._key is not None and self._log_filter is None:
+                self._log_filter = ScrubFilter(self._key)
+                for name in _SDK_LOGGERS:
+                    logging.getLogger(name).addFilter(self._log_filter)
+            if settings.vertexai:
+                if settings.gcp_project:
+                    self._client = genai.Client(
+                        vertexai=True,
+                        project=settings.gcp_project,
+                        location=settings.gcp_location,
+                        http_options=http_options,
+                    )
+                else:  # Vertex AI express mode: an API key, no project
+                    self._client = genai.Client(vertexai=True, api_key=key, http_options=http_options)
+            else:
+                self._client = genai.Client(api_key=key, http_options=http_options)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aio.aclose()
+            client.close()
+        if self._log_filter is not None:
+            for name in _SDK_LOGGERS:
+                logging.getLogger(name).removeFilter(self._log_filter)
+            self._log_filter = None
+
+    # --- one request ------------------------------------------------------------------------
+    def _config(self, request: ModelRequest) -> types.GenerateContentConfig:
+        from google.genai import types
+
+        return types.GenerateContentConfig(
+            system_instruction=request.system,
+            temperature=request.temperature,
+            response_mime_type="application/json",
+            response_schema=request.output_schema,
+            thinking_config=thinking_config(request.model, request.thinking),
+            # No tools are declared; turning AFC off also silences its per-call INFO log line.
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )
+
+    @staticmethod
+    def _contents(request: ModelRequest) -> list[types.Content]:
+        """The prompt, then for each earlier invalid answer: the answer (model turn) and the error."""
+        from google.genai import types
+
+        turns: list[tuple[str, str]] = [("user", request.prompt)]
+        for invalid, error in request.feedback:
+            if invalid.strip():
+                turns.append(("model", invalid))
+            turns.append(("user", REASK_TEMPLATE.format(error=error)))
+        contents: list[types.Content] = []
+        for role, text in turns:  # merge consecutive turns of one role (an empty answer has no turn)
+            if contents and contents[-1].role == role and contents[-1].parts is not None:
+                contents[-1].parts.append(types.Part(text=text))
+            else:
+                contents.append(types.Content(role=role, parts=[types.Part(text=text)]))
+        return contents
+
+    async def generate(self, request: ModelRequest) -> RawResponse:
+        from google.genai import errors
+
+        client = self._sdk()
+        config = self._config(request)
+        contents = self._contents(request)
+        attempts = max(1, self._settings.http_attempts)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await client.aio.models.generate_content(
+                    model=request.model, contents=contents, config=config
+                )
+            except errors.APIError as exc:
+                if exc.code == 429 and attempt < attempts:
+                    await self._pace_rate_limit(exc, attempt)
+                    continue
+                raise self._api_error(exc, attempt) from None
+            except Exception as exc:
+                kind = _transport_kind(exc)
+                if kind == "disconnect" and attempt < attempts:
+                    await asyncio.sleep(self._backoff(attempt))
+                    continue
+                raise self._other_error(exc, kind, attempt) from None
+            return self._raw(response, request)
+
+    # --- helpers ----------------------------------------------------------------------------
+    def _backoff(self, attempt: int) -> float:
+        initial = self._settings.http_retry_initial_delay_s
+        delay = min(self._settings.http_retry_max_delay_s, initial * 2 ** (attempt - 1))
+        return delay + random.uniform(0, min(1.0, initial))
+
+    async def _pace_rate_limit(self, exc: Any, attempt: int) -> None:
+        asked = _retry_delay_s(exc)
+        limit = self._settings.http_retry_max_delay_s
+        if asked is not None and asked > limit:
+            raise GeminiTransientError(
+                f"Gemini rate limit (429): the server asks to wait {asked:g} s, more than "
+                f"http_retry_max_delay_s = {limit:g} s (quota exhausted?)",
+                error_class="RateLimited",
+            )
+        delay = asked if asked is not None else self._backoff(attempt)
+        logger.info(
+            "Gemini 429: waiting %.3f s before retry %d (%s)",
+            delay,
+            attempt + 1,
+            "server retryDelay" if asked is not None else "backoff",
+        )
+        await asyncio.sleep(delay)
+
+    def _api_error(self, exc: Any, attempt: int) -> ModelError:
+        code = int(exc.code) if exc.code is not None else 0
+        message = self._scrub(
+            f"Gemini API error {code} {exc.status or ''} after {attempt} request(s) "
+            f"(+ SDK retries): {exc.message or ''}".strip()
+        )
+        error_class = "RateLimited" if code == 429 else f"HTTP{code}"
+        if code in TRANSIENT_STATUS_CODES:
+            return GeminiTransientError(message, error_class=error_class)
+        return GeminiError(message, error_class=error_class)
+
+    def _other_error(self, exc: Exception, kind: str | None, attempt: int) -> ModelError:
+        name = type(exc).__name__
+        detail = self._scrub(str(exc))[:500]
+        if kind is not None:
+            return GeminiTransientError(
+                f"Gemini request failed ({name}) after retries: {detail}", error_class=name
+            )
+        if isinstance(exc, json.JSONDecodeError) or name == "UnknownApiResponseError":
+            # A 200 whose body is not JSON: a proxy or gateway glitch, not a property of the request.
+            return GeminiTransientError(
+                f"Gemini answered a body that is not JSON: {detail}", error_class=name
+            )
+        return GeminiError(f"Gemini request failed ({name}): {detail}", error_class=name)
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._key)
+
+    @staticmethod
+    def _raw(response: Any, request: ModelRequest) -> RawResponse:
+        candidate = response.candidates[0] if response.candidates else None
+        text = ""
+        finish_reason: str | None = None
+        if candidate is not None:
+            parts = candidate.content.parts if candidate.content and candidate.content.parts else []
+            text = "".join(p.text for p in parts if p.text and not p.thought)
+            if candidate.finish_reason is not None:
+                finish_reason = getattr(candidate.finish_reason, "value", str(candidate.finish_reason))
+        blocked: str | None = None
+        feedback = response.prompt_feedback
+        if feedback is not None and feedback.block_reason is not None:
+            blocked = getattr(feedback.block_reason, "value", str(feedback.block_reason))
+        meta = response.usage_metadata
+        usage = Usage(
+            input_tokens=(meta.prompt_token_count or 0) if meta else 0,
+            output_tokens=(meta.candidates_token_count or 0) if meta else 0,
+            reasoning_tokens=(meta.thoughts_token_count or 0) if meta else 0,
+            cache_read_tokens=(meta.cached_content_token_count or 0) if meta else 0,
+        )
+        return RawResponse(
+            text=text, usage=usage, model=request.model, finish_reason=finish_reason, blocked_reason=blocked
+        )
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s?\s*$")
+
+
+def _retry_delay_s(exc: Any) -> float | None:
+    """The delay a 429 asks for: ``RetryInfo.retryDelay`` in the body, else a ``Retry-After`` header."""
+    details = exc.details if isinstance(exc.details, dict) else {}
+    error = details.get("error", details)
+    for item in error.get("details", []) if isinstance(error, dict) else []:
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            match = _DURATION.match(str(item.get("retryDelay", "")))
+            if match:
+                return float(match.group(1))
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is not None:
+        value = headers.get("retry-after")
+        if value is not None:
+            match = _DURATION.match(str(value))
+            if match:
+                return float(match.group(1))
+    return None
+
+
+def _transport_kind(exc: Exception) -> str | None:
+    """'timeout' | 'connect' | 'disconnect' | 'transport' for httpx/httpx2 errors, else None.
+
+    The SDK uses httpx2 when installed, httpx otherwise; both have the same hierarchy, so we match
+    by class name along the MRO instead of importing either.
+    """
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    module = type(exc).__module__.split(".", 1)[0]
+    if module not in {"httpx", "httpx2", "httpcore", "httpcore2"} and "TransportError" not in names:
+        return None
+    if "TimeoutException" in names:
+        return "timeout"
+    if "ConnectError" in names:
+        return "connect"
+    if names & {"RemoteProtocolError", "ReadError", "WriteError"}:
+        return "disconnect"
+    if "TransportError" in names:
+        return "transport"
+    return None
