@@ -831,6 +831,7 @@ def connect(parquet_dir: Path, *, views_dir: Path | None = None) -> duckdb.DuckD
         con.execute("SET enable_external_access = false")
         con.execute("SET autoinstall_known_extensions = false")
         con.execute("SET parquet_metadata_cache = true")
+        con.execute("SET TimeZone = 'UTC'")  # timestamps print in UTC, as stored
         con.execute("SET VARIABLE parquet_dir = ?", [str(root)])
         for path in _view_files(views_dir or VIEWS_DIR):
             table = path.stem.removeprefix("table_") if path.stem.startswith("table_") else None

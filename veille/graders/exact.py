@@ -78,7 +78,10 @@ class JsonFormat(Grader):
         self.schema = dict(schema) if schema is not None else None
         if self.schema is not None:
             # A broken schema is a configuration error, reported once, not a 0 for every response.
-            jsonschema.Draft202012Validator.check_schema(self.schema)
+            try:
+                jsonschema.Draft202012Validator.check_schema(self.schema)
+            except jsonschema.SchemaError as exc:
+                raise ValueError(f"invalid JSON Schema: {exc.message}") from None
 
     def grade(self, sample: Sample) -> GraderResult:
         try:
