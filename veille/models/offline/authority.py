@@ -1,0 +1,121 @@
+"""Authority ranking of source types (config/authority.toml), for the offline analyst and planner."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from veille.models.offline.text import fold
+
+__all__ = ["AuthorityError", "AuthorityRanking", "SourceType", "Supersedes", "load_authority"]
+
+OrderKey = Literal["authority", "date", "id"]
+
+
+class AuthorityError(ValueError):
+    """The authority file is missing or malformed; the message names the file and the field."""
+
+
+class SourceType(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rank: int = Field(ge=0, description="higher is more authoritative")
+    label: str = Field(default="", description="French name with its article, e.g. 'la mesure interne'")
+    aliases: tuple[str, ...] = ()
+
+
+class Supersedes(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    newer: str
+    older: str
+
+
+class AuthorityRanking(BaseModel):
+    """Source-type ranks and tie rules. The default instance ranks every type equally (date decides)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    order: tuple[OrderKey, ...] = ("authority", "date")
+    default_rank: int = 30
+    framing_types: tuple[str, ...] = ()
+    supersedes: tuple[Supersedes, ...] = ()
+    types: dict[str, SourceType] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> AuthorityRanking:
+        if not self.order or len(set(self.order)) != len(self.order):
+            raise ValueError("order must list 'authority', 'date' and/or 'id' once each")
+        return self
+
+    def _canonical(self, source_type: str) -> str | None:
+        key = fold(source_type).strip()
+        for name in sorted(self.types):
+            spec = self.types[name]
+            if key == fold(name) or key in {fold(a) for a in spec.aliases}:
+                return name
+        return None
+
+    def rank(self, source_type: str) -> int:
+        name = self._canonical(source_type)
+        return self.types[name].rank if name else self.default_rank
+
+    def label(self, source_type: str) -> str:
+        name = self._canonical(source_type)
+        if name and self.types[name].label:
+            return self.types[name].label
+        return f"la source de type {source_type}"
+
+    def framing(self) -> frozenset[str]:
+        """Folded framing types, aliases included."""
+        out = {fold(t) for t in self.framing_types}
+        for t in self.framing_types:
+            name = self._canonical(t)
+            if name:
+                out.add(fold(name))
+                out.update(fold(a) for a in self.types[name].aliases)
+        return frozenset(out)
+
+    def settles(self, newer_type: str, older_type: str) -> bool:
+        """True when a ``supersedes`` rule says a newer ``newer_type`` settles an older ``older_type``."""
+        newer, older = self._canonical(newer_type) or newer_type, self._canonical(older_type) or older_type
+        return any(
+            fold(newer) == fold(self._canonical(r.newer) or r.newer)
+            and fold(older) == fold(self._canonical(r.older) or r.older)
+            for r in self.supersedes
+        )
+
+    def sort_key(self, source_type: str, date: str, doc_id: str) -> tuple[object, ...]:
+        """Sort key putting the document to retain first (use ``min``)."""
+        parts: list[object] = []
+        for key in self.order:
+            if key == "authority":
+                parts.append(-self.rank(source_type))
+            elif key == "date":
+                parts.append(tuple(-ord(c) for c in date))  # later ISO date first
+            else:
+                parts.append(doc_id)
+        parts.append(doc_id)
+        return tuple(parts)
+
+
+def load_authority(path: Path) -> AuthorityRanking:
+    """Load the authority ranking; a clear :class:`AuthorityError` names the file and the field."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise AuthorityError(
+            f"{path}: authority file not found (expected a TOML file with [types.<source-type>] rank = N)"
+        ) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise AuthorityError(f"{path}: not valid TOML: {exc}") from exc
+    try:
+        return AuthorityRanking.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
+        )
+        raise AuthorityError(f"{path}: invalid authority ranking: {problems}") from exc

@@ -1,0 +1,299 @@
+"""French-aware text utilities of the offline engine: folding, stop words, light stemming,
+sentence splitting, figure extraction, word counts.
+
+Everything here is pure and deterministic. Nothing is specific to a corpus: the word lists are
+generic French function words, hedges and measurement units.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+__all__ = [
+    "STOP_WORDS",
+    "content_words",
+    "cosine",
+    "date_key",
+    "extract_dates",
+    "extract_figures",
+    "figure_unit",
+    "figure_value",
+    "fold",
+    "is_year",
+    "jaccard",
+    "split_sentences",
+    "stem",
+    "stems",
+    "weighted_vector",
+    "word_count",
+    "words",
+]
+
+
+def _wordlist(text: str) -> list[str]:
+    """Whitespace-separated words (word lists read better as text)."""
+    return text.split()
+
+
+# Generic French function words and meta words of a request ("dossier", "document"...), folded.
+_STOP = """
+a à afin ai aie ainsi alors apres après au aucun aucune aupres auquel aussi autre autres aux avant avec avoir
+ayant c ça car ce ceci cela celle celles celui cependant certain certaine certaines certains ces cet cette ceux
+chaque chez ci comme comment contre d dans de des depuis deja déjà donc dont du elle elles en encore entre est
+et etaient etait etant ete été etre être eu eux fait faire fois font hors il ils j je jusqu jusque l la laquelle
+le lequel les lesquels leur leurs lors lorsque lui m ma mais me meme même mes moi moins mon n ne ni non nos notre
+nous on ont or ou où par parce parmi pas pendant peu peut peuvent plus plusieurs pour pourquoi pourra pourrait
+puis qu quand que quel quelle quelles quels qui quoi s sa sans se selon ses si sien soi soit son sont sous
+suis sur t ta tandis tant te tel telle telles tels tes toi ton tous tout toute toutes tres très tu un une unes
+uns vers via voici voila vos votre vous y deux trois quatre cinq six dix
+nouveau nouvelle nouveaux nouvelles nouvel
+doit doivent faut avoir sera seront serait seraient etc cas ceux aujourd hui
+dossier document documents veille demande question questions rapport note notes point points
+the of and or to in for on with by is are be an as at from that this it
+"""
+STOP_WORDS: frozenset[str] = frozenset(
+    unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode() for w in _wordlist(_STOP)
+)
+
+# Light French stemming: suffixes removed once, longest first (after the plural was removed).
+_SUFFIXES: tuple[str, ...] = tuple(
+    sorted(
+        _wordlist(
+            "issement ement ication ation ateur atrice ance ence ite able ible ique isme iste euse eux "
+            "ment aire ive if ee ante ant er e"
+        ),
+        key=lambda s: (-len(s), s),
+    )
+)
+
+_WORD_RE = re.compile(r"[a-z0-9]+")
+_COUNT_RE = re.compile(r"\w+")
+
+
+def fold(text: str) -> str:
+    """Lower-case, strip accents, normalise apostrophes and spaces (so 'Écart' == 'ecart')."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = text.replace("œ", "oe").replace("Œ", "OE").replace("æ", "ae").replace("Æ", "AE")
+    return text.replace("\u2019", "'").replace("\u00a0", " ").replace("\u202f", " ").lower()
+
+
+def stem(word: str) -> str:
+    """A small suffix-stripping stemmer for folded French words (enough for lexical overlap)."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    if word.endswith("aux") and len(word) > 4:
+        word = word[:-3] + "al"
+    elif word.endswith(("s", "x")) and len(word) > 4:
+        word = word[:-1]
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    # "abandonn(é)" / "abandon", "personnell(e)" / "personnel": undouble a final consonant.
+    if len(word) > 4 and word[-1] == word[-2] and word[-1] in "lnmt":
+        word = word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Folded alphanumeric tokens, in order (apostrophes and punctuation split words)."""
+    return _WORD_RE.findall(fold(text))
+
+
+def content_words(text: str) -> list[str]:
+    """Folded words minus stop words, one-letter words and bare numbers, in order."""
+    return [w for w in words(text) if len(w) > 1 and w not in STOP_WORDS and not w.isdigit()]
+
+
+def stems(text: str) -> list[str]:
+    """Stems of the content words, in order (duplicates kept)."""
+    return [stem(w) for w in content_words(text)]
+
+
+def word_count(text: str) -> int:
+    """Words as the arbiter counts them (``re.findall(r"\\w+")``), so limits agree with it."""
+    return len(_COUNT_RE.findall(text))
+
+
+def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    """Cosine similarity of two sparse vectors (sorted keys: the sum is order-independent)."""
+    if not a or not b:
+        return 0.0
+    dot = sum(a[k] * b[k] for k in sorted(a.keys() & b.keys()))
+    if dot == 0:
+        return 0.0
+    na = math.sqrt(sum(v * v for _, v in sorted(a.items())))
+    nb = math.sqrt(sum(v * v for _, v in sorted(b.items())))
+    return dot / (na * nb)
+
+
+def weighted_vector(tokens: Iterable[str], weights: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Term-frequency vector (sub-linear tf) scaled by optional per-term weights."""
+    counts = Counter(tokens)
+    out: dict[str, float] = {}
+    for token in sorted(counts):
+        w = 1.0 if weights is None else weights.get(token, 1.0)
+        out[token] = (1.0 + math.log(counts[token])) * w
+    return out
+
+
+# --- sentences -------------------------------------------------------------------------------
+
+# Not after an initial ("A. Diallo") nor a common abbreviation.
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?…])(?<!\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])")
+_MD_PREFIX_RE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
+_MD_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|`)")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a Markdown body: headings and table rows are skipped, list items and
+    paragraphs are split at sentence ends. Markdown emphasis is removed."""
+    out: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            joined = " ".join(paragraph)
+            out.extend(s.strip() for s in _SENTENCE_END_RE.split(joined) if s.strip())
+            paragraph.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", "|", "```", "---")):
+            flush()
+            continue
+        is_item = bool(re.match(r"^([-*+]|\d+[.)])\s+", line))
+        line = _MD_EMPHASIS_RE.sub("", _MD_PREFIX_RE.sub("", line)).strip()
+        if not line:
+            continue
+        if is_item:
+            flush()
+            paragraph.append(line)
+            flush()
+        else:
+            paragraph.append(line)
+    flush()
+    return out
+
+
+# --- figures -----------------------------------------------------------------------------------
+
+# Generic measurement units and multipliers (no corpus facts): a figure keeps the unit that follows it.
+_UNITS = _wordlist(
+    "% ‰ € $ eur euros euro usd dollars ht ttc k m md millions million milliards milliard "
+    "ms s sec secondes seconde min minutes minute h heures heure jours jour semaines semaine mois ans an annees "
+    "go mo to ko gb mb tb kb gbit mbit gbits mbits gib mib "
+    "gpu gpus cpu cpus vcpu noeuds noeud serveurs serveur coeurs coeur etp fte "
+    "tokens token requetes requete utilisateurs utilisateur salaries postes licences licence sieges "
+    "w kw mw kwh mwh v ghz mhz hz °c c km m2 m3 kg t points pts fois x versions version"
+)
+_UNIT_SET = frozenset(_UNITS)
+_NUMBER = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*"
+_FIGURE_RE = re.compile(
+    rf"(?<![\w.,-])(?P<num>{_NUMBER})(?![\d-])"
+    rf"(?P<tail>(?:[ \u00a0\u202f]?[%‰€$])|(?:[ \u00a0\u202f]?[A-Za-zÀ-ÿ°][\w°/²³.-]*(?!['’\w])"
+    rf"(?:[ \u00a0\u202f][A-Za-zÀ-ÿ][\w/]*(?!['’\w]))?))?"
+)
+_ORDINAL_RE = re.compile(r"^(er|re|e|eme|ème|ère|nd|nde)\b", re.IGNORECASE)
+_YEAR_RE = re.compile(r"^(19|20)\d{2}$")
+
+
+def _unit_length(tail: str) -> int:
+    """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0."""
+    end = 0
+    for n, match in enumerate(re.finditer(r"\s*(\S+)", tail)):
+        if n == 2:
+            break
+        word = match.group(1)
+        clean = word.rstrip(".,;:!?)»")
+        key = fold(clean)
+        if not (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET or clean[:1] in {"%", "‰", "€", "$"}):
+            break
+        end = match.start(1) + len(clean)
+        if key not in _MULTIPLIERS:
+            break
+    return end
+
+
+_MULTIPLIERS = frozenset({"k", "m", "md", "millions", "million", "milliards", "milliard"})
+
+
+_MONTHS = "janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre"
+_DATE_RE = re.compile(
+    rf"(?<![\w-])(?:(?:1er|\d{{1,2}}) )?(?:{_MONTHS}) (?:19|20)\d{{2}}(?![\w-])", re.IGNORECASE
+)
+
+
+def extract_dates(text: str) -> list[str]:
+    """Dates written out ('31 décembre 2029', 'juin 2028'), verbatim."""
+    return list(dict.fromkeys(m.group(0) for m in _DATE_RE.finditer(text)))
+
+
+_MONTH_NUMBERS = {
+    "janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7, "aout": 8,
+    "septembre": 9, "octobre": 10, "novembre": 11, "decembre": 12,
+}  # fmt: skip
+
+
+def date_key(date: str) -> str:
+    """'31 décembre 2029' -> '2029-12' (comparable with ISO dates' first 7 characters); '' if unknown."""
+    folded = fold(date)
+    year = re.search(r"(19|20)\d{2}", folded)
+    month = next((n for name, n in _MONTH_NUMBERS.items() if name in folded), None)
+    if not year or month is None:
+        return ""
+    return f"{year.group(0)}-{month:02d}"
+
+
+def extract_figures(text: str) -> list[str]:
+    """Figures of a sentence, verbatim with their unit when one follows: '2 650 tokens/s', '18 %',
+    '2027'; written-out dates ('décembre 2029') come whole."""
+    out: list[str] = extract_dates(text)
+    covered = [(m.start(), m.end()) for m in _DATE_RE.finditer(text)]
+    for match in _FIGURE_RE.finditer(text):
+        if any(a <= match.start() < b for a, b in covered):
+            continue
+        tail = match.group("tail") or ""
+        if tail and not tail[0].isspace() and _ORDINAL_RE.match(tail):
+            continue  # "1er", "95e": ordinals are not measurements
+        figure = text[match.start("num") : match.end("num") + _unit_length(tail)]
+        if figure not in out:
+            out.append(figure)
+    return out
+
+
+def figure_value(figure: str) -> float | None:
+    """Numeric value of a figure ('2 650 tokens/s' -> 2650.0, '1,5 Go' -> 1.5); None for versions."""
+    match = re.match(_NUMBER, figure)
+    if not match:
+        return None
+    num = re.sub(r"[ \u00a0\u202f]", "", match.group(0))
+    if num.count(".") + num.count(",") > 1:
+        return None  # a version such as 3.4.2
+    try:
+        return float(num.replace(",", "."))
+    except ValueError:
+        return None
+
+
+def figure_unit(figure: str) -> str:
+    """Folded unit of a figure ('' when bare)."""
+    match = re.match(_NUMBER, figure)
+    rest = figure[match.end() :] if match else figure
+    return fold(rest.strip())
+
+
+def is_year(figure: str) -> bool:
+    return bool(_YEAR_RE.match(figure.strip()))
+
+
+def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
