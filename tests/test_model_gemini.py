@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -528,3 +529,41 @@ def test_canary_key_never_appears_in_logs_errors_or_journal(
     assert CANARY not in captured.out and CANARY not in captured.err
     assert CANARY not in (tmp_path / "calls.jsonl").read_text()
     assert CANARY not in repr(client.model) and CANARY not in repr(client.settings.model_dump())
+
+
+# --- every role's output schema goes through the SDK -----------------------------------------------
+
+
+def _role_schemas() -> list[type[BaseModel]]:
+    from veille.graders.judge import verdict_schema
+    from veille.roles.analyst import Findings
+    from veille.roles.judge import JudgeVerdict
+    from veille.roles.planner import Plan
+    from veille.roles.writer import Draft
+
+    return [Plan, Findings, Draft, Evaluation, JudgeVerdict, verdict_schema(3)]
+
+
+@pytest.mark.parametrize("schema", _role_schemas(), ids=lambda s: s.__name__)
+def test_every_role_schema_is_sent_as_response_schema(
+    server: FakeGemini, tmp_path: Path, schema: type[BaseModel]
+) -> None:
+    from veille.models.base import ModelRequest
+    from veille.models.gemini import GeminiModel
+    from veille.secrets import SecretValue
+
+    server.script(Reply.text("{}"))
+    backend = GeminiModel(make_settings(server.base_url, tmp_path), api_key=SecretValue(CANARY))
+    request = ModelRequest(role="analyst", model="gemini-2.5-flash", system="S", prompt="P", output_schema=schema)
+
+    async def once() -> Any:
+        try:
+            return await backend.generate(request)
+        finally:
+            await backend.aclose()
+
+    raw = asyncio.run(once())
+
+    assert raw.text == "{}" and raw.finish_reason == "STOP"
+    sent = server.requests[0].body["generationConfig"]["responseSchema"]
+    assert set(sent["properties"]) == set(schema.model_fields)
