@@ -14,6 +14,7 @@ from veille.alerts import Alert
 from veille.analysis import Analysis, failed_analysis
 from veille.corpus import Request, derive_terms
 from veille.models.base import CallRecord
+from veille.report import FinalReport
 from veille.roles.planner import CatalogueEntry, Plan, PlannerInput, SubTask
 from veille.runfolder import RunInfo
 from veille.settings import ROLES, Settings
@@ -22,9 +23,11 @@ __all__ = [
     "RESULTS_DIRNAME",
     "build_settings",
     "collect_branches",
+    "final_alerts",
     "make_run_info",
     "planner_input",
     "results_dir",
+    "run_alert",
     "utc_now",
 ]
 
@@ -86,13 +89,16 @@ def planner_input(request: Request, catalogue: Sequence[CatalogueEntry], setting
     )
 
 
-def collect_branches(sub_tasks: Sequence[SubTask], states: Sequence[Any]) -> list[Analysis]:
+def collect_branches(sub_tasks: Sequence[SubTask], futures: Sequence[Any]) -> list[Analysis]:
     """One Analysis per sub-task, in plan order; a failed branch becomes a ``failed`` record.
 
-    ``states`` are the final Prefect states of the mapped analyst runs (same order as ``sub_tasks``).
+    ``futures`` are the mapped analyst runs (same order as ``sub_tasks``); each is awaited, and a
+    failure is read from its final state instead of being raised, so the other branches survive.
     """
     out = []
-    for sub_task, state in zip(sub_tasks, states, strict=True):
+    for sub_task, future in zip(sub_tasks, futures, strict=True):
+        future.wait()
+        state = future.state
         if state.is_completed():
             out.append(state.result())
             continue
@@ -150,6 +156,28 @@ def make_run_info(
         settings=settings.model_dump(mode="json"),
         error=None if error is None else f"{type(error).__name__}: {error}"[:1000],
     )
+
+
+def final_alerts(final: FinalReport, failed: Sequence[str]) -> list[Alert]:
+    """Alerts about the shipped report: orphans stripped by code, axes missing after failed branches."""
+    alerts = []
+    if final.removed_orphans:
+        alerts.append(
+            Alert(
+                code="report.orphan_citation",
+                severity="warning",
+                stage="report",
+                message=f"citations orphelines retirées du rapport final : {final.removed_orphans}",
+            )
+        )
+    if failed:
+        alerts.append(
+            run_alert(
+                "run.partial_report",
+                f"rapport partiel : branche(s) en échec {list(failed)}, axe(s) nommé(s) dans « Ce qui reste incertain »",
+            )
+        )
+    return alerts
 
 
 def run_alert(code: str, message: str, severity: str = "error", subject: str | None = None) -> Alert:

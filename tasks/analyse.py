@@ -1,0 +1,82 @@
+"""Task: one analyst per validated sub-task (mapped), reading only its documents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
+from prefect.tasks import exponential_backoff
+from pydantic import BaseModel
+
+from tasks.clients import retry_transient
+from veille.analysis import Analysis, ModelClientLike, analyse_subtask
+from veille.roles.planner import SubTask
+from veille.store import fetch_documents
+
+__all__ = [
+    "ANALYSE_CACHE_POLICY",
+    "ANALYSE_CACHE_VERSION",
+    "AnalystJob",
+    "InjectedFaultError",
+    "analyse",
+    "analyst_jobs",
+]
+
+# Bump when the analyst's prompt or output handling changes. Not TASK_SOURCE: a code edit elsewhere
+# in this file must not invalidate every persisted branch (a retry would then rerun them all).
+ANALYSE_CACHE_VERSION = "1"
+
+
+class AnalystJob(BaseModel):
+    """Everything one branch's result depends on: the cache key is computed from it."""
+
+    sub_task: SubTask
+    doc_hashes: dict[str, str]  # content hash of each document: an edited document invalidates the branch
+    model_key: str
+
+
+class InjectedFaultError(RuntimeError):
+    """Fault injected by the ``fail_subtasks`` flow parameter (tests, operations drills)."""
+
+    retryable = False  # the same fault would fire again: no task retries
+
+
+def analyst_jobs(
+    sub_tasks: Sequence[SubTask], snapshot: Sequence[tuple[str, str]], model_key: str
+) -> list[AnalystJob]:
+    """One job per sub-task, with the content hash of each of its documents (from document_snapshot)."""
+    hashes = dict(snapshot)
+    return [
+        AnalystJob(sub_task=st, doc_hashes={i: hashes.get(i, "") for i in st.doc_ids}, model_key=model_key)
+        for st in sub_tasks
+    ]
+
+
+def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
+    return f"analyse-v{ANALYSE_CACHE_VERSION}"
+
+
+# The client is not data; the database path and the fault flag do not change a successful result.
+ANALYSE_CACHE_POLICY = INPUTS - "client" - "db_path" - "fault" + CacheKeyFnPolicy(cache_key_fn=_version)
+
+
+@task(
+    name="analyse",
+    task_run_name="analyse-{subtask_id}",
+    cache_policy=ANALYSE_CACHE_POLICY,
+    persist_result=True,
+    retries=2,
+    retry_delay_seconds=exponential_backoff(backoff_factor=2),
+    retry_condition_fn=retry_transient,
+)
+def analyse(
+    job: AnalystJob, subtask_id: str, client: ModelClientLike, db_path: Path, fault: bool = False
+) -> Analysis:
+    """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst."""
+    if fault:
+        raise InjectedFaultError(f"{subtask_id}: injected fault (fail_subtasks)")
+    documents = fetch_documents(db_path, job.sub_task.doc_ids)
+    return analyse_subtask(client, job.sub_task, documents)

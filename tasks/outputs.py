@@ -1,0 +1,63 @@
+"""Task: write the run folder (machine-readable outputs; artifacts are published by tasks/record.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from prefect import task
+
+from veille.alerts import Alert
+from veille.analysis import Analysis
+from veille.review import ReviewOutcome
+from veille.roles.planner import Plan
+from veille.roles.writer import SourceRef
+from veille.runfolder import RunFolder, RunInfo
+
+__all__ = ["findings_document", "write_outputs"]
+
+
+def findings_document(analyses: Sequence[Analysis]) -> dict[str, dict[str, object]]:
+    """findings.json: one entry per sub-task, failed branches included (status, error)."""
+    out: dict[str, dict[str, object]] = {}
+    for a in analyses:
+        out[a.subtask_id] = {
+            "question": a.question,
+            "status": a.status,
+            "error": a.error,
+            "findings": [f.model_dump() for f in a.findings.findings],
+            "contradictions": [c.model_dump() for c in a.findings.contradictions],
+            "open_questions": list(a.findings.open_questions),
+        }
+    return out
+
+
+@task(name="outputs")
+def write_outputs(
+    folder: RunFolder,
+    info: RunInfo,
+    *,
+    plan: Plan | None,
+    analyses: Sequence[Analysis],
+    sources: Sequence[SourceRef],
+    review: ReviewOutcome | None,
+    alerts: Sequence[Alert],
+    report: str | None,
+    documents: Sequence[tuple[str, str]],
+) -> Path:
+    """Every file of the run folder contract; run.json last, so its presence means "complete"."""
+    folder.create()
+    folder.write_documents([{"id": i, "content_hash": h} for i, h in documents])
+    if plan is not None:
+        folder.write_plan(plan)
+    folder.write_findings(findings_document(analyses))
+    folder.write_sources(sources)
+    folder.write_review(
+        review.validated if review else False,
+        [r.model_dump() for r in review.rounds] if review else [],
+    )
+    folder.write_alerts(alerts)
+    if report is not None:
+        folder.write_report(report)
+    folder.write_run(info)
+    return folder.path

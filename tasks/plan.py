@@ -1,0 +1,43 @@
+"""Task: the planner call and plan validation (seed 001)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
+from prefect.tasks import exponential_backoff
+
+from tasks.clients import retry_transient
+from veille.analysis import ModelClientLike, PlanOutcome, make_plan
+from veille.roles.planner import PlannerInput
+
+__all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan"]
+
+# Bump when the planner's prompt, validation or output format changes. A version constant rather
+# than TASK_SOURCE: editing an unrelated line of this file must not invalidate persisted plans
+# (and, through them, every branch a retry would otherwise reuse).
+PLAN_CACHE_VERSION = "1"
+
+
+def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
+    return f"plan-v{PLAN_CACHE_VERSION}"
+
+
+# Keyed on what determines the plan: the planner input (request, catalogue, limits) and the model
+# key. The client is excluded: it is not data (and a live object).
+PLAN_CACHE_POLICY = INPUTS - "client" + CacheKeyFnPolicy(cache_key_fn=_version)
+
+
+@task(
+    name="plan",
+    cache_policy=PLAN_CACHE_POLICY,
+    persist_result=True,
+    retries=2,
+    retry_delay_seconds=exponential_backoff(backoff_factor=2),
+    retry_condition_fn=retry_transient,
+)
+def plan(client: ModelClientLike, data: PlannerInput, model_key: str) -> PlanOutcome:
+    """Planner over the catalogue only, then validation; raises PlanUnusableError on an empty plan."""
+    del model_key  # part of the cache key only
+    return make_plan(client, data)

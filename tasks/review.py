@@ -1,0 +1,27 @@
+"""Task: the review loop, critic → arbiter → reviser, bounded and stopping on a valid draft (seed 000)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prefect import task
+
+from veille.analysis import ModelClientLike
+from veille.grid import Grid
+from veille.review import ReviewOutcome, review_loop
+from veille.roles.writer import SourceRef
+
+__all__ = ["review"]
+
+
+@task(name="review")
+def review(
+    client: ModelClientLike,
+    draft: str,
+    grid: Grid,
+    sources: Sequence[SourceRef],
+    request: str,
+    max_rounds: int,
+) -> ReviewOutcome:
+    """No task retries: critic and reviser failures are turned into alerts inside the loop."""
+    return review_loop(client, draft, grid=grid, sources=sources, request=request, max_rounds=max_rounds)
