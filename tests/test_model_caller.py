@@ -513,3 +513,30 @@ def test_restore_rebuilds_when_the_live_client_is_gone(
 
     assert rebuilt is not client and rebuilt.run_id == "r" and rebuilt.backend == "gemini"
     rebuilt.close()
+
+
+def test_close_cancels_calls_in_flight(make_client: Any) -> None:
+    started = threading.Event()
+
+    async def slow(request: ModelRequest) -> Answer:
+        started.set()
+        await asyncio.sleep(30)
+        return GOOD
+
+    client = make_client(ScriptedModel(function=slow))
+    outcome: list[BaseException] = []
+
+    def caller() -> None:
+        try:
+            ask(client)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=caller)
+    thread.start()
+    assert started.wait(5)
+    client.close()
+    thread.join(timeout=5)
+
+    assert not thread.is_alive()  # the caller was released, not left waiting on a dead loop
+    assert len(outcome) == 1

@@ -16,7 +16,11 @@ import os
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 from veille.models.base import ModelRequest, Usage
 
@@ -25,6 +29,12 @@ __all__ = ["CACHE_FORMAT", "CachedResponse", "ResponseCache", "cache_key"]
 logger = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1  # bump to invalidate every entry when the key or the entry format changes
+
+
+@lru_cache(maxsize=512)
+def _schema_json(schema: type[BaseModel]) -> Any:
+    # Building a JSON Schema is the costliest part of the key; classes are immutable enough to memoise.
+    return schema.model_json_schema()
 
 
 def cache_key(request: ModelRequest, backend: str) -> str:
@@ -36,7 +46,7 @@ def cache_key(request: ModelRequest, backend: str) -> str:
         "role": request.role,
         "system": request.system,
         "prompt": request.prompt,
-        "schema": request.output_schema.model_json_schema(),
+        "schema": _schema_json(request.output_schema),
         "temperature": request.temperature,
         "thinking": request.thinking,
     }

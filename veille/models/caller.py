@@ -93,6 +93,17 @@ class _LoopThread:
     def thread(self) -> threading.Thread:
         return self._thread
 
+    def cancel_pending(self, timeout: float = 10) -> None:
+        """Cancel every task still running on the loop, so no caller waits forever on a closed client."""
+
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout=timeout)
+
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
@@ -199,19 +210,24 @@ class ModelClient:
         return await asyncio.wrap_future(self._submit(loop_thread, coro))
 
     def close(self) -> None:
-        """Close the backend's connections, stop the loop thread, close the journal file. Idempotent."""
+        """Cancel calls still in flight, close the backend's connections, stop the loop thread and
+        close the journal file. Idempotent; not callable from the client's own loop."""
         with self._lock:
+            loop_thread = self._loop_thread
+            if loop_thread is not None and threading.current_thread() is loop_thread.thread:
+                raise RuntimeError("ModelClient.close() from the client's own event loop")
             if self._closed:
                 return
             self._closed = True
-            loop_thread, self._loop_thread = self._loop_thread, None
+            self._loop_thread = None
         if loop_thread is not None:
-            aclose = getattr(self.model, "aclose", None)
-            if aclose is not None:
-                try:
+            try:
+                loop_thread.cancel_pending()
+                aclose = getattr(self.model, "aclose", None)
+                if aclose is not None:
                     asyncio.run_coroutine_threadsafe(aclose(), loop_thread.loop).result(timeout=10)
-                except Exception as exc:  # closing must not hide the run's real outcome
-                    logger.warning("closing the %s backend failed: %s", self.backend, type(exc).__name__)
+            except Exception as exc:  # closing must not hide the run's real outcome
+                logger.warning("closing the %s backend failed: %s", self.backend, type(exc).__name__)
             loop_thread.stop()
         self._journal.close()
         _LIVE_CLIENTS.pop(self._token, None)
