@@ -5,7 +5,7 @@ SELECT
     run_date,
     role,
     count(DISTINCT run_id) AS runs,
-    count(DISTINCT call_id) AS calls,
+    count(DISTINCT (run_id, call_id)) AS calls,  -- call ids are unique within a run only
     count(*) AS attempts,
     sum(input_tokens) AS input_tokens,
     sum(output_tokens + reasoning_tokens) AS output_tokens,

@@ -1,0 +1,139 @@
+"""`veille sql` (read-only), `veille runs` and `veille trends` over a synthetic warehouse."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from veille import cli_warehouse
+from veille.settings import Settings
+from veille.warehouse import record_run_dir
+from veille.warehouse_synth import write_synthetic_run
+
+
+@pytest.fixture()
+def app() -> typer.Typer:
+    app = typer.Typer()
+    cli_warehouse.register(app)
+    return app
+
+
+@pytest.fixture()
+def warehouse(tmp_path: Path) -> Path:
+    settings = Settings(warehouse_dir=tmp_path / "wh")
+    now = datetime.now(UTC).replace(hour=2, minute=0, second=0, microsecond=0)
+    for i in range(3):
+        run_dir = write_synthetic_run(settings.runs_dir, now - timedelta(days=3 - i), seed=i)
+        record_run_dir(run_dir, settings.parquet_dir)
+    # An old run, outside the default 30-day trend window.
+    old = write_synthetic_run(settings.runs_dir, now - timedelta(days=90), seed=9)
+    record_run_dir(old, settings.parquet_dir)
+    return settings.warehouse_dir
+
+
+def run(app: typer.Typer, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_sql_select_in_csv_and_json(app: typer.Typer, warehouse: Path) -> None:
+    code, out, _ = run(
+        app,
+        "sql",
+        "SELECT role, count(*) AS n FROM llm_calls GROUP BY 1 ORDER BY 1",
+        "--warehouse",
+        str(warehouse),
+        "--format",
+        "csv",
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows[0].keys() == {"role", "n"}
+    assert sum(int(r["n"]) for r in rows) == 4 * 60
+    code, out, _ = run(
+        app, "sql", "SELECT count(*) AS runs FROM runs", "--warehouse", str(warehouse), "--format", "json"
+    )
+    assert code == 0 and json.loads(out) == [{"runs": 4}]
+
+
+@pytest.mark.parametrize(
+    ("statement", "kind"),
+    [
+        ("CREATE TABLE t AS SELECT 1", "CREATE"),
+        ("INSERT INTO runs SELECT * FROM runs", "INSERT"),
+        ("DROP VIEW runs", "DROP"),
+        ("COPY runs TO 'stolen.csv'", "COPY"),
+        ("ATTACH 'other.duckdb'", "ATTACH"),
+        ("SET enable_external_access = true", "SET"),
+        ("EXPLAIN ANALYZE COPY runs TO 'x.csv'", "COPY"),
+    ],
+)
+def test_sql_refuses_writes_clearly(app: typer.Typer, warehouse: Path, statement: str, kind: str) -> None:
+    code, out, err = run(app, "sql", statement, "--warehouse", str(warehouse))
+    assert code == 2
+    assert f"the warehouse is read-only: {kind} statements are refused" in err
+    assert out == ""
+
+
+def test_sql_cannot_read_files_outside_the_warehouse(
+    app: typer.Typer, warehouse: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.csv"
+    secret.write_text("password\nhunter2\n")
+    for statement in (
+        f"SELECT * FROM read_csv('{secret}')",
+        f"SELECT * FROM read_text('{secret}')",
+        f"SELECT * FROM read_parquet('{warehouse}/parquet/../../secret.csv')",
+    ):
+        code, out, err = run(app, "sql", statement, "--warehouse", str(warehouse))
+        assert code == 2, statement
+        assert "may only read the warehouse" in err and "hunter2" not in out + err
+
+
+def test_sql_rejects_several_statements_and_reports_errors(app: typer.Typer, warehouse: Path) -> None:
+    code, _, err = run(app, "sql", "SELECT 1; DROP VIEW runs", "--warehouse", str(warehouse))
+    assert code == 2 and "exactly one SQL statement" in err
+    code, _, err = run(app, "sql", "SELECT * FROM no_such_table", "--warehouse", str(warehouse))
+    assert code == 1 and "no_such_table" in err
+
+
+def test_sql_allows_describe_show_and_explain(app: typer.Typer, warehouse: Path) -> None:
+    for statement in ("DESCRIBE llm_calls", "SHOW TABLES", "EXPLAIN SELECT * FROM runs", "SUMMARIZE alerts"):
+        code, _, err = run(app, "sql", statement, "--warehouse", str(warehouse), "--format", "csv")
+        assert code == 0, (statement, err)
+
+
+def test_runs_lists_most_recent_first(app: typer.Typer, warehouse: Path) -> None:
+    code, out, _ = run(app, "runs", "--warehouse", str(warehouse), "--limit", "2")
+    assert code == 0
+    run_ids = sorted(p.name for p in (warehouse / "runs").iterdir())
+    assert run_ids[-1] in out and run_ids[-2] in out and run_ids[0] not in out
+
+
+def test_trends_prints_runs_and_writes_png_and_html(
+    app: typer.Typer, warehouse: Path, tmp_path: Path
+) -> None:
+    code, out, _ = run(app, "trends", "--warehouse", str(warehouse))
+    assert code == 0
+    assert "3 runs since" in out  # the 90-day-old run is outside the default window
+    png = warehouse / "trends.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    html_path = tmp_path / "trends.html"
+    code, out, _ = run(app, "trends", "--warehouse", str(warehouse), "--days", "0", "--chart", str(html_path))
+    assert code == 0 and "4 runs since" in out
+    page = html_path.read_text(encoding="utf-8")
+    assert "<svg" in page and "src=" not in page  # self-contained: inline SVG, no external resource
+    code, _, err = run(app, "trends", "--warehouse", str(warehouse), "--chart", str(tmp_path / "x.pdf"))
+    assert code == 2 and ".png or .html" in err
+
+
+def test_empty_warehouse_is_a_clear_error(app: typer.Typer, tmp_path: Path) -> None:
+    code, _, err = run(app, "runs", "--warehouse", str(tmp_path / "empty"))
+    assert code == 1 and "no warehouse here yet" in err

@@ -1,0 +1,161 @@
+"""The LLM judge through the model layer: scripted model and the fake Gemini server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_gemini import FakeGemini, Reply
+from veille.graders import JudgeNumbers, JudgeSimilarity
+from veille.graders.judge import JudgeGrader, normalise_scores
+from veille.models.base import ModelRequest, SchemaValidationError
+from veille.models.caller import ModelClient
+from veille.models.factory import build_client
+from veille.models.scripted import ScriptedModel
+from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict
+from veille.settings import Settings
+
+REFERENCE = "WACC ≈ 9,91 % ; coût des capitaux propres 10,34 % ; dette après impôt 4,15 % ; EV ≈ 1 705 M$."
+RESPONSES = ["WACC 9,95 %, fonds propres 10,3 %, dette 4,2 %, EV 1 700 M.", "Le WACC est de 1,33 %"]
+
+
+def score(index: int, a: int, u: int, t: int, f: int, why: str = "ok") -> JudgeScore:
+    return JudgeScore(response_index=index, accuracy=a, usefulness=u, tone=t, format=f, justification=why)
+
+
+@pytest.fixture()
+def settings(tmp_path: Path) -> Settings:
+    return Settings(warehouse_dir=tmp_path / "warehouse", use_cache=False, reask_attempts=1)
+
+
+@pytest.fixture()
+def scripted(settings: Settings, tmp_path: Path) -> Iterator[tuple[ScriptedModel, ModelClient]]:
+    model = ScriptedModel()
+    client = build_client(settings, run_id="run-judge", journal_path=tmp_path / "calls.jsonl", model=model)
+    yield model, client
+    client.close()
+
+
+def test_normalisation_formula() -> None:
+    assert normalise_scores(score(0, 1, 1, 1, 1)) == 0.0
+    assert normalise_scores(score(0, 5, 5, 5, 5)) == 1.0
+    assert normalise_scores(score(0, 5, 4, 4, 3)) == pytest.approx(0.75)  # mean 4 → 3/4
+
+
+def test_one_call_sees_reference_and_all_responses(scripted: tuple[ScriptedModel, ModelClient]) -> None:
+    model, client = scripted
+    model.add("judge", JudgeVerdict(scores=[score(1, 1, 2, 4, 3, "faux"), score(0, 5, 4, 4, 3, "juste")]))
+    results = JudgeGrader(client).grade_group("Calcule le WACC", REFERENCE, RESPONSES)
+
+    [request] = model.requests_for("judge")
+    payload = JudgeInput.model_validate(dict(request.payload))
+    assert payload.responses == RESPONSES and payload.reference == REFERENCE
+    assert all(r in request.prompt for r in RESPONSES) and "9,91 %" in request.prompt
+    # Scores are mapped back by response_index, not by list position.
+    assert [r.score for r in results] == pytest.approx([0.75, (2.5 - 1) / 4])
+    assert results[0].details["justification"] == "juste"
+    assert results[1].details["criteria"] == {"accuracy": 1, "usefulness": 2, "tone": 4, "format": 3}
+    assert {r.model for r in results} == {client.settings.role("judge").model}
+    assert {(r.grader, r.version) for r in results} == {("judge", "1")}
+
+
+def test_verdict_missing_a_response_is_reasked(
+    scripted: tuple[ScriptedModel, ModelClient], tmp_path: Path
+) -> None:
+    model, client = scripted
+    model.add(
+        "judge",
+        JudgeVerdict(scores=[score(0, 5, 5, 5, 5)]),  # forgets response 1
+        JudgeVerdict(scores=[score(0, 5, 5, 5, 5), score(1, 1, 1, 1, 1)]),
+    )
+    results = JudgeGrader(client).grade_group("q", REFERENCE, RESPONSES)
+    assert [r.score for r in results] == [1.0, 0.0]
+    assert len(model.requests_for("judge")) == 2
+    assert "response_index" in model.requests_for("judge")[1].feedback[0][1]
+    statuses = [json.loads(line)["status"] for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert statuses == ["schema_error", "ok"]
+
+
+def test_judge_that_never_answers_properly_raises(scripted: tuple[ScriptedModel, ModelClient]) -> None:
+    model, client = scripted
+    duplicate = JudgeVerdict(scores=[score(0, 5, 5, 5, 5), score(0, 1, 1, 1, 1)])
+    model.add("judge", duplicate, duplicate)
+    with pytest.raises(SchemaValidationError):
+        JudgeGrader(client).grade_group("q", REFERENCE, RESPONSES)
+
+
+def test_combinations_share_one_judge_call(scripted: tuple[ScriptedModel, ModelClient]) -> None:
+    model, client = scripted
+
+    def verdict(request: ModelRequest) -> JudgeVerdict:
+        n = len(request.payload["responses"])
+        return JudgeVerdict(scores=[score(i, 3, 3, 3, 3) for i in range(n)])
+
+    model.function = verdict
+    judge = JudgeGrader(client)
+    judged = judge.grade_group("q", REFERENCE, RESPONSES)
+    numbers = JudgeNumbers(judge)
+    combined = numbers.combine_results(judged, numbers.other.grade_group("q", REFERENCE, RESPONSES))
+    assert [r.score for r in combined] == pytest.approx([0.5 * 0.5 + 0.5 * 0.875, 0.5 * 0.5])
+    similarity = JudgeSimilarity(judge).grade_group("q", REFERENCE, RESPONSES)
+    assert all(r.model == judged[0].model for r in similarity)
+    assert len(model.requests_for("judge")) == 2  # one for the first group, one for grade_group above
+
+
+def test_empty_group_makes_no_call(scripted: tuple[ScriptedModel, ModelClient]) -> None:
+    model, client = scripted
+    assert JudgeGrader(client).grade_group("q", REFERENCE, []) == []
+    assert model.requests == []
+
+
+# --- through the real google-genai SDK against the fake Gemini server ---------------------------
+
+
+@pytest.fixture()
+def gemini_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[FakeGemini, ModelClient]]:
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    with FakeGemini() as server:
+        settings = Settings(
+            backend="gemini",
+            gemini_base_url=server.base_url,
+            gemini_api_version="v1beta",
+            warehouse_dir=tmp_path / "warehouse",
+            http_attempts=2,
+            http_retry_initial_delay_s=0.01,
+            request_timeout_ms=5000,
+            use_cache=False,
+        )
+        client = build_client(settings, run_id="run-gemini-judge", journal_path=tmp_path / "calls.jsonl")
+        try:
+            yield server, client
+        finally:
+            client.close()
+
+
+def _wire(verdict: JudgeVerdict) -> dict[str, Any]:
+    return verdict.model_dump()
+
+
+def test_judge_through_fake_gemini(gemini_client: tuple[FakeGemini, ModelClient], tmp_path: Path) -> None:
+    server, client = gemini_client
+    server.script(
+        Reply.text('{"scores": [{"response_index": 0'),  # cut short: re-asked
+        Reply.json(_wire(JudgeVerdict(scores=[score(0, 4, 4, 5, 5), score(1, 1, 2, 3, 2)]))),
+    )
+    results = JudgeGrader(client).grade_group("Calcule le WACC", REFERENCE, RESPONSES)
+    assert [r.score for r in results] == pytest.approx([0.875, 0.25])
+    assert results[0].model == client.settings.role("judge").model
+    assert len(server.requests) == 2
+    body = server.requests[0].body
+    sent = json.dumps(body, ensure_ascii=False)
+    assert all(r in sent for r in RESPONSES)
+    # The judge model of the settings is the one called.
+    assert server.requests[0].model == client.settings.role("judge").model
+    records = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert [(r["role"], r["status"]) for r in records] == [("judge", "schema_error"), ("judge", "ok")]
