@@ -554,7 +554,9 @@ def test_every_role_schema_is_sent_as_response_schema(
 
     server.script(Reply.text("{}"))
     backend = GeminiModel(make_settings(server.base_url, tmp_path), api_key=SecretValue(CANARY))
-    request = ModelRequest(role="analyst", model="gemini-2.5-flash", system="S", prompt="P", output_schema=schema)
+    request = ModelRequest(
+        role="analyst", model="gemini-2.5-flash", system="S", prompt="P", output_schema=schema
+    )
 
     async def once() -> Any:
         try:

@@ -94,7 +94,10 @@ class ScrubFilter(logging.Filter):
         self._secret = secret
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record is the handler's problem; never break the caller
+            return True
         cleaned = scrub(message, self._secret)
         if cleaned != message:
             record.msg, record.args = cleaned, None
