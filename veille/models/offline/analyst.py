@@ -33,7 +33,8 @@ __all__ = ["AnalystTuning", "analyse"]
 
 @dataclass(frozen=True)
 class AnalystTuning:
-    per_doc: int = 3  # findings kept per document at most
+    per_doc: int = 4  # findings kept per document at most
+    per_doc_budget: int = 3  # findings per document on average (the sub-task's total)
     max_findings: int = 12
     min_words: int = 5  # shorter sentences are labels, not findings
     max_words: int = 60  # longer ones are usually run-on list items
@@ -231,7 +232,7 @@ class _Analyst:
                     kept.append(s)
             per_doc[doc.id] = kept
         # Every document gets its best sentence, then the best remaining ones overall.
-        budget = min(t.max_findings, t.per_doc * max(1, len(self.data.documents)))
+        budget = min(t.max_findings, t.per_doc_budget * max(1, len(self.data.documents)))
         chosen = [ranked[0] for ranked in per_doc.values() if ranked]
         rest = sorted(
             (s for ranked in per_doc.values() for s in ranked[1 : t.per_doc]),
@@ -412,8 +413,8 @@ class _Analyst:
 
     def _reason(self, keep: DocumentText, members: Sequence[str], details: Sequence[str]) -> str:
         """A short French reason without document ids (the report may quote it as is), e.g.
-        "la mesure interne du 2026-07-08 prime sur la fiche fournisseur du 2026-02-12 : source plus
-        fiable et plus récente ; 1 180 tokens/s retenu contre 2 650 tokens/s"."""
+        "la mesure interne du 2026-06-10 prime sur la fiche fournisseur du 2026-02-01 : source plus
+        fiable et plus récente ; 2,1 Go/s retenu contre 4,0 Go/s"."""
         others = [self.docs[m] for m in members if m != keep.id]
         why = [self._why(keep, o) for o in others]
         label = self.authority.label
@@ -479,7 +480,7 @@ def _facets(question: str) -> list[str]:
             raw.strip(),
         )
         if len(facet) <= 2 or re.match(r"(au|aux|pour|dans|sur|en|avec|selon|par|à)\b", facet):
-            continue  # a qualifier of the question ("au regard de…", "pour 12 GPU…"), not an aspect
+            continue  # a qualifier of the question ("au regard de…", "pour 40 serveurs…"), not an aspect
         out.append(facet)
     return out
 

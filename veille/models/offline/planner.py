@@ -166,6 +166,20 @@ class _Planner:
             needed = t.strong_with_term if (d.terms or not self.term_keys) else t.strong_without_term
             if own[d.id] >= needed:
                 kept.add(d.id)
+        # Community: a document naming a request term that shares rare words with another one naming
+        # a term is about the same field (different products' price lists, say), even when the request
+        # words it in other terms. A name clash (the term used in another sense) shares none.
+        named = [d for d in self.docs if d.terms]
+        for d in named:
+            if d.id in kept:
+                continue
+            for other in named:
+                if other is d:
+                    continue
+                n_shared, weight = _link(d, other, self.idf)
+                if n_shared >= t.link_min_shared and weight >= t.link_min_weight:
+                    kept.add(d.id)
+                    break
         # Same-subject pull: a weakly relevant document joins when it shares a term and rare words
         # with a kept one (a follow-up, a denial, a fix). Repeated until nothing changes.
         changed = True
@@ -378,19 +392,25 @@ class _Planner:
         validator (which truncates with an alert) rather than silently dropped here."""
         cap, budget = self.data.max_docs, self.data.max_subtasks
         tasks: list[tuple[int, list[str]]] = [(k, ids) for k, ids in enumerate(members) if ids]
+        unsplittable: set[tuple[str, ...]] = set()
         while len(tasks) < budget:
             # Overflow of documents found in no other sub-task first: those would be lost.
             over = [
                 (self._hard_overflow(n, tasks), len(ids) - cap, -n)
                 for n, (_, ids) in enumerate(tasks)
-                if len(ids) > cap
+                if len(ids) > cap and tuple(ids) not in unsplittable
             ]
             if not over:
                 break
-            _, _, neg_n = max(over)
-            axis, ids = tasks[-neg_n]
+            n = -max(over)[2]
+            axis, ids = tasks[n]
             first, second = self.split(ids, pairs)
-            tasks[-neg_n : -neg_n + 1] = [(axis, first), (axis, second)]
+            elsewhere = {i for m, (_, other) in enumerate(tasks) if m != n for i in other}
+            if all(i in elsewhere for i in first) or all(i in elsewhere for i in second):
+                # A part made only of documents another sub-task already has: not worth an analyst.
+                unsplittable.add(tuple(ids))
+                continue
+            tasks[n : n + 1] = [(axis, first), (axis, second)]
         scores = getattr(self, "_scores", {})
 
         def fit(doc_id: str, axis: int) -> float:

@@ -144,7 +144,7 @@ def weighted_vector(tokens: Iterable[str], weights: Mapping[str, float] | None =
 
 # --- sentences -------------------------------------------------------------------------------
 
-# Not after an initial ("A. Diallo") nor a common abbreviation.
+# Not after an initial ("J. Martin") nor a common abbreviation.
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?…])(?<!\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])")
 _MD_PREFIX_RE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 _MD_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|`)")
@@ -230,7 +230,7 @@ _DATE_RE = re.compile(
 
 
 def extract_dates(text: str) -> list[str]:
-    """Dates written out ('31 décembre 2029', 'juin 2028'), verbatim."""
+    """Dates written out ('30 septembre 2031', 'mars 2030'), verbatim."""
     return list(dict.fromkeys(m.group(0) for m in _DATE_RE.finditer(text)))
 
 
@@ -241,7 +241,7 @@ _MONTH_NUMBERS = {
 
 
 def date_key(date: str) -> str:
-    """'31 décembre 2029' -> '2029-12' (comparable with ISO dates' first 7 characters); '' if unknown."""
+    """'30 septembre 2031' -> '2031-09' (comparable with ISO dates' first 7 characters); '' if unknown."""
     folded = fold(date)
     year = re.search(r"(19|20)\d{2}", folded)
     month = next((n for name, n in _MONTH_NUMBERS.items() if name in folded), None)
@@ -251,8 +251,8 @@ def date_key(date: str) -> str:
 
 
 def extract_figures(text: str) -> list[str]:
-    """Figures of a sentence, verbatim with their unit when one follows: '2 650 tokens/s', '18 %',
-    '2027'; written-out dates ('décembre 2029') come whole."""
+    """Figures of a sentence, verbatim with their unit when one follows: '4 800 req/s', '18 %',
+    '2027'; written-out dates ('septembre 2031') come whole."""
     out: list[str] = extract_dates(text)
     covered = [(m.start(), m.end()) for m in _DATE_RE.finditer(text)]
     for match in _FIGURE_RE.finditer(text):
@@ -268,13 +268,13 @@ def extract_figures(text: str) -> list[str]:
 
 
 def figure_value(figure: str) -> float | None:
-    """Numeric value of a figure ('2 650 tokens/s' -> 2650.0, '1,5 Go' -> 1.5); None for versions."""
+    """Numeric value of a figure ('4 800 req/s' -> 4800.0, '1,5 Go' -> 1.5); None for versions."""
     match = re.match(_NUMBER, figure)
     if not match:
         return None
     num = re.sub(r"[ \u00a0\u202f]", "", match.group(0))
     if num.count(".") + num.count(",") > 1:
-        return None  # a version such as 3.4.2
+        return None  # a version such as 2.7.1
     try:
         return float(num.replace(",", "."))
     except ValueError:

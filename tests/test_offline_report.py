@@ -1,0 +1,321 @@
+"""Offline writer, critic, reviser and judge, checked against the project's own arbiter and grid."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from veille.arbiter import arbitrate
+from veille.citations import invalid_citations
+from veille.grid import Grid
+from veille.models.offline.critic import criticise
+from veille.models.offline.judge import judge
+from veille.models.offline.reviser import revise
+from veille.models.offline.writer import write
+from veille.report import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
+from veille.roles.critic import CriticInput, evaluation_schema
+from veille.roles.judge import JudgeInput, JudgeVerdict
+from veille.roles.reviser import ReviserInput
+from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
+
+CRITERIA = {
+    "clarity": "Phrases courtes, une idée par phrase.",
+    "concreteness": "Des chiffres avec leur unité.",
+    "citations": "Chaque fait suivi du numéro de sa source.",
+    "tone": "Neutre et factuel.",
+    "correctness": "Orthographe et chiffres exacts.",
+}
+MENTIONS = ["Sauvia", "Barzo", "Quillon"]
+FORBIDDEN = ["révolutionnaire", "leader", "incroyable"]
+
+
+def _grid(**overrides: object) -> Grid:
+    values: dict[str, object] = {
+        "criteria": CRITERIA,
+        "min_words": 120,
+        "max_words": 400,
+        "max_sentence_words": 25,
+        "forbidden_words": tuple(FORBIDDEN),
+        "mandatory_mentions": tuple(MENTIONS),
+    }
+    values.update(overrides)
+    return Grid.model_validate(values)
+
+
+def _sources(n: int) -> list[SourceRef]:
+    return [
+        SourceRef(number=i, id=f"bk-{i:02d}", title=f"Document {i} sur la sauvegarde", date="2026-05-01",
+                  source_type="compte-rendu")
+        for i in range(1, n + 1)
+    ]  # fmt: skip
+
+
+STATEMENTS = [
+    (
+        "st-1",
+        "Débit mesuré pour Sauvia : 2,1 Go/s par serveur de sauvegarde sur notre jeu de référence.",
+        [2],
+    ),
+    ("st-1", "Débit mesuré pour Barzo : 2,6 Go/s par serveur de sauvegarde sur notre jeu de référence.", [2]),
+    (
+        "st-1",
+        "La restauration complète de 10 To prend 3 heures avec Barzo, 4 heures avec Sauvia et 5 heures avec "
+        "Quillon, selon trois passes de sauvegarde complète sur notre jeu de référence de 40 To.",
+        [2],
+    ),
+    ("st-2", "Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus.", [4]),
+    ("st-2", "Licence Sauvia : 120 EUR HT par téraoctet protégé et par an [7].", [5]),  # [7] is an orphan
+    ("st-2", "Support entreprise Sauvia : 15 000 EUR HT par an.", [5]),
+    ("st-3", "Quillon 4.2.1 corrige la faille QSA-2026-01 du chiffrement des sauvegardes.", [6]),
+    ("st-3", "Les sauvegardes de Quillon sont immuables pendant 30 jours par défaut.", [3]),
+]
+
+
+def _writer_input(**overrides: object) -> WriterInput:
+    values: dict[str, object] = {
+        "request_title": "Outil de sauvegarde des serveurs en 2027",
+        "request": "Comparer Sauvia, Barzo et Quillon.",
+        "questions": {"st-1": "Performances ?", "st-2": "Coût ?", "st-3": "Sécurité ?"},
+        "findings": [NumberedFinding(subtask_id=s, statement=t, sources=n) for s, t, n in STATEMENTS],
+        "contradictions": [
+            "Les sources [1][2] divergent ; source retenue : [2] (la mesure interne du 2026-06-10 prime sur la "
+            "fiche fournisseur du 2026-02-01 : source plus fiable et plus récente ; 2,1 Go/s retenu contre "
+            "4,0 Go/s)."
+        ],
+        "open_questions": [
+            "Les documents abordent « consommation électrique » sans fait précis exploitable."
+        ],
+        "missing_axes": [],
+        "sources": _sources(6),
+        "mandatory_mentions": MENTIONS,
+        "min_words": 120,
+        "max_words": 400,
+        "max_sentence_words": 25,
+    }
+    values.update(overrides)
+    return WriterInput.model_validate(values)
+
+
+def _critic_input(draft: str, grid: Grid, source_count: int = 6) -> CriticInput:
+    return CriticInput(
+        draft=draft,
+        criteria=dict(grid.criteria),
+        request="Comparer Sauvia, Barzo et Quillon.",
+        source_count=source_count,
+        min_words=grid.min_words,
+        max_words=grid.max_words,
+        max_sentence_words=grid.max_sentence_words,
+        forbidden_words=list(grid.forbidden_words),
+        mandatory_mentions=list(grid.mandatory_mentions),
+    )
+
+
+# --- writer --------------------------------------------------------------------------------------
+
+
+def test_writer_draft_meets_every_hard_rule_of_the_arbiter() -> None:
+    data = _writer_input()
+    draft = write(data).markdown
+    assert section_order(draft) == list(MODEL_SECTIONS)
+    assert len(sentences(split_sections(draft)["Synthèse"])) == 3
+    for line in split_sections(draft)["Points clés"].splitlines():
+        assert re.search(r"(\[\d+\])[\s.]*$", line), line
+    assert invalid_citations(draft, data.sources) == []  # the [7] of a statement was dropped
+    assert all(len(words(s)) <= 25 for s in sentences(draft))
+    assert all(m in draft for m in MENTIONS)
+    # Given perfect scores, the project's arbiter validates it: only the critic can fail it.
+    verdict = arbitrate(dict.fromkeys(CRITERIA, 5), draft, _grid(), data.sources)
+    assert verdict.valid, verdict.instructions
+
+
+def test_writer_keeps_figures_and_cites_only_numbers() -> None:
+    draft = write(_writer_input()).markdown
+    for figure in ("2,1 Go/s", "2,6 Go/s", "110 EUR", "30 jours", "4,0 Go/s"):
+        assert figure in draft
+    assert "bk-" not in draft and "## Sources" not in draft
+
+
+def test_writer_trims_to_the_word_budget_keeping_each_subtask() -> None:
+    many = [
+        NumberedFinding(subtask_id=f"st-{k % 3 + 1}", statement=f"Constat numéro {k} : le volume atteint {k} To en 2027.",
+                        sources=[k % 6 + 1])
+        for k in range(1, 80)
+    ]  # fmt: skip
+    data = _writer_input(findings=many, max_words=300)
+    draft = write(data).markdown
+    assert count_words(draft) <= 300
+    body = split_sections(draft)["Points clés"]
+    for k in (1, 2, 3):  # every sub-task keeps at least one finding
+        assert any(f"Constat numéro {n} " in body for n in range(1, 80) if n % 3 + 1 == k)
+
+
+def test_writer_names_every_missing_axis() -> None:
+    axis = "Que disent les documents sur l'exploitation de Sauvia, Barzo et Quillon ?"
+    draft = write(_writer_input(missing_axes=[axis])).markdown
+    assert axis in split_sections(draft)["Ce qui reste incertain"]
+
+
+def test_writer_output_is_stable() -> None:
+    assert write(_writer_input()).markdown == write(_writer_input()).markdown
+
+
+# --- critic --------------------------------------------------------------------------------------
+
+
+def test_critic_gives_a_compliant_draft_full_marks() -> None:
+    grid = _grid()
+    draft = write(_writer_input()).markdown
+    evaluation = criticise(_critic_input(draft, grid))
+    evaluation_schema(grid.criteria).model_validate(evaluation)
+    scores = [evaluation[c] for c in CRITERIA]
+    assert sum(scores) / len(scores) >= 4.8, evaluation
+    verdict = arbitrate(evaluation, draft, grid, _sources(6))
+    assert verdict.valid, verdict.instructions
+
+
+@pytest.mark.parametrize(
+    ("defect", "criterion"),
+    [
+        ("long", "clarity"),
+        ("orphan", "citations"),
+        ("uncited", "citations"),
+        ("forbidden", "tone"),
+        ("no_section", "correctness"),
+        ("no_mention", "correctness"),
+        ("no_figures", "concreteness"),
+    ],
+)
+def test_critic_lowers_the_criterion_a_defect_breaks(defect: str, criterion: str) -> None:
+    grid = _grid()
+    good = write(_writer_input()).markdown
+    bad = {
+        "long": good.replace(
+            "Licence Barzo",
+            "Licence Barzo, " + " ".join(["selon une grille qui comprend de nombreux termes"] * 4) + ",",
+        ),
+        "orphan": good.replace("[4]", "[9]"),
+        "uncited": re.sub(r"\s*(\[\d+\])+\.$", ".", good, count=3, flags=re.MULTILINE),
+        "forbidden": good.replace("Licence Barzo", "Licence leader Barzo"),
+        "no_section": good.replace("## Ce qui reste incertain", "## Autres remarques"),
+        "no_mention": good.replace("Quillon", "l'outil"),
+        "no_figures": re.sub(r"\d", "", good),
+    }[defect]
+    before = criticise(_critic_input(good, grid))
+    after = criticise(_critic_input(bad, grid))
+    assert after[criterion] < before[criterion], (defect, after)
+    assert after["remarks"], "a defect must come with an actionable remark"
+
+
+def test_critic_remark_quotes_the_long_sentence() -> None:
+    grid = _grid(max_sentence_words=8)
+    evaluation = criticise(_critic_input(write(_writer_input()).markdown, grid))
+    assert any(r.startswith("La phrase « ") and "mots (8 au plus)" in r for r in evaluation["remarks"])
+
+
+def test_critic_scores_any_criterion_name() -> None:
+    grid = _grid(criteria={"lisibilite": "Se lit facilement.", "ton": "Neutre."})
+    evaluation = criticise(_critic_input(write(_writer_input()).markdown, grid))
+    evaluation_schema(grid.criteria).model_validate(evaluation)
+    assert set(evaluation) == {"lisibilite", "ton", "remarks"}
+
+
+# --- reviser -------------------------------------------------------------------------------------
+
+
+def test_reviser_repairs_a_draft_the_arbiter_rejects() -> None:
+    grid = _grid(min_words=80)
+    sources = _sources(6)
+    broken = (
+        "## Synthèse\n\nCet outil leader compare les offres ! Barzo domine. Une phrase de plus. Et encore une.\n\n"
+        "## Points clés\n\n"
+        "- Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus, selon la grille publiée "
+        "par l'éditeur au mois de septembre pour toutes les nouvelles souscriptions de l'année 2027 [4][12].\n"
+        "- Un fait sans aucune source.\n"
+        "- Débit mesuré pour Sauvia : 2,1 Go/s [2] sur notre jeu de référence.\n\n"
+        "## Sources\n\n1. bk-01\n"
+    )
+    evaluation = criticise(_critic_input(broken, grid))
+    verdict = arbitrate(evaluation, broken, grid, sources)
+    assert not verdict.valid
+    revised = revise(
+        ReviserInput(
+            draft=broken,
+            instructions=verdict.instructions,
+            sources=sources,
+            mandatory_mentions=list(grid.mandatory_mentions),
+            min_words=grid.min_words,
+            max_words=grid.max_words,
+            max_sentence_words=grid.max_sentence_words,
+            forbidden_words=list(grid.forbidden_words),
+            invalid_citations=invalid_citations(broken, sources),
+        )
+    ).markdown
+    assert "[12]" not in revised and "leader" not in revised and "!" not in revised
+    assert "Un fait sans aucune source" not in revised
+    assert "Sources" not in section_order(revised)
+    assert "110 EUR" in revised and "2,1 Go/s" in revised
+    again = criticise(_critic_input(revised, grid))
+    final = arbitrate(again, revised, grid, sources)
+    assert final.valid, final.instructions
+
+
+def test_reviser_uses_mentions_and_words_quoted_in_instructions() -> None:
+    grid = _grid(mandatory_mentions=(), forbidden_words=())
+    draft = write(_writer_input(mandatory_mentions=[])).markdown.replace(
+        "Licence Barzo", "Licence phare Barzo"
+    )
+    revised = revise(
+        ReviserInput(
+            draft=draft,
+            instructions=[
+                "Mot interdit : « phare » ; remplacez-le par une formulation neutre et factuelle.",
+                "Mention obligatoire absente : « Plan de reprise » ; citez-la explicitement dans le texte.",
+            ],
+            sources=_sources(6),
+            min_words=grid.min_words,
+            max_words=grid.max_words,
+        )
+    ).markdown
+    assert "phare" not in revised
+    assert "Plan de reprise" in revised
+    assert len(sentences(split_sections(revised)["Synthèse"])) == 3
+
+
+def test_reviser_extends_a_short_draft_with_uncited_sources() -> None:
+    grid = _grid(min_words=150)
+    short = "## Synthèse\n\nUn. Deux. Trois.\n\n## Points clés\n\n- Licence Barzo : 110 EUR [4].\n\n## Ce qui reste incertain\n\n- Rien.\n"
+    revised = revise(
+        ReviserInput(draft=short, instructions=[], sources=_sources(6), min_words=150, max_words=400)
+    ).markdown
+    assert count_words(short) < count_words(revised)
+    # Extended with the sources not cited yet, each cited, until the minimum or the sources run out.
+    assert count_words(revised) >= grid.min_words or all(f"[{n}]" in revised for n in range(1, 7))
+    assert "Document 1 sur la sauvegarde" in revised
+    assert invalid_citations(revised, _sources(6)) == []
+
+
+# --- judge ---------------------------------------------------------------------------------------
+
+
+def test_judge_prefers_the_response_closer_to_the_reference() -> None:
+    reference = write(_writer_input()).markdown
+    close = reference.replace("## Synthèse", "## Synthèse\n")
+    partial = (
+        "## Synthèse\n\nSauvia et Barzo sont comparés.\n\n## Points clés\n\n- Licence Barzo : 110 EUR [4].\n"
+    )
+    off = "Je pense que Quillon est incroyable !!! Le meilleur du marché."
+    verdict = judge(
+        JudgeInput(prompt="Comparer les outils.", reference=reference, responses=[close, partial, off, ""])
+    )
+    JudgeVerdict.model_validate(verdict.model_dump())
+    by_index = {s.response_index: s for s in verdict.scores}
+    assert sorted(by_index) == [0, 1, 2, 3]
+
+    def total(i: int) -> int:
+        s = by_index[i]
+        return s.accuracy + s.usefulness + s.tone + s.format
+
+    assert total(0) > total(1) > total(3)
+    assert by_index[2].tone < by_index[0].tone
+    assert all(s.justification for s in verdict.scores)
