@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 from veille.models.offline.markdown import (
@@ -226,12 +227,12 @@ _ALIASES = {
 }
 
 
-def criticise(data: CriticInput, criteria: Mapping[str, str] | None = None) -> dict[str, object]:
+def criticise(data: CriticInput, criteria: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The evaluation dict for ``evaluation_schema(criteria)``: one int per criterion + remarks."""
     m = measure(data)
     proxy = scores(m, data)
     generic = sum(proxy.values()) // len(proxy)
-    out: dict[str, object] = {}
+    out: dict[str, Any] = {}
     for name in criteria if criteria is not None else data.criteria:
         key = _ALIASES.get(name.lower(), name.lower())
         out[name] = proxy.get(key, generic)

@@ -108,8 +108,10 @@ def _synthesis(data: WriterInput, bullets: Sequence[_Bullet], valid: set[int]) -
     else:
         second = "Les points clés ci-dessous reprennent les faits vérifiables des documents."
     n_contradictions = len(data.contradictions)
-    if n_contradictions:
-        third = f"{n_contradictions} divergence(s) entre sources sont tranchées selon la date et la fiabilité des sources."
+    if n_contradictions == 1:
+        third = "Une divergence entre sources est tranchée selon la date et la fiabilité des sources."
+    elif n_contradictions:
+        third = f"{n_contradictions} divergences entre sources sont tranchées selon la date et la fiabilité des sources."
     elif data.open_questions or data.missing_axes:
         third = "Les points encore ouverts sont listés dans la dernière section."
     else:
