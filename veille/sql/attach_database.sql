@@ -1,0 +1,1 @@
+ATTACH $path AS corpus (ROW_GROUP_SIZE 8192);

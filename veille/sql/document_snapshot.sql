@@ -1,0 +1,1 @@
+SELECT id, content_hash FROM documents WHERE status = 'valid' ORDER BY id;

@@ -1,0 +1,6 @@
+-- Bootstrap: which corpus-database migrations have been applied (see veille/store.py MIGRATIONS).
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       VARCHAR NOT NULL,
+    applied_at TIMESTAMP NOT NULL
+);
