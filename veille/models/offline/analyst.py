@@ -42,6 +42,7 @@ class AnalystTuning:
     claim_overlap: int = 2  # shared context stems for two figures to be about the same thing
     same_subject_jaccard: float = 0.12
     same_subject_shared: int = 5  # shared words in title + opening text
+    max_claims: int = 400  # figures per document compared for contradictions (bounds the cost)
     max_open_questions: int = 5
 
 
@@ -79,6 +80,15 @@ _PROMO_RE = re.compile(
     r"inégalé|exceptionnel|incontournable|meilleur du marché)\b",
     re.IGNORECASE,
 )
+
+
+@dataclass(frozen=True)
+class _Claim:
+    sentence: _Sentence
+    figure: str
+    unit: str
+    value: float
+    window: frozenset[str]
 
 
 @dataclass
@@ -151,6 +161,7 @@ class _Analyst:
         self.unit_words = {w for w in re.findall(r"[a-z0-9/]+", fold(data.question))}
         self.docs = {d.id: d for d in data.documents}
         self._sentences: dict[str, list[_Sentence]] = {}
+        self._claim_cache: dict[str, list[_Claim]] = {}
         self.noted_docs: set[str] = set()
 
     # --- sentences -------------------------------------------------------------------------
@@ -300,27 +311,56 @@ class _Analyst:
         unit = set(stems(figure_unit(figure)))
         return (set(stems(" ".join(before + after))) - self.subject_stems) - unit
 
+    def _claims(self, doc: DocumentText) -> list[_Claim]:
+        """Measured figures of single-subject sentences, with what they measure (cached, capped)."""
+        cached = self._claim_cache.get(doc.id)
+        if cached is not None:
+            return cached
+        out: list[_Claim] = []
+        for s in self.sentences(doc):
+            if not s.unit_figures or len(s.names) > 1:
+                continue  # a comparison sentence: its figures belong to several subjects
+            for f in s.unit_figures:
+                value = figure_value(f)
+                window = self._window(s, f)
+                if value is not None and len(window) >= self.tuning.claim_overlap:
+                    out.append(_Claim(s, f, figure_unit(f), value, frozenset(window)))
+            if len(out) >= self.tuning.max_claims:
+                break
+        self._claim_cache[doc.id] = out
+        return out
+
     def _figure_conflicts(
         self, a: DocumentText, b: DocumentText
     ) -> list[tuple[_Sentence, _Sentence, str, str]]:
+        """Same unit, different values (over 1 %), at least ``claim_overlap`` context words in common.
+        An inverted index on (unit, context word) keeps this linear in practice."""
+        index: dict[tuple[str, str], list[int]] = {}
+        claims_b = self._claims(b)
+        for n, claim in enumerate(claims_b):
+            for word in sorted(claim.window):
+                index.setdefault((claim.unit, word), []).append(n)
         out: list[tuple[_Sentence, _Sentence, str, str]] = []
-        for sa in self.sentences(a):
-            for sb in self.sentences(b):
-                if not sa.unit_figures or not sb.unit_figures:
+        for ca in self._claims(a):
+            shared: dict[int, int] = {}
+            for word in sorted(ca.window):
+                for n in index.get((ca.unit, word), ()):
+                    shared[n] = shared.get(n, 0) + 1
+            for n in sorted(shared):
+                cb = claims_b[n]
+                if shared[n] < self.tuning.claim_overlap:
                     continue
-                if sa.names and sb.names and not set(sa.names) & set(sb.names):
+                if (
+                    ca.sentence.names
+                    and cb.sentence.names
+                    and not set(ca.sentence.names) & set(cb.sentence.names)
+                ):
                     continue
-                if len(sa.names) > 1 or len(sb.names) > 1:
-                    continue  # a comparison sentence: its figures belong to several subjects
-                for fa in sa.unit_figures:
-                    for fb in sb.unit_figures:
-                        if figure_unit(fa) != figure_unit(fb) or fa in sb.figures or fb in sa.figures:
-                            continue
-                        va, vb = figure_value(fa), figure_value(fb)
-                        if va is None or vb is None or abs(va - vb) <= 0.01 * max(abs(va), abs(vb)):
-                            continue
-                        if len(self._window(sa, fa) & self._window(sb, fb)) >= self.tuning.claim_overlap:
-                            out.append((sa, sb, fa, fb))
+                if ca.figure in cb.sentence.figures or cb.figure in ca.sentence.figures:
+                    continue  # each sentence already quotes the other figure
+                if abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
+                    continue
+                out.append((ca.sentence, cb.sentence, ca.figure, cb.figure))
         return out
 
     def _same_subject(self, a: DocumentText, b: DocumentText) -> bool:

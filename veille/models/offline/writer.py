@@ -87,15 +87,18 @@ def _value(text: str, mentions: Sequence[str]) -> float:
     return min(len(extract_figures(text)), 3) + (1.5 if named >= 2 else 0.0)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n <= 1 else f"{n} {noun}s"
+
+
 def _synthesis(data: WriterInput, bullets: Sequence[_Bullet], valid: set[int]) -> list[str]:
     limit = data.max_sentence_words
     n_parts = len({b.subtask for b in bullets if b.rank >= 0}) or len(data.questions)
     mentions = [m for m in data.mandatory_mentions if m.strip()]
-    first = f"Ce dossier compare {_join(mentions)} en {n_parts} volets, à partir de {len(valid)} sources."
+    scope = f"en {_count(n_parts, 'volet')}, à partir de {_count(len(valid), 'source')}"
+    first = f"Ce dossier compare {_join(mentions)} {scope}."
     if not mentions or sentence_words(first) > limit:
-        first = (
-            f"Ce dossier traite la demande en {n_parts} volets, à partir de {len(valid)} sources numérotées."
-        )
+        first = f"Ce dossier traite la demande {scope}."
     # The most concrete finding that fits in one sentence, comparisons first.
     candidates = sorted(
         (b for b in bullets if b.rank >= 0 and b.value > 0 and sentence_words(b.text) <= limit - 2),
@@ -163,6 +166,12 @@ def write(data: WriterInput) -> Draft:
     if not uncertain:
         uncertain.append("Les documents fournis ne laissent pas de question ouverte identifiée.")
 
+    if not bullets:
+        # No finding survived: list the sources themselves (cited), so the key points stay sourced.
+        for source in sorted(data.sources, key=lambda x: x.number):
+            kind = source.source_type.replace("-", " ")
+            text = f"Document consulté : « {source.title} » ({kind}, {source.date})."
+            bullets.append(_Bullet(text, [source.number], "~sources", source.number, 0.0, pinned=True))
     synthesis = _synthesis(data, bullets, valid)
 
     def draft_for(kept: Sequence[_Bullet]) -> str:
