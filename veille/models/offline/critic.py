@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 from veille.models.offline.markdown import (
     MODEL_SECTIONS,
