@@ -50,9 +50,13 @@ def _together(result: Plan, group: list[str]) -> bool:
 # --- bundled corpus ------------------------------------------------------------------------------
 
 
-def test_bundled_corpus_plan_meets_the_reference(bundled_corpus: Path, authority: AuthorityRanking) -> None:
+@pytest.mark.parametrize("with_summaries", [True, False], ids=["summaries", "titles-only"])
+def test_bundled_corpus_plan_meets_the_reference(
+    bundled_corpus: Path, authority: AuthorityRanking, with_summaries: bool
+) -> None:
     facts = bundled_facts(bundled_corpus)
     data = bundled_planner_input(bundled_corpus, max_subtasks=6, max_docs=8)
+    data = data.model_copy(update={"with_summaries": with_summaries})
     result = plan(data, authority.framing())
     _check_plan_shape(result, data)
     planned = {i for st in result.sub_tasks for i in st.doc_ids}

@@ -35,6 +35,8 @@ class PlannerTuning:
 
     strong_with_term: float = 2.0  # own request overlap that keeps a document naming a request term
     strong_without_term: float = 3.0  # ... and one that names none
+    title_only_with_term: float = 1.0  # the same when only the title is known (shorter text)
+    title_only_without_term: float = 2.0
     link_min_shared: int = 2  # shared non-term stems for two documents to be "the same subject"
     link_min_weight: float = 4.5  # and their summed specificity (idf)
     same_subject_cosine: float = 0.17  # title+summary similarity of a same-subject pair
@@ -163,7 +165,11 @@ class _Planner:
         own = {d.id: sum(weights.get(s, 0.0) for s in sorted(d.vocab)) for d in self.docs}
         kept: set[str] = set()
         for d in self.docs:
-            needed = t.strong_with_term if (d.terms or not self.term_keys) else t.strong_without_term
+            named = bool(d.terms or not self.term_keys)
+            if self.data.with_summaries and d.entry.summary:
+                needed = t.strong_with_term if named else t.strong_without_term
+            else:
+                needed = t.title_only_with_term if named else t.title_only_without_term
             if own[d.id] >= needed:
                 kept.add(d.id)
         # Community: a document naming a request term that shares rare words with another one naming
