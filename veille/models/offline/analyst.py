@@ -70,6 +70,15 @@ _BOUND_RE = re.compile(
     r"maximum|minimum|max|min|seuil|limite)\W*(?:\w+\W+){0,3}$",
     re.IGNORECASE,
 )
+# A sentence that describes the set-up of a document (its context, protocol, scope) rather than a
+# finding: "Contexte : …", "Version testée : …", "Objet : …".
+_SETUP_RE = re.compile(
+    r"^(contexte|protocole|objectif|objet|périmètre|méthode|méthodologie|conditions de mesure|matériel|"
+    r"versions? testées?|présents|destinataires|date de publication|période|on teste|nous testons)\b"
+    # an objective in the infinitive: "Mesurer le débit…", "Évaluer l'exploitation…"
+    r"|^[A-ZÉÈ][a-zéèêîô]+(?:er|ir)\s+(?:l'|le |la |les |un |une |des |si |que |notre |nos )",
+    re.IGNORECASE,
+)
 # A sentence about several subjects at once ("les trois moteurs"): no single-subject prefix.
 _COLLECTIVE_RE = re.compile(
     r"\b(deux|trois|quatre|cinq|chaque|chacun|tous les|toutes les|les \w+s candidats)\b", re.IGNORECASE
@@ -221,6 +230,8 @@ class _Analyst:
             score += 0.5 * min(len(_sentence_names(s.text, self.subjects)), 3)
         if _PROMO_RE.search(s.text):
             score -= 3
+        if _SETUP_RE.search(s.text):
+            score -= 2.5
         return score
 
     # --- findings --------------------------------------------------------------------------
