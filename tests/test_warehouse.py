@@ -269,3 +269,74 @@ def test_tables_without_files_are_empty_views(tmp_path: Path) -> None:
 def test_no_warehouse_yet_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(wh.WarehouseError, match="no warehouse here yet"):
         wh.query(tmp_path / "nothing", "SELECT 1")
+
+
+# --- summary index and lazy views ----------------------------------------------------------------
+
+
+def _trend_ids(parquet: Path) -> list[str]:
+    _, rows = wh.query(parquet, "SELECT run_id FROM run_trends ORDER BY run_id")
+    return [r[0] for r in rows]
+
+
+def test_summary_index_lists_every_committed_run(tmp_path: Path) -> None:
+    results = [_record(tmp_path, T0 + timedelta(days=i), seed=i) for i in range(3)]
+    index = pq.read_table(wh.summary_index_path(tmp_path / "parquet"))
+    assert sorted(index.column("run_id").to_pylist()) == sorted(r.run_id for r in results)
+    assert index.column("run_date").to_pylist() == [(T0 + timedelta(days=i)).date() for i in range(3)]
+    _, from_index = wh.query(tmp_path / "parquet", "SELECT run_id, cost_usd FROM run_trends ORDER BY run_id")
+    _, from_files = wh.query(tmp_path / "parquet", "SELECT run_id, cost_usd FROM runs ORDER BY run_id")
+    assert from_index == from_files
+
+
+def test_trends_stay_right_when_the_index_lags_or_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parquet = tmp_path / "parquet"
+    first = _record(tmp_path, T0, seed=1)
+    real_update = wh.update_summary_index
+
+    def broken(_: Path) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(wh, "update_summary_index", broken)
+    second = _record(tmp_path, T0 + timedelta(days=1), seed=2)  # committed, index not updated
+    assert pq.read_table(wh.summary_index_path(parquet)).column("run_id").to_pylist() == [first.run_id]
+    assert _trend_ids(parquet) == sorted([first.run_id, second.run_id])  # the unindexed run is read too
+
+    monkeypatch.setattr(wh, "update_summary_index", real_update)
+    third = _record(tmp_path, T0 + timedelta(days=2), seed=3)  # the next commit repairs the index
+    assert len(pq.read_table(wh.summary_index_path(parquet))) == 3
+
+    wh.summary_index_path(parquet).unlink()
+    assert _trend_ids(parquet) == sorted(r.run_id for r in (first, second, third))
+
+    wh.update_summary_index(parquet)
+    for path in parquet.rglob(f"{second.run_id}.parquet"):  # an operator removes a run
+        path.unlink()
+    assert _trend_ids(parquet) == sorted([first.run_id, third.run_id])  # index lists a gone run: ignored
+
+
+def test_concurrent_recordings_keep_every_run_in_the_index(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    folders = [write_synthetic_run(tmp_path / "runs", T0 + timedelta(hours=i), seed=i) for i in range(8)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda folder: wh.record_run_dir(folder, tmp_path / "parquet"), folders))
+    index = pq.read_table(wh.summary_index_path(tmp_path / "parquet"))
+    assert sorted(index.column("run_id").to_pylist()) == sorted(f.name for f in folders)
+
+
+def test_only_the_views_a_query_reads_are_created(tmp_path: Path) -> None:
+    _record(tmp_path)
+    con = wh.connect(tmp_path / "parquet", queries=["SELECT * FROM run_trends"])
+    try:
+        views = {
+            r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+        }
+    finally:
+        con.close()
+    assert views == {"run_trends", "runs_summary"}  # not the nine table views
+    # A reference the lexical scan misses ("FROM a, b") is retried with every view.
+    _, rows = wh.query(tmp_path / "parquet", "SELECT count(*) FROM runs, alerts_by_code")
+    assert rows[0][0] >= 0

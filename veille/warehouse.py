@@ -26,10 +26,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -54,6 +55,7 @@ __all__ = [
     "build_tables",
     "check_read_only",
     "committed_files",
+    "committed_runs",
     "connect",
     "file_schema_version",
     "is_recorded",
@@ -65,9 +67,13 @@ __all__ = [
     "record_run_dir",
     "register_migration",
     "run_date_of",
+    "summary_index_path",
+    "update_summary_index",
     "upgrade_table",
     "write_run_tables",
 ]
+
+logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 VIEWS_DIR = PROJECT_ROOT / "warehouse"
@@ -729,7 +735,96 @@ def write_run_tables(
         final = partition_path(parquet_dir, name, run_date, run_id)
         _write_atomic(tables[name], final, exclusive=name == "runs")
         written[name] = final
+    try:
+        update_summary_index(parquet_dir)
+    except Exception as exc:  # the run is committed; readers fall back to the per-run files
+        logger.warning("run %s recorded, but the summary index was not updated: %s", run_id, exc)
     return written
+
+
+# --------------------------------------------------------------------------- summary index
+#
+# Trend queries read one ``runs`` row per run. With one file per run, a year of nights is 365 file
+# opens (~0.3-1 ms each), too slow for an interactive ``veille trends``. So every commit also
+# refreshes ``<parquet_dir>/_index/runs_summary.parquet``: the ``runs`` rows of every committed
+# run plus their ``run_date``, in one small file. It is derived data: the per-run files stay the
+# truth, readers check the index against them (a directory listing) and read the per-run files of
+# any run the index misses, and the next commit repairs it.
+
+INDEX_DIR = "_index"
+INDEX_FILE = "runs_summary.parquet"
+
+
+def summary_index_path(parquet_dir: Path) -> Path:
+    """``<parquet_dir>/_index/runs_summary.parquet`` (outside every table's glob)."""
+    return Path(parquet_dir) / INDEX_DIR / INDEX_FILE
+
+
+def committed_runs(parquet_dir: Path) -> dict[str, Path]:
+    """Run id → its committed ``runs`` file (a directory listing, no file opened)."""
+    found: dict[str, Path] = {}
+    root = Path(parquet_dir) / "runs"
+    if not root.is_dir():
+        return found
+    with os.scandir(root) as partitions:
+        for partition in partitions:
+            if not (partition.is_dir() and partition.name.startswith("run_date=")):
+                continue
+            with os.scandir(partition.path) as files:
+                for entry in files:
+                    if entry.name.endswith(".parquet") and not entry.name.startswith("."):
+                        found[entry.name.removesuffix(".parquet")] = Path(entry.path)
+    return found
+
+
+def _read_runs_file(path: Path) -> pa.Table:
+    table = pq.read_table(path)
+    run_date = date.fromisoformat(path.parent.name.removeprefix("run_date="))
+    return table.append_column(
+        pa.field("run_date", pa.date32()), pa.array([run_date] * table.num_rows, pa.date32())
+    )
+
+
+@contextlib.contextmanager
+def _index_lock(parquet_dir: Path) -> Iterator[None]:
+    # Two runs recording at once must not lose each other's row (read-modify-write of the index).
+    folder = Path(parquet_dir) / INDEX_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".lock").open("a") as handle:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock; readers still check the index against the files
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def update_summary_index(parquet_dir: Path) -> Path | None:
+    """Bring the summary index in line with the committed runs; returns its path (None: no run)."""
+    with _index_lock(parquet_dir):
+        committed = committed_runs(parquet_dir)
+        path = summary_index_path(parquet_dir)
+        if not committed:
+            path.unlink(missing_ok=True)
+            return None
+        index = pq.read_table(path) if path.exists() else None
+        indexed = set(index.column("run_id").to_pylist()) if index is not None else set()
+        if indexed == set(committed):
+            return path
+        parts: list[pa.Table] = []
+        if index is not None and indexed:
+            keep = pa.array([run_id in committed for run_id in index.column("run_id").to_pylist()])
+            parts.append(index.filter(keep))
+        parts += [_read_runs_file(committed[run_id]) for run_id in sorted(set(committed) - indexed)]
+        # promote: partitions of an older schema version get NULL for columns added since.
+        merged = pa.concat_tables(parts, promote_options="default")
+        merged = merged.sort_by([("run_date", "ascending"), ("run_id", "ascending")])
+        _write_atomic(merged, path, exclusive=False)
+        return path
 
 
 @dataclass(frozen=True)
@@ -807,23 +902,91 @@ def read_sql(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def _view_files(views_dir: Path) -> list[Path]:
+_VIEW_NAME_RE = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+\"?(\w+)\"?", re.IGNORECASE)
+SUMMARY_VIEW = "runs_summary"  # built in Python (see _create_summary_view), trend views read it
+
+
+def _strip_comments(sql: str) -> str:
+    return re.sub(r"--[^\n]*", "", sql)
+
+
+_REFERENCE_RE = re.compile(r"\b(?:FROM|JOIN|DESCRIBE|SUMMARIZE)\s+\"?(\w+)", re.IGNORECASE)
+
+
+def _references(sql: str) -> set[str]:
+    """Relation names a statement reads (after FROM, JOIN, DESCRIBE, SUMMARIZE), lower-cased.
+
+    A cheap lexical scan, not a parser: it may miss a name (``FROM a, b`` sees ``a`` only), which
+    :func:`query` handles by retrying with every view; it never needs to bind anything.
+    """
+    return {name.lower() for name in _REFERENCE_RE.findall(_strip_comments(sql))}
+
+
+@dataclass(frozen=True)
+class _View:
+    name: str
+    sql: str  # empty for the Python-built summary view
+    table: str | None  # the warehouse table it reads, for table views
+
+
+def _view_catalogue(views_dir: Path) -> dict[str, _View]:
     files = sorted(views_dir.glob("*.sql"))
     if not files:
         raise WarehouseError(f"{views_dir}: no view definitions (*.sql) found")
-    return files
+    views = {SUMMARY_VIEW: _View(SUMMARY_VIEW, "", None)}
+    for path in files:
+        sql = path.read_text(encoding="utf-8")
+        match = _VIEW_NAME_RE.search(_strip_comments(sql))
+        if match is None:
+            raise WarehouseError(f"{path}: expected a CREATE [OR REPLACE] VIEW <name> AS ... statement")
+        table = path.stem.removeprefix("table_") if path.stem.startswith("table_") else None
+        if table is not None and table != match.group(1):
+            raise WarehouseError(f"{path}: a table view file must create the view {table!r}")
+        views[match.group(1)] = _View(match.group(1), sql, table)
+    return views
 
 
-def connect(parquet_dir: Path, *, views_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
+def _needed_views(views: Mapping[str, _View], queries: Iterable[str] | None) -> list[str]:
+    """Views the queries mention, with what those views read, in dependency order.
+
+    Creating a view binds it (every file of its table is opened), so only what a query needs is
+    created. A query reading no known view (``SHOW TABLES``, ``SELECT 1``) gets them all.
+    """
+    referenced = set().union(*(_references(q) for q in queries)) if queries is not None else set()
+    wanted = [name for name in views if name.lower() in referenced] or list(views)
+    ordered: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in ordered:
+            return
+        if name in path:
+            raise WarehouseError(f"views depend on each other in a cycle: {' -> '.join((*path, name))}")
+        body = _references(views[name].sql)
+        for other in views:
+            if other != name and other.lower() in body:
+                visit(other, (*path, name))
+        ordered.append(name)
+
+    for name in wanted:
+        visit(name, ())
+    return ordered
+
+
+def connect(
+    parquet_dir: Path, *, views_dir: Path | None = None, queries: Iterable[str] | None = None
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the warehouse views; file access limited to ``parquet_dir``, config locked.
 
-    View files named ``table_<name>.sql`` define the view of one table; when that table has no
-    file yet, an empty view with the table's schema replaces it so every query still binds. The
-    other files (trend views) run afterwards, in name order. One connection per thread.
+    ``queries``: the SQL about to run; only the views it mentions (and what they read) are created
+    (all of them when None). View files named ``table_<name>.sql`` define the view of one table;
+    when that table has no file yet, an empty view with the table's schema replaces it so every
+    query still binds. ``runs_summary`` is built here from the summary index. One connection per
+    thread.
     """
     root = Path(parquet_dir).resolve()
     if not root.is_dir():
         raise WarehouseError(f"{root}: no warehouse here yet (no run recorded); run the flow first")
+    views = _view_catalogue(views_dir or VIEWS_DIR)
     con = duckdb.connect(":memory:")
     try:
         # Before locking: the only directory DuckDB may touch is the Parquet tree.
@@ -833,12 +996,14 @@ def connect(parquet_dir: Path, *, views_dir: Path | None = None) -> duckdb.DuckD
         con.execute("SET parquet_metadata_cache = true")
         con.execute("SET TimeZone = 'UTC'")  # timestamps print in UTC, as stored
         con.execute("SET VARIABLE parquet_dir = ?", [str(root)])
-        for path in _view_files(views_dir or VIEWS_DIR):
-            table = path.stem.removeprefix("table_") if path.stem.startswith("table_") else None
-            if table is not None and table in TABLES and not committed_files(root, table):
-                _create_empty_view(con, table)
-                continue
-            con.execute(path.read_text(encoding="utf-8"))
+        for name in _needed_views(views, queries):
+            view = views[name]
+            if name == SUMMARY_VIEW:
+                _create_summary_view(con, root)
+            elif view.table in TABLES and not committed_files(root, view.table):
+                _create_empty_view(con, view.table)
+            else:
+                con.execute(view.sql)
         con.execute("SET lock_configuration = true")
     except duckdb.Error as exc:
         con.close()
@@ -846,11 +1011,37 @@ def connect(parquet_dir: Path, *, views_dir: Path | None = None) -> duckdb.DuckD
     return con
 
 
-def _create_empty_view(con: duckdb.DuckDBPyConnection, table: str) -> None:
+def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """``runs_summary``: the ``runs`` rows, from the index when it covers every committed run."""
+    committed = committed_runs(root)
+    index = summary_index_path(root)
+    if not committed:
+        _create_empty_view(con, "runs", name=SUMMARY_VIEW)
+        return
+    indexed: set[str] = set()
+    if index.exists():
+        indexed = set(pq.read_table(index, columns=["run_id"]).column("run_id").to_pylist())
+    per_run = "hive_partitioning = true, hive_types = {'run_date': DATE}, union_by_name = true"
+    if indexed and indexed <= set(committed):
+        missing = sorted(str(committed[r]) for r in set(committed) - indexed)
+        con.execute("SET VARIABLE runs_index = ?", [str(index)])
+        source = "SELECT * FROM read_parquet(getvariable('runs_index'))"
+        if missing:  # committed after the last index update (or the update failed)
+            con.execute("SET VARIABLE runs_unindexed = ?", [missing])
+            source += (
+                f" UNION ALL BY NAME SELECT * FROM read_parquet(getvariable('runs_unindexed'), {per_run})"
+            )
+    else:  # no index, or it lists runs whose files are gone: read every run's file
+        source = f"SELECT * FROM read_parquet(getvariable('parquet_dir') || '/runs/run_date=*/*.parquet', {per_run})"
+    con.execute(f"CREATE VIEW {SUMMARY_VIEW} AS {source}")
+
+
+def _create_empty_view(con: duckdb.DuckDBPyConnection, table: str, *, name: str | None = None) -> None:
     # A zero-row relation with the exact schema (plus the partition column), so views bind.
+    view = name or table
     empty = TABLES[table].empty_table().append_column("run_date", pa.array([], pa.date32()))
-    con.register(f"_empty_{table}", empty)
-    con.execute(f'CREATE VIEW "{table}" AS SELECT * FROM "_empty_{table}"')
+    con.register(f"_empty_{view}", empty)
+    con.execute(f'CREATE VIEW "{view}" AS SELECT * FROM "_empty_{view}"')
 
 
 _READ_ONLY_TYPES = {"SELECT"}
@@ -893,23 +1084,32 @@ def query(
     A write, ATTACH, COPY, SET… raises :class:`ReadOnlyQueryError`; so does reading a file outside
     the warehouse (DuckDB refuses it: external access is off, only the Parquet directory is allowed).
     """
-    con = connect(parquet_dir, views_dir=views_dir)
+    con = connect(parquet_dir, views_dir=views_dir, queries=[sql])
     try:
         if read_only_check:
             check_read_only(con, sql)
         try:
-            relation = con.execute(sql, params) if params is not None else con.execute(sql)
-            columns = [d[0] for d in relation.description or []]
-            rows = relation.fetchall()
-        except duckdb.PermissionException as exc:
-            raise ReadOnlyQueryError(
-                f"the warehouse query may only read the warehouse ({Path(parquet_dir).resolve()}): {exc}"
-            ) from exc
-        except duckdb.Error as exc:
-            raise WarehouseError(f"query failed: {exc}") from exc
-        return columns, rows
+            return _fetch(con, sql, params)
+        except duckdb.CatalogException:
+            # The lexical scan missed a view the query reads: retry once with every view.
+            con.close()
+            con = connect(parquet_dir, views_dir=views_dir)
+            return _fetch(con, sql, params)
+    except duckdb.PermissionException as exc:
+        raise ReadOnlyQueryError(
+            f"the warehouse query may only read the warehouse ({Path(parquet_dir).resolve()}): {exc}"
+        ) from exc
+    except duckdb.Error as exc:
+        raise WarehouseError(f"query failed: {exc}") from exc
     finally:
         con.close()
+
+
+def _fetch(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    relation = con.execute(sql, params) if params is not None else con.execute(sql)
+    return [d[0] for d in relation.description or []], relation.fetchall()
 
 
 def iter_run_dirs(runs_dir: Path) -> Iterable[Path]:

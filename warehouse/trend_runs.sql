@@ -1,6 +1,6 @@
 -- run_trends: one row per run with what `veille trends` prints and charts (cost, tokens, grader
--- scores, alerts, rounds). Reads only the `runs` table, whose rows carry the per-run summary, so
--- a year of nightly runs is one small file per night (see bench/warehouse_trends.py).
+-- scores, alerts, rounds). Reads runs_summary: the `runs` rows (each carries its run's summary)
+-- from the summary index, one small file for all runs (see veille/warehouse.py, bench/warehouse_trends.py).
 CREATE OR REPLACE VIEW run_trends AS
 SELECT
     run_id,
@@ -35,4 +35,4 @@ SELECT
     final_scores['judge+numbers'] AS score_judge_numbers,
     final_scores['structure.contradictions'] AS score_contradictions,
     final_scores['structure.citations'] AS score_citations
-FROM runs;
+FROM runs_summary;
