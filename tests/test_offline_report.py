@@ -150,6 +150,19 @@ def test_writer_trims_to_the_word_budget_keeping_each_subtask() -> None:
         assert any(f"Constat numéro {n} " in body for n in range(1, 80) if n % 3 + 1 == k)
 
 
+def test_writer_leaves_out_superlative_and_promotional_statements() -> None:
+    extra = [
+        NumberedFinding(
+            subtask_id="st-2", statement="Barzo propose la licence la moins chère, à 110 EUR.", sources=[4]
+        ),
+        NumberedFinding(
+            subtask_id="st-2", statement="Sauvia est un outil révolutionnaire à 120 EUR.", sources=[5]
+        ),
+    ]
+    draft = write(_writer_input(findings=[*_writer_input().findings, *extra])).markdown
+    assert "la moins chère" not in draft and "révolutionnaire" not in draft
+
+
 def test_writer_names_every_missing_axis() -> None:
     axis = "Que disent les documents sur l'exploitation de Sauvia, Barzo et Quillon ?"
     draft = write(_writer_input(missing_axes=[axis])).markdown
@@ -184,6 +197,7 @@ def test_critic_gives_a_compliant_draft_full_marks() -> None:
         ("no_section", "correctness"),
         ("no_mention", "correctness"),
         ("no_figures", "concreteness"),
+        ("superlative", "tone"),
     ],
 )
 def test_critic_lowers_the_criterion_a_defect_breaks(defect: str, criterion: str) -> None:
@@ -200,6 +214,7 @@ def test_critic_lowers_the_criterion_a_defect_breaks(defect: str, criterion: str
         "no_section": good.replace("## Ce qui reste incertain", "## Autres remarques"),
         "no_mention": good.replace("Quillon", "l'outil"),
         "no_figures": re.sub(r"\d", "", good),
+        "superlative": good.replace("Licence Barzo :", "Licence Barzo, la moins chère :"),
     }[defect]
     before = criticise(_critic_input(good, grid))
     after = criticise(_critic_input(bad, grid))
@@ -232,6 +247,7 @@ def test_reviser_repairs_a_draft_the_arbiter_rejects() -> None:
         "- Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus, selon la grille publiée "
         "par l'éditeur au mois de septembre pour toutes les nouvelles souscriptions de l'année 2027 [4][12].\n"
         "- Un fait sans aucune source.\n"
+        "- Quillon offre la meilleure immutabilité, 30 jours [3].\n"
         "- Débit mesuré pour Sauvia : 2,1 Go/s [2] sur notre jeu de référence.\n\n"
         "## Sources\n\n1. bk-01\n"
     )
@@ -252,6 +268,7 @@ def test_reviser_repairs_a_draft_the_arbiter_rejects() -> None:
         )
     ).markdown
     assert "[12]" not in revised and "leader" not in revised and "!" not in revised
+    assert "la meilleure" not in revised
     assert "Un fait sans aucune source" not in revised
     assert "Sources" not in section_order(revised)
     assert "110 EUR" in revised and "2,1 Go/s" in revised

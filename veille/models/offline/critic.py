@@ -6,7 +6,7 @@ draft that meets every rule can score 5 everywhere and the loop can validate:
 - clarity: sentences over the limit, repeated sentences, synthesis not in three sentences;
 - concreteness: share of key-point bullets quoting a figure;
 - citations: share of key-point bullets ending with their sources, orphan numbers, uncited text;
-- tone: forbidden words, promotional words, exclamation marks;
+- tone: forbidden words, promotional words, superlatives, exclamation marks;
 - correctness: sections (present, in order, no Sources section), mandatory mentions, word range,
   doubled words and unbalanced brackets.
 
@@ -29,7 +29,7 @@ from veille.models.offline.markdown import (
     sentences,
     split_sections,
 )
-from veille.models.offline.text import extract_figures
+from veille.models.offline.text import SUPERLATIVE_RE, extract_figures
 from veille.report import section_order
 from veille.roles.critic import CriticInput
 
@@ -65,6 +65,7 @@ class Measures:
     orphans: list[int] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
     promotional: list[str] = field(default_factory=list)
+    superlatives: list[str] = field(default_factory=list)
     exclamations: int = 0
     section_problems: list[str] = field(default_factory=list)
     missing_mentions: list[str] = field(default_factory=list)
@@ -153,6 +154,11 @@ def measure(data: CriticInput) -> Measures:
     )
     for w in m.promotional:
         m.remarks.append(f"Le mot « {w} » donne un ton commercial : remplacez-le par un fait chiffré.")
+    m.superlatives = sorted({match.group(0).lower() for match in SUPERLATIVE_RE.finditer(draft)})
+    for w in m.superlatives:
+        m.remarks.append(
+            f"Le superlatif « {w} » n'est pas neutre : donnez plutôt le chiffre qui le justifie."
+        )
     m.exclamations = draft.count("!")
     if m.exclamations:
         m.remarks.append("Retirez les points d'exclamation : le ton doit rester factuel.")
@@ -201,7 +207,9 @@ def scores(m: Measures, data: CriticInput) -> dict[str, int]:
     citations = _ratio_score(m.bullets_cited / m.bullets, (1.0, 0.9, 0.7)) if m.bullets else 1
     if m.orphans:
         citations = min(citations, 2)
-    tone = _clamp(5 - 2 * len(m.forbidden) - len(m.promotional) - min(m.exclamations, 2))
+    tone = _clamp(
+        5 - 2 * len(m.forbidden) - len(m.promotional) - bool(m.superlatives) - min(m.exclamations, 2)
+    )
     correctness = _clamp(
         5 - len(m.section_problems) - len(m.missing_mentions) - m.out_of_range - len(m.typos)
     )

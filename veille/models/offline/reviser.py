@@ -2,11 +2,12 @@
 
 Whatever the instructions say, the grid rules are re-applied in this order: keep exactly the three
 sections (a ``## Sources`` section or extra sections are folded away), remove orphan citation
-numbers, remove forbidden words, give every key point its final source numbers (a bullet with no
-source at all is dropped: an unsourced fact is not shipped), cut sentences over the limit at a
-comma or conjunction, bring the synthesis back to three sentences, add missing mandatory mentions
-to the synthesis, then trim or extend to the word range. Forbidden words and mentions quoted in the
-instructions (« … ») are handled even when the payload lists do not carry them.
+numbers and forbidden words, give every key point its final source numbers (a bullet with no
+source at all is dropped: an unsourced fact is not shipped), drop key points phrased with a
+superlative, cut sentences over the limit at a comma or conjunction, bring the synthesis back to
+three sentences, add missing mandatory mentions to the synthesis, then trim or extend to the word
+range. Forbidden words and mentions quoted in the instructions (« … ») are handled even when the
+payload lists do not carry them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from veille.models.offline.markdown import (
     sentences,
     split_sections,
 )
-from veille.models.offline.text import extract_figures
+from veille.models.offline.text import SUPERLATIVE_RE, extract_figures
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, SourceRef
 
@@ -138,6 +139,10 @@ def revise(data: ReviserInput) -> Draft:
             b = _CITE_RE.sub("", b).rstrip(" .") + " " + "".join(f"[{n}]" for n in numbers) + "."
         fixed.append(b)
     key_points = list(dict.fromkeys(fixed))  # repeated bullets once
+    # A superlative is not neutral, and cutting it out of a sentence breaks the sentence: the bullet
+    # goes (one bullet at least stays).
+    plain = [b for b in key_points if not SUPERLATIVE_RE.search(_CITE_RE.sub("", b))]
+    key_points = plain or key_points[:1]
 
     # 5. Sentences over the limit are cut.
     key_points = [_fit_text(b, limit) for b in key_points]

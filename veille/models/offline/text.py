@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = [
     "STOP_WORDS",
+    "SUPERLATIVE_RE",
     "content_words",
     "cosine",
     "date_key",
@@ -290,6 +291,13 @@ def figure_unit(figure: str) -> str:
 
 def is_year(figure: str) -> bool:
     return bool(_YEAR_RE.match(figure.strip()))
+
+
+# French superlatives: "la plus faible", "les moins chers", "le meilleur", "la pire".
+SUPERLATIVE_RE = re.compile(
+    r"\b(?:le|la|les|l')\s*(?:plus|moins)\s+(?!de\b|d'|que\b|tôt\b|tard\b)\w+|\b(?:meilleure?s?|pires?)\b",
+    re.IGNORECASE,
+)
 
 
 def jaccard(a: Sequence[str], b: Sequence[str]) -> float:

@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veille.models.offline.markdown import assemble, count_words, fit_sentence, sentence_words
-from veille.models.offline.text import extract_figures
+from veille.models.offline.text import SUPERLATIVE_RE, extract_figures
 from veille.roles.writer import Draft, WriterInput
 
 __all__ = ["write"]
 
 _CITE_RE = re.compile(r"\s*\[(\d+)\]")
-_SUPERLATIVE_RE = re.compile(
+_PROMO_RE = re.compile(
     r"\b(révolutionnaire|incroyable|exceptionnel(le)?s?|inégalée?s?|leader|n°\s?1|meilleur du marché)\b",
     re.IGNORECASE,
 )
@@ -132,8 +132,8 @@ def write(data: WriterInput) -> Draft:
     for finding in sorted(data.findings, key=lambda f: order.index(f.subtask_id)):
         text, inline = _clean(finding.statement, valid)
         numbers = list(dict.fromkeys([*inline, *(n for n in finding.sources if n in valid)]))
-        if not numbers or not text or _SUPERLATIVE_RE.search(text):
-            continue  # a fact without a valid source, or in a promotional tone, is not written
+        if not numbers or not text or _PROMO_RE.search(text) or SUPERLATIVE_RE.search(text):
+            continue  # a fact without a valid source, promotional or superlative, is not written
         key = text.casefold()
         if key in seen:  # the same statement from two branches: one bullet, all its sources
             twin = seen[key]
