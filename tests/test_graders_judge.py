@@ -159,3 +159,22 @@ def test_judge_through_fake_gemini(gemini_client: tuple[FakeGemini, ModelClient]
     assert server.requests[0].model == client.settings.role("judge").model
     records = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
     assert [(r["role"], r["status"]) for r in records] == [("judge", "schema_error"), ("judge", "ok")]
+
+
+# --- offline engine (proxy scores) ---------------------------------------------------------------
+
+
+def test_offline_judge_ranks_the_reference_above_a_wrong_answer(tmp_path: Path, bundled_corpus: Path) -> None:
+    from veille.corpus import load_reference
+
+    reference = load_reference(bundled_corpus)
+    assert reference is not None
+    settings = Settings(backend="offline", warehouse_dir=tmp_path / "warehouse", use_cache=False)
+    with build_client(settings, run_id="run-offline-judge") as client:
+        wrong = "Orvet est le meilleur moteur, sans aucun doute !"
+        results = JudgeGrader(client).grade_group(
+            "Quel moteur ?", reference.dossier, [wrong, reference.dossier]
+        )
+    assert results[1].score > results[0].score  # type: ignore[operator]
+    assert all(0.0 <= r.score <= 1.0 for r in results)  # type: ignore[operator]
+    assert all(set(r.details["criteria"]) == {"accuracy", "usefulness", "tone", "format"} for r in results)
