@@ -120,6 +120,18 @@ def test_overfull_axis_is_split_not_truncated(authority: AuthorityRanking, max_d
         assert _together(result, group), group
 
 
+def test_more_axes_than_max_subtasks_are_merged_not_dropped(authority: AuthorityRanking) -> None:
+    data = synthetic_planner_input(max_subtasks=2, max_docs=8)
+    result = plan(data, authority.framing())
+    _check_plan_shape(result, data)
+    assert len(result.sub_tasks) == 2
+    assert {i for st in result.sub_tasks for i in st.doc_ids} == set(SYNTHETIC_KEEP)
+    for group in SYNTHETIC_GROUPS:
+        assert _together(result, group), group
+    # A merged sub-task's question names the aspects of both axes.
+    assert any(" ; " in st.question for st in result.sub_tasks)
+
+
 def test_split_keeps_same_subject_pairs_together() -> None:
     # Eight documents on one axis, max 4 per sub-task: two sub-tasks, each pair inside one of them.
     topics = [

@@ -62,6 +62,7 @@ class _Axis:
     label: str
     facets: list[str]
     text: str
+    merged: bool = False  # two bullets folded into one sub-task (more axes than max_subtasks)
 
 
 _BULLET_RE = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?P<text>.+)$")
@@ -389,6 +390,34 @@ class _Planner:
         position = {i: n for n, i in enumerate(ids)}
         return (sorted(parts[0], key=lambda i: position[i]), sorted(parts[1], key=lambda i: position[i]))
 
+    def merge_axes(self, members: list[list[str]]) -> list[list[str]]:
+        """More axes holding documents than ``max_subtasks``: the smallest axis joins the axis whose
+        documents are most like its own (its label and facets join too), until they fit."""
+        vectors = {d.id: weighted_vector(d.stems, self.idf) for d in self.docs}
+
+        def centroid(ids: Sequence[str]) -> dict[str, float]:
+            out: dict[str, float] = {}
+            for i in ids:
+                for key, value in vectors[i].items():
+                    out[key] = out.get(key, 0.0) + value
+            return out
+
+        while sum(1 for m in members if m) > self.data.max_subtasks:
+            live = [k for k, m in enumerate(members) if m]
+            small = min(live, key=lambda k: (len(members[k]), -k))
+            others = [k for k in live if k != small]
+            target = max(others, key=lambda k: (cosine(centroid(members[small]), centroid(members[k])), -k))
+            a, b = self.axes[target], self.axes[small]
+            self.axes[target] = _Axis(
+                label=f"{a.label} ; {b.label[:1].lower() + b.label[1:]}",
+                facets=[*a.facets, *b.facets],
+                text=f"{a.text} ; {b.text}",
+                merged=True,
+            )
+            members[target] = list(dict.fromkeys([*members[target], *members[small]]))
+            members[small] = []
+        return members
+
     def fit_capacity(
         self, members: list[list[str]], pairs: Sequence[tuple[float, str, str]]
     ) -> list[tuple[int, list[str]]]:
@@ -467,7 +496,9 @@ class _Planner:
 
     def question(self, axis: _Axis, facets: Sequence[str] | None) -> str:
         label = axis.label[:1].lower() + axis.label[1:] if not axis.label[1:2].isupper() else axis.label
-        if facets is None:
+        if facets is None and axis.merged:
+            detail = ", ".join(axis.facets)
+        elif facets is None:
             _, _, detail = axis.text.partition(":")
             detail = detail.strip()
         else:
@@ -568,7 +599,7 @@ def plan(
     pairs = planner.same_subject_pairs(kept)
     sub_tasks: list[SubTask] = []
     if planner.axes:
-        members = planner.assign(kept, pairs)
+        members = planner.merge_axes(planner.assign(kept, pairs))
         tasks = planner.fit_capacity(members, pairs)
         parts_of: dict[int, list[list[str]]] = {}
         for axis_index, ids in tasks:
