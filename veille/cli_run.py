@@ -1,11 +1,199 @@
-"""`veille` commands: run."""
+"""`veille` commands: run, ingest, catalogue.
+
+Heavy imports (Prefect, DuckDB) happen inside the commands so that ``veille --help`` stays instant.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
 import typer
 
-__all__ = ["register"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from veille.settings import Settings
+    from veille.store import Catalogue, IngestReport
+
+__all__ = ["build_settings", "print_ingest_summary", "quiet_corpus_tracebacks", "register"]
+
+T = TypeVar("T")
+
+CorpusOption = Annotated[
+    Path | None,
+    typer.Option("--corpus", help="Corpus folder (request.md, docs/*.md). Default: the bundled corpus."),
+]
+StrictOption = Annotated[
+    bool,
+    typer.Option("--strict", help="Fail the run on the first invalid document instead of skipping it."),
+]
+WarehouseOption = Annotated[
+    Path | None,
+    typer.Option("--warehouse", help="Warehouse directory (DuckDB file, runs). Default: warehouse/data/."),
+]
+
+
+def build_settings(
+    corpus: Path | None = None, strict: bool = False, warehouse: Path | None = None, **extra: Any
+) -> Settings:
+    """Settings for one command, built once: options over environment (VEILLE_*) over veille.toml.
+    ``strict=False`` means "not forced" (VEILLE_STRICT=true still applies)."""
+    from veille.settings import Settings
+
+    overrides: dict[str, Any] = dict(extra)
+    if corpus is not None:
+        overrides["corpus_dir"] = corpus.expanduser()
+    if warehouse is not None:
+        overrides["warehouse_dir"] = warehouse.expanduser()
+    if strict:
+        overrides["strict"] = True
+    return Settings(**overrides)
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _guarded(action: Callable[[], T]) -> T:
+    """Run ``action``; bad input becomes a one-line message and a non-zero exit code, never a traceback."""
+    from pydantic import ValidationError
+
+    from veille.corpus import CorpusError
+
+    try:
+        return action()
+    except CorpusError as exc:
+        raise _fail(str(exc), 2) from None
+    except FileNotFoundError as exc:
+        raise _fail(str(exc), 1) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise _fail(f"invalid settings: {where}: {first['msg']}", 2) from None
+
+
+class _DropCorpusTraceback(logging.Filter):
+    """Prefect logs a failed task/flow with its traceback; for bad input the one-line message is enough."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from veille.corpus import CorpusError
+
+        if record.exc_info and isinstance(record.exc_info[1], CorpusError):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+@contextmanager
+def quiet_corpus_tracebacks() -> Iterator[None]:
+    """While active, log records carrying a CorpusError lose their traceback (root handlers)."""
+    handlers = list(logging.getLogger().handlers)
+    filt = _DropCorpusTraceback()
+    for handler in handlers:
+        handler.addFilter(filt)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(filt)
+
+
+def print_ingest_summary(
+    report: IngestReport, listing: Catalogue | None, console: Console | None = None
+) -> None:
+    """Counts, alerts and (if given) the catalogue, for people. Reused by the full pipeline's `veille run`."""
+    from rich.console import Console
+
+    out = console or Console()
+    out.print(
+        f"[bold]Ingestion[/bold] of {report.corpus_dir} into {report.database} ({report.duration_s:.2f} s)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    out.print(
+        f"  ingested {report.ingested} (added {report.added}, updated {report.updated}), "
+        f"unchanged {report.unchanged}, removed {report.removed}, skipped {report.skipped} invalid; "
+        f"[bold]{report.documents}[/bold] documents in the catalogue",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if report.alerts:
+        out.print(f"[bold]Alerts[/bold] ({len(report.alerts)})")
+        style = {"info": "cyan", "warning": "yellow", "error": "red"}
+        for alert in report.alerts:
+            out.print(
+                f"  [{style[alert.severity]}]{alert.severity:<7}[/] {alert.code}", end=" ", highlight=False
+            )
+            out.print(alert.message, markup=False, highlight=False, soft_wrap=True)
+    else:
+        out.print("[bold]Alerts[/bold]: none")
+    if listing is not None:
+        out.print(
+            f"[bold]Catalogue[/bold] ({len(listing.entries)} documents, ~{listing.token_estimate} tokens, estimated)"
+        )
+        out.print(listing.text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _run_ingest_flow(settings: Settings) -> IngestReport:
+    from flows.ingest import ingest_flow
+
+    with quiet_corpus_tracebacks():
+        return ingest_flow(settings=settings)
+
+
+def run(corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None) -> None:
+    """Run the pipeline on a corpus (at this stage: ingest + catalogue, as Prefect tasks) and print a summary."""
+    from veille.store import read_catalogue
+
+    settings = _guarded(lambda: build_settings(corpus, strict, warehouse))
+    report = _guarded(lambda: _run_ingest_flow(settings))
+    listing = _guarded(lambda: read_catalogue(settings.database))
+    print_ingest_summary(report, listing)
+
+
+def ingest(
+    corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None
+) -> None:
+    """Ingest the corpus into DuckDB (incremental, one transaction), without Prefect orchestration."""
+    from veille.store import ingest_corpus
+
+    settings = _guarded(lambda: build_settings(corpus, strict, warehouse))
+    report = _guarded(
+        lambda: ingest_corpus(
+            settings.corpus_dir,
+            settings.database,
+            strict=settings.strict,
+            max_doc_bytes=settings.max_doc_bytes,
+        )
+    )
+    print_ingest_summary(report, None)
+
+
+def catalogue(
+    warehouse: WarehouseOption = None,
+    summaries: Annotated[bool, typer.Option("--summaries", help="Append each document's summary.")] = False,
+) -> None:
+    """Print the catalogue (one line per valid document, ordered by id) from the last ingestion."""
+    from rich.console import Console
+
+    from veille.store import read_catalogue
+
+    settings = _guarded(lambda: build_settings(warehouse=warehouse))
+    listing = _guarded(lambda: read_catalogue(settings.database, with_summaries=summaries))
+    console = Console()
+    console.print(listing.text, markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"{len(listing.entries)} documents, ~{listing.token_estimate} tokens (estimated)", style="dim"
+    )
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("run")(run)
+    app.command("ingest")(ingest)
+    app.command("catalogue")(catalogue)

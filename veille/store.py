@@ -330,7 +330,7 @@ class _Ingestion:
                     f"duplicate id {doc.id!r}: {self.corpus_dir / other} already uses it",
                 )
         except CorpusError as exc:
-            self.errors.append(exc)
+            self.errors.append(exc.with_traceback(None))  # frames would keep the connection alive
             self.counts["skipped"] += 1
             code = (
                 "ingest.duplicate_id" if exc.problem.startswith("duplicate id") else "ingest.invalid_document"
@@ -430,6 +430,17 @@ def ingest_corpus(
     writes nothing) when the corpus folder, ``request.md`` or ``docs/`` is missing or invalid, or when
     no document is valid.
     """
+    try:
+        return _ingest_corpus(corpus_dir, db_path, strict, max_doc_bytes, batch_size, trust_file_stat)
+    except CorpusError as exc:
+        # Bad input, not a bug: drop the inner frames, which hold the (closed) DuckDB connection alive as
+        # long as the exception lives (Prefect keeps it in the failed state).
+        raise exc.with_traceback(None) from None
+
+
+def _ingest_corpus(
+    corpus_dir: Path, db_path: Path, strict: bool, max_doc_bytes: int, batch_size: int, trust_file_stat: bool
+) -> IngestReport:
     started, clock = _utcnow(), time.perf_counter()
     corpus_dir, db_path = Path(corpus_dir), Path(db_path)
     alerts: list[Alert] = []
