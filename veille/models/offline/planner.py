@@ -166,11 +166,11 @@ class _Planner:
         own = {d.id: sum(weights.get(s, 0.0) for s in sorted(d.vocab)) for d in self.docs}
         kept: set[str] = set()
         for d in self.docs:
-            named = bool(d.terms or not self.term_keys)
+            names_term = bool(d.terms or not self.term_keys)
             if self.data.with_summaries and d.entry.summary:
-                needed = t.strong_with_term if named else t.strong_without_term
+                needed = t.strong_with_term if names_term else t.strong_without_term
             else:
-                needed = t.title_only_with_term if named else t.title_only_without_term
+                needed = t.title_only_with_term if names_term else t.title_only_without_term
             if own[d.id] >= needed:
                 kept.add(d.id)
         # Community: a document naming a request term that shares rare words with another one naming
