@@ -134,6 +134,7 @@ class _Planner:
         self.docs = [self._doc(e) for e in data.catalogue]
         self.by_id = {d.id: d for d in self.docs}
         self.idf = _idf(self.docs)
+        self._scores: dict[str, list[float]] = {}  # axis scores, filled by assign()
 
     # --- documents and relevance ------------------------------------------------------------
 
@@ -446,7 +447,7 @@ class _Planner:
                 unsplittable.add(tuple(ids))
                 continue
             tasks[n : n + 1] = [(axis, first), (axis, second)]
-        scores = getattr(self, "_scores", {})
+        scores = self._scores
 
         def fit(doc_id: str, axis: int) -> float:
             row = scores.get(doc_id)
