@@ -52,7 +52,7 @@ def test_run_summary_matches_the_journal(tmp_path: Path) -> None:
     assert summary["input_tokens"] == sum(c["input_tokens"] for c in calls)
     assert summary["cost_usd"] == pytest.approx(sum(c["cost_usd"] or 0 for c in calls))
     assert summary["cost_complete"] is False  # one call had no price: the total is a lower bound
-    assert dict(summary["final_scores"]).keys() == {"rouge_l", "numeric", "judge"}
+    assert dict(summary["final_scores"]).keys() == {"rouge_l", "numeric", "judge", "judge+numbers"}
     assert summary["revision_gain"] == pytest.approx(0.05)
     assert calls[0]["started_at"].tzinfo is not None
 
@@ -253,7 +253,7 @@ def test_views_span_several_runs_on_several_dates(tmp_path: Path) -> None:
     _, gain = wh.query(parquet, "SELECT count(*), bool_and(improved) FROM revision_gain")
     assert gain == [(4, True)]
     _, scores = wh.query(parquet, "SELECT DISTINCT grader FROM score_trend ORDER BY 1")
-    assert [s[0] for s in scores] == ["judge", "numeric", "rouge_l"]
+    assert [s[0] for s in scores] == ["judge", "judge+numbers", "numeric", "rouge_l"]
     _, alerts = wh.query(parquet, "SELECT sum(alerts) FROM alerts_by_code")
     assert alerts[0][0] == sum(r.rows["alerts"] for r in results)
 

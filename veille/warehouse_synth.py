@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ROLES", "make_run_id", "write_synthetic_run"]
+__all__ = ["ROLES", "demo_warehouse", "make_run_id", "write_synthetic_run"]
 
 ROLES = ("planner", "analyst", "writer", "critic", "reviser", "judge")
 _ALERT_CODES = (
@@ -240,5 +240,35 @@ def write_synthetic_run(
             }
             for r in range(1, rounds + 1)
         ]
+        numeric = grades[1]["score"]
+        grades.append(
+            {
+                "grader": "judge+numbers",
+                "version": "1",
+                "target": "final",
+                "score": round(0.5 * judge_final + 0.5 * float(numeric), 3),  # type: ignore[arg-type]
+                "model": "gemini-2.5-pro",
+                "details": {},
+            }
+        )
         _write(run_dir / "grades.json", grades)
     return run_dir
+
+
+def demo_warehouse(warehouse_dir: Path, *, nights: int = 7, start: datetime | None = None) -> list[str]:
+    """Record ``nights`` synthetic nightly runs (02:00 UTC) in ``warehouse_dir``; returns their run ids.
+
+    For docs and demos (docs/warehouse.md): deterministic, one run per night, seeds 0..nights-1.
+    """
+    from veille.warehouse import record_run_dir
+
+    first = start or datetime(2026, 3, 1, 2, 0, tzinfo=UTC)
+    runs_dir = Path(warehouse_dir) / "runs"
+    parquet_dir = Path(warehouse_dir) / "parquet"
+    run_ids = []
+    for night in range(nights):
+        folder = write_synthetic_run(
+            runs_dir, first + timedelta(days=night), seed=night, rounds=1 + night % 3
+        )
+        run_ids.append(record_run_dir(folder, parquet_dir).run_id)
+    return run_ids
