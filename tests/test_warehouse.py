@@ -340,3 +340,18 @@ def test_only_the_views_a_query_reads_are_created(tmp_path: Path) -> None:
     # A reference the lexical scan misses ("FROM a, b") is retried with every view.
     _, rows = wh.query(tmp_path / "parquet", "SELECT count(*) FROM runs, alerts_by_code")
     assert rows[0][0] >= 0
+
+
+def test_schema_and_views_are_documented() -> None:
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "warehouse.md").read_text(encoding="utf-8")
+    assert f"**Schema version: {wh.SCHEMA_VERSION}.**" in doc
+    for migration in wh.MIGRATIONS:
+        assert re.search(rf"^\| {migration.version} \|", doc, flags=re.MULTILINE), migration
+    for name, schema in wh.TABLES.items():
+        section = doc.split(f"### `{name}`", 1)[1].split("\n#", 1)[0]
+        documented = re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE)
+        assert documented == schema.names, name
+    for view in wh._view_catalogue(wh.VIEWS_DIR):
+        assert f"`{view}`" in doc, view
