@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from veille.citations import cited_numbers
 from veille.corpus import Facts, Reference
 from veille.graders.base import GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
@@ -150,7 +151,7 @@ class StructuralChecks:
         else:
             numbers = {int(s["number"]) for s in sources if isinstance(s.get("number"), int)}
             body = strip_sources(report)
-            cited = sorted({int(n) for n in _CITATION.findall(body)})
+            cited = sorted(cited_numbers(body))  # "[1, 3]" lists count too
             invalid = [n for n in cited if n not in numbers]
             score = (len(cited) - len(invalid)) / len(cited) if cited else 0.0
             results.append(
