@@ -90,6 +90,20 @@ def make_plan(client: ModelClientLike, data: PlannerInput) -> PlanOutcome:
                 subject=doc_id,
             )
         )
+    if (
+        data.with_summaries
+        and any(e.summary for e in data.catalogue)
+        and planner_role.summary_budget(data) is None
+    ):
+        alerts.append(
+            Alert(
+                code="plan.summaries_omitted",
+                severity="info",
+                stage="plan",
+                message=f"résumés non montrés au planificateur : le catalogue seul atteint le budget de "
+                f"{planner_role.LINE_TOKEN_BUDGET} tokens par ligne",
+            )
+        )
     return PlanOutcome(plan=plan, proposed=proposed, alerts=alerts)
 
 

@@ -1,0 +1,284 @@
+"""Pipeline benchmarks (issue 4): wall time of a full offline run, fan-out, read amplification, planner prompt.
+
+Usage (figures recorded in docs/benchmarks.md, section "Pipeline"):
+
+    .venv/bin/python bench/pipeline.py                 # everything
+    .venv/bin/python bench/pipeline.py --only offline  # or: server, fanout
+
+Each measurement runs in a fresh child process (``--child``) so Python and Prefect start cold:
+
+- ``offline``: full run of the veille flow on the bundled corpus with the offline engine, Prefect in
+  ephemeral mode (the default without PREFECT_API_URL). Split: imports; Prefect start-up (the
+  temporary API server the client starts, timed by starting it explicitly first); pipeline work (the
+  flow call: ingest → … → outputs, grading and Parquet included). Twice: with a fresh PREFECT_HOME
+  (database created and migrated) and with a warm one (second run on the same home).
+- ``server``: the same run against a Prefect server already running on 127.0.0.1 (`make server`):
+  start-up is then only the client's first API call.
+- ``fanout``: the flow through the real google-genai SDK against the fake Gemini server adding 1 s of
+  latency per call, with 4 sub-tasks; the analyse stage (first analyst request received → last
+  analyst reply sent, server clock) with the default thread pool vs ``ThreadPoolTaskRunner(1)``.
+- read amplification (input tokens of the run ÷ tokens of the corpus files) and planner prompt
+  tokens per catalogue line, from the offline run's call journal (offline token counts are estimates,
+  ceil(chars / 4), see veille/tokens.py).
+
+Targets: offline total ≤ 15 s; fan-out ratio ≤ 0.35; read amplification ≤ 2.0; planner ≤ 50 tokens/line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+CORPUS = PROJECT_ROOT / "corpus"
+TELEMETRY_OFF = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false",
+}
+FANOUT_AXES = [
+    ("Quels débits Kestrel et Tamaris atteignent-ils sur notre charge ?", ["doc-01", "doc-02"]),
+    ("Quel est le coût des licences pour 12 GPU ?", ["doc-03", "doc-04"]),
+    ("La faille d'Orvet 2.4 est-elle décrite ?", ["doc-05"]),
+    ("Orvet 2.5 corrige-t-il la faille ?", ["doc-06"]),
+]
+
+
+# ------------------------------------------------------------------------------------ child side
+def _child_offline(warehouse: Path, start_server: bool) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    from flows.veille import veille_flow
+
+    t1 = time.perf_counter()
+    if start_server:
+        # What the Prefect client does on its first API call without PREFECT_API_URL, done
+        # explicitly so it can be timed apart from the flow.
+        from prefect.server.api.server import SubprocessASGIServer
+
+        SubprocessASGIServer().start()
+    t2 = time.perf_counter()
+    os.environ["VEILLE_WAREHOUSE_DIR"] = str(warehouse)
+    state = veille_flow(corpus=str(CORPUS), backend="offline", return_state=True)
+    t3 = time.perf_counter()
+    if not state.is_completed():
+        raise SystemExit(f"offline run ended {state.type}: {state.message}")
+    run_dir = Path(state.result())
+    return {
+        "import_s": t1 - t0,
+        "startup_s": t2 - t1,
+        "pipeline_s": t3 - t2,
+        "total_s": t3 - t0,
+        "run_dir": str(run_dir),
+        **_token_figures(run_dir),
+    }
+
+
+def _token_figures(run_dir: Path) -> dict[str, Any]:
+    from veille.models.journal import read_journal
+    from veille.tokens import estimate_tokens
+
+    records = read_journal(run_dir / "calls.jsonl")
+    corpus_tokens = sum(
+        estimate_tokens(p.read_text(encoding="utf-8")) for p in (CORPUS / "docs").glob("*.md")
+    )
+    pipeline_in = sum(r.input_tokens for r in records if r.role != "judge")
+    all_in = sum(r.input_tokens for r in records)
+    planner = [r for r in records if r.role == "planner" and r.status == "ok"]
+    lines = len(list((CORPUS / "docs").glob("*.md")))
+    return {
+        "corpus_tokens": corpus_tokens,
+        "input_tokens_pipeline": pipeline_in,
+        "input_tokens_with_judge": all_in,
+        "read_amplification": pipeline_in / corpus_tokens,
+        "read_amplification_with_judge": all_in / corpus_tokens,
+        "planner_input_tokens": planner[-1].input_tokens if planner else None,
+        "planner_tokens_per_line": planner[-1].input_tokens / lines if planner else None,
+        "catalogue_lines": lines,
+    }
+
+
+def _child_fanout(workdir: Path) -> dict[str, Any]:
+    sys.path.insert(0, str(PROJECT_ROOT))
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from flows.veille import veille_flow
+    from tests.fake_gemini import FakeGemini
+    from tests.flowkit import write_corpus
+    from tests.gemini_script import gemini_responder, role_of
+
+    corpus = write_corpus(workdir / "corpus")
+    os.environ.update(
+        {
+            "GEMINI_API_KEY": "bench-fake-key",
+            "VEILLE_GEMINI_API_VERSION": "v1beta",
+            "VEILLE_USE_CACHE": "false",
+        }
+    )
+    out: dict[str, Any] = {}
+    with FakeGemini(latency_s=1.0) as server:
+        server.responder = gemini_responder(axes=FANOUT_AXES)
+        os.environ["VEILLE_GEMINI_BASE_URL"] = server.base_url
+        # Warm-up: starts the ephemeral API so neither measured run pays for it.
+        os.environ["VEILLE_WAREHOUSE_DIR"] = str(workdir / "warmup")
+        veille_flow(corpus=str(corpus), backend="gemini", use_cache=False, return_state=True)
+        for name, flow in (
+            ("parallel", veille_flow),
+            ("serial", veille_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=1))),
+        ):
+            server.reset()
+            os.environ["VEILLE_WAREHOUSE_DIR"] = str(workdir / name)  # fresh task caches
+            t0 = time.perf_counter()
+            state = flow(corpus=str(corpus), backend="gemini", use_cache=False, return_state=True)
+            wall = time.perf_counter() - t0
+            if not state.is_completed():
+                raise SystemExit(f"fan-out run ({name}) ended {state.type}: {state.message}")
+            requests = server.requests
+            analysts = [r for r in requests if role_of(r.body) == "analyst"]
+            planner_done = next(r.finished_at for r in requests if role_of(r.body) == "planner")
+            writer_in = next(r.received_at for r in requests if role_of(r.body) == "writer")
+            out[name] = {
+                "flow_s": wall,
+                # planner reply sent -> writer request received: the whole mapped stage, Prefect
+                # task scheduling and document fetches included
+                "analyse_stage_s": writer_in - (planner_done or 0.0),
+                # first analyst request -> last analyst reply: the model calls alone
+                "analyst_calls_span_s": max(r.finished_at or 0.0 for r in analysts)
+                - min(r.received_at for r in analysts),
+                "analyst_calls": len(analysts),
+                "max_in_flight": server.max_in_flight,
+                "calls": len(requests),
+            }
+    out["ratio_stage"] = out["parallel"]["analyse_stage_s"] / out["serial"]["analyse_stage_s"]
+    out["ratio_calls_span"] = out["parallel"]["analyst_calls_span_s"] / out["serial"]["analyst_calls_span_s"]
+    out["ratio_flow"] = out["parallel"]["flow_s"] / out["serial"]["flow_s"]
+    return out
+
+
+# ----------------------------------------------------------------------------------- parent side
+def _run_child(mode: str, env: dict[str, str], *args: str) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, *args]
+    proc = subprocess.run(cmd, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"child {mode} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VEILLE_", "PREFECT_"))}
+    env.pop("GOOGLE_API_KEY", None)
+    env.pop("GEMINI_API_KEY", None)
+    env.update(TELEMETRY_OFF)
+    env["PREFECT_HOME"] = str(home)
+    env["PREFECT_LOGGING_LEVEL"] = "WARNING"
+    return env
+
+
+def bench_offline(tmp: Path) -> dict[str, Any]:
+    home = tmp / "prefect-home"
+    cold = _run_child("offline", _base_env(home), "--workdir", str(tmp / "cold"))
+    warm = _run_child("offline", _base_env(home), "--workdir", str(tmp / "warm"))
+    return {"cold_home": cold, "warm_home": warm}
+
+
+def bench_server(tmp: Path) -> dict[str, Any]:
+    from veille.ops import free_port, server_env, start_prefect_process, stop_process, wait_healthy
+
+    port = free_port()
+    env = server_env(port=port, home=tmp / "server-home", base=_base_env(tmp / "server-home"))
+    proc = start_prefect_process(["server", "start"], env=env, log_path=tmp / "server.log")
+    try:
+        ready_s = wait_healthy(env["PREFECT_API_URL"], proc=proc)
+        first = _run_child("server", env, "--workdir", str(tmp / "server-1"))
+        second = _run_child("server", env, "--workdir", str(tmp / "server-2"))
+    finally:
+        stop_process(proc)
+    return {"server_ready_s": ready_s, "first": first, "second": second}
+
+
+def bench_fanout(tmp: Path) -> dict[str, Any]:
+    return _run_child("fanout", _base_env(tmp / "fanout-home"), "--workdir", str(tmp / "fanout"))
+
+
+def _print(results: dict[str, Any]) -> None:
+    print(json.dumps(results, indent=2, default=str))
+    lines = ["", "| measure | value | target |", "|---|---|---|"]
+    for label, key in (("fresh PREFECT_HOME", "cold_home"), ("warm PREFECT_HOME", "warm_home")):
+        r = results.get("offline", {}).get(key)
+        if r:
+            lines.append(
+                f"| offline run, ephemeral API, {label}: imports / start-up / pipeline / total | "
+                f"{r['import_s']:.1f} / {r['startup_s']:.1f} / {r['pipeline_s']:.1f} / **{r['total_s']:.1f} s** | ≤ 15 s |"
+            )
+    server = results.get("server")
+    if server:
+        for key in ("first", "second"):
+            r = server[key]
+            lines.append(
+                f"| offline run, running server ({key} run): imports / pipeline / total | "
+                f"{r['import_s']:.1f} / {r['pipeline_s']:.1f} / **{r['total_s']:.1f} s** | ≤ 15 s |"
+            )
+    offline = results.get("offline", {}).get("warm_home")
+    if offline:
+        lines.append(
+            f"| read amplification (pipeline input tokens ÷ corpus tokens) | "
+            f"{offline['input_tokens_pipeline']} ÷ {offline['corpus_tokens']} = **{offline['read_amplification']:.2f}** "
+            f"(with the judge: {offline['read_amplification_with_judge']:.2f}) | ≤ 2.0 |"
+        )
+        lines.append(
+            f"| planner input tokens per catalogue line | {offline['planner_input_tokens']} ÷ "
+            f"{offline['catalogue_lines']} = **{offline['planner_tokens_per_line']:.1f}** | ≤ 50 |"
+        )
+    fan = results.get("fanout")
+    if fan:
+        p, s = fan["parallel"], fan["serial"]
+        lines.append(
+            f"| fan-out, 4 sub-tasks, 1 s per call: analyse stage (planner reply → writer request) "
+            f"parallel / serial | {p['analyse_stage_s']:.2f} / {s['analyse_stage_s']:.2f} s = "
+            f"**{fan['ratio_stage']:.2f}** | ≤ 0.35 |"
+        )
+        lines.append(
+            f"| fan-out: analyst calls only (first request → last reply) parallel / serial | "
+            f"{p['analyst_calls_span_s']:.2f} / {s['analyst_calls_span_s']:.2f} s = {fan['ratio_calls_span']:.2f} | — |"
+        )
+        lines.append(
+            f"| fan-out, whole flow parallel / serial | {p['flow_s']:.1f} / {s['flow_s']:.1f} s = "
+            f"{fan['ratio_flow']:.2f} | — |"
+        )
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["offline", "server", "fanout"], action="append")
+    parser.add_argument("--child", choices=["offline", "server", "fanout"], help=argparse.SUPPRESS)
+    parser.add_argument("--workdir", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        if args.child == "fanout":
+            result = _child_fanout(args.workdir)
+        else:
+            result = _child_offline(args.workdir / "warehouse", start_server=args.child == "offline")
+        print(json.dumps(result, default=str))
+        return
+    wanted = args.only or ["offline", "server", "fanout"]
+    results: dict[str, Any] = {"cpus": os.cpu_count()}
+    with tempfile.TemporaryDirectory(prefix="veille-bench-") as tmp:
+        if "offline" in wanted:
+            results["offline"] = bench_offline(Path(tmp))
+        if "server" in wanted:
+            results["server"] = bench_server(Path(tmp))
+        if "fanout" in wanted:
+            results["fanout"] = bench_fanout(Path(tmp))
+    _print(results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""A fake-Gemini responder for the flow over the test corpus of tests/flowkit.py.
+
+The real SDK sends prompts, not payloads, so each role is recognised by its system instruction and
+answered from what its prompt shows (document ids for analysts, source numbers for the writer).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tests.fake_gemini import Reply
+from tests.flowkit import AXES, PERFECT, draft_from
+from veille.roles import analyst, critic, planner, reviser, writer
+from veille.roles.analyst import Finding, Findings
+from veille.roles.planner import Plan, SubTask
+from veille.roles.writer import Draft
+
+__all__ = ["gemini_responder", "role_of"]
+
+_ROLES = {
+    planner.INSTRUCTIONS: "planner",
+    analyst.INSTRUCTIONS: "analyst",
+    writer.INSTRUCTIONS: "writer",
+    critic.INSTRUCTIONS: "critic",
+    reviser.INSTRUCTIONS: "reviser",
+}
+
+
+def _text(content: dict[str, Any]) -> str:
+    return "".join(part.get("text", "") for part in content.get("parts", []))
+
+
+def role_of(body: dict[str, Any]) -> str:
+    system = _text(body.get("systemInstruction", {}))
+    return _ROLES.get(system, "unknown")
+
+
+def gemini_responder(
+    *, axes: Sequence[tuple[str, list[str]]] = AXES, delay_s: float = 0.0
+) -> Callable[[dict[str, Any], str], Reply]:
+    """``FakeGemini.responder``: a valid answer for every role of the flow; the plan has one
+    sub-task per ``(question, doc ids)`` of ``axes``."""
+
+    def respond(body: dict[str, Any], model: str) -> Reply:
+        role = role_of(body)
+        prompt = _text(body["contents"][0])
+        tokens = {"prompt_tokens": len(prompt) // 4, "output_tokens": 50, "model_version": model}
+        if role == "planner":
+            answer: Any = Plan(
+                sub_tasks=[SubTask(id=f"st-{i}", question=q, doc_ids=d) for i, (q, d) in enumerate(axes, 1)],
+                excluded=["doc-07"],
+            )
+        elif role == "analyst":
+            ids = re.findall(r'<document id="([^"]+)"', prompt)
+            answer = Findings(findings=[Finding(statement=f"Constat tiré de {i}.", doc_ids=[i]) for i in ids])
+        elif role in ("writer", "reviser"):
+            match = re.search(r"Numéros de sources disponibles : ([\d, ]+)\.", prompt)
+            numbers = [int(n) for n in match.group(1).split(",")] if match else [1]
+            answer = Draft(markdown=draft_from({"sources": [{"number": n} for n in numbers]}))
+        elif role == "critic":
+            answer = PERFECT
+        else:
+            return Reply.error(400, f"fake Gemini: unrecognised system instruction for model {model}")
+        return Reply.json(answer, delay_s=delay_s, **tokens)
+
+    return respond

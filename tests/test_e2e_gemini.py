@@ -1,0 +1,69 @@
+"""End to end through the real google-genai SDK against the loopback fake Gemini server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flows.veille import veille_flow
+from tests.fake_gemini import FakeGemini
+from tests.flowkit import write_corpus
+from tests.gemini_script import gemini_responder, role_of
+from veille.models.journal import read_journal
+from veille.report import MODEL_SECTIONS, split_sections
+
+pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
+
+CANARY = "AIza-test-canary-0123456789-never-logged"
+
+
+@pytest.fixture()
+def server() -> Iterator[FakeGemini]:
+    with FakeGemini() as fake:
+        fake.responder = gemini_responder()
+        yield fake
+
+
+def test_flow_through_the_real_sdk(
+    server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warehouse = tmp_path / "warehouse"
+    for name, value in {
+        "GEMINI_API_KEY": CANARY,
+        "VEILLE_WAREHOUSE_DIR": str(warehouse),
+        "VEILLE_GEMINI_BASE_URL": server.base_url,
+        "VEILLE_GEMINI_API_VERSION": "v1beta",
+        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
+    }.items():
+        monkeypatch.setenv(name, value)
+    corpus = write_corpus(tmp_path / "corpus")
+
+    state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
+    assert state.is_completed(), state.message
+    run_dir = Path(state.result())
+
+    roles = [role_of(r.body) for r in server.requests]
+    assert roles.count("planner") == 1 and roles.count("analyst") == 3 and roles.count("writer") == 1
+    assert "unknown" not in roles
+    assert all(r.headers.get("x-goog-api-key") == CANARY for r in server.requests)
+    # Structured output: the SDK sent the role's JSON schema with every request.
+    assert all(
+        r.body["generationConfig"].get("responseMimeType") == "application/json" for r in server.requests
+    )
+
+    calls = read_journal(run_dir / "calls.jsonl")
+    assert len(calls) == len(server.requests)
+    assert {c.backend for c in calls} == {"gemini"} and not any(c.estimated for c in calls)
+    run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert run["backend"] == "gemini" and run["status"] == "completed"
+    assert run["models"]["planner"] == server.requests[0].model
+
+    report = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert all(split_sections(report).get(name) for name in (*MODEL_SECTIONS, "Sources"))
+    # The key reaches the server and nothing else: no file of the run folder or warehouse holds it.
+    for path in warehouse.rglob("*"):
+        if path.is_file():
+            assert CANARY.encode() not in path.read_bytes(), path

@@ -1,0 +1,82 @@
+"""End to end with the offline engine on the bundled corpus, checked against reference/facts.yaml.
+
+Nothing here names a document: the expectations come from the corpus's own reference, so the same
+test applies to any corpus that ships one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows.veille import veille_flow
+from veille.citations import cited_numbers, invalid_citations
+from veille.corpus import load_reference
+from veille.report import MODEL_SECTIONS, split_sections
+
+pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def offline_run(bundled_corpus_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
+        state = veille_flow(corpus=str(bundled_corpus_path), backend="offline", return_state=True)
+    assert state.is_completed(), state.message
+    return Path(state.result())
+
+
+@pytest.fixture(scope="module")
+def bundled_corpus_path() -> Path:
+    return Path(__file__).resolve().parents[1] / "corpus"
+
+
+def test_plan_respects_the_reference_groups_keep_and_exclude(
+    offline_run: Path, bundled_corpus_path: Path
+) -> None:
+    reference = load_reference(bundled_corpus_path)
+    assert reference is not None
+    facts = reference.facts
+    plan = _json(offline_run / "plan.json")
+    scopes = [set(st["doc_ids"]) for st in plan["sub_tasks"]]
+    used = set().union(*scopes)
+    for group in facts.groups:  # same subject at different dates: read together by one analyst
+        assert any(set(group) <= scope for scope in scopes), f"group {group} split across sub-tasks"
+    assert set(facts.keep) <= used, f"kept documents not read: {sorted(set(facts.keep) - used)}"
+    assert not set(facts.exclude) & used
+    assert set(facts.exclude) <= set(plan["excluded"])
+
+
+def test_report_has_every_section_and_no_orphan_citation(offline_run: Path) -> None:
+    report = (offline_run / "report.md").read_text(encoding="utf-8")
+    sections = split_sections(report)
+    for name in (*MODEL_SECTIONS, "Sources"):
+        assert sections.get(name), f"section {name!r} missing or empty"
+    sources = _json(offline_run / "sources.json")
+    body = report.split("\n## Sources")[0]
+    assert invalid_citations(body, [None] * len(sources)) == []
+    # Every listed source is cited, numbered in order of first appearance.
+    first_seen = cited_numbers(body)
+    assert first_seen == [s["number"] for s in sources]
+
+
+def test_run_folder_is_complete_and_consistent(offline_run: Path) -> None:
+    run = _json(offline_run / "run.json")
+    assert run["status"] == "completed" and run["backend"] == "offline"
+    plan = _json(offline_run / "plan.json")
+    findings = _json(offline_run / "findings.json")
+    assert set(findings) == {st["id"] for st in plan["sub_tasks"]}
+    assert all(f["status"] == "ok" for f in findings.values())
+    review = _json(offline_run / "review.json")
+    assert run["rounds"] == len(review["rounds"]) >= 1 and run["validated"] == review["validated"]
+    calls = [json.loads(line) for line in (offline_run / "calls.jsonl").read_text().splitlines()]
+    analyst_calls = {c["subtask_id"] for c in calls if c["role"] == "analyst"}
+    assert analyst_calls == set(findings)

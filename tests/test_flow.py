@@ -1,0 +1,188 @@
+"""The veille flow with scripted models (real Prefect engine, ephemeral API from the test harness)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows.veille import veille_flow
+from tasks.clients import model_override
+from tests.flowkit import AXES, PERFECT, read_json, responder, write_corpus
+from veille.citations import invalid_citations
+from veille.models.journal import read_journal
+from veille.models.scripted import ScriptedModel
+from veille.report import MODEL_SECTIONS, split_sections
+from veille.roles.planner import Plan, SubTask
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "corpus")
+
+
+@pytest.fixture()
+def warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "warehouse"
+    monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(path))
+    return path
+
+
+def _run(model: ScriptedModel, corpus: Path, warehouse: Path, **params: Any) -> tuple[Any, Path]:
+    """Run the flow with ``model`` as backend; return its final state and its (newest) run folder."""
+    with model_override(model):
+        state = veille_flow(corpus=str(corpus), return_state=True, **params)
+    run_dirs = sorted((warehouse / "runs").iterdir(), key=lambda p: p.stat().st_mtime_ns)
+    return state, run_dirs[-1]
+
+
+def _alert_codes(run_dir: Path) -> list[str]:
+    return [a["code"] for a in read_json(run_dir / "alerts.json")]
+
+
+def test_happy_path_writes_the_whole_run_folder(corpus: Path, warehouse: Path) -> None:
+    model = ScriptedModel(function=responder())
+    state, run_dir = _run(model, corpus, warehouse)
+    assert state.is_completed(), state.message
+    assert state.result() == str(run_dir)
+    for name in (
+        "run.json",
+        "plan.json",
+        "findings.json",
+        "sources.json",
+        "review.json",
+        "alerts.json",
+        "calls.jsonl",
+        "report.md",
+        "documents.json",
+    ):
+        assert (run_dir / name).is_file(), name
+    plan = read_json(run_dir / "plan.json")
+    assert [st["doc_ids"] for st in plan["sub_tasks"]] == [d for _, d in AXES]
+    assert plan["excluded"] == ["doc-07"]
+    run = read_json(run_dir / "run.json")
+    assert run["status"] == "completed" and run["backend"] == "scripted" and run["validated"] is True
+    assert (run["subtasks_total"], run["subtasks_failed"], run["rounds"]) == (3, 0, 1)
+    report = (run_dir / "report.md").read_text(encoding="utf-8")
+    sections = split_sections(report)
+    assert all(name in sections for name in (*MODEL_SECTIONS, "Sources"))
+    sources = read_json(run_dir / "sources.json")
+    assert invalid_citations(report.split("## Sources")[0], [None] * len(sources)) == []
+    assert [s["number"] for s in sources] == list(range(1, len(sources) + 1))
+    # Each analyst saw only its own documents.
+    for request in model.requests_for("analyst"):
+        docs = {d["id"] for d in request.payload["documents"]}
+        assert docs == set(dict(AXES)[request.payload["question"]])
+    assert len(read_journal(run_dir / "calls.jsonl")) == len(model.requests)
+
+
+def test_schema_invalid_answer_is_reasked_then_accepted(corpus: Path, warehouse: Path) -> None:
+    model = ScriptedModel(responses={"planner": ['{"sub_tasks": "pas une liste"}']}, function=responder())
+    state, run_dir = _run(model, corpus, warehouse)
+    assert state.is_completed(), state.message
+    planner = [r for r in read_journal(run_dir / "calls.jsonl") if r.role == "planner"]
+    assert [(r.attempt, r.status) for r in planner] == [(1, "schema_error"), (2, "ok")]
+    assert len({r.call_id for r in planner}) == 1
+    # The re-ask carried the invalid answer and the validation error back to the model.
+    assert model.requests_for("planner")[1].feedback[0][0] == '{"sub_tasks": "pas une liste"}'
+
+
+def test_hallucinated_ids_never_reach_an_analyst_or_the_report(corpus: Path, warehouse: Path) -> None:
+    plan = Plan(
+        sub_tasks=[
+            SubTask(id="st-9", question=AXES[0][0], doc_ids=["doc-01", "doc-41", "doc-02"]),
+            SubTask(id="st-9", question=AXES[1][0], doc_ids=["doc-03", "doc-04"]),
+            SubTask(id="st-3", question="Question sans source valide ?", doc_ids=["doc-99"]),
+        ],
+        excluded=["doc-07"],
+    )
+    model = ScriptedModel(function=responder(plan=plan, foreign_citation="doc-05"))
+    state, run_dir = _run(model, corpus, warehouse)
+    assert state.is_completed(), state.message
+    codes = _alert_codes(run_dir)
+    assert {"plan.unknown_ids", "plan.empty_subtask", "analyse.foreign_citation"} <= set(codes)
+    saved = read_json(run_dir / "plan.json")
+    assert [st["id"] for st in saved["sub_tasks"]] == ["st-1", "st-2"]
+    assert saved["sub_tasks"][0]["doc_ids"] == ["doc-01", "doc-02"]
+    seen = {d["id"] for r in model.requests_for("analyst") for d in r.payload["documents"]}
+    assert seen == {"doc-01", "doc-02", "doc-03", "doc-04"}
+    findings = read_json(run_dir / "findings.json")
+    cited = {i for st in findings.values() for f in st["findings"] for i in f["doc_ids"]}
+    assert "doc-05" not in cited and "doc-41" not in cited
+    assert "doc-05" not in {s["id"] for s in read_json(run_dir / "sources.json")}
+    # doc-05 and doc-06 were in no sub-task: the validated plan lists them as excluded, and the
+    # suspicious-exclusion check flags doc-05/doc-06 whose titles name a request term (Orvet).
+    assert {"doc-05", "doc-06"} <= set(saved["excluded"])
+    assert codes.count("plan.suspicious_exclusion") == 2
+
+
+def test_loop_validates_at_round_two_and_the_reviser_runs_once(corpus: Path, warehouse: Path) -> None:
+    low = {**PERFECT, "clarity": 3, "remarks": ["Raccourcir la synthèse."]}
+    model = ScriptedModel(function=responder(critic=lambda n: low if n == 1 else PERFECT))
+    state, run_dir = _run(model, corpus, warehouse, max_rounds=4)
+    assert state.is_completed(), state.message
+    assert len(model.requests_for("critic")) == 2
+    assert len(model.requests_for("reviser")) == 1
+    review = read_json(run_dir / "review.json")
+    assert review["validated"] is True
+    assert [(r["round"], r["valid"]) for r in review["rounds"]] == [(1, False), (2, True)]
+    first = review["rounds"][0]
+    assert first["scores"]["clarity"] == 3 and first["mean"] == pytest.approx(4.6)
+    assert "Raccourcir la synthèse." in first["instructions"]
+    assert first["word_count"] > 0 and first["draft"]
+    # The reviser got the arbiter's instructions verbatim.
+    assert model.requests_for("reviser")[0].payload["instructions"] == first["instructions"]
+
+
+def test_loop_is_bounded_and_an_unvalidated_report_is_kept(corpus: Path, warehouse: Path) -> None:
+    model = ScriptedModel(function=responder(critic=lambda n: {**PERFECT, "tone": 2}))
+    state, run_dir = _run(model, corpus, warehouse, max_rounds=2)
+    assert state.is_completed(), state.message
+    assert len(model.requests_for("critic")) == 2
+    assert len(model.requests_for("reviser")) == 1
+    review = read_json(run_dir / "review.json")
+    assert review["validated"] is False and len(review["rounds"]) == 2
+    assert "review.not_validated" in _alert_codes(run_dir)
+    assert read_json(run_dir / "run.json")["validated"] is False
+    assert (run_dir / "report.md").read_text(encoding="utf-8").startswith("# ")
+
+
+def test_a_failed_branch_gives_a_partial_report_and_a_failed_run(corpus: Path, warehouse: Path) -> None:
+    model = ScriptedModel(function=responder(analyst_fail={"st-2"}))
+    state, run_dir = _run(model, corpus, warehouse)
+    assert state.is_failed()
+    findings = read_json(run_dir / "findings.json")
+    assert [findings[k]["status"] for k in ("st-1", "st-2", "st-3")] == ["ok", "failed", "ok"]
+    assert "ValueError" in findings["st-2"]["error"]
+    report = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert AXES[1][0] in split_sections(report)["Ce qui reste incertain"]
+    assert {"analyse.branch_failed", "run.partial_report"} <= set(_alert_codes(run_dir))
+    run = read_json(run_dir / "run.json")
+    assert (run["status"], run["subtasks_failed"]) == ("failed", 1)
+    # The documents of the failed branch are not cited.
+    assert not {"doc-03", "doc-04"} & {s["id"] for s in read_json(run_dir / "sources.json")}
+
+
+def test_retry_reruns_only_the_failed_branch(corpus: Path, warehouse: Path) -> None:
+    first = ScriptedModel(function=responder())
+    state, run_dir = _run(first, corpus, warehouse, fail_subtasks=["st-2"])
+    assert state.is_failed()
+    assert "run.partial_report" in _alert_codes(run_dir)
+    assert {r.payload["subtask_id"] for r in first.requests_for("analyst")} == {"st-1", "st-3"}
+
+    second = ScriptedModel(function=responder())
+    state, rerun_dir = _run(second, corpus, warehouse)
+    assert state.is_completed(), state.message
+    assert rerun_dir != run_dir
+    calls = read_journal(rerun_dir / "calls.jsonl")
+    assert {r.subtask_id for r in calls if r.role == "analyst"} == {"st-2"}
+    assert not [r for r in calls if r.role == "planner"]  # the plan came from the persisted result
+    findings = read_json(rerun_dir / "findings.json")
+    assert all(v["status"] == "ok" for v in findings.values()) and len(findings) == 3
+    report = (rerun_dir / "report.md").read_text(encoding="utf-8")
+    assert "Axe non couvert" not in report
+    assert json.loads((rerun_dir / "run.json").read_text())["status"] == "completed"
