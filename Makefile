@@ -30,3 +30,32 @@ typecheck: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(BIN)/pytest -q -n 2 $(PYTEST_ARGS)
+
+# --- Operating with Prefect (docs/operations.md) -----------------------------------------
+# A local server on loopback (UI on http://127.0.0.1:4200), the nightly deployment, a worker.
+PREFECT_HOST ?= 127.0.0.1
+PREFECT_PORT ?= 4200
+PREFECT_API_URL ?= http://$(PREFECT_HOST):$(PREFECT_PORT)/api
+POOL ?= veille-process
+
+.PHONY: server deploy worker
+
+# --port alone would leave the UI calling the API on 4200: give it the URL explicitly.
+server: $(STAMP)
+	PREFECT_SERVER_API_HOST=$(PREFECT_HOST) PREFECT_SERVER_API_PORT=$(PREFECT_PORT) \
+	PREFECT_UI_API_URL=$(PREFECT_API_URL) \
+	$(BIN)/prefect server start --host $(PREFECT_HOST) --port $(PREFECT_PORT) --analytics-off
+
+# Creates the process work pool and the model-call concurrency limit if missing, then deploys
+# every deployment of prefect.yaml named veille-nightly (run from the repository root).
+deploy: $(STAMP)
+	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/veille setup --pool $(POOL)
+	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/prefect --no-prompt deploy --name veille-nightly --pool $(POOL)
+
+worker: $(STAMP)
+	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/prefect worker start --pool $(POOL) --type process
+
+# Deletes persisted Prefect task results and cache records; ARGS=--responses also drops the
+# model response cache, ARGS=--dry-run only lists.
+clean-results: $(STAMP)
+	$(BIN)/veille clean $(ARGS)

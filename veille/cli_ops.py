@@ -58,18 +58,26 @@ def serve(
     cron: Annotated[str, typer.Option(help="Cron expression, read in --timezone.")] = "0 2 * * *",
     timezone: Annotated[str, typer.Option(help="IANA time zone of the cron expression.")] = "Europe/Paris",
     corpus: Annotated[Path | None, typer.Option(help="Corpus directory (default: settings).")] = None,
-    backend: Annotated[str | None, typer.Option(help="gemini | offline | auto (default: settings).")] = None,
+    backend: Annotated[str | None, typer.Option(help="gemini | offline (default: settings).")] = None,
+    start_server: Annotated[
+        bool,
+        typer.Option(
+            "--start-server",
+            help="Start a Prefect server (API, scheduler, UI) on 127.0.0.1 as a child of this process.",
+        ),
+    ] = False,
+    port: Annotated[int, typer.Option(help="Port of the server started by --start-server.")] = 4200,
 ) -> None:
-    """Serve the veille flow on a timezone-aware cron schedule from this one process (no worker).
+    """Serve the veille flow on a timezone-aware cron schedule from this one process (no worker, no pool).
 
-    Runs until interrupted (Ctrl-C pauses the schedule). Against `make server` when
-    PREFECT_API_URL is set, otherwise against a temporary local API.
+    Needs a Prefect server for the scheduler: the one PREFECT_API_URL points at (`make server`),
+    or one started here with --start-server. Ctrl-C stops serving and pauses the schedule.
     """
-    from flows.veille import veille_flow
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 
     from veille import ops
 
-    schedule = ops.nightly_schedule(cron, timezone)
+    schedule = ops.nightly_schedule(cron, timezone)  # validates the time zone before anything starts
     parameters: dict[str, Any] = {}
     if corpus is not None:
         if not corpus.is_dir():
@@ -77,9 +85,44 @@ def serve(
             raise typer.Exit(2)
         parameters["corpus"] = str(corpus.resolve())
     if backend is not None:
+        if backend not in ("gemini", "offline"):
+            typer.echo(f"error: --backend {backend!r}: expected 'gemini' or 'offline'", err=True)
+            raise typer.Exit(2)
         parameters["backend"] = backend
-    typer.echo(f"serving {name!r}: cron {cron!r} in {timezone}")
-    veille_flow.serve(name=name, schedules=[schedule], parameters=parameters)
+
+    from flows.veille import veille_flow
+
+    url = get_current_settings().api.url
+    if url and not start_server:
+        typer.echo(f"serving {name!r} on {url}: cron {cron!r} in {timezone}")
+        veille_flow.serve(name=name, schedules=[schedule], parameters=parameters)
+        return
+    if not start_server:
+        # An ephemeral API has no scheduler: the schedule would never fire.
+        typer.echo(
+            "error: no Prefect server configured. Run `make server` and set PREFECT_API_URL, "
+            "or pass --start-server.",
+            err=True,
+        )
+        raise typer.Exit(2)
+    from prefect.settings import PREFECT_HOME
+
+    home = Path(PREFECT_HOME.value())
+    env = ops.server_env(port=port, home=home)
+    log_path = home / "veille-serve-server.log"
+    server = ops.start_prefect_process(
+        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+        env=env,
+        log_path=log_path,
+    )
+    try:
+        ops.wait_healthy(ops.api_url(port), proc=server)
+        typer.echo(f"Prefect server and UI on http://{ops.LOOPBACK}:{port} (log: {log_path})")
+        typer.echo(f"serving {name!r}: cron {cron!r} in {timezone}")
+        with temporary_settings(updates={PREFECT_API_URL: ops.api_url(port)}):
+            veille_flow.serve(name=name, schedules=[schedule], parameters=parameters)
+    finally:
+        ops.stop_process(server)
 
 
 def clean(

@@ -1,8 +1,7 @@
 """Operating veille with Prefect: pure helpers used by the CLI, the Makefile, the flow and the tests.
 
 Nothing here runs at import time and no Prefect client is built before a function is called.
-Prefect imports stay inside functions so ``veille --help`` stays fast and the optional Dask
-extra is only needed when the Dask task runner is selected.
+The optional Dask extra is only imported when the Dask task runner is selected.
 """
 
 from __future__ import annotations
@@ -20,7 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self, cast
+
+from prefect.task_runners import ThreadPoolTaskRunner
 
 from veille.settings import Settings
 
@@ -36,6 +37,7 @@ __all__ = [
     "NIGHTLY_CRON",
     "NIGHTLY_TIMEZONE",
     "CleanTarget",
+    "SettingsTaskRunner",
     "api_url",
     "build_task_runner",
     "clean",
@@ -297,8 +299,6 @@ def build_task_runner(settings: Settings) -> TaskRunner[Any]:
       bound to 127.0.0.1 with ``min(max_workers, cpu count)`` worker processes and no dashboard.
     """
     if settings.task_runner == "threads":
-        from prefect.task_runners import ThreadPoolTaskRunner
-
         return ThreadPoolTaskRunner(max_workers=settings.max_workers)
     if settings.task_runner == "dask":
         try:
@@ -321,6 +321,19 @@ def build_task_runner(settings: Settings) -> TaskRunner[Any]:
             },
         )
     raise ValueError(f"settings.task_runner: expected 'threads' or 'dask', got {settings.task_runner!r}")
+
+
+class SettingsTaskRunner(ThreadPoolTaskRunner):  # type: ignore[type-arg]
+    """The veille flow's task runner: the real one is chosen from Settings when a run starts.
+
+    Prefect enters ``flow.task_runner.duplicate()`` at the start of every flow run, so returning
+    :func:`build_task_runner` here makes ``settings.task_runner`` (veille.toml or VEILLE_TASK_RUNNER
+    in the worker's environment) apply to `veille run`, deployments and `veille serve` alike,
+    without building anything at import time.
+    """
+
+    def duplicate(self) -> Self:
+        return cast(Self, build_task_runner(Settings()))
 
 
 # --- schedules ------------------------------------------------------------------------------
