@@ -32,11 +32,12 @@ import time
 from pathlib import Path
 
 SOURCE_TYPES = ("fiche-fournisseur", "benchmark-interne", "compte-rendu", "note-interne", "article-presse")
-WORDS = (
-    "débit latence moteur inférence plateforme coût licence sécurité correctif version fondation "
-    "exploitation mesure charge GPU serveur référence annonce éditeur tokens requêtes pointe marge "
-    "contrat support équipe projet calendrier dimensionnement stabilité mémoire quantification modèle"
-).split()
+_WORDS_TEXT = (
+    "débit latence moteur inférence plateforme coût licence sécurité correctif version fondation exploitation "
+    "mesure charge GPU serveur référence annonce éditeur tokens requêtes pointe marge contrat support équipe "
+    "projet calendrier dimensionnement stabilité mémoire quantification modèle"
+)
+WORDS = tuple(_WORDS_TEXT.split())
 
 
 def generate(root: Path, n: int, seed: int = 7) -> None:
@@ -44,7 +45,8 @@ def generate(root: Path, n: int, seed: int = 7) -> None:
     docs = root / "docs"
     docs.mkdir(parents=True)
     (root / "request.md").write_text(
-        "---\ntitle: Banc synthétique\n---\n\nDemande synthétique pour le banc d'ingestion.\n", encoding="utf-8"
+        "---\ntitle: Banc synthétique\n---\n\nDemande synthétique pour le banc d'ingestion.\n",
+        encoding="utf-8",
     )
     width = len(str(n))
     for i in range(1, n + 1):
@@ -128,7 +130,9 @@ def run_phase(phase: str, corpus: Path, db: Path, timeout: float) -> dict[str, f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated document counts")
     parser.add_argument("--workdir", type=Path, default=None, help="where to generate (default: a temp dir)")
     parser.add_argument("--timeout", type=float, default=900.0, help="per-phase timeout, seconds")

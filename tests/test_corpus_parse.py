@@ -1,0 +1,400 @@
+"""Parsing and validation of one document: the happy path and every bad-input case of the format.
+
+Each bad-input test checks that the message names the file, the field (when there is one) and what
+was expected, since that is the contract of CorpusError.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import pickle
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.fixtures.corpus_factory import doc_text
+from veille.corpus import (
+    CorpusError,
+    StrictModeError,
+    _FrontMatterLoader,
+    _simple_front_matter,
+    parse_document,
+)
+
+
+def write(tmp_path: Path, content: str | bytes, name: str = "doc-01.md") -> Path:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def expect_error(path: Path, *, field: str | None, problem: str, expected: str, **kwargs: int) -> CorpusError:
+    with pytest.raises(CorpusError) as info:
+        parse_document(path, **kwargs)
+    err = info.value
+    message = str(err)
+    assert str(path) in message
+    assert err.path == path
+    assert err.field == field
+    if field is not None:
+        assert f"field '{field}'" in message
+    assert problem in message, message
+    assert f"expected {expected}" in message, message
+    return err
+
+
+# ----------------------------------------------------------------------------------------- happy path
+def test_parse_valid_document(tmp_path: Path) -> None:
+    text = (
+        "---\n"
+        "id: doc-03\n"
+        'date: "2026-07-08"\n'
+        "source_type: benchmark-interne\n"
+        'title: "Banc d\'essai de juillet :\n  Kestrel, Tamaris, Orvet"\n'
+        "summary: Une phrase.\n"
+        "url: https://example.org/banc\n"
+        "author: Équipe plateforme\n"
+        "---\n\n"
+        "# Banc\n\nDébit mesuré : 1 180 tokens/s.\n\n"
+    )
+    path = write(tmp_path, text, "doc-03.md")
+    doc = parse_document(path, relative_to=tmp_path)
+    assert doc.id == "doc-03"
+    assert doc.date == datetime.date(2026, 7, 8)
+    assert doc.source_type == "benchmark-interne"
+    # A folded title is collapsed to one line: the catalogue has one line per document.
+    assert doc.title == "Banc d'essai de juillet : Kestrel, Tamaris, Orvet"
+    assert doc.summary == "Une phrase."
+    assert doc.url == "https://example.org/banc"
+    assert doc.author == "Équipe plateforme"
+    assert doc.body == "# Banc\n\nDébit mesuré : 1 180 tokens/s."
+    assert doc.word_count == 8  # whitespace-separated tokens, Markdown markers included
+    assert doc.content_hash == hashlib.sha256(text.encode()).hexdigest()
+    assert doc.path == "doc-03.md"
+    assert doc.unknown_fields == []
+
+
+def test_unquoted_date_crlf_and_bom_are_accepted(tmp_path: Path) -> None:
+    text = "\ufeff" + doc_text(date="2026-01-31").replace("\n", "\r\n")
+    doc = parse_document(write(tmp_path, text))
+    assert doc.date == datetime.date(2026, 1, 31)
+    assert "\r" not in doc.body
+
+
+def test_optional_fields_may_be_absent_or_null(tmp_path: Path) -> None:
+    doc = parse_document(write(tmp_path, doc_text(extra="summary:\nurl: null\n")))
+    assert (doc.summary, doc.url, doc.author) == (None, None, None)
+
+
+def test_unknown_fields_are_reported_not_fatal(tmp_path: Path) -> None:
+    doc = parse_document(write(tmp_path, doc_text(extra="tags: [a, b]\nlang: fr\n")))
+    assert doc.unknown_fields == ["lang", "tags"]
+    assert doc.id == "doc-01"
+
+
+# ------------------------------------------------------------------------------------- front matter
+def test_missing_front_matter(tmp_path: Path) -> None:
+    path = write(tmp_path, "# Titre\n\nPas d'en-tête.\n")
+    expect_error(path, field=None, problem="missing front matter", expected="YAML front matter")
+
+
+def test_front_matter_not_closed(tmp_path: Path) -> None:
+    path = write(tmp_path, "---\nid: doc-01\ndate: 2026-01-01\n\nCorps sans fin d'en-tête.\n")
+    expect_error(path, field=None, problem="front matter is not closed", expected="a closing '---' line")
+
+
+def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(title='"Titre" suite'))
+    err = expect_error(path, field=None, problem="invalid YAML at line", expected="front matter")
+    assert "at line 5:" in str(err)  # the title line, counted in the file (front matter starts at line 2)
+
+
+def test_yaml_that_is_not_a_mapping(tmp_path: Path) -> None:
+    path = write(tmp_path, "---\n- id\n- date\n---\n\nCorps.\n")
+    expect_error(path, field=None, problem="front matter is a YAML list", expected="a YAML mapping")
+
+
+def test_empty_front_matter(tmp_path: Path) -> None:
+    path = write(tmp_path, "---\n---\n\nCorps.\n")
+    expect_error(path, field=None, problem="front matter is empty", expected="a YAML mapping with id, date")
+
+
+def test_duplicate_yaml_key(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(extra='title: "Second titre"\n'))
+    expect_error(path, field=None, problem="duplicate key 'title'", expected="front matter")
+
+
+@pytest.mark.parametrize("field", ["id", "date", "source_type", "title"])
+def test_missing_required_field(tmp_path: Path, field: str) -> None:
+    text = "\n".join(line for line in doc_text().splitlines() if not line.startswith(f"{field}:")) + "\n"
+    path = write(tmp_path, text)
+    expect_error(path, field=field, problem="missing required field", expected="")
+
+
+def test_null_required_field(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(title="null"))
+    expect_error(path, field="title", problem="is null", expected="a non-empty string")
+
+
+# ------------------------------------------------------------------------------------------ fields
+@pytest.mark.parametrize("bad_id", ["doc_01", "-doc-01", '"doc 01"', '"doc-é"', '""'])
+def test_bad_id_pattern(tmp_path: Path, bad_id: str) -> None:
+    path = write(tmp_path, doc_text(doc_id=bad_id))
+    problem = "is empty" if bad_id == '""' else "got"
+    expect_error(path, field="id", problem=problem, expected="")
+
+
+def test_bad_id_message_states_the_pattern(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(doc_id="doc_01"))
+    expect_error(
+        path, field="id", problem="got 'doc_01'", expected="a lowercase id matching [a-z0-9][a-z0-9-]*"
+    )
+
+
+def test_id_with_capitals_gets_a_hint(tmp_path: Path) -> None:
+    # Ids that differ only by case would collide on case-insensitive file systems and in people's heads:
+    # ids are lowercase only, and the message says which id to write.
+    path = write(tmp_path, doc_text(doc_id="Doc-01"))
+    expect_error(path, field="id", problem="ids are lowercase: write 'doc-01'", expected="a lowercase id")
+
+
+def test_numeric_id_must_be_quoted(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(doc_id="0012"))  # YAML 1.1 would read this as the integer 10
+    expect_error(path, field="id", problem="got a YAML integer", expected="a non-empty string (quote it")
+
+
+@pytest.mark.parametrize("bad_date", ['"2026/07/08"', '"08-07-2026"', '"2026-7-8"', "20260708", '"demain"'])
+def test_invalid_date_format(tmp_path: Path, bad_date: str) -> None:
+    path = write(tmp_path, doc_text(date=bad_date))
+    expect_error(path, field="date", problem="got", expected="an ISO date YYYY-MM-DD")
+
+
+@pytest.mark.parametrize("impossible", ['"2026-02-30"', "2026-02-30", "2026-13-01", "2025-02-29"])
+def test_impossible_date(tmp_path: Path, impossible: str) -> None:
+    # Unquoted, PyYAML itself would raise a bare ValueError; the loader keeps dates as text instead.
+    path = write(tmp_path, doc_text(date=impossible))
+    expect_error(path, field="date", problem="impossible date", expected="an ISO date YYYY-MM-DD that exists")
+
+
+def test_datetime_is_not_a_date(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(date='"2026-07-08T10:00:00"'))
+    expect_error(path, field="date", problem="not in YYYY-MM-DD form", expected="an ISO date")
+
+
+@pytest.mark.parametrize("bad_type", ['"Benchmark Interne"', "benchmark_interne", "Fiche", "-note"])
+def test_source_type_must_be_kebab_case(tmp_path: Path, bad_type: str) -> None:
+    path = write(tmp_path, doc_text(source_type=bad_type))
+    expect_error(path, field="source_type", problem="got", expected="a kebab-case source type")
+
+
+@pytest.mark.parametrize(
+    ("title", "problem"), [("2027", "got a YAML integer"), ("yes", "got a YAML boolean")]
+)
+def test_title_must_be_a_string(tmp_path: Path, title: str, problem: str) -> None:
+    path = write(tmp_path, doc_text(title=title))
+    expect_error(path, field="title", problem=problem, expected="a non-empty string")
+
+
+def test_blank_title(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(title='"   "'))
+    expect_error(path, field="title", problem="is empty", expected="a non-empty string")
+
+
+def test_bad_url(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(extra="url: www.example.org\n"))
+    expect_error(path, field="url", problem="got 'www.example.org'", expected="an absolute http(s) URL")
+
+
+def test_list_summary_is_rejected(tmp_path: Path) -> None:
+    path = write(tmp_path, doc_text(extra="summary: [a, b]\n"))
+    expect_error(path, field="summary", problem="got a YAML list", expected="a non-empty string")
+
+
+# --------------------------------------------------------------------------------------------- body
+@pytest.mark.parametrize("body", ["", "   \n\n  \t"])
+def test_empty_body(tmp_path: Path, body: str) -> None:
+    path = write(tmp_path, doc_text(body=body))
+    expect_error(path, field="body", problem="document body is empty", expected="non-empty Markdown text")
+
+
+# -------------------------------------------------------------------------------------- file level
+def test_non_utf8_bytes(tmp_path: Path) -> None:
+    raw = doc_text(body="Débit mesuré.").encode("latin-1")
+    path = write(tmp_path, raw)
+    offset = raw.index(b"\xe9")
+    err = expect_error(
+        path, field=None, problem=f"not valid UTF-8: byte 0xe9 at offset {offset}", expected="UTF-8"
+    )
+    assert "(line 8)" in str(err)
+
+
+def test_binary_file_with_md_extension(tmp_path: Path) -> None:
+    path = write(tmp_path, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    expect_error(
+        path, field=None, problem="binary content (NUL byte at offset 8)", expected="UTF-8 Markdown text"
+    )
+
+
+def test_file_over_size_limit(tmp_path: Path) -> None:
+    text = doc_text(body="x" * 5_000)
+    path = write(tmp_path, text)
+    size = len(text.encode())
+    expect_error(
+        path,
+        field=None,
+        problem=f"file is {size} bytes, over the limit",
+        expected="a file of at most 4096 bytes",
+        max_bytes=4096,
+    )
+
+
+def test_symlink_loop(tmp_path: Path) -> None:
+    path = tmp_path / "loop.md"
+    os.symlink(path, path)
+    expect_error(path, field=None, problem="symlink loop", expected="a readable regular file")
+
+
+def test_dangling_symlink(tmp_path: Path) -> None:
+    path = tmp_path / "gone.md"
+    os.symlink(tmp_path / "nowhere.md", path)
+    expect_error(path, field=None, problem="file not found", expected="an existing file")
+
+
+def test_directory_named_like_a_document(tmp_path: Path) -> None:
+    path = tmp_path / "dir.md"
+    path.mkdir()
+    expect_error(path, field=None, problem="not a regular file", expected="a regular file")
+
+
+# ----------------------------------------------------------------------------------------- errors
+def test_corpus_error_survives_pickling() -> None:
+    # Prefect pickles exceptions into failed states; the default reduce would lose the attributes.
+    err = CorpusError(Path("docs/a.md"), "date", "an ISO date", "got 'x'")
+    copy = pickle.loads(pickle.dumps(err))
+    assert (copy.path, copy.field, copy.expected, copy.problem, str(copy)) == (
+        err.path,
+        err.field,
+        err.expected,
+        err.problem,
+        str(err),
+    )
+
+
+def test_strict_mode_error_names_the_first_and_counts_the_others() -> None:
+    errors = [CorpusError(Path(f"docs/{i}.md"), "id", "an id", "bad") for i in "abc"]
+    err = StrictModeError(errors)
+    assert err.path == Path("docs/a.md")
+    assert "2 more invalid file(s): docs/b.md, docs/c.md" in str(err)
+    assert len(pickle.loads(pickle.dumps(err)).errors) == 3
+
+
+# ----------------------------------------------------------------------------- front-matter fast path
+def _yaml(front: str) -> object:
+    return yaml.load(front, Loader=_FrontMatterLoader)
+
+
+FAST_PATH_CASES = [
+    'id: doc-01\ndate: "2026-07-08"\ntitle: "Banc d\'essai : Kestrel"\n',
+    "title: Banc d'essai de juillet\n",
+    "title: 'Deux-points : ici'\n",
+    "title: a: b\n",
+    "title: a #commentaire\n",
+    "title: C#\n",
+    "title: yes\n",
+    "title: No\n",
+    "title: ~\n",
+    "title: null\n",
+    "title: 12\n",
+    "title: 1.5\n",
+    "title: 1_000\n",
+    "title: 0x1f\n",
+    "title: .inf\n",
+    "title: 1:20\n",
+    "title: =\n",
+    "title: <<\n",
+    "date: 2026-07-08\n",
+    'title: "a \\" b"\n',
+    'title: "a\\tb"\n',
+    "title: 'it''s'\n",
+    "title: - x\n",
+    "title: [a, b]\n",
+    "title: {a: b}\n",
+    "title: &x a\n",
+    "title: *x\n",
+    "title: !tag a\n",
+    "title: |\n  a\n",
+    "title: >\n  a\n",
+    "title: a\n  suite\n",
+    "title: a\ttab\n",
+    "title: a\rb\n",
+    "title: a\x85b\n",
+    "title: a\u2028b\n",
+    "title: %a\n",
+    "title: @a\n",
+    "title: `a\n",
+    "title:   espaces   \n",
+    "# commentaire\ntitle: a\n",
+    "yes: a\n",
+    "null: a\n",
+    "on: a\n",
+    "Title: a\ntitle: b\n",
+    "title: a\ntitle: b\n",
+    "title: 'a\n",
+    'title: "a\n',
+    "title: é'è\n",
+    "title: a ,b\n",
+    "title: ?a\n",
+    "title: a?\n",
+    "title: 'a' b\n",
+    'title: "a" b\n',
+    "\n\ntitle: a\n\n",
+    "2026: a\n",
+]
+
+
+@pytest.mark.parametrize("front", FAST_PATH_CASES)
+def test_fast_path_agrees_with_yaml(front: str) -> None:
+    fast = _simple_front_matter(front)
+    try:
+        expected = _yaml(front)
+    except yaml.YAMLError:
+        assert fast is None  # invalid YAML must go through the loader (and its error message)
+        return
+    if fast is not None:
+        assert fast == expected
+
+
+def test_fast_path_covers_the_usual_front_matter() -> None:
+    front = 'id: doc-03\ndate: "2026-07-08"\nsource_type: benchmark-interne\ntitle: "Banc : Kestrel"\n'
+    assert _simple_front_matter(front) == _yaml(front)
+
+
+def test_fast_path_agrees_with_yaml_on_random_lines() -> None:
+    rng = random.Random(20260708)
+    alphabet = [*"ab -:#'\"\\[]{},&*!|>%@`?~=<.0123456789éT\t", "yes", "null", "2026-01-01", "1e3"]
+    disagreements = []
+    for _ in range(3000):
+        lines = []
+        for _ in range(rng.randint(1, 3)):
+            key = rng.choice(["id", "title", "summary", "yes", "x_1"])
+            value = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+            lines.append(f"{key}: {value}")
+        front = "\n".join(lines) + "\n"
+        fast = _simple_front_matter(front)
+        if fast is None:
+            continue
+        try:
+            expected = _yaml(front)
+        except yaml.YAMLError:
+            disagreements.append((front, fast, "yaml error"))
+            continue
+        if fast != expected:
+            disagreements.append((front, fast, expected))
+    assert disagreements == []

@@ -1,0 +1,165 @@
+"""request.md, reference/ (dossier.md + facts.yaml) and derive_terms."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.corpus_factory import MINI_CORPUS, copy_mini_corpus
+from veille.corpus import (
+    CorpusError,
+    Request,
+    derive_terms,
+    load_reference,
+    load_request,
+    parse_request,
+    unknown_reference_ids,
+)
+
+
+# -------------------------------------------------------------------------------------------- request
+def test_load_request() -> None:
+    request = load_request(MINI_CORPUS)
+    assert request.title.startswith("Quel moteur d'inférence")
+    assert request.terms == ["Kestrel", "Tamaris", "Orvet"]
+    assert request.mandatory_mentions == ["coût sur 3 ans"]
+    assert request.text.startswith("Nous devons choisir")
+
+
+def test_missing_request_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    with pytest.raises(CorpusError) as info:
+        load_request(tmp_path)
+    assert str(tmp_path / "request.md") in str(info.value)
+    assert "request file not found" in str(info.value)
+    assert "expected a request.md file at the corpus root" in str(info.value)
+
+
+def test_missing_corpus_folder(tmp_path: Path) -> None:
+    with pytest.raises(CorpusError, match="corpus folder not found; expected a corpus folder containing"):
+        load_request(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(
+    ("front", "field", "problem"),
+    [
+        ("terms: [Kestrel]\n", "title", "missing required field"),
+        ("title: T\nterms: Kestrel\n", "terms", "got a YAML string"),
+        ("title: T\nterms: [Kestrel, 3]\n", "terms[1]", "got 3"),
+        ("title: T\nmandatory_mentions: ['']\n", "mandatory_mentions[0]", "got ''"),
+    ],
+)
+def test_invalid_request_fields(tmp_path: Path, front: str, field: str, problem: str) -> None:
+    path = tmp_path / "request.md"
+    path.write_text(f"---\n{front}---\n\nTexte.\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as info:
+        parse_request(path)
+    assert info.value.field == field
+    assert f"field '{field}': {problem}" in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_empty_request_text(tmp_path: Path) -> None:
+    path = tmp_path / "request.md"
+    path.write_text("---\ntitle: T\n---\n\n  \n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="field 'body': request text is empty"):
+        parse_request(path)
+
+
+def test_request_unknown_fields_are_returned(tmp_path: Path) -> None:
+    path = tmp_path / "request.md"
+    path.write_text("---\ntitle: T\naudience: direction\n---\n\nTexte.\n", encoding="utf-8")
+    request, unknown = parse_request(path)
+    assert request.title == "T"
+    assert unknown == ["audience"]
+
+
+# ------------------------------------------------------------------------------------------ reference
+def test_load_reference() -> None:
+    reference = load_reference(MINI_CORPUS)
+    assert reference is not None
+    assert reference.dossier.startswith("# Dossier de référence")
+    facts = reference.facts
+    assert facts.figures == ["1 420 tokens/s", "12 GPU"]
+    assert facts.groups == [["doc-01", "doc-02"]]
+    assert facts.keep == ["doc-03"]
+    assert facts.exclude == ["doc-04"]
+    assert [(c.id, c.docs, c.keywords) for c in facts.contradictions] == [
+        ("C1", ["doc-01", "doc-02"], ["1 180"])
+    ]
+
+
+def test_no_reference_folder_means_none(tmp_path: Path) -> None:
+    corpus = copy_mini_corpus(tmp_path / "c")
+    shutil.rmtree(corpus / "reference")
+    assert load_reference(corpus) is None
+
+
+def test_reference_without_facts(tmp_path: Path) -> None:
+    corpus = copy_mini_corpus(tmp_path / "c")
+    (corpus / "reference" / "facts.yaml").unlink()
+    with pytest.raises(CorpusError, match=r"facts\.yaml: file not found; expected reference/ to hold both"):
+        load_reference(corpus)
+
+
+@pytest.mark.parametrize(
+    ("facts", "field", "expected"),
+    [
+        ("exlude: [doc-04]\n", "exlude", "only figures, groups, keep, exclude, contradictions"),
+        (
+            "contradictions:\n  - {id: C1, docs: [doc-01], expected: x}\n",
+            "contradictions.0.docs",
+            "at least two",
+        ),
+        ("figures: [2650]\n", "figures.0", "the facts.yaml layout"),
+        ("keep: doc-01\n", "keep", "the facts.yaml layout"),
+    ],
+)
+def test_invalid_facts(tmp_path: Path, facts: str, field: str, expected: str) -> None:
+    corpus = copy_mini_corpus(tmp_path / "c")
+    path = corpus / "reference" / "facts.yaml"
+    path.write_text(facts, encoding="utf-8")
+    with pytest.raises(CorpusError) as info:
+        load_reference(corpus)
+    assert info.value.field == field
+    assert str(path) in str(info.value)
+    assert f"expected {expected}" in str(info.value)
+
+
+def test_facts_that_are_not_a_mapping(tmp_path: Path) -> None:
+    corpus = copy_mini_corpus(tmp_path / "c")
+    (corpus / "reference" / "facts.yaml").write_text("- doc-01\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="got a YAML list; expected a YAML mapping with figures"):
+        load_reference(corpus)
+
+
+def test_unknown_reference_ids() -> None:
+    reference = load_reference(MINI_CORPUS)
+    assert reference is not None
+    assert unknown_reference_ids(reference, ["doc-01", "doc-02", "doc-03", "doc-04"]) == []
+    assert unknown_reference_ids(reference, ["doc-01", "doc-03"]) == ["doc-02", "doc-04"]
+
+
+# ----------------------------------------------------------------------------------------------- terms
+def test_derive_terms_prefers_explicit_terms() -> None:
+    request = Request(title="T", terms=["Kestrel", "Orvet", "Kestrel"], text="Texte sur Tamaris.")
+    assert derive_terms(request) == ["Kestrel", "Orvet"]
+
+
+def test_derive_terms_finds_proper_nouns_and_acronyms() -> None:
+    request = Request(
+        title="Quel moteur d'inférence pour 2027 : Kestrel, Tamaris ou Orvet ?",
+        text=(
+            "Nous devons choisir un moteur. Comparez Kestrel et l'offre d'Orvet sur le coût.\n"
+            "- Sécurité et RGPD pour chaque moteur.\n"
+            "Merci de citer les sources."
+        ),
+    )
+    terms = derive_terms(request)
+    assert terms[:3] == ["Kestrel", "Tamaris", "Orvet"]
+    assert "RGPD" in terms
+    # Capitalised only because they start a sentence or a list item: not terms.
+    for word in ("Quel", "Nous", "Comparez", "Sécurité", "Merci"):
+        assert word not in terms
