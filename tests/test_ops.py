@@ -324,3 +324,35 @@ def test_model_call_slot_without_api_is_a_no_op(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(ops, "_limit_exists", boom)
     with temporary_settings(updates={PREFECT_API_URL: None}), ops.model_call_slot(Settings()):
         pass
+
+
+def test_amodel_call_slot_from_another_event_loop_thread(harness_client) -> None:  # type: ignore[no-untyped-def]
+    # The model layer runs its calls on its own event-loop thread, outside any Prefect context.
+    import threading
+
+    name = f"acalls-{os.getpid()}-{time.monotonic_ns()}"
+    ops.ensure_model_call_limit(harness_client, 1, name=name)
+    seen: list[int] = []
+    errors: list[BaseException] = []
+
+    async def one_call() -> None:
+        async with ops.amodel_call_slot(Settings(), name=name):
+            seen.append(harness_client.read_global_concurrency_limit_by_name(name).active_slots)
+            await asyncio.sleep(0.2)
+
+    async def two_calls() -> None:
+        await asyncio.gather(one_call(), one_call())
+
+    def run() -> None:
+        try:
+            asyncio.run(two_calls())
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=120)
+    assert not errors, errors
+    # A limit of 1: the two calls held the slot one after the other, never together.
+    assert seen == [1, 1]
+    assert harness_client.read_global_concurrency_limit_by_name(name).active_slots == 0

@@ -15,8 +15,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, cast
@@ -38,6 +38,7 @@ __all__ = [
     "NIGHTLY_TIMEZONE",
     "CleanTarget",
     "SettingsTaskRunner",
+    "amodel_call_slot",
     "api_url",
     "build_task_runner",
     "clean",
@@ -244,27 +245,47 @@ def _configured_api_url() -> str | None:
     return get_current_settings().api.url
 
 
-def _limit_exists(url: str, name: str) -> bool:
-    now = time.monotonic()
+def _cached_lookup(url: str, name: str) -> bool | None:
     with _limit_cache_lock:
         cached = _limit_cache.get((url, name))
-    if cached is not None and now - cached[0] < _LIMIT_LOOKUP_TTL_S:
+    if cached is not None and time.monotonic() - cached[0] < _LIMIT_LOOKUP_TTL_S:
         return cached[1]
+    return None
+
+
+def _remember(url: str, name: str, exists: bool) -> bool:
+    with _limit_cache_lock:
+        _limit_cache[(url, name)] = (time.monotonic(), exists)
+    return exists
+
+
+def _limit_exists(url: str, name: str) -> bool:
+    cached = _cached_lookup(url, name)
+    if cached is not None:
+        return cached
     from prefect.client.orchestration import get_client
-    from prefect.exceptions import ObjectNotFound
 
     try:
         with get_client(sync_client=True) as client:
-            limit = client.read_global_concurrency_limit_by_name(name)
-        exists = bool(limit.active)
-    except ObjectNotFound:
-        exists = False
+            exists = bool(client.read_global_concurrency_limit_by_name(name).active)
     except Exception:
-        # An unreachable API must not stop model calls: the local cap still applies.
+        # Missing limit (ObjectNotFound) or unreachable API: model calls go on under the local cap.
         exists = False
-    with _limit_cache_lock:
-        _limit_cache[(url, name)] = (now, exists)
-    return exists
+    return _remember(url, name, exists)
+
+
+async def _alimit_exists(url: str, name: str) -> bool:
+    cached = _cached_lookup(url, name)
+    if cached is not None:
+        return cached
+    from prefect.client.orchestration import get_client
+
+    try:
+        async with get_client() as client:
+            exists = bool((await client.read_global_concurrency_limit_by_name(name)).active)
+    except Exception:
+        exists = False
+    return _remember(url, name, exists)
 
 
 @contextmanager
@@ -274,9 +295,10 @@ def model_call_slot(settings: Settings, name: str = MODEL_CALL_LIMIT) -> Iterato
     Applies only when a Prefect API is configured (a server, not an ephemeral run) *and* the
     limit exists on it (``make deploy`` creates it). Otherwise it is a no-op and only the model
     layer's local cap (``settings.max_concurrent_calls``) bounds concurrency. The slot is
-    leased, so a crashed process frees it when the lease expires.
+    leased, so a crashed process frees it when the lease expires. For code running on an
+    event loop use :func:`amodel_call_slot`: this one blocks its thread while waiting.
     """
-    del settings  # part of the signature so a per-settings limit name can be added later
+    del settings  # in the signature so a per-settings limit name can be added without API change
     url = _configured_api_url()
     if not url or not _limit_exists(url, name):
         yield
@@ -284,6 +306,20 @@ def model_call_slot(settings: Settings, name: str = MODEL_CALL_LIMIT) -> Iterato
     from prefect.concurrency.sync import concurrency
 
     with concurrency(name, occupy=1, strict=False):
+        yield
+
+
+@asynccontextmanager
+async def amodel_call_slot(settings: Settings, name: str = MODEL_CALL_LIMIT) -> AsyncIterator[None]:
+    """:func:`model_call_slot` for coroutines: waits for the slot without blocking the loop."""
+    del settings
+    url = _configured_api_url()
+    if not url or not await _alimit_exists(url, name):
+        yield
+        return
+    from prefect.concurrency.asyncio import concurrency
+
+    async with concurrency(name, occupy=1, strict=False):
         yield
 
 
