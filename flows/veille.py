@@ -37,9 +37,9 @@ from veille.pipeline import (
 )
 from veille.report import FinalReport, finalize_report
 from veille.review import ReviewOutcome
-from veille.runfolder import RunFolder, new_run_id
+from veille.runfolder import RunFolder, new_run_id, note_run_folder
 from veille.store import document_snapshot
-from veille.summary import format_summary
+from veille.summary import INGEST_FILE, format_summary, ingest_record
 
 __all__ = ["veille_flow"]
 
@@ -76,6 +76,7 @@ def veille_flow(
         try:
             ingested = ingest(settings)
             alerts += ingested.alerts
+            folder.write_json(INGEST_FILE, ingest_record(ingested))
             listing = catalogue(settings)
             request = load_request(settings.corpus_dir)
             request_title = request.title
@@ -168,7 +169,7 @@ def veille_flow(
     log.info("record: %s", recorded.get("rows"))
     log.info("outputs: %s\n%s", folder.path, format_summary(folder.path))
     if error is not None:
-        error.add_note(f"run folder: {folder.path}")  # the CLI prints it with the error
+        note_run_folder(error, folder.path)  # the CLI shows what the failed run wrote
         raise error
     if info.status == "failed":
         return Failed(

@@ -146,14 +146,61 @@ def _run_ingest_flow(settings: Settings) -> IngestReport:
         return ingest_flow(settings=settings)
 
 
-def run(corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None) -> None:
-    """Run the pipeline on a corpus (at this stage: ingest + catalogue, as Prefect tasks) and print a summary."""
-    from veille.store import read_catalogue
+def run(
+    corpus: CorpusOption = None,
+    strict: StrictOption = False,
+    warehouse: WarehouseOption = None,
+    backend: Annotated[
+        str | None,
+        typer.Option("--backend", help="auto (Gemini if a key is set, else offline), gemini or offline."),
+    ] = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache", help="Recompute every step: no response cache, no persisted task results."
+        ),
+    ] = False,
+    max_rounds: Annotated[
+        int | None, typer.Option("--max-rounds", min=1, help="Critic evaluations at most (review loop).")
+    ] = None,
+) -> None:
+    """Run the veille flow on a corpus and print a summary: sub-tasks, exclusions, alerts, review, cost, report."""
+    import os
 
-    settings = _guarded(lambda: build_settings(corpus, strict, warehouse))
-    report = _guarded(lambda: _run_ingest_flow(settings))
-    listing = _guarded(lambda: read_catalogue(settings.database))
-    print_ingest_summary(report, listing)
+    from flows.veille import veille_flow
+    from veille.corpus import CorpusError
+    from veille.runfolder import run_folder_of
+    from veille.store import read_catalogue
+    from veille.summary import format_summary, load_ingest_report
+
+    if backend is not None and backend not in ("auto", "gemini", "offline"):
+        raise _fail(f"--backend: expected auto, gemini or offline, got {backend!r}", 2)
+    settings = _guarded(lambda: build_settings(corpus, strict, warehouse))  # bad options fail here, early
+    # The flow builds its own Settings (deployments pass only parameters): the warehouse goes by env.
+    os.environ["VEILLE_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
+    with quiet_corpus_tracebacks():
+        state = veille_flow(
+            corpus=str(settings.corpus_dir),
+            backend=backend,
+            strict=strict,
+            max_rounds=max_rounds,
+            use_cache=False if no_cache else None,
+            return_state=True,
+        )
+    result = state.result(raise_on_failure=False)
+    error = result if isinstance(result, BaseException) else None
+    run_dir = run_folder_of(error) if error is not None else Path(str(result))
+    if run_dir is not None and run_dir.is_dir():
+        ingested = load_ingest_report(run_dir)
+        if ingested is not None:
+            print_ingest_summary(ingested, _guarded(lambda: read_catalogue(settings.database)))
+        typer.echo(format_summary(run_dir))
+    if error is not None:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2 if isinstance(error, CorpusError) else 1)
+    if not state.is_completed():
+        typer.echo(f"run ended {state.type.value}: {state.message}", err=True)
+        raise typer.Exit(1)
 
 
 def ingest(

@@ -29,17 +29,33 @@ __all__ = [
     "RunFolder",
     "RunInfo",
     "new_run_id",
+    "note_run_folder",
     "run_date",
+    "run_folder_of",
 ]
 
 CALLS_FILE = "calls.jsonl"
 REPORT_FILE = "report.md"
+_RUN_FOLDER_NOTE = "run folder: "
 
 
 def new_run_id(now: datetime | None = None) -> str:
     """``YYYYMMDDTHHMMSSZ-xxxxxx``: UTC start time + 6 random hex characters."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
     return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def note_run_folder(error: BaseException, path: Path) -> None:
+    """Attach the run folder to an exception (PEP 678 note), so the CLI can show what was written."""
+    error.add_note(f"{_RUN_FOLDER_NOTE}{path}")
+
+
+def run_folder_of(error: BaseException) -> Path | None:
+    """The run folder noted on ``error`` by :func:`note_run_folder`, if any."""
+    for note in getattr(error, "__notes__", []):
+        if note.startswith(_RUN_FOLDER_NOTE):
+            return Path(note.removeprefix(_RUN_FOLDER_NOTE))
+    return None
 
 
 def run_date(run_id: str) -> str:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from veille.alerts import Alert
 from veille.models.journal import read_journal
+from veille.store import IngestReport
 
-__all__ = ["RoleUsage", "format_summary", "role_usage"]
+__all__ = ["INGEST_FILE", "RoleUsage", "format_summary", "ingest_record", "load_ingest_report", "role_usage"]
+
+# Counts of the run's ingestion (not part of the warehouse contract: for the CLI summary only).
+INGEST_FILE = "ingest.json"
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,22 @@ def role_usage(calls_path: Path) -> list[RoleUsage]:
             )
         )
     return out
+
+
+def ingest_record(report: IngestReport) -> dict[str, Any]:
+    """ingest.json: the IngestReport as JSON."""
+    data = dataclasses.asdict(report)
+    data["alerts"] = [a.model_dump() for a in report.alerts]
+    return data
+
+
+def load_ingest_report(run_dir: Path) -> IngestReport | None:
+    """The run's IngestReport back from ingest.json (None if ingestion did not complete)."""
+    data = _load(run_dir / INGEST_FILE, None)
+    if data is None:
+        return None
+    data["alerts"] = [Alert.model_validate(a) for a in data.get("alerts", [])]
+    return IngestReport(**data)
 
 
 def _load(path: Path, default: Any) -> Any:
