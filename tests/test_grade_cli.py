@@ -114,6 +114,7 @@ def test_judge_graders_make_one_call_per_prompt(
     assert f"judge+numbers={judge_wacc:.3f}" in line2  # no figure in the reference: judge alone
     rows = pq.read_table(out_path).to_pylist()
     assert {r["model"] for r in rows} == {"gemini-2.5-pro"}
+    assert "judge: 2 call(s), 2 attempt(s)" in out
 
 
 @pytest.mark.parametrize(
@@ -145,6 +146,8 @@ def test_bad_options_are_clear(app: typer.Typer, tmp_path: Path) -> None:
     assert code == 2 and "--labels" in err
     code, _, err = invoke(app, "grade", str(tmp_path / "missing.jsonl"), "--grader", "rouge")
     assert code == 2 and "file not found" in err
+    code, _, err = invoke(app, "grade", str(source), "--grader", "judge", "--backend", "gemini")
+    assert code == 2 and "cannot build the judge's model client" in err  # no key in tests
 
 
 def test_format_and_label_graders(app: typer.Typer, tmp_path: Path) -> None:

@@ -72,15 +72,22 @@ def grade(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 
+    if backend is not None and backend not in ("gemini", "offline", "auto"):
+        typer.echo(f"error: --backend {backend!r}: expected gemini, offline or auto", err=True)
+        raise typer.Exit(2)
     target = output or input_path.with_name(f"{input_path.stem}.scores.parquet")
     client = None
     if any(n in JUDGE_GRADERS for n in names):
         from veille.models.factory import build_client
         from veille.settings import Settings
 
-        settings = Settings(backend=backend) if backend is not None else Settings()  # type: ignore[arg-type]
-        run_id = f"grade-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
-        client = build_client(settings, run_id=run_id)
+        try:
+            settings = Settings(backend=backend) if backend is not None else Settings()  # type: ignore[arg-type]
+            client = build_client(settings, run_id=f"grade-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
+        except Exception as exc:  # no key, bad settings: say so instead of a traceback
+            typer.echo(f"error: cannot build the judge's model client: {type(exc).__name__}: {exc}", err=True)
+            raise typer.Exit(2) from None
+    calls: list[Any] = []
     try:
         graded = grade_rows(rows, names, client=client, options=options, source=input_path)
     except GradeInputError as exc:
@@ -91,6 +98,7 @@ def grade(
         raise typer.Exit(1) from None
     finally:
         if client is not None:
+            calls = client.journal.records()
             client.close()
 
     width = max(len(n) for n in names)
@@ -104,6 +112,10 @@ def grade(
             f"{s['grader']:<{width}}  {s['version']:>7}  {s['scored']:>6}  {s['no_score']:>8}  "
             f"{_fmt(s['mean']):>5}  {_fmt(s['min']):>5}  {_fmt(s['max']):>5}"
         )
+    if calls:
+        known = [c.cost_usd for c in calls if c.cost_usd is not None]
+        cost = f"{sum(known):.4f} $" + ("" if len(known) == len(calls) else " (lower bound: unpriced model)")
+        typer.echo(f"judge: {len({c.call_id for c in calls})} call(s), {len(calls)} attempt(s), {cost}")
     write_scores(graded, target)
     typer.echo(f"scores: {target}")
 
