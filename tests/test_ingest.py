@@ -73,6 +73,8 @@ def test_documents_schema_matches_the_insert_layout(corpus: Path, db: Path) -> N
     ingest_corpus(corpus, db)
     columns = [r[0] for r in rows(db, "SELECT column_name FROM (DESCRIBE documents)")]
     assert columns == store._DOC_SCHEMA.names
+    log_columns = [r[0] for r in rows(db, "SELECT column_name FROM (DESCRIBE ingest_log)")]
+    assert log_columns == store._LOG_SCHEMA.names
 
 
 def test_migrations_are_registered_in_order_and_applied_once(tmp_path: Path) -> None:
