@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 
 from veille.corpus import load_reference, load_request
 from veille.graders.dossier import grade_dossier, write_grades
@@ -16,7 +17,7 @@ from veille.settings import Settings
 __all__ = ["grade_run"]
 
 
-@task(name="grade-run")
+@task(name="grade-run", cache_policy=NO_CACHE)  # writes grades.json; the client is not data
 def grade_run(settings: Settings, run_dir: Path, client: JudgeClient | None = None) -> list[dict[str, Any]]:
     """Grade ``run_dir`` (report, review rounds, plan) and write its grades.json; [] without reference.
 

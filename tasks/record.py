@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 
 from veille.settings import Settings
 from veille.warehouse import RecordResult, metrics_table, record_run_dir
@@ -56,7 +57,7 @@ def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
     return keys
 
 
-@task(name="record-run")
+@task(name="record-run", cache_policy=NO_CACHE)  # a side effect: it must run every time
 def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
     """Write every Parquet table of ``run_dir`` (also for a failed run), then publish the artifacts.
 
