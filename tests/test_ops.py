@@ -92,7 +92,7 @@ def test_prefect_yaml_validates_with_prefects_own_model() -> None:
 def test_prefect_yaml_nightly_deployment() -> None:
     loaded = _nightly()
     config, deployment = loaded["config"], loaded["deployment"]
-    assert deployment["entrypoint"] == "flows/veille.py:veille_flow"
+    assert deployment["entrypoint"] == "flows.veille:veille_flow"
     assert deployment["schedules"] == [{"cron": "0 2 * * *", "timezone": "Europe/Paris", "active": True}]
     assert deployment["work_pool"]["name"] == ops.DEFAULT_POOL
     # The pull step must take its directory from the build step that records the checkout path.
@@ -105,6 +105,21 @@ def test_prefect_yaml_nightly_deployment() -> None:
     text = (PROJECT_ROOT / "prefect.yaml").read_text(encoding="utf-8")
     for key in ("GEMINI_API_KEY:", "GOOGLE_API_KEY:"):
         assert key not in text
+
+
+def test_prefect_yaml_entrypoint_loads_the_flow_in_a_fresh_interpreter() -> None:
+    # What a worker's flow-run process does; a script path like flows/veille.py:veille_flow would
+    # be loaded as the module "veille" and shadow the veille package (ImportError at run time).
+    entrypoint = _nightly()["deployment"]["entrypoint"]
+    code = (
+        "import sys; from prefect.flows import load_flow_from_entrypoint; "
+        f"f = load_flow_from_entrypoint({entrypoint!r}, use_placeholder_flow=False); print(f.name)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "veille"
 
 
 def test_prefect_yaml_parameters_match_the_flow_signature() -> None:

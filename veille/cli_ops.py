@@ -90,12 +90,22 @@ def serve(
             raise typer.Exit(2)
         parameters["backend"] = backend
 
+    from prefect.types.entrypoint import EntrypointType
+
     from flows.veille import veille_flow
+
+    # Module path: loaded as the script "flows/veille.py", the flow file would shadow the veille package.
+    serve_options: dict[str, Any] = {
+        "name": name,
+        "schedules": [schedule],
+        "parameters": parameters,
+        "entrypoint_type": EntrypointType.MODULE_PATH,
+    }
 
     url = get_current_settings().api.url
     if url and not start_server:
         typer.echo(f"serving {name!r} on {url}: cron {cron!r} in {timezone}")
-        veille_flow.serve(name=name, schedules=[schedule], parameters=parameters)
+        veille_flow.serve(**serve_options)
         return
     if not start_server:
         # An ephemeral API has no scheduler: the schedule would never fire.
@@ -120,7 +130,7 @@ def serve(
         typer.echo(f"Prefect server and UI on http://{ops.LOOPBACK}:{port} (log: {log_path})")
         typer.echo(f"serving {name!r}: cron {cron!r} in {timezone}")
         with temporary_settings(updates={PREFECT_API_URL: ops.api_url(port)}):
-            veille_flow.serve(name=name, schedules=[schedule], parameters=parameters)
+            veille_flow.serve(**serve_options)
     finally:
         ops.stop_process(server)
 
