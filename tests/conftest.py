@@ -105,3 +105,29 @@ def warehouse_dir(tmp_path: Path) -> Path:
     path = tmp_path / "warehouse"
     path.mkdir()
     return path
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _is_xdist_worker(config):
+        from tests.reliability import clear_rows
+
+        clear_rows()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not _is_xdist_worker(session.config):
+        from tests.reliability import write_table
+
+        write_table()
+
+
+@pytest.fixture()
+def reliability(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Record a row of docs/reliability.md (fault, expected, observed) once the test's assertions passed."""
+    from tests.reliability import Recorder
+
+    return Recorder(request.node.nodeid)
