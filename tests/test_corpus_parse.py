@@ -355,6 +355,8 @@ FAST_PATH_CASES = [
     "title: 'a' b\n",
     'title: "a" b\n',
     "\n\ntitle: a\n\n",
+    "title: a\n\t\nb: c\n",
+    "title: a\n   \nb: c\n",
     "2026: a\n",
 ]
 

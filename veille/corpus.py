@@ -233,7 +233,7 @@ def _key_tag(key: str) -> str:
 def _simple_front_matter(front: str) -> dict[str, str] | None:
     data: dict[str, str] = {}
     for line in front.split("\n"):
-        if not line.strip() or line.startswith("#"):
+        if not line.strip(" ") or line.startswith("#"):  # blank (spaces only) or comment line
             continue
         match = _SIMPLE_LINE.fullmatch(line.rstrip(" "))
         if match is None:
