@@ -190,7 +190,7 @@ _FrontMatterLoader.yaml_implicit_resolvers = {
 
 
 # Fast path for the common front matter: flat 'key: value' lines whose values YAML would read as plain
-# strings. libyaml costs ~50 us per document (5 s at 100k documents); this costs a few. Anything else
+# strings, at about half the cost of libyaml (docs/benchmarks.md, Ingestion). Anything else
 # (lists, numbers, booleans, nulls, escapes, continuation lines, flow style, duplicates) returns None
 # and goes through the YAML loader, so the result is always what _FrontMatterLoader would produce
 # (tests/test_corpus_parse.py checks the equivalence on tricky cases and on the bundled corpus).
