@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
 from veille.analysis import Analysis
+from veille.killpoints import kill_point
 from veille.review import ReviewOutcome
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
@@ -32,7 +34,8 @@ def findings_document(analyses: Sequence[Analysis]) -> dict[str, dict[str, objec
     return out
 
 
-@task(name="outputs")
+# NO_CACHE: a side effect (files) that must happen on every run.
+@task(name="outputs", cache_policy=NO_CACHE)
 def write_outputs(
     folder: RunFolder,
     info: RunInfo,
@@ -59,5 +62,6 @@ def write_outputs(
     folder.write_alerts(alerts)
     if report is not None:
         folder.write_report(report)
+    kill_point("outputs")  # crash tests: run folder written but its run.json
     folder.write_run(info)
     return folder.path

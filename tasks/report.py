@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 from pydantic import BaseModel, Field
 
@@ -30,6 +31,7 @@ class WrittenDraft(BaseModel):
 
 @task(
     name="write-report",
+    cache_policy=NO_CACHE,  # cheap to redo, and the model response cache already spares unchanged calls
     retries=2,
     retry_delay_seconds=exponential_backoff(backoff_factor=2),
     retry_condition_fn=retry_transient,

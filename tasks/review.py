@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 
 from veille.analysis import ModelClientLike
 from veille.grid import Grid
@@ -14,7 +15,8 @@ from veille.roles.writer import SourceRef
 __all__ = ["review"]
 
 
-@task(name="review")
+# NO_CACHE: its input includes the live client; the response cache spares unchanged calls.
+@task(name="review", cache_policy=NO_CACHE)
 def review(
     client: ModelClientLike,
     draft: str,
