@@ -110,3 +110,15 @@ def test_document_snapshot(db: Path) -> None:
     snapshot = document_snapshot(db)
     assert [i for i, _ in snapshot] == ["doc-02", "doc-03", "doc-13"]
     assert all(len(h) == 64 for _, h in snapshot)
+
+
+def test_outdated_schema_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("CREATE TABLE schema_migrations (version INTEGER, name VARCHAR, applied_at TIMESTAMP)")
+        con.execute("INSERT INTO schema_migrations VALUES (1, 'migration_001_corpus_schema.sql', now())")
+    finally:
+        con.close()
+    with pytest.raises(RuntimeError, match="schema version 1, this code needs 2: run `veille ingest`"):
+        read_catalogue(path)

@@ -45,6 +45,7 @@ from veille.corpus import (
     request_path,
     unknown_reference_ids,
 )
+from veille.killpoints import kill_point
 from veille.roles.analyst import DocumentText
 from veille.roles.planner import CatalogueEntry
 from veille.tokens import estimate_tokens
@@ -137,7 +138,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     try:
-        row = con.execute("SELECT max(version) FROM schema_migrations").fetchone()
+        row = con.execute(_sql("schema_version.sql")).fetchone()
     except duckdb.CatalogException:
         return 0
     return int(row[0]) if row and row[0] is not None else 0
@@ -511,6 +512,7 @@ def _ingest_corpus(
                     "documents": documents,
                 },
             )
+            kill_point("ingest")  # crash tests: everything written, nothing committed
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
