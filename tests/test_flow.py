@@ -10,12 +10,13 @@ import pytest
 
 from flows.veille import veille_flow
 from tasks.clients import model_override
-from tests.flowkit import AXES, PERFECT, read_json, responder, write_corpus
+from tests.flowkit import AXES, PERFECT, draft_from, read_json, responder, write_corpus
 from veille.citations import invalid_citations
 from veille.models.journal import read_journal
 from veille.models.scripted import ScriptedModel
 from veille.report import MODEL_SECTIONS, split_sections
 from veille.roles.planner import Plan, SubTask
+from veille.roles.writer import Draft
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -186,3 +187,19 @@ def test_retry_reruns_only_the_failed_branch(corpus: Path, warehouse: Path) -> N
     report = (rerun_dir / "report.md").read_text(encoding="utf-8")
     assert "Axe non couvert" not in report
     assert json.loads((rerun_dir / "run.json").read_text())["status"] == "completed"
+
+
+def test_orphan_citation_is_an_instruction_then_stripped_from_the_final_report(
+    corpus: Path, warehouse: Path
+) -> None:
+    numbers = [{"number": n} for n in range(1, 7)]  # 6 documents are cited by the scripted analysts
+    orphan_draft = draft_from({"sources": numbers}, extra=" Kestrel tient la charge [99].")
+    model = ScriptedModel(responses={"writer": [Draft(markdown=orphan_draft)]}, function=responder())
+    state, run_dir = _run(model, corpus, warehouse, max_rounds=1)
+    assert state.is_completed(), state.message
+    first = read_json(run_dir / "review.json")["rounds"][0]
+    assert any(i.startswith("Citations orphelines : [99]") for i in first["instructions"])
+    codes = _alert_codes(run_dir)
+    assert {"report.orphan_citation", "report.orphan_citation_stripped", "review.not_validated"} <= set(codes)
+    report = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert "[99]" not in report and "Kestrel tient la charge." in report

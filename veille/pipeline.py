@@ -164,7 +164,7 @@ def final_alerts(final: FinalReport, failed: Sequence[str]) -> list[Alert]:
     if final.removed_orphans:
         alerts.append(
             Alert(
-                code="report.orphan_citation",
+                code="report.orphan_citation_stripped",
                 severity="warning",
                 stage="report",
                 message=f"citations orphelines retirées du rapport final : {final.removed_orphans}",
