@@ -44,14 +44,16 @@ class RoleModel(BaseModel):
 
 
 def _default_roles() -> dict[str, RoleModel]:
-    # The planner gets the strongest model: it runs once and its mistakes cost every branch.
+    # The planner gets the strongest model: it runs once and its mistakes cost every branch. The judge
+    # is a different, stronger model than the critic, so the critic's blind spots are not graded twice.
+    # gemini-2.5-* was scheduled for shutdown in 2026-10 (see config/prices.toml for sources).
     return {
-        "planner": RoleModel(model="gemini-2.5-pro", thinking="low", temperature=0.1),
-        "analyst": RoleModel(model="gemini-2.5-flash", thinking="low"),
-        "writer": RoleModel(model="gemini-2.5-flash", thinking="low"),
-        "critic": RoleModel(model="gemini-2.5-flash", thinking="low", temperature=0.0),
-        "reviser": RoleModel(model="gemini-2.5-flash", thinking="low"),
-        "judge": RoleModel(model="gemini-2.5-pro", thinking="low", temperature=0.0),
+        "planner": RoleModel(model="gemini-3.1-pro-preview", thinking="medium", temperature=0.1),
+        "analyst": RoleModel(model="gemini-3.5-flash", thinking="low"),
+        "writer": RoleModel(model="gemini-3.5-flash", thinking="low"),
+        "critic": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=0.0),
+        "reviser": RoleModel(model="gemini-3.5-flash", thinking="low"),
+        "judge": RoleModel(model="gemini-3.1-pro-preview", thinking="low", temperature=0.0),
     }
 
 
