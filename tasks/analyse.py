@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from tasks.clients import retry_transient
 from veille.analysis import Analysis, ModelClientLike, analyse_subtask
+from veille.killpoints import kill_point
 from veille.roles.planner import SubTask
 from veille.store import fetch_documents
 
@@ -79,4 +80,6 @@ def analyse(
     if fault:
         raise InjectedFaultError(f"{subtask_id}: injected fault (fail_subtasks)")
     documents = fetch_documents(db_path, job.sub_task.doc_ids)
-    return analyse_subtask(client, job.sub_task, documents)
+    analysis = analyse_subtask(client, job.sub_task, documents)
+    kill_point("analyse")  # crash tests: branch computed, result not yet persisted
+    return analysis

@@ -17,6 +17,7 @@ from veille.analysis import ModelClientLike
 from veille.arbiter import arbitrate
 from veille.citations import invalid_citations, normalize_citations
 from veille.grid import Grid
+from veille.killpoints import kill_point
 from veille.models.base import ModelError
 from veille.report import strip_title
 from veille.roles import critic as critic_role
@@ -115,6 +116,7 @@ def review_loop(
                 )
             )
             evaluation = {}
+        kill_point("review")  # crash tests: a critic round evaluated
         verdict = arbitrate(evaluation, draft, grid, sources)
         rounds.append(
             RoundRecord(

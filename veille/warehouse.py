@@ -40,6 +40,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from veille.killpoints import kill_point
 from veille.settings import PROJECT_ROOT
 
 __all__ = [
@@ -735,6 +736,7 @@ def write_run_tables(
         final = partition_path(parquet_dir, name, run_date, run_id)
         _write_atomic(tables[name], final, exclusive=name == "runs")
         written[name] = final
+        kill_point("record")  # crash tests: the n-th table file is in place
     try:
         update_summary_index(parquet_dir)
     except Exception as exc:  # the run is committed; readers fall back to the per-run files
