@@ -9,12 +9,16 @@ every table filled), records each one, then times:
   as ``veille trends`` does; target ≤ 200 ms), plus, for information, the ``veille trends`` query file
   and the per-role cost query, which reads every night's call journal.
 
+Wall-clock figures (median, p95, max) and, because the benchmark machine is shared, the CPU time of
+this process (all its threads) as a load-independent figure.
+
 Usage: ``.venv/bin/python bench/warehouse_trends.py [--runs 365] [--calls 60] [--repeat 15] [--dir DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import sys
@@ -49,13 +53,14 @@ def _stats(samples: list[float]) -> dict[str, float]:
 def _time_query(
     parquet: Path, sql: str, params: dict[str, object] | None, repeat: int
 ) -> tuple[dict[str, float], int]:
-    samples, rows = [], 0
+    samples, cpu, rows = [], [], 0
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         _, result = wh.query(parquet, sql, params, read_only_check=params is None)
         samples.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         rows = len(result)
-    return _stats(samples), rows
+    return {**_stats(samples), "cpu_median_ms": _ms(statistics.median(cpu))}, rows
 
 
 def main() -> int:
@@ -78,11 +83,11 @@ def main() -> int:
             for i in range(args.runs)
         ]
 
-        build_s, write_s, record_s = [], [], []
+        build_s, write_s, record_s, write_cpu = [], [], [], []
         for folder in folders:
             start = time.perf_counter()
             tables = wh.build_tables(folder)
-            built = time.perf_counter()
+            built, built_cpu = time.perf_counter(), time.process_time()
             summary = tables["runs"].to_pylist()[0]
             wh.write_run_tables(
                 parquet,
@@ -91,10 +96,11 @@ def main() -> int:
                 run_date=wh.run_date_of(summary["run_id"], summary["started_at"]),
             )
             done = time.perf_counter()
+            write_cpu.append(time.process_time() - built_cpu)
             build_s.append(built - start)
             write_s.append(done - built)
             record_s.append(done - start)
-        calls = sum(len(wh.committed_files(parquet, "llm_calls")) for _ in [0])
+        call_files = len(wh.committed_files(parquet, "llm_calls"))
 
         trend, trend_rows = _time_query(
             parquet, "SELECT * FROM run_trends ORDER BY started_at", None, args.repeat
@@ -111,13 +117,16 @@ def main() -> int:
         _, journal_rows = wh.query(parquet, "SELECT count(*) FROM llm_calls")
 
     print(
-        f"# warehouse_trends: {args.runs} runs × {args.calls} calls ({journal_rows[0][0]} journal rows, {calls} call files)"
+        f"# warehouse_trends: {args.runs} runs × {args.calls} calls ({journal_rows[0][0]} journal rows in {call_files} files)"
     )
     print(
         f"python {platform.python_version()}, duckdb {duckdb.__version__}, pyarrow {pyarrow.__version__}, "
-        f"{platform.machine()}, {len(__import__('os').sched_getaffinity(0))} CPUs"
+        f"{platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
-    print(f"one run's Parquet write (9 files)   : {_stats(write_s)}  first: {_ms(write_s[0])} ms")
+    print(
+        f"one run's Parquet write (9 files)   : {_stats(write_s)}  cpu median: "
+        f"{_ms(statistics.median(write_cpu))} ms  first: {_ms(write_s[0])} ms"
+    )
     print(f"one run's build_tables (read folder): {_stats(build_s)}")
     print(f"one run's record_run_dir (both)     : {_stats(record_s)}")
     print(f"trend query, run_trends ({trend_rows} rows)  : {trend}")
