@@ -17,6 +17,7 @@ from veille.models import factory
 from veille.models.base import ModelRequest
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeScore, JudgeVerdict
+from veille.settings import Settings
 
 WACC_REF = "WACC ≈ 9,91 % ; coût des capitaux propres 10,34 % ; dette après impôt 4,15 % ; EV ≈ 1 705 M$."
 SHARE_REF = "Ouvrez le rapport, cliquez sur Partager, choisissez le client."
@@ -113,7 +114,7 @@ def test_judge_graders_make_one_call_per_prompt(
     line2 = next(line for line in out.splitlines() if line.startswith("line    2"))
     assert f"judge+numbers={judge_wacc:.3f}" in line2  # no figure in the reference: judge alone
     rows = pq.read_table(out_path).to_pylist()
-    assert {r["model"] for r in rows} == {"gemini-2.5-pro"}
+    assert {r["model"] for r in rows} == {Settings().role("judge").model}  # the judge role's model
     assert "judge: 2 call(s), 2 attempt(s)" in out
 
 
