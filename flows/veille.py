@@ -21,6 +21,7 @@ from tasks.plan import plan
 from tasks.record import record_run
 from tasks.report import write_report
 from tasks.review import review
+from tasks.screen import screen_documents
 from veille.alerts import Alert
 from veille.analysis import Analysis, PlanOutcome
 from veille.corpus import load_request
@@ -83,6 +84,11 @@ def veille_flow(
             grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
             snapshot = document_snapshot(settings.database)
             log.info("ingest: %d documents, %d alert(s)", len(listing.entries), len(ingested.alerts))
+            # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
+            suspected = screen_documents(settings, listing.entries)
+            alerts += suspected
+            if suspected:
+                log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
 
             planned = plan.with_options(result_storage=storage, refresh_cache=refresh)(
                 client, planner_input(request, listing.entries, settings), model_key(settings, "planner")

@@ -17,7 +17,7 @@ __all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan"]
 # Bump when the planner's prompt, validation or output format changes. A version constant rather
 # than TASK_SOURCE: editing an unrelated line of this file must not invalidate persisted plans
 # (and, through them, every branch a retry would otherwise reuse).
-PLAN_CACHE_VERSION = "1"
+PLAN_CACHE_VERSION = "2"  # 2: catalogue delimited as untrusted data
 
 
 def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:

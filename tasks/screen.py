@@ -1,0 +1,22 @@
+"""Task: screen the corpus for prompt injection before any model reads it (alerts only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from veille.alerts import Alert
+from veille.injection import screen_corpus
+from veille.roles.planner import CatalogueEntry
+from veille.settings import Settings
+
+__all__ = ["screen_documents"]
+
+
+# NO_CACHE: it reads the corpus database (state outside its inputs) and costs milliseconds.
+@task(name="screen-documents", cache_policy=NO_CACHE)
+def screen_documents(settings: Settings, catalogue: Sequence[CatalogueEntry]) -> list[Alert]:
+    """One ``injection.suspected`` alert per catalogued document that looks written to steer the model."""
+    return screen_corpus(settings.database, catalogue)
