@@ -13,6 +13,8 @@ from pathlib import Path
 
 import duckdb
 
+from veille.dblock import retry_on_lock
+
 __all__ = ["SourceMeta", "source_metadata"]
 
 
@@ -35,7 +37,7 @@ def source_metadata(db_path: Path, ids: Sequence[str]) -> dict[str, SourceMeta]:
             f"no corpus database at {db_path}: run `veille ingest` (or `veille run`) first"
         )
     sql = resources.files("veille").joinpath("sql", "source_metadata.sql").read_text(encoding="utf-8")
-    con = duckdb.connect(str(db_path), read_only=True)
+    con = retry_on_lock(lambda: duckdb.connect(str(db_path), read_only=True), db_path)  # see veille.dblock
     try:
         rows = con.execute(sql, {"ids": wanted}).fetchall()
     finally:

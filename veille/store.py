@@ -45,6 +45,7 @@ from veille.corpus import (
     request_path,
     unknown_reference_ids,
 )
+from veille.dblock import retry_on_lock
 from veille.killpoints import kill_point
 from veille.roles.analyst import DocumentText
 from veille.roles.planner import CatalogueEntry
@@ -151,7 +152,8 @@ def _read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         raise FileNotFoundError(
             f"no corpus database at {db_path}: run `veille ingest` (or `veille run`) first"
         )
-    con = duckdb.connect(str(db_path), read_only=True)
+    # Another process ingesting holds the file: wait for it (veille.dblock) instead of failing.
+    con = retry_on_lock(lambda: duckdb.connect(str(db_path), read_only=True), db_path)
     try:
         version, latest = schema_version(con), MIGRATIONS[-1][0]
         if version < latest:
@@ -533,7 +535,8 @@ def _ingest_corpus(
 def _read_write(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     con = duckdb.connect()
     try:
-        con.execute(_sql("attach_database.sql"), {"path": str(db_path)})
+        # One writing process per file, and no reader meanwhile: wait for the other run (veille.dblock).
+        retry_on_lock(lambda: con.execute(_sql("attach_database.sql"), {"path": str(db_path)}), db_path)
         con.execute("USE corpus")
         migrate(con)
         yield con
