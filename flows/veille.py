@@ -36,6 +36,7 @@ from veille.pipeline import (
     run_alert,
     utc_now,
 )
+from veille.recovery import lock_run_folder
 from veille.report import FinalReport, finalize_report
 from veille.review import ReviewOutcome
 from veille.runfolder import RunFolder, new_run_id, note_run_folder
@@ -61,6 +62,7 @@ def veille_flow(
     log = get_run_logger()
     started = utc_now()
     folder = RunFolder(settings.runs_dir, new_run_id(started)).create()
+    run_lock = lock_run_folder(folder.path)  # held until recorded: a killed run is recorded by the next
     # Injected faults fire on the flow run's first attempt only, so a retry of the same run succeeds.
     faults = set(fail_subtasks or []) if flow_run.run_count <= 1 else set()
     storage, refresh = results_dir(settings), not settings.use_cache  # --no-cache recomputes every step
@@ -172,6 +174,7 @@ def veille_flow(
                 alerts.append(run_alert("grade.failed", f"{type(exc).__name__}: {exc}"[:500], "warning"))
                 folder.write_alerts(alerts)
     recorded = record_run(settings, folder.path)
+    run_lock.release()
     log.info("record: %s", recorded.get("rows"))
     log.info("outputs: %s\n%s", folder.path, format_summary(folder.path))
     if error is not None:

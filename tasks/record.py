@@ -10,6 +10,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from veille.recovery import recover_dead_runs
 from veille.settings import Settings
 from veille.warehouse import RecordResult, metrics_table, record_run_dir
 
@@ -70,6 +71,12 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
     except Exception as exc:  # the API may be down; the Parquet files are already committed
         logger.warning("could not publish the artifacts of run %s: %s", result.run_id, exc)
         artifacts = {}
+    # Runs killed before recording themselves (veille.recovery): recorded now, nothing lost.
+    recovery = recover_dead_runs(settings.runs_dir, settings.parquet_dir)
+    if recovery.recorded:
+        logger.warning(
+            "recorded %d run(s) that died before recording: %s", len(recovery.recorded), recovery.run_ids
+        )
     return {
         "run_id": result.run_id,
         "run_date": result.run_date.isoformat(),
@@ -77,4 +84,5 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
         "files": {name: str(path) for name, path in result.files.items()},
         "missing_files": result.missing_files,
         "artifacts": artifacts,
+        "recovered": recovery.run_ids,
     }
