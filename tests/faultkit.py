@@ -9,7 +9,7 @@ import json
 import re
 import threading
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.fake_gemini import FakeGemini, Reply
-from tests.flowkit import write_corpus
+from tests.flowkit import DOCS, write_corpus
 from tests.gemini_script import gemini_responder, role_of
 
 __all__ = [
@@ -190,7 +190,11 @@ GeminiFlow = tuple[FakeGemini, FaultyGemini, Callable[..., GeminiRun]]
 
 
 @contextmanager
-def gemini_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GeminiFlow]:
+def gemini_flow(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    docs: Sequence[tuple[str, str, str, str, str]] = DOCS,
+) -> Iterator[GeminiFlow]:
     """(server, faults, run): ``run(env=None, **flow params)`` runs the veille flow on the flowkit corpus
     with the Gemini backend through the SDK against ``server``, whose replies ``faults`` scripts.
 
@@ -198,7 +202,7 @@ def gemini_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gem
     """
     from flows.veille import veille_flow
 
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_corpus(tmp_path / "corpus", docs)
     warehouse = tmp_path / "warehouse"
     faults = FaultyGemini()
     fast_task_retries(monkeypatch)
