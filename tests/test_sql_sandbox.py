@@ -1,0 +1,165 @@
+"""`veille sql` is a sandbox: one read-only statement over the warehouse's Parquet files, nothing else.
+
+Complements tests/test_cli_warehouse.py (writes, ATTACH, COPY, SET refused; a file outside read) with
+the escapes an attacker would try next: /etc/passwd through every reader, a symlink planted inside the
+warehouse, path traversal, statements smuggled through ``query()``, INSTALL/LOAD and extension
+autoloading, RESET/PRAGMA/CALL/USE/EXPORT/CREATE SECRET, environment variables, and URLs. After all of
+them, no file was written anywhere.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from veille import cli_warehouse
+from veille.settings import Settings
+from veille.warehouse import record_run_dir
+from veille.warehouse_synth import write_synthetic_run
+
+
+@pytest.fixture()
+def app() -> typer.Typer:
+    app = typer.Typer()
+    cli_warehouse.register(app)
+    return app
+
+
+@pytest.fixture()
+def warehouse(tmp_path: Path) -> Path:
+    settings = Settings(warehouse_dir=tmp_path / "wh")
+    run_dir = write_synthetic_run(settings.runs_dir, datetime.now(UTC), seed=3)
+    record_run_dir(run_dir, settings.parquet_dir)
+    # A symlink planted inside the Parquet tree, pointing outside it.
+    (settings.parquet_dir / "etc-link").symlink_to("/etc")
+    return settings.warehouse_dir
+
+
+def sql(app: typer.Typer, warehouse: Path, statement: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["sql", statement, "--warehouse", str(warehouse), "--format", "csv"])
+    return result.exit_code, result.stdout + result.stderr
+
+
+def _snapshot(*roots: Path) -> dict[str, int]:
+    files: dict[str, int] = {}
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                files[str(path)] = path.stat().st_mtime_ns
+    return files
+
+
+READS_OUTSIDE = [
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM read_csv_auto('/etc/passwd', header = false)",
+    "SELECT * FROM read_text('/etc/passwd')",
+    "SELECT * FROM read_blob('/etc/passwd')",
+    "SELECT * FROM read_json('/etc/passwd')",
+    "SELECT * FROM read_parquet('/etc/passwd')",
+    "SELECT * FROM sniff_csv('/etc/passwd')",
+    "SELECT * FROM glob('/etc/*')",
+    "FROM read_text('/etc/passwd')",
+    "WITH x AS (SELECT * FROM read_text('/etc/passwd')) SELECT * FROM x",
+    "DESCRIBE SELECT * FROM read_csv('/etc/passwd')",
+    "SUMMARIZE SELECT * FROM read_csv('/etc/passwd')",
+    "EXPLAIN ANALYZE SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM query('SELECT * FROM read_text(''/etc/passwd'')')",
+    "SELECT * FROM read_text('/proc/self/environ')",
+    "SELECT * FROM read_text('{parquet}/etc-link/passwd')",  # symlink inside the warehouse
+    "SELECT * FROM read_text('{parquet}/../../../../../etc/passwd')",  # traversal
+    "SELECT * FROM read_csv('https://example.com/data.csv')",  # network: refused by DuckDB itself
+]
+
+
+@pytest.mark.parametrize("statement", READS_OUTSIDE)
+def test_nothing_outside_the_warehouse_can_be_read(app: typer.Typer, warehouse: Path, statement: str) -> None:
+    code, output = sql(app, warehouse, statement.format(parquet=warehouse / "parquet"))
+    assert code == 2, output
+    assert "may only read the warehouse" in output
+    assert "root:" not in output and "PATH=" not in output  # nothing of /etc/passwd or the environment
+
+
+REFUSED = [
+    ("INSTALL httpfs", "LOAD"),
+    ("LOAD httpfs", "LOAD"),
+    ("FORCE INSTALL sqlite_scanner", "LOAD"),
+    ("RESET enable_external_access", "SET"),
+    ("SET allowed_directories = ['/']", "SET"),
+    ("SET GLOBAL lock_configuration = false", "SET"),
+    ("PRAGMA enable_external_access", "PRAGMA"),
+    ("CALL pragma_version()", "CALL"),
+    ("CHECKPOINT", "CALL"),
+    ("USE memory", "SET"),
+    ("ATTACH '{outside}/stolen.duckdb' AS stolen", "ATTACH"),
+    ("ATTACH ':memory:' AS scratch", "ATTACH"),
+    ("DETACH memory", "DETACH"),
+    ("COPY (SELECT * FROM runs) TO '{outside}/runs.csv'", "COPY"),
+    ("COPY (SELECT * FROM runs) TO '{parquet}/runs/evil.parquet'", "COPY"),
+    ("EXPORT DATABASE '{outside}/dump'", "EXPORT"),
+    ("CREATE SECRET leak (TYPE s3, KEY_ID 'a', SECRET 'b')", "CREATE"),
+    ("CREATE VIEW v AS SELECT 1", "CREATE"),
+    ("VACUUM", "VACUUM"),
+]
+
+
+@pytest.mark.parametrize(("statement", "kind"), REFUSED)
+def test_statements_other_than_select_are_refused(
+    app: typer.Typer, warehouse: Path, tmp_path: Path, statement: str, kind: str
+) -> None:
+    code, output = sql(app, warehouse, statement.format(outside=tmp_path, parquet=warehouse / "parquet"))
+    assert code == 2, output
+    assert f"the warehouse is read-only: {kind} statements are refused" in output
+
+
+def test_escapes_inside_a_select_fail_and_leave_no_file(
+    app: typer.Typer, warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reliability: Any
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "AIzaSyCANARY-sql-sandbox")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    before = _snapshot(warehouse, outside)
+    attempts = {
+        # A statement smuggled through query() must still be one SELECT.
+        f"SELECT * FROM query('COPY (SELECT 1) TO ''{outside}/q.csv''')": "single SELECT",
+        f"SELECT * FROM query('ATTACH ''{outside}/q.duckdb''')": "single SELECT",
+        "SELECT * FROM query('SET enable_external_access = true')": "single SELECT",
+        # Extensions cannot be autoloaded (they would bring new readers and writers).
+        "SELECT * FROM iceberg_scan('/etc')": "Loading external extensions is disabled",
+        "SELECT * FROM sqlite_scan('/etc/passwd', 'x')": "Loading external extensions is disabled",
+        # No access to the process environment (the API key lives there).
+        "SELECT getenv('GEMINI_API_KEY')": "getenv does not exist",
+    }
+    for statement, expected in attempts.items():
+        code, output = sql(app, warehouse, statement)
+        assert code != 0 and expected in output, (statement, output)
+        assert "CANARY" not in output
+    # The sandbox settings are in force and locked.
+    code, output = sql(
+        app,
+        warehouse,
+        "SELECT current_setting('enable_external_access') AS external, "
+        "current_setting('lock_configuration') AS locked, "
+        "current_setting('autoinstall_known_extensions') AS autoinstall",
+    )
+    assert code == 0 and output.splitlines()[1:] == ["False,True,False"], output
+    # Reading the warehouse itself works, symlinked directories excepted.
+    code, output = sql(app, warehouse, "SELECT count(*) AS runs FROM runs")
+    assert code == 0 and output.splitlines() == ["runs", "1"]
+    after = _snapshot(warehouse, outside)
+    assert after == before  # nothing written, nothing modified
+    assert not list(outside.iterdir())
+    assert not (Path.cwd() / "q.csv").exists()
+    reliability.record(
+        "`veille sql` escape attempts (/etc/passwd by every reader, planted symlink, traversal, query() "
+        "smuggling, INSTALL/LOAD/autoload, SET/RESET/PRAGMA/ATTACH/COPY/EXPORT/CREATE SECRET, getenv, URL)",
+        "refused with a clear message (exit 2 for sandbox refusals); no file read outside the "
+        "warehouse, no file written",
+        f"{len(READS_OUTSIDE)} outside reads and {len(REFUSED)} statements refused (parametrized tests), "
+        f"{len(attempts)} in-SELECT escapes failed; external access off, configuration locked; "
+        f"{len(after)} warehouse files unchanged, 0 files created",
+    )
