@@ -108,6 +108,9 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
     assert deployment.pull_steps == [
         {"prefect.deployments.steps.set_working_directory": {"directory": str(PROJECT_ROOT)}}
     ]
+    with prefect_server.client() as client:
+        # Checked; now off, so a nightly falling due during the test cannot queue ahead of our runs.
+        client.update_deployment_schedule(deployment.id, schedule.id, active=False)
 
     # The worker's environment reaches every flow run it starts: settings and the API key.
     start_worker(
