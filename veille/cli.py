@@ -32,7 +32,29 @@ def _register_all() -> None:
         module.register(app)
 
 
+def _refused_by_server(exc: BaseException) -> str | None:
+    """A one-line message when a Prefect server refused us (401/403: authentication), else None."""
+    from prefect.exceptions import PrefectHTTPStatusError
+
+    if not isinstance(exc, PrefectHTTPStatusError) or exc.response.status_code not in (401, 403):
+        return None
+    url = str(exc.request.url).split("/api/", 1)[0]  # the server, not the endpoint
+    return (
+        f"the Prefect server at {url} refused the request ({exc.response.status_code} "
+        f"{exc.response.reason_phrase}): it requires authentication. Set PREFECT_API_AUTH_STRING "
+        "('user:password', the server's PREFECT_SERVER_API_AUTH_STRING); see docs/operations.md, "
+        "'Exposing the server'."
+    )
+
+
 def main() -> None:
     _telemetry_off()
     _register_all()
-    app()
+    try:
+        app()
+    except Exception as exc:  # a refused request is an operator's setting, not a bug: no traceback
+        message = _refused_by_server(exc)
+        if message is None:
+            raise
+        typer.echo(f"error: {message}", err=True)
+        raise SystemExit(1) from None

@@ -1,0 +1,100 @@
+"""The Prefect server the project starts binds to 127.0.0.1 unless told otherwise (fast checks; the
+real server is checked by tests/e2e/test_secrets_server_auth.py), and a refused request is one line."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from veille import cli, cli_ops, ops
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _make_dry_run(target: str, *overrides: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    result = subprocess.run(
+        ["make", "-n", "-s", target, *overrides],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_make_server_binds_loopback_unless_told_otherwise() -> None:
+    default = _make_dry_run("server")
+    assert "prefect server start --host 127.0.0.1 --port 4200" in default
+    assert "PREFECT_SERVER_API_HOST=127.0.0.1" in default
+    assert "0.0.0.0" not in default
+    exposed = _make_dry_run("server", "PREFECT_HOST=0.0.0.0", "PREFECT_PORT=4300")
+    assert "prefect server start --host 0.0.0.0 --port 4300" in exposed
+    # Workers and deployments talk to the loopback API by default.
+    assert "PREFECT_API_URL=http://127.0.0.1:4200/api" in _make_dry_run("worker")
+
+
+def test_veille_serve_starts_its_server_on_loopback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    started: dict[str, Any] = {}
+
+    def fake_start(args: list[str], *, env: dict[str, str], log_path: Path, cwd: Path | None = None) -> Any:
+        started.update(args=list(args), env=dict(env))
+        return object()
+
+    def stop_here(url: str, **_: Any) -> float:
+        raise RuntimeError("stop before serving")  # enough: the server command line is known
+
+    monkeypatch.setattr(ops, "start_prefect_process", fake_start)
+    monkeypatch.setattr(ops, "wait_healthy", stop_here)
+    monkeypatch.setattr(ops, "stop_process", lambda proc, **_: 0)
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    import typer
+
+    app = typer.Typer()
+    cli_ops.register(app)
+    result = CliRunner().invoke(app, ["serve", "--start-server", "--port", "4321"])
+
+    assert isinstance(result.exception, RuntimeError), result.output
+    args = started["args"]
+    assert args[:2] == ["server", "start"]
+    assert args[args.index("--host") + 1] == "127.0.0.1" and args[args.index("--port") + 1] == "4321"
+    assert started["env"]["PREFECT_SERVER_API_HOST"] == "127.0.0.1"
+
+
+def test_a_refused_request_is_one_line_without_the_password() -> None:
+    from prefect.exceptions import PrefectHTTPStatusError
+
+    basic = base64.b64encode(b"u:CANARY-pw").decode()
+    request = httpx.Request(
+        "POST", "http://127.0.0.1:4200/api/work_pools/filter", headers={"Authorization": f"Basic {basic}"}
+    )
+    response = httpx.Response(401, request=request, json={"exception_message": "Unauthorized"})
+    error = PrefectHTTPStatusError.from_httpx_error(
+        httpx.HTTPStatusError("401", request=request, response=response)
+    )
+    message = cli._refused_by_server(error)
+    assert message is not None and "\n" not in message
+    assert message.startswith(
+        "the Prefect server at http://127.0.0.1:4200 refused the request (401 Unauthorized)"
+    )
+    assert "PREFECT_API_AUTH_STRING" in message and "CANARY-pw" not in message
+    other = httpx.Response(500, request=request)
+    assert (
+        cli._refused_by_server(
+            PrefectHTTPStatusError.from_httpx_error(
+                httpx.HTTPStatusError("500", request=request, response=other)
+            )
+        )
+        is None
+    )
+    assert cli._refused_by_server(ValueError("x")) is None
