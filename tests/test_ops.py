@@ -371,3 +371,26 @@ def test_amodel_call_slot_from_another_event_loop_thread(harness_client) -> None
     # A limit of 1: the two calls held the slot one after the other, never together.
     assert seen == [1, 1]
     assert harness_client.read_global_concurrency_limit_by_name(name).active_slots == 0
+
+
+def test_cli_serve_refuses_without_a_server_and_checks_its_options(tmp_path: Path) -> None:
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from typer.testing import CliRunner
+
+    from veille.cli import _register_all, app
+
+    _register_all()
+    runner = CliRunner()
+    with temporary_settings(updates={PREFECT_API_URL: None}):
+        # An ephemeral API has no scheduler: serving would never fire, so it refuses.
+        result = runner.invoke(app, ["serve"])
+        assert result.exit_code == 2
+        assert "--start-server" in result.output and "PREFECT_API_URL" in result.output
+        result = runner.invoke(app, ["serve", "--timezone", "Mars/Olympus"])
+        assert result.exit_code == 2 and "Mars/Olympus" in result.output
+        result = runner.invoke(app, ["serve", "--cron", "0 25 * * *"])
+        assert result.exit_code == 2 and "0 25 * * *" in result.output
+        result = runner.invoke(app, ["serve", "--backend", "gpt"])
+        assert result.exit_code == 2 and "'gpt'" in result.output
+        result = runner.invoke(app, ["serve", "--corpus", str(tmp_path / "missing")])
+        assert result.exit_code == 2 and "missing" in result.output

@@ -77,7 +77,11 @@ def serve(
 
     from veille import ops
 
-    schedule = ops.nightly_schedule(cron, timezone)  # validates the time zone before anything starts
+    try:  # validates the cron expression and the time zone before anything starts
+        schedule = ops.nightly_schedule(cron, timezone)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     parameters: dict[str, Any] = {}
     if corpus is not None:
         if not corpus.is_dir():
