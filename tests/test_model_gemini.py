@@ -248,7 +248,7 @@ def test_5xx_beyond_the_attempt_budget_is_transient(
     assert record.status == "transient_error" and record.error_class == "HTTP503"
 
 
-def test_client_error_is_not_retried(server: FakeGemini, client_factory: Any) -> None:
+def test_client_error_is_not_retried(server: FakeGemini, client_factory: Any, reliability: Any) -> None:
     server.script(Reply.error(400, "Invalid JSON payload"), Reply.json(VALID))
     client = client_factory()
 
@@ -257,6 +257,11 @@ def test_client_error_is_not_retried(server: FakeGemini, client_factory: Any) ->
 
     assert not caught.value.retryable
     assert len(server.requests) == 1
+    reliability.record(
+        "400 client error (model call)",
+        "not retried; non-retryable ModelError (Prefect task retries skip it too)",
+        f"{len(server.requests)} request, {type(caught.value).__name__} retryable=False",
+    )
 
 
 def test_429_retry_delay_from_the_body_is_honoured(server: FakeGemini, client_factory: Any) -> None:
@@ -271,7 +276,9 @@ def test_429_retry_delay_from_the_body_is_honoured(server: FakeGemini, client_fa
     assert second.received_at - first.finished_at >= 0.4
 
 
-def test_429_retry_after_header_is_honoured(server: FakeGemini, client_factory: Any) -> None:
+def test_429_retry_after_header_is_honoured(
+    server: FakeGemini, client_factory: Any, reliability: Any
+) -> None:
     server.script(Reply.error(429, "quota", retry_after="0.3"), Reply.json(VALID))
     client = client_factory()
 
@@ -279,7 +286,13 @@ def test_429_retry_after_header_is_honoured(server: FakeGemini, client_factory: 
 
     first, second = server.requests
     assert first.finished_at is not None
-    assert second.received_at - first.finished_at >= 0.3
+    waited = second.received_at - first.finished_at
+    assert waited >= 0.3
+    reliability.record(
+        "429 with a Retry-After header (no RetryInfo; model call)",
+        "wait the header's delay, then retry",
+        f"retry sent {waited:.2f} s after the 429 (asked 0.3 s), then 200",
+    )
 
 
 def test_429_without_retry_info_backs_off_and_succeeds(server: FakeGemini, client_factory: Any) -> None:
@@ -335,7 +348,7 @@ def test_connection_refused_is_transient(client_factory: Any, tmp_path: Path) ->
     assert record.error_class == "ConnectError"
 
 
-def test_server_hang_up_is_retried(server: FakeGemini, client_factory: Any) -> None:
+def test_server_hang_up_is_retried(server: FakeGemini, client_factory: Any, reliability: Any) -> None:
     server.script(Reply.hangup(), Reply.json(VALID))
     client = client_factory()
 
@@ -343,14 +356,26 @@ def test_server_hang_up_is_retried(server: FakeGemini, client_factory: Any) -> N
 
     assert result.output.clarte == 4
     assert len(server.requests) == 2
+    reliability.record(
+        "server closes the connection without answering (model call)",
+        "retried with backoff within http_attempts (the SDK does not retry it)",
+        f"{len(server.requests)} requests (hang-up, then 200); validated answer returned",
+    )
 
 
-def test_body_that_is_not_json_is_a_transient_error(server: FakeGemini, client_factory: Any) -> None:
+def test_body_that_is_not_json_is_a_transient_error(
+    server: FakeGemini, client_factory: Any, reliability: Any
+) -> None:
     server.script(Reply.raw("<html>bad gateway</html>"))
     client = client_factory()
 
-    with pytest.raises(TransientModelError):
+    with pytest.raises(TransientModelError) as caught:
         critic_call(client)
+    reliability.record(
+        "HTTP 200 whose body is not JSON (proxy or gateway page; model call)",
+        "transient error (a Prefect task retry may succeed), not a schema re-ask",
+        f"{type(caught.value).__name__} after {len(server.requests)} request(s)",
+    )
 
 
 # --- usage and cost --------------------------------------------------------------------------------
