@@ -169,6 +169,7 @@ def run(
 
     from flows.veille import veille_flow
     from veille.corpus import CorpusError
+    from veille.ephemeral import start_temporary_api
     from veille.runfolder import run_folder_of
     from veille.store import read_catalogue
     from veille.summary import format_summary, load_ingest_report
@@ -178,6 +179,7 @@ def run(
     settings = _guarded(lambda: build_settings(corpus, strict, warehouse))  # bad options fail here, early
     # The flow builds its own Settings (deployments pass only parameters): the warehouse goes by env.
     os.environ["VEILLE_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
+    start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ephemeral)
     with quiet_corpus_tracebacks():
         state = veille_flow(
             corpus=str(settings.corpus_dir),

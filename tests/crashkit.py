@@ -1,0 +1,412 @@
+"""Helpers for crash, concurrency and soak tests: a Prefect server on loopback, and a "zygote" that
+runs ``veille run`` in child processes which tests may SIGKILL.
+
+The zygote is a Python process that imports the CLI, the flow and their heavy dependencies once
+(Prefect, DuckDB, Arrow: about 2 s of CPU), then ``fork``s one child per requested run. Each child
+is a separate process that runs the real ``veille`` entry point (``veille.cli.main``) with the given
+arguments and environment, its output redirected to files, so a crash test can kill it with
+SIGKILL at any point and pay the start-up cost once instead of once per trial. The zygote imports
+only (no thread, no client, no event loop is started before ``fork``), which is what makes forking
+it safe. Prefect reads its settings at import, so ``PREFECT_*`` variables go in the zygote's own
+environment; ``VEILLE_*`` variables are read per run and go in each request.
+
+Protocol (JSON lines): the test writes ``{"argv": [...], "env": {...}, "out": path, "err": path}``;
+the zygote answers ``{"pid": N}`` when the child has started and ``{"pid": N, "code": C}`` when it
+has ended (``C`` < 0: killed by signal ``-C``). One run at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from veille import ops
+
+__all__ = [
+    "PROJECT_ROOT",
+    "Zygote",
+    "loopback_server",
+    "prefect_env",
+]
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SERVER_START_TIMEOUT_S = 240.0
+
+# Imported once by the zygote; what a `veille run` would otherwise import in every child.
+_PRELOAD = (
+    "veille.cli",
+    "veille.cli_run",
+    "flows.veille",
+    "veille.store",
+    "veille.warehouse",
+    "veille.summary",
+    "veille.runfolder",
+    "veille.models.caller",
+    "veille.graders.dossier",
+    "prefect.flow_engine",
+    "prefect.task_engine",
+    "prefect.results",
+    "prefect.client.orchestration",
+    "prefect.artifacts",
+    "rich.console",
+)
+
+
+def prefect_env(api_url: str, home: Path) -> dict[str, str]:
+    """Environment of a client process of the server at ``api_url`` (telemetry off, own PREFECT_HOME)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VEILLE_")}
+    env.update(ops.telemetry_off_env())
+    env.update(
+        {
+            "PREFECT_API_URL": api_url,
+            "PREFECT_HOME": str(home),
+            "PREFECT_LOCAL_STORAGE_PATH": str(home / "storage"),
+            "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "false",
+        }
+    )
+    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        env.pop(key, None)
+    return env
+
+
+@contextmanager
+def loopback_server(base: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``prefect server start --host 127.0.0.1 --port <free>`` with a temporary PREFECT_HOME under
+    ``base``, analytics off; yields (API URL, process) and stops it by PID (its process group too)."""
+    home = base / "server-home"
+    home.mkdir(parents=True, exist_ok=True)
+    port = ops.free_port()
+    env = ops.server_env(port=port, home=home)
+    proc = ops.start_prefect_process(
+        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+        env=env,
+        log_path=base / "server.log",
+    )
+    try:
+        ops.wait_healthy(ops.api_url(port), timeout_s=SERVER_START_TIMEOUT_S, proc=proc)
+        yield ops.api_url(port), proc
+    finally:
+        ops.stop_process(proc, grace_s=30)
+
+
+_ZYGOTE_MAIN = r"""
+import importlib, json, os, signal, sys
+for name in PRELOAD:
+    importlib.import_module(name)
+import threading
+assert threading.active_count() == 1, threading.enumerate()  # fork is only safe without threads
+requests, replies = sys.stdin, os.fdopen(REPLY_FD, "w", buffering=1)
+replies.write(json.dumps({"ready": True}) + "\n")
+for line in requests:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:  # the child: becomes `veille run ...`
+        code = 1
+        try:
+            replies.close()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            for fd, path in ((1, req["out"]), (2, req["err"])):
+                target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                os.dup2(target, fd)
+                os.close(target)
+            os.environ.update(req["env"])
+            sys.argv = ["veille", *req["argv"]]
+            from veille.cli import main
+            try:
+                main()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            try:
+                import atexit
+                atexit._run_exitfuncs()  # Prefect flushes its log and event queues at exit
+                sys.stdout.flush(); sys.stderr.flush()
+            finally:
+                os._exit(code)
+    replies.write(json.dumps({"pid": pid}) + "\n")
+    _, status = os.waitpid(pid, 0)
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    replies.write(json.dumps({"pid": pid, "code": code}) + "\n")
+"""
+
+
+@dataclass
+class RunResult:
+    code: int  # exit code; negative: killed by that signal
+    out: str
+    err: str
+    seconds: float
+
+
+class Zygote:
+    """A pre-imported process that forks one ``veille`` child per :meth:`start` (see module doc)."""
+
+    def __init__(self, env: Mapping[str, str], log_dir: Path) -> None:
+        self.log_dir = log_dir
+        log_dir.mkdir(parents=True, exist_ok=True)
+        read_fd, write_fd = os.pipe()
+        script = f"PRELOAD = {_PRELOAD!r}\nREPLY_FD = {write_fd}\n{_ZYGOTE_MAIN}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", script],
+            env=dict(env),
+            cwd=PROJECT_ROOT,
+            stdin=subprocess.PIPE,
+            stdout=(log_dir / "zygote.log").open("ab"),
+            stderr=subprocess.STDOUT,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+        )
+        os.close(write_fd)  # the zygote holds the write end; EOF on ours means it exited
+        self._replies: IO[str] = os.fdopen(read_fd, "r")
+        self._count = 0
+        self.pid: int | None = None
+        self._started = 0.0
+        ready = self._read(timeout_s=180)
+        if not ready.get("ready"):
+            raise RuntimeError(f"zygote did not start: {ready}")
+
+    def _read(self, timeout_s: float) -> dict[str, Any]:
+        import select
+
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no answer from the zygote within {timeout_s:.0f} s")
+            ready, _, _ = select.select([self._replies], [], [], min(left, 1.0))
+            if ready:
+                line = self._replies.readline()
+                if not line:
+                    log = (self.log_dir / "zygote.log").read_text(errors="replace")[-3000:]
+                    raise RuntimeError(f"the zygote exited (code {self.proc.poll()})\n{log}")
+                parsed: dict[str, Any] = json.loads(line)
+                return parsed
+            if self.proc.poll() is not None:
+                log = (self.log_dir / "zygote.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"the zygote exited (code {self.proc.returncode})\n{log}")
+
+    def start(self, argv: list[str], env: Mapping[str, str] | None = None) -> int:
+        """Fork a child running ``veille <argv>``; returns its PID."""
+        if self.pid is not None:
+            raise RuntimeError("one run at a time: wait() for the previous one first")
+        self._count += 1
+        self._paths = (self.log_dir / f"run-{self._count}.out", self.log_dir / f"run-{self._count}.err")
+        request = {
+            "argv": argv,
+            "env": dict(env or {}),
+            "out": str(self._paths[0]),
+            "err": str(self._paths[1]),
+        }
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(request) + "\n").encode())
+        self.proc.stdin.flush()
+        self._started = time.monotonic()
+        self.pid = int(self._read(timeout_s=60)["pid"])
+        return self.pid
+
+    def wait(self, timeout_s: float = 300.0) -> RunResult:
+        """Wait for the current child; its exit code (negative if killed), output and duration."""
+        if self.pid is None:
+            raise RuntimeError("no run started")
+        pid = self.pid
+        try:
+            reply = self._read(timeout_s=timeout_s)
+        except TimeoutError:
+            os.kill(pid, signal.SIGKILL)
+            raise
+        finally:
+            self.pid = None
+        assert reply["pid"] == pid, reply
+        out, err = (p.read_text(errors="replace") for p in self._paths)
+        return RunResult(int(reply["code"]), out, err, time.monotonic() - self._started)
+
+    def run(
+        self, argv: list[str], env: Mapping[str, str] | None = None, timeout_s: float = 300.0
+    ) -> RunResult:
+        self.start(argv, env)
+        return self.wait(timeout_s)
+
+    def kill_current(self) -> None:
+        """SIGKILL the running child (by its PID)."""
+        if self.pid is not None:
+            with suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        self.kill_current()
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        ops.stop_process(self.proc, grace_s=10)
+        self._replies.close()
+
+
+def temp_dir(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
+# --------------------------------------------------------------------------- state inspection
+
+
+@dataclass
+class WarehouseState:
+    """What a reader of ``<warehouse>/parquet`` and ``<warehouse>/runs`` would find."""
+
+    committed: set[str]  # run ids with a runs commit marker
+    runs_rows: dict[str, int]  # run id -> rows in its runs file (must be 1)
+    statuses: dict[str, str]  # run id -> runs.status
+    orphans: dict[str, set[str]]  # table -> run ids with a file but no commit marker
+    unreadable: list[str]  # visible *.parquet files that do not read back
+    hidden_temporaries: int  # .<run_id>.<random>.tmp left by a killed writer (never read by views)
+    index_ids: list[str] | None  # run ids in _index/runs_summary.parquet (None: no index)
+    folders: set[str]  # run folders under <warehouse>/runs
+    unrecorded_folders: dict[str, list[str]]  # folder -> its files, for folders not committed
+    lock_files: set[str]  # folders still holding a .running file
+
+
+def warehouse_state(warehouse: Path) -> WarehouseState:
+    import pyarrow.parquet as pq
+
+    from veille.recovery import LOCK_FILE
+    from veille.warehouse import TABLES, committed_files, committed_runs, summary_index_path
+
+    parquet = warehouse / "parquet"
+    committed = set(committed_runs(parquet))
+    runs_rows: dict[str, int] = {}
+    statuses: dict[str, str] = {}
+    orphans: dict[str, set[str]] = {}
+    unreadable: list[str] = []
+    for table in TABLES:
+        for path in committed_files(parquet, table):
+            run_id = path.stem
+            try:
+                data = pq.read_table(path)
+            except Exception:
+                unreadable.append(str(path))
+                continue
+            if set(data.column("run_id").to_pylist()) - {run_id}:
+                unreadable.append(f"{path}: rows of another run")
+            if table == "runs":
+                runs_rows[run_id] = data.num_rows
+                statuses[run_id] = str(data.column("status")[0])
+            elif run_id not in committed:
+                orphans.setdefault(table, set()).add(run_id)
+    index = summary_index_path(parquet)
+    index_ids = pq.read_table(index).column("run_id").to_pylist() if index.exists() else None
+    runs_dir = warehouse / "runs"
+    folders = {p.name for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else set()
+    return WarehouseState(
+        committed=committed,
+        runs_rows=runs_rows,
+        statuses=statuses,
+        orphans=orphans,
+        unreadable=unreadable,
+        hidden_temporaries=sum(1 for _ in parquet.rglob(".*.tmp")) if parquet.is_dir() else 0,
+        index_ids=index_ids,
+        folders=folders,
+        unrecorded_folders={
+            name: sorted(p.name for p in (runs_dir / name).iterdir()) for name in folders - committed
+        },
+        lock_files={name for name in folders if (runs_dir / name / LOCK_FILE).exists()},
+    )
+
+
+def assert_warehouse_consistent(state: WarehouseState) -> None:
+    """No partial file, no partial recording, no duplicate run row, index in line with the files,
+    and every run folder that holds anything recorded (killed runs by the next run's recovery)."""
+    assert not state.unreadable, state.unreadable
+    assert not state.orphans, f"table files of runs without a commit marker: {state.orphans}"
+    assert all(n == 1 for n in state.runs_rows.values()), state.runs_rows
+    assert set(state.runs_rows) == state.committed
+    assert state.index_ids is not None and sorted(state.index_ids) == sorted(state.committed), (
+        "summary index out of line with the committed runs"
+    )
+    assert len(state.index_ids) == len(set(state.index_ids)), "duplicate run rows in the summary index"
+    assert not state.lock_files, f"run folders still marked running: {state.lock_files}"
+    # A folder can stay unrecorded only if the run died before writing anything in it.
+    leftovers = {k: v for k, v in state.unrecorded_folders.items() if any(not f.startswith(".") for f in v)}
+    assert not leftovers, f"run folders with content but no record: {leftovers}"
+    assert state.committed <= state.folders
+
+
+@dataclass
+class DatabaseState:
+    schema_version: int
+    ingest_runs: int
+    documents: dict[str, str]  # id -> content hash of valid documents
+
+
+def database_state(db_path: Path) -> DatabaseState:
+    """Open the corpus database read-only (after a crash: replays its WAL) and read what a run reads."""
+    import duckdb
+
+    from veille.store import document_snapshot, schema_version
+
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        version = schema_version(con)
+        ingest_runs = len(con.cursor().table("ingest_runs").fetchall())
+    finally:
+        con.close()
+    return DatabaseState(version, ingest_runs, dict(document_snapshot(db_path)))
+
+
+def corpus_hashes(corpus: Path) -> set[str]:
+    """sha256 of every docs/*.md file of a corpus (what the database must hold after an ingestion)."""
+    import hashlib
+
+    return {hashlib.sha256(p.read_bytes()).hexdigest() for p in (corpus / "docs").glob("*.md")}
+
+
+def persisted_results(results_dir: Path) -> dict[str, str | None]:
+    """Prefect's persisted task results: file name -> ``plan``, ``analyse:<subtask id>``, or None when
+    the file does not deserialize (a write cut short by a crash)."""
+    from prefect.results import ResultRecord
+
+    from veille.analysis import Analysis, PlanOutcome
+
+    found: dict[str, str | None] = {}
+    if not results_dir.is_dir():
+        return found
+    for path in results_dir.iterdir():
+        if not path.is_file():
+            continue
+        try:
+            value = ResultRecord.deserialize(path.read_bytes()).result
+        except Exception:
+            found[path.name] = None
+            continue
+        if isinstance(value, Analysis):
+            found[path.name] = f"analyse:{value.subtask_id}"
+        elif isinstance(value, PlanOutcome):
+            found[path.name] = "plan"
+        else:
+            found[path.name] = type(value).__name__
+    return found
+
+
+def journal(run_dir: Path) -> list[Any]:
+    from veille.models.journal import read_journal
+
+    return read_journal(run_dir / "calls.jsonl")
+
+
+def run_folder_from_output(out: str) -> Path:
+    """The run folder printed by `veille run` (last "Dossier du run : <path>" line)."""
+    for line in reversed(out.splitlines()):
+        if line.startswith("Dossier du run : "):
+            return Path(line.removeprefix("Dossier du run : ").strip())
+    raise AssertionError(f"no run folder in the output:\n{out[-2000:]}")
