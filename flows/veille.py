@@ -26,6 +26,7 @@ from veille.alerts import Alert
 from veille.analysis import Analysis, PlanOutcome
 from veille.corpus import load_request
 from veille.grid import load_grid
+from veille.ops import settings_task_runner
 from veille.pipeline import (
     build_settings,
     collect_branches,
@@ -46,7 +47,8 @@ from veille.summary import INGEST_FILE, format_summary, ingest_record
 __all__ = ["veille_flow"]
 
 
-@flow(name="veille", log_prints=False)
+# The task runner (threads or Dask) is picked from Settings when each run starts (docs/operations.md).
+@flow(name="veille", log_prints=False, task_runner=settings_task_runner())
 def veille_flow(
     corpus: str | None = None,
     backend: str | None = None,

@@ -49,9 +49,8 @@ def test_flow_runs_on_an_existing_dask_cluster(
     assert isinstance(runner, DaskTaskRunner) and runner.address == address
 
     with Client(address) as client, get_task_stream(client) as stream:
-        state = veille_flow.with_options(task_runner=ops.SettingsTaskRunner())(
-            corpus=str(bundled_corpus), backend="offline", return_state=True
-        )
+        # The flow itself, as `veille run` and deployments call it: no with_options.
+        state = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
     assert state.is_completed(), state.message
     run_dir = Path(state.result())
 

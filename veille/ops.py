@@ -27,6 +27,7 @@ from veille.settings import Settings
 
 if TYPE_CHECKING:
     from prefect.client.orchestration import SyncPrefectClient
+    from prefect.futures import PrefectFuture
     from prefect.schedules import Schedule
     from prefect.task_runners import TaskRunner
 
@@ -50,6 +51,7 @@ __all__ = [
     "nightly_schedule",
     "prefect_command",
     "server_env",
+    "settings_task_runner",
     "start_prefect_process",
     "stop_process",
     "telemetry_off_env",
@@ -370,6 +372,15 @@ class SettingsTaskRunner(ThreadPoolTaskRunner):  # type: ignore[type-arg]
 
     def duplicate(self) -> Self:
         return cast(Self, build_task_runner(Settings()))
+
+
+def settings_task_runner() -> TaskRunner[PrefectFuture[Any]]:
+    """A :class:`SettingsTaskRunner`, typed as ``@flow(task_runner=...)`` expects.
+
+    The cast is only for mypy: Prefect 3.9 annotates the parameter as
+    ``TaskRunner[PrefectFuture[Any]]``, which even its own ``ThreadPoolTaskRunner()`` does not match.
+    """
+    return cast("TaskRunner[PrefectFuture[Any]]", SettingsTaskRunner())
 
 
 # --- schedules ------------------------------------------------------------------------------
