@@ -13,7 +13,7 @@ export PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT := false
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,dask]'
 	touch $(STAMP)
 
 install: $(STAMP)
