@@ -56,6 +56,12 @@ def make_settings(server_url: str, tmp_path: Path, **overrides: Any) -> Settings
         "http_retry_max_delay_s": 2.0,
         "request_timeout_ms": 3000,
         "use_cache": False,
+        # Pinned here, not taken from the defaults: these tests check the gemini-2.5 wire format
+        # (thinking budget) and the paths/journal rows that carry the model id.
+        "roles": {
+            **Settings().roles,
+            "critic": RoleModel(model="gemini-2.5-flash", thinking="low", temperature=0.0),
+        },
     }
     values.update(overrides)
     return Settings(**values)
