@@ -28,6 +28,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Coroutine, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -260,6 +261,15 @@ class ModelClient:
     def _submit(loop_thread: _LoopThread, coro: Coroutine[Any, Any, ModelResult[T]]) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, loop_thread.loop)
 
+    def _global_slot(self) -> AbstractAsyncContextManager[None]:
+        """One slot of the Prefect global limit on model calls (created by ``make deploy``), across
+        every process of a deployment; a no-op without a server or limit, and for local backends."""
+        if self.model.name != "gemini":
+            return nullcontext()
+        from veille.ops import amodel_call_slot
+
+        return amodel_call_slot(self.settings)
+
     def _cap(self) -> asyncio.Semaphore:
         if self._semaphore is None:  # created on the loop thread, used only there
             self._semaphore = asyncio.Semaphore(max(1, self.settings.max_concurrent_calls))
@@ -337,7 +347,7 @@ class ModelClient:
         for attempt in range(1, max_attempts + 1):
             attempt_request = replace(request, feedback=feedback) if feedback else request
             attempt_started = _utc_now()
-            async with self._cap():
+            async with self._cap(), self._global_slot():
                 t0 = time.perf_counter()
                 try:
                     raw = await self.model.generate(attempt_request)
