@@ -56,10 +56,16 @@ def veille_flow(
     max_rounds: int | None = None,
     use_cache: bool | None = None,
     fail_subtasks: list[str] | None = None,  # fault injection for the retry scenario (first attempt only)
+    warehouse: str | None = None,
 ) -> str | State:
     """Write the dossier for ``corpus``; returns the run folder path (a Failed state if a step failed)."""
     settings = build_settings(
-        corpus=corpus, backend=backend, strict=strict, max_rounds=max_rounds, use_cache=use_cache
+        corpus=corpus,
+        backend=backend,
+        strict=strict,
+        max_rounds=max_rounds,
+        use_cache=use_cache,
+        warehouse=warehouse,
     )
     log = get_run_logger()
     started = utc_now()

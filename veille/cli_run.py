@@ -165,7 +165,6 @@ def run(
     ] = None,
 ) -> None:
     """Run the veille flow on a corpus and print a summary: sub-tasks, exclusions, alerts, review, cost, report."""
-    import os
 
     from flows.veille import veille_flow
     from veille.corpus import CorpusError
@@ -177,8 +176,6 @@ def run(
     if backend is not None and backend not in ("auto", "gemini", "offline"):
         raise _fail(f"--backend: expected auto, gemini or offline, got {backend!r}", 2)
     settings = _guarded(lambda: build_settings(corpus, strict, warehouse))  # bad options fail here, early
-    # The flow builds its own Settings (deployments pass only parameters): the warehouse goes by env.
-    os.environ["VEILLE_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
     start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ephemeral)
     with quiet_corpus_tracebacks():
         state = veille_flow(
@@ -187,6 +184,7 @@ def run(
             strict=strict,
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
+            warehouse=str(settings.warehouse_dir),
             return_state=True,
         )
     result = state.result(raise_on_failure=False)

@@ -46,6 +46,7 @@ def build_settings(
     strict: bool = False,
     max_rounds: int | None = None,
     use_cache: bool | None = None,
+    warehouse: str | None = None,
     base: Settings | None = None,
 ) -> Settings:
     """Settings once per run: explicit parameters over environment / veille.toml.
@@ -55,6 +56,8 @@ def build_settings(
     overrides: dict[str, Any] = {}
     if corpus is not None:
         overrides["corpus_dir"] = Path(corpus).expanduser().resolve()
+    if warehouse is not None:
+        overrides["warehouse_dir"] = Path(warehouse).expanduser().resolve()
     if backend is not None:
         if backend not in ("auto", "gemini", "offline"):
             raise ValueError(f"backend: expected 'auto', 'gemini' or 'offline', got {backend!r}")
