@@ -42,7 +42,7 @@ from veille.report import FinalReport, finalize_report
 from veille.review import ReviewOutcome
 from veille.runfolder import RunFolder, new_run_id, note_run_folder
 from veille.store import document_snapshot
-from veille.summary import INGEST_FILE, format_summary, ingest_record
+from veille.summary import INGEST_FILE, format_summary, ingest_record, usage_note
 
 __all__ = ["veille_flow"]
 
@@ -106,10 +106,11 @@ def veille_flow(
             alerts += planned.alerts
             sub_tasks = planned.plan.sub_tasks
             log.info(
-                "plan: %d sub-task(s), %d excluded, %d alert(s)",
+                "plan: %d sub-task(s), %d excluded, %d alert(s); %s",
                 len(sub_tasks),
                 len(planned.plan.excluded),
                 len(planned.alerts),
+                usage_note(client.journal.records(), "planner"),
             )
 
             branches = analyse.with_options(result_storage=storage, refresh_cache=refresh).map(
@@ -123,12 +124,23 @@ def veille_flow(
             for a in analyses:
                 alerts += a.alerts
             failed = [a.subtask_id for a in analyses if a.status == "failed"]
-            log.info("analyse: %d branch(es) ok, failed: %s", len(analyses) - len(failed), failed or "none")
+            log.info(
+                "analyse: %d branch(es) ok, failed: %s; %s",
+                len(analyses) - len(failed),
+                failed or "none",
+                usage_note(client.journal.records(), "analyst"),
+            )
             if len(failed) == len(analyses):
                 raise RuntimeError(f"every analyst branch failed ({', '.join(failed)}): no report to write")
 
             written = write_report(client, analyses, request, grid, settings.database)
             alerts += written.alerts
+            log.info(
+                "write: %d source(s) numbered, %d alert(s); %s",
+                len(written.sources),
+                len(written.alerts),
+                usage_note(client.journal.records(), "writer"),
+            )
             reviewed = review(client, written.draft, grid, written.sources, request.text, settings.max_rounds)
             alerts += reviewed.alerts
             final = finalize_report(
@@ -139,10 +151,11 @@ def veille_flow(
             )
             alerts += final_alerts(final, failed)
             log.info(
-                "review: %d round(s), %s; %d source(s) cited",
+                "review: %d round(s), %s; %d source(s) cited; %s",
                 len(reviewed.rounds),
                 "validated" if reviewed.validated else "NOT validated",
                 len(final.sources),
+                usage_note(client.journal.records(), "critic", "reviser"),
             )
         except Exception as exc:  # recorded in run.json and alerts.json, re-raised below: the run ends Failed
             error = exc
@@ -183,7 +196,10 @@ def veille_flow(
                 folder.write_alerts(alerts)
     recorded = record_run(settings, folder.path)
     run_lock.release()
-    log.info("record: %s", recorded.get("rows"))
+    rows = recorded.get("rows") or {}
+    log.info(
+        "record: %s", ", ".join(f"{table} {count}" for table, count in sorted(rows.items())) or "nothing"
+    )
     log.info("outputs: %s\n%s", folder.path, format_summary(folder.path))
     if error is not None:
         note_run_folder(error, folder.path)  # the CLI shows what the failed run wrote

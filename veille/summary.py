@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from veille.alerts import Alert
+from veille.models.base import CallRecord
 from veille.models.journal import read_journal
 from veille.store import IngestReport
 
-__all__ = ["INGEST_FILE", "RoleUsage", "format_summary", "ingest_record", "load_ingest_report", "role_usage"]
+__all__ = [
+    "INGEST_FILE",
+    "RoleUsage",
+    "format_summary",
+    "ingest_record",
+    "load_ingest_report",
+    "role_usage",
+    "usage_note",
+]
 
 # Counts of the run's ingestion (not part of the warehouse contract: for the CLI summary only).
 INGEST_FILE = "ingest.json"
@@ -65,6 +75,21 @@ def role_usage(calls_path: Path) -> list[RoleUsage]:
             )
         )
     return out
+
+
+def usage_note(records: Sequence[CallRecord], *roles: str) -> str:
+    """One log fragment for a step: calls, tokens and cost of ``roles`` so far in this process."""
+    mine = [r for r in records if r.role in roles]
+    costs = [r.cost_usd for r in mine]
+    cost = "cost unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
+    tokens_in = sum(r.input_tokens for r in mine)
+    tokens_out = sum(r.output_tokens + r.reasoning_tokens for r in mine)
+    estimated = " (estimated)" if any(r.estimated for r in mine) else ""
+    hits = sum(1 for r in mine if r.cache_hit)
+    return (
+        f"{'+'.join(roles)}: {len({r.call_id for r in mine})} call(s), {hits} cache hit(s), "
+        f"{tokens_in} in / {tokens_out} out tokens{estimated}, {cost}"
+    )
 
 
 def ingest_record(report: IngestReport) -> dict[str, Any]:
