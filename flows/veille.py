@@ -42,7 +42,7 @@ from veille.report import FinalReport, finalize_report
 from veille.review import ReviewOutcome
 from veille.runfolder import RunFolder, new_run_id, note_run_folder
 from veille.store import document_snapshot
-from veille.summary import INGEST_FILE, format_summary, ingest_record, usage_note
+from veille.summary import INGEST_FILE, ingest_record, usage_note
 
 __all__ = ["veille_flow"]
 
@@ -200,7 +200,10 @@ def veille_flow(
     log.info(
         "record: %s", ", ".join(f"{table} {count}" for table, count in sorted(rows.items())) or "nothing"
     )
-    log.info("outputs: %s\n%s", folder.path, format_summary(folder.path))
+    log.info(
+        "outputs: %s (report.md, plan.json, findings.json, review.json, alerts.json, calls.jsonl)",
+        folder.path,
+    )
     if error is not None:
         note_run_folder(error, folder.path)  # the CLI shows what the failed run wrote
         raise error
