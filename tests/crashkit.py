@@ -410,3 +410,13 @@ def run_folder_from_output(out: str) -> Path:
         if line.startswith("Dossier du run : "):
             return Path(line.removeprefix("Dossier du run : ").strip())
     raise AssertionError(f"no run folder in the output:\n{out[-2000:]}")
+
+
+def start_zygote(base: Path) -> Zygote:
+    """A zygote whose runs talk to the Prefect API of this test process (the session's test harness)."""
+    from prefect.settings import PREFECT_API_URL
+
+    api = PREFECT_API_URL.value()
+    if not api:
+        raise RuntimeError("no Prefect API configured: use the prefect_harness fixture")
+    return Zygote(prefect_env(str(api), base / "prefect-home"), base / "logs")

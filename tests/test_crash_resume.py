@@ -42,8 +42,8 @@ from tests.crashkit import (
     database_state,
     journal,
     persisted_results,
-    prefect_env,
     run_folder_from_output,
+    start_zygote,
     warehouse_state,
 )
 from veille.settings import Settings
@@ -76,12 +76,7 @@ EDITED_DOC = "doc-12.md"
 
 @pytest.fixture(scope="module")
 def zygote(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Zygote]:
-    from prefect.settings import PREFECT_API_URL
-
-    base = tmp_path_factory.mktemp("crash")
-    api = PREFECT_API_URL.value()
-    assert api, "the Prefect test harness sets PREFECT_API_URL"
-    process = Zygote(prefect_env(api, base / "prefect-home"), base / "logs")
+    process = start_zygote(tmp_path_factory.mktemp("crash"))
     try:
         yield process
     finally:

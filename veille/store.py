@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -241,6 +241,26 @@ def _list_document_files(docs_dir: Path, alerts: list[Alert]) -> list[str]:
                 )
     names.sort()
     return names
+
+
+def _future_date_alerts(con: duckdb.DuckDBPyConnection, corpus_dir: Path, now: datetime) -> list[Alert]:
+    """Valid documents dated after tomorrow (UTC; one day of slack for time zones): loaded, but a typo
+    such as 2062 for 2026 would make them the most recent source, so each run says so."""
+    today = now.date()
+    rows = con.execute(_sql("future_documents.sql"), {"today": today + timedelta(days=1)}).fetchall()
+    return [
+        Alert(
+            code="ingest.future_date",
+            severity="warning",
+            stage="ingest",
+            message=(
+                f"{corpus_dir / path}: field 'date': {date.isoformat()} is after today ({today.isoformat()}, UTC); "
+                "expected the document's publication date (document loaded: check for a typo)"
+            ),
+            subject=path,
+        )
+        for _doc_id, path, date in rows
+    ]
 
 
 def _unknown_fields_alert(path: Path | str, rel: str, fields: Sequence[str]) -> Alert:
@@ -497,6 +517,7 @@ def _ingest_corpus(
                     f"none of the {len(names)} document file(s) is valid (first error: {run.errors[0]})",
                 )
             run.mark_removed()
+            alerts.extend(_future_date_alerts(con, corpus_dir, run.now))
             if reference is not None:
                 alerts.extend(_reference_alerts(corpus_dir, reference, run.claimed))
             run.write_log()
