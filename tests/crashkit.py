@@ -385,7 +385,7 @@ def persisted_results(results_dir: Path) -> dict[str, str | None]:
         if not path.is_file():
             continue
         try:
-            value = ResultRecord.deserialize(path.read_bytes()).result
+            value: object = ResultRecord.deserialize(path.read_bytes()).result
         except Exception:
             found[path.name] = None
             continue

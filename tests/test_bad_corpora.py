@@ -48,17 +48,17 @@ HUGE_BYTES = 4 * 1024**3  # sparse: refused from its size, never read
 class DocCase:
     name: str  # what the catalogue calls it
     file: str  # docs/<file>
-    make: Callable[[Path], None]  # writes docs/<file> (the path is given)
+    make: Callable[[Path], object]  # writes docs/<file> (the path is given)
     outcome: str  # "skip", "warning" or "ignored"
     code: str | None  # alert code (None: no alert at all)
     fragment: str  # text the alert message must contain
 
 
-def _text(content: str) -> Callable[[Path], None]:
+def _text(content: str) -> Callable[[Path], object]:
     return lambda path: path.write_text(content, encoding="utf-8")
 
 
-def _bytes(content: bytes) -> Callable[[Path], None]:
+def _bytes(content: bytes) -> Callable[[Path], object]:
     return lambda path: path.write_bytes(content)
 
 
@@ -396,7 +396,7 @@ def test_bad_documents_are_skipped_with_alerts_and_fail_strict_mode(
 @dataclass(frozen=True)
 class CorpusCase:
     name: str
-    make: Callable[[Path], None]  # breaks a copy of the bundled corpus
+    make: Callable[[Path], object]  # breaks a copy of the bundled corpus
     fragment: str  # the error line must contain it
     strict: bool = False
 
