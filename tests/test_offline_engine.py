@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,28 +19,32 @@ import pytest
 from pydantic import BaseModel
 
 from tests.test_offline_fixtures import (
-    bundled_document_texts,
     bundled_documents,
     bundled_facts,
-    bundled_planner_input,
-    bundled_request,
     synthetic_analyst_input,
     synthetic_planner_input,
 )
-from veille.arbiter import arbitrate
+from veille.analysis import analyse_subtask, make_plan, number_findings
 from veille.citations import invalid_citations
+from veille.corpus import load_request
 from veille.grid import load_grid
 from veille.models.base import Model, ModelRequest
+from veille.models.factory import build_client
 from veille.models.offline import AuthorityError, OfflineModel, OfflineRoleError
 from veille.models.offline.authority import AuthorityRanking, load_authority
-from veille.report import MODEL_SECTIONS, section_order
+from veille.pipeline import build_settings, planner_input
+from veille.report import MODEL_SECTIONS, SOURCES_HEADING, finalize_report, section_order
+from veille.review import review_loop, write_draft
 from veille.roles.analyst import AnalystInput, Findings
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, JudgeVerdict
 from veille.roles.planner import Plan
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, NumberedFinding, SourceRef, WriterInput
+from veille.runfolder import new_run_id
 from veille.settings import PROJECT_ROOT, Settings
+from veille.sourcemeta import source_metadata
+from veille.store import fetch_documents, ingest_corpus, read_catalogue
 from veille.tokens import estimate_tokens
 
 ENGINE_DIR = PROJECT_ROOT / "veille" / "models" / "offline"
@@ -166,10 +171,10 @@ def test_authority_ranking_from_config() -> None:
 def test_no_literal_of_the_bundled_corpus_in_the_engine(bundled_corpus: Path) -> None:
     """The engine must run on any corpus: none of the bundled corpus's names, ids or facts may
     appear in its code or rules."""
-    meta, _ = bundled_request(bundled_corpus)
+    request = load_request(bundled_corpus)
     facts = bundled_facts(bundled_corpus)
-    ids = [str(m["id"]).lower() for m, _ in bundled_documents(bundled_corpus)]
-    literals = {str(t).lower() for t in meta.get("terms", [])}  # product names
+    ids = [d.id.lower() for d in bundled_documents(bundled_corpus)]
+    literals = {t.lower() for t in request.terms}  # product names
     literals |= set(ids) | {i[:5] for i in ids}  # "doc-07" and prefixes such as "doc-0", "doc-1"
     literals |= {str(f).lower() for f in facts.get("figures", [])}  # the corpus's facts
     assert len(literals) > 40  # the check runs on real literals
@@ -183,147 +188,153 @@ def test_no_literal_of_the_bundled_corpus_in_the_engine(bundled_corpus: Path) ->
 
 
 _DETERMINISM_SCRIPT = """
-import hashlib, json, sys
+import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from tests.test_offline_engine import run_bundled_pipeline
-out = run_bundled_pipeline(Path({corpus!r}))
-print(hashlib.sha256(json.dumps(out, ensure_ascii=False, sort_keys=True).encode()).hexdigest())
+from tests.test_offline_engine import digest, run_bundled_pipeline
+print(digest(run_bundled_pipeline(Path({corpus!r}))))
 """
+
+
+def digest(out: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(out, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
 def test_output_is_identical_across_hash_seeds(bundled_corpus: Path) -> None:
     """Set and dict iteration order must not leak into the output: two processes with different
-    string-hash seeds produce byte-identical results for the whole pipeline."""
-    digests = []
-    for seed in ("0", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        script = _DETERMINISM_SCRIPT.format(root=str(PROJECT_ROOT), corpus=str(bundled_corpus))
-        done = subprocess.run(
-            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=240, check=False
+    string-hash seeds (and their own temp dirs and run ids) produce byte-identical results for the
+    whole pipeline, identical to this process's."""
+    script = _DETERMINISM_SCRIPT.format(root=str(PROJECT_ROOT), corpus=str(bundled_corpus))
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
-        assert done.returncode == 0, done.stderr[-2000:]
-        digests.append(done.stdout.strip().splitlines()[-1])
-    assert digests[0] == digests[1]
+        for seed in ("0", "4242")
+    ]
+    digests = []
+    for run in runs:
+        stdout, stderr = run.communicate(timeout=240)
+        assert run.returncode == 0, stderr[-2000:]
+        digests.append(stdout.strip().splitlines()[-1])
     in_process = run_bundled_pipeline(bundled_corpus)
-    assert (
-        digests[0]
-        == hashlib.sha256(json.dumps(in_process, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
-    )
+    assert in_process["calls"] and in_process["report"]  # the digest covers a real run
+    assert digests[0] == digests[1] == digest(in_process)
 
 
 def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
-    """Plan -> analysts -> writer -> (critic -> arbiter -> reviser)*, all through OfflineModel, as
-    the flow chains them (sources numbered in order of first citation, phrased contradictions)."""
-    engine = OfflineModel(Settings())
-    meta, request_text = bundled_request(corpus)
-    grid = load_grid(PROJECT_ROOT / "config" / "grid.toml", extra_mentions=meta.get("mandatory_mentions", []))
-    planner_input = bundled_planner_input(corpus)
-    plan = Plan.model_validate_json(engine.respond(_request("planner", planner_input, Plan)).text)
-    documents = bundled_document_texts(corpus)
-    analyses = []
-    for st in plan.sub_tasks:
-        data = AnalystInput(
-            subtask_id=st.id, question=st.question, documents=[documents[i] for i in st.doc_ids]
-        )
-        analyses.append(
-            (st, Findings.model_validate_json(engine.respond(_request("analyst", data, Findings)).text))
-        )
-    numbers: dict[str, int] = {}
+    """The flow's steps on ``corpus`` without Prefect, each through the library function its task
+    wraps, over a real ModelClient whose backend is the offline engine: ingest into a temporary
+    DuckDB -> catalogue -> plan -> one analyst per sub-task -> sources numbered -> writer -> review
+    loop -> final report.
 
-    def number(doc_id: str) -> int:
-        return numbers.setdefault(doc_id, len(numbers) + 1)
-
-    findings = [
-        NumberedFinding(subtask_id=st.id, statement=f.statement, sources=[number(i) for i in f.doc_ids])
-        for st, result in analyses
-        for f in result.findings
-    ]
-    contradictions = [
-        f"Les sources {''.join(f'[{number(i)}]' for i in n.doc_ids)} divergent ; source retenue : "
-        f"[{number(n.retained)}] ({n.reason})."
-        for _, result in analyses
-        for n in result.contradictions
-    ]
-    sources = [
-        SourceRef(
-            number=n,
-            id=i,
-            title=documents[i].title,
-            date=documents[i].date,
-            source_type=documents[i].source_type,
+    Returns only what the inputs determine (the determinism test digests it): no run id, call id,
+    timestamp, latency or path. Each process runs with its own temp dir and a fresh run id, so any
+    of them leaking into the output changes the digest.
+    """
+    with tempfile.TemporaryDirectory(prefix="veille-offline-engine-") as tmp:
+        settings = build_settings(
+            corpus=str(corpus), backend="offline", max_rounds=max_rounds, use_cache=False, warehouse=tmp
         )
-        for i, n in numbers.items()
-    ]
-    writer_input = WriterInput(
-        request_title=str(meta["title"]),
-        request=request_text,
-        questions={st.id: st.question for st in plan.sub_tasks},
-        findings=findings,
-        contradictions=contradictions,
-        open_questions=list(dict.fromkeys(q for _, r in analyses for q in r.open_questions)),
-        sources=sources,
-        mandatory_mentions=list(grid.mandatory_mentions),
-        min_words=grid.min_words,
-        max_words=grid.max_words,
-        max_sentence_words=grid.max_sentence_words,
+        ingested = ingest_corpus(settings.corpus_dir, settings.database, max_doc_bytes=settings.max_doc_bytes)
+        assert ingested.documents > 0, ingested.alerts
+        listing = read_catalogue(settings.database, with_summaries=settings.planner_sees_summaries)
+        request = load_request(settings.corpus_dir)
+        grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
+        with build_client(settings, run_id=new_run_id()) as client:
+            assert client.backend == "offline"
+            planned = make_plan(client, planner_input(request, listing.entries, settings))
+            analyses = [
+                analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
+                for st in planned.plan.sub_tasks
+            ]
+            # Every catalogue id: number_findings numbers only the cited ones, in order of first citation.
+            metadata = source_metadata(settings.database, [e.id for e in listing.entries])
+            writer_input, sources = number_findings(
+                analyses,
+                metadata,
+                request_title=request.title,
+                request=request.text,
+                mandatory_mentions=grid.mandatory_mentions,
+                min_words=grid.min_words,
+                max_words=grid.max_words,
+                max_sentence_words=grid.max_sentence_words,
+            )
+            draft, write_alerts = write_draft(client, writer_input)
+            reviewed = review_loop(
+                client,
+                draft,
+                grid=grid,
+                sources=sources,
+                request=request.text,
+                max_rounds=settings.max_rounds,
+            )
+            records = client.journal.records()
+    final = finalize_report(
+        request.title, reviewed.final_draft, sources, [a.question for a in analyses if a.status == "failed"]
     )
-    draft = Draft.model_validate_json(engine.respond(_request("writer", writer_input, Draft)).text).markdown
-    schema = evaluation_schema(grid.criteria)
-    rounds = []
-    for _ in range(max_rounds):
-        critic_input = CriticInput(
-            draft=draft,
-            criteria=dict(grid.criteria),
-            request=request_text,
-            source_count=len(sources),
-            min_words=grid.min_words,
-            max_words=grid.max_words,
-            max_sentence_words=grid.max_sentence_words,
-            forbidden_words=list(grid.forbidden_words),
-            mandatory_mentions=list(grid.mandatory_mentions),
-        )
-        evaluation = schema.model_validate_json(engine.respond(_request("critic", critic_input, schema)).text)
-        verdict = arbitrate(evaluation.model_dump(), draft, grid, sources)
-        rounds.append(
-            {"scores": verdict.scores, "valid": verdict.valid, "instructions": verdict.instructions}
-        )
-        if verdict.valid:
-            break
-        reviser_input = ReviserInput(
-            draft=draft,
-            instructions=verdict.instructions,
-            sources=sources,
-            mandatory_mentions=list(grid.mandatory_mentions),
-            min_words=grid.min_words,
-            max_words=grid.max_words,
-            max_sentence_words=grid.max_sentence_words,
-            forbidden_words=list(grid.forbidden_words),
-            invalid_citations=invalid_citations(draft, sources),
-        )
-        draft = Draft.model_validate_json(
-            engine.respond(_request("reviser", reviser_input, Draft)).text
-        ).markdown
     return {
-        "plan": plan.model_dump(),
-        "analyses": [r.model_dump() for _, r in analyses],
-        "draft": draft,
-        "rounds": rounds,
-        "sources": [s.model_dump() for s in sources],
+        "plan": planned.model_dump(mode="json"),
+        "analyses": [a.model_dump(mode="json") for a in analyses],
+        "writer_input": writer_input.model_dump(mode="json"),
+        "sources": [s.model_dump(mode="json") for s in sources],
+        "first_draft": draft,
+        "rounds": [r.model_dump(mode="json") for r in reviewed.rounds],
+        "validated": reviewed.validated,
+        "draft": reviewed.final_draft,
+        "alerts": [a.model_dump(mode="json") for a in (*write_alerts, *reviewed.alerts)],
+        "report": final.markdown,
+        "report_sources": [s.model_dump(mode="json") for s in final.sources],
+        "removed_orphans": final.removed_orphans,
+        # Token counts are estimated from the prompts: they pin the prompt builders too.
+        "calls": [r.model_dump(mode="json", include=_CALL_FIELDS) for r in records],
     }
+
+
+_CALL_FIELDS = {
+    "role",
+    "subtask_id",
+    "attempt",
+    "status",
+    "model",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+}
 
 
 def test_bundled_corpus_end_to_end_offline(bundled_corpus: Path) -> None:
     facts = bundled_facts(bundled_corpus)
     out = run_bundled_pipeline(bundled_corpus)
     draft, sources = out["draft"], [SourceRef.model_validate(s) for s in out["sources"]]
-    assert out["rounds"][-1]["valid"], out["rounds"]
+    rounds = out["rounds"]
+    assert out["validated"] and rounds[-1]["valid"], rounds
+    # Every role answered schema-valid JSON at the first attempt (a re-ask would hide a rule bug),
+    # and the loop ran as specified: one analyst per sub-task, one critic per round, a reviser between.
+    calls = out["calls"]
+    assert all(c["status"] == "ok" and c["attempt"] == 1 and c["model"] == "offline" for c in calls), calls
+    sub_tasks = out["plan"]["plan"]["sub_tasks"]
+    assert len(sub_tasks) >= 2
+    expected_roles = ["planner", *["analyst"] * len(sub_tasks), "writer"]
+    expected_roles += ["critic", "reviser"] * (len(rounds) - 1) + ["critic"]
+    assert [c["role"] for c in calls] == expected_roles
+    assert [c["subtask_id"] for c in calls if c["role"] == "analyst"] == [st["id"] for st in sub_tasks]
+    assert all(a["status"] == "ok" and a["findings"]["findings"] for a in out["analyses"])
+    assert out["writer_input"]["contradictions"], "the corpus's contradictions reach the writer"
+
     assert section_order(draft) == list(MODEL_SECTIONS)
-    assert invalid_citations(draft, sources) == []
+    assert invalid_citations(draft, sources) == [] and out["removed_orphans"] == []
+    assert [s.number for s in sources] == list(range(1, len(sources) + 1))
     cited_ids = {s.id for s in sources}
     assert not cited_ids & set(facts["exclude"])  # nothing from other projects is cited
+    report = out["report"]
+    assert report.startswith("# ") and section_order(report) == [*MODEL_SECTIONS, SOURCES_HEADING]
+    assert {s["id"] for s in out["report_sources"]} <= cited_ids
     # The analysts extract the reference's figures (verbatim) from the documents; the computed
     # totals of the reference are beyond a rule engine, so not all of them.
     figures = [str(f) for f in facts["figures"]]
-    found = [f for f in figures if f in draft]
+    found = [f for f in figures if f in draft]  # the text, not the titles of the Sources list
     assert len(found) >= len(figures) / 2, sorted(set(figures) - set(found))

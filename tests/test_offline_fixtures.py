@@ -1,5 +1,6 @@
 """Inputs for the offline-engine tests: a small synthetic corpus on another topic (server backup
-tools), and readers for the bundled corpus that build role inputs straight from its files.
+tools), and readers for the bundled corpus that build role inputs from its files with the
+project's own parser (veille.corpus) and planner-input builder (veille.pipeline).
 
 The synthetic corpus has the same traps as the bundled one, in other words: vendor sheet vs internal
 benchmark, 2026 vs 2027 price grid, security bulletin vs fix, forum rumour vs official denial, a
@@ -14,8 +15,11 @@ from typing import Any
 
 import yaml
 
+from veille.corpus import Document, load_request, parse_document
+from veille.pipeline import planner_input
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.planner import CatalogueEntry, PlannerInput
+from veille.settings import Settings
 
 SYNTHETIC_TITLE = "Outil de sauvegarde des serveurs en 2027 : Sauvia, Barzo ou Quillon ?"
 SYNTHETIC_TERMS = ["Sauvia", "Barzo", "Quillon"]
@@ -281,57 +285,34 @@ def synthetic_analyst_input(question: str, ids: list[str], subtask_id: str = "st
     return AnalystInput(subtask_id=subtask_id, question=question, documents=synthetic_documents(ids))
 
 
-# --- the bundled corpus, read from its files ---------------------------------------------------
+# --- the bundled corpus, read with the project's own parser ------------------------------------
 
 
-def _front_matter(path: Path) -> tuple[dict[str, Any], str]:
-    text = path.read_text(encoding="utf-8")
-    _, front, body = text.split("---", 2)
-    meta = yaml.safe_load(front)
-    assert isinstance(meta, dict), f"{path}: front matter is not a mapping"
-    return meta, body
-
-
-def bundled_documents(corpus: Path) -> list[tuple[dict[str, Any], str]]:
-    return [_front_matter(p) for p in sorted((corpus / "docs").glob("*.md"))]
+def bundled_documents(corpus: Path) -> list[Document]:
+    """The corpus's documents as ingestion parses them, ordered by id (the catalogue's order)."""
+    paths = sorted((corpus / "docs").glob("*.md"))
+    return sorted((parse_document(p, relative_to=corpus) for p in paths), key=lambda d: d.id)
 
 
 def bundled_planner_input(corpus: Path, *, max_subtasks: int = 6, max_docs: int = 8) -> PlannerInput:
-    request_meta, request_body = _front_matter(corpus / "request.md")
-    return PlannerInput(
-        request_title=str(request_meta["title"]),
-        request=request_body,
-        terms=[str(t) for t in request_meta.get("terms", [])],
-        catalogue=[
-            CatalogueEntry(
-                id=str(m["id"]),
-                date=str(m["date"]),
-                source_type=str(m["source_type"]),
-                title=str(m["title"]),
-                summary=m.get("summary"),
-            )
-            for m, _ in bundled_documents(corpus)
-        ],
-        max_subtasks=max_subtasks,
-        max_docs=max_docs,
-    )
+    """The planner input the flow builds (``veille.pipeline.planner_input``), without a database."""
+    catalogue = [
+        CatalogueEntry(
+            id=d.id, date=d.date.isoformat(), source_type=d.source_type, title=d.title, summary=d.summary
+        )
+        for d in bundled_documents(corpus)
+    ]
+    settings = Settings(corpus_dir=corpus, max_subtasks=max_subtasks, max_docs=max_docs)
+    return planner_input(load_request(corpus), catalogue, settings)
 
 
 def bundled_document_texts(corpus: Path) -> dict[str, DocumentText]:
     return {
-        str(m["id"]): DocumentText(
-            id=str(m["id"]),
-            date=str(m["date"]),
-            source_type=str(m["source_type"]),
-            title=str(m["title"]),
-            body=body,
+        d.id: DocumentText(
+            id=d.id, date=d.date.isoformat(), source_type=d.source_type, title=d.title, body=d.body
         )
-        for m, body in bundled_documents(corpus)
+        for d in bundled_documents(corpus)
     }
-
-
-def bundled_request(corpus: Path) -> tuple[dict[str, Any], str]:
-    return _front_matter(corpus / "request.md")
 
 
 def bundled_facts(corpus: Path) -> dict[str, Any]:

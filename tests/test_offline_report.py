@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from veille.arbiter import arbitrate
 from veille.citations import invalid_citations
 from veille.grid import Grid
+from veille.models.factory import build_client
 from veille.models.offline.critic import criticise
 from veille.models.offline.judge import judge
 from veille.models.offline.reviser import revise
 from veille.models.offline.writer import write
+from veille.pipeline import build_settings
 from veille.report import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
+from veille.review import review_loop
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, JudgeVerdict
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
+from veille.runfolder import new_run_id
 
 CRITERIA = {
     "clarity": "Phrases courtes, une idée par phrase.",
@@ -238,7 +243,9 @@ def test_critic_scores_any_criterion_name() -> None:
 # --- reviser -------------------------------------------------------------------------------------
 
 
-def test_reviser_repairs_a_draft_the_arbiter_rejects() -> None:
+def test_reviser_repairs_a_draft_the_arbiter_rejects(tmp_path: Path) -> None:
+    """Through the project's review loop (critic -> arbiter -> reviser -> critic -> arbiter) over a
+    real client on the offline engine: one revision must turn a rejected draft into a valid one."""
     grid = _grid(min_words=80)
     sources = _sources(6)
     broken = (
@@ -251,30 +258,28 @@ def test_reviser_repairs_a_draft_the_arbiter_rejects() -> None:
         "- Débit mesuré pour Sauvia : 2,1 Go/s [2] sur notre jeu de référence.\n\n"
         "## Sources\n\n1. bk-01\n"
     )
-    evaluation = criticise(_critic_input(broken, grid))
-    verdict = arbitrate(evaluation, broken, grid, sources)
-    assert not verdict.valid
-    revised = revise(
-        ReviserInput(
-            draft=broken,
-            instructions=verdict.instructions,
+    settings = build_settings(backend="offline", use_cache=False, warehouse=str(tmp_path))
+    with build_client(settings, run_id=new_run_id()) as client:
+        outcome = review_loop(
+            client,
+            broken,
+            grid=grid,
             sources=sources,
-            mandatory_mentions=list(grid.mandatory_mentions),
-            min_words=grid.min_words,
-            max_words=grid.max_words,
-            max_sentence_words=grid.max_sentence_words,
-            forbidden_words=list(grid.forbidden_words),
-            invalid_citations=invalid_citations(broken, sources),
+            request="Comparer Sauvia, Barzo et Quillon.",
+            max_rounds=2,
         )
-    ).markdown
+        roles = [r.role for r in client.journal.records()]
+    assert roles == ["critic", "reviser", "critic"]
+    rejected, repaired = outcome.rounds
+    assert rejected.draft == broken and not rejected.valid and rejected.instructions
+    revised = outcome.final_draft
+    assert repaired.draft == revised
     assert "[12]" not in revised and "leader" not in revised and "!" not in revised
     assert "la meilleure" not in revised
     assert "Un fait sans aucune source" not in revised
     assert "Sources" not in section_order(revised)
     assert "110 EUR" in revised and "2,1 Go/s" in revised
-    again = criticise(_critic_input(revised, grid))
-    final = arbitrate(again, revised, grid, sources)
-    assert final.valid, final.instructions
+    assert outcome.validated and repaired.valid, repaired.instructions
 
 
 def test_reviser_uses_mentions_and_words_quoted_in_instructions() -> None:
