@@ -5,11 +5,11 @@ Usage (figures recorded in docs/offline-engine.md):
     .venv/bin/python bench/offline_engine.py [--corpus corpus] [--repeat 5]
 
 Runs the whole role chain the flow runs (planner, one analyst per sub-task, writer, then
-critic -> arbiter -> reviser until the arbiter validates, at most 3 rounds) through
-``OfflineModel.respond``, with no Prefect and no I/O inside the timed part, and prints the CPU
-time (``time.process_time``) per role and in all: best of ``--repeat`` runs, then the number of
-review rounds and the verdict. (Token estimates are left out: this harness sends placeholder
-prompts, so only the flow's journal has meaningful input-token figures.)
+critic -> arbiter -> reviser until the arbiter validates, at most 3 rounds) with the library's own
+functions over a ModelClient on the offline engine (``tests.test_offline_engine.run_bundled_pipeline``,
+no Prefect), and prints the CPU time (``time.process_time``) spent inside ``OfflineModel.respond`` per
+role and in all — ingestion, DuckDB reads and the client are outside the timed part: best of
+``--repeat`` runs, then the number of review rounds and the verdict.
 """
 
 from __future__ import annotations

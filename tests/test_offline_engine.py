@@ -24,7 +24,7 @@ from tests.test_offline_fixtures import (
     synthetic_analyst_input,
     synthetic_planner_input,
 )
-from veille.analysis import analyse_subtask, make_plan, number_findings
+from veille.analysis import analyse_subtask, make_plan
 from veille.citations import invalid_citations
 from veille.corpus import load_request
 from veille.grid import load_grid
@@ -34,7 +34,7 @@ from veille.models.offline import AuthorityError, OfflineModel, OfflineRoleError
 from veille.models.offline.authority import AuthorityRanking, load_authority
 from veille.pipeline import build_settings, planner_input
 from veille.report import MODEL_SECTIONS, SOURCES_HEADING, finalize_report, section_order
-from veille.review import review_loop, write_draft
+from veille.review import review_loop, write_sourced_draft
 from veille.roles.analyst import AnalystInput, Findings
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, JudgeVerdict
@@ -43,7 +43,6 @@ from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, NumberedFinding, SourceRef, WriterInput
 from veille.runfolder import new_run_id
 from veille.settings import PROJECT_ROOT, Settings
-from veille.sourcemeta import source_metadata
 from veille.store import fetch_documents, ingest_corpus, read_catalogue
 from veille.tokens import estimate_tokens
 
@@ -251,19 +250,13 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks
             ]
-            # Every catalogue id: number_findings numbers only the cited ones, in order of first citation.
-            metadata = source_metadata(settings.database, [e.id for e in listing.entries])
-            writer_input, sources = number_findings(
-                analyses,
-                metadata,
-                request_title=request.title,
-                request=request.text,
-                mandatory_mentions=grid.mandatory_mentions,
-                min_words=grid.min_words,
-                max_words=grid.max_words,
-                max_sentence_words=grid.max_sentence_words,
+            written = write_sourced_draft(client, analyses, request, grid, settings.database)
+            writer_input, sources, draft, write_alerts = (
+                written.writer_input,
+                written.sources,
+                written.draft,
+                written.alerts,
             )
-            draft, write_alerts = write_draft(client, writer_input)
             reviewed = review_loop(
                 client,
                 draft,

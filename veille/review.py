@@ -9,13 +9,15 @@ marked not validated, and an alert is raised.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert
-from veille.analysis import ModelClientLike
+from veille.analysis import Analysis, ModelClientLike, number_findings
 from veille.arbiter import arbitrate
 from veille.citations import invalid_citations, normalize_citations
+from veille.corpus import Request
 from veille.grid import Grid
 from veille.killpoints import kill_point
 from veille.models.base import ModelError
@@ -26,8 +28,16 @@ from veille.roles import writer as writer_role
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, SourceRef, WriterInput
+from veille.sourcemeta import source_metadata
 
-__all__ = ["ReviewOutcome", "RoundRecord", "review_loop", "write_draft"]
+__all__ = [
+    "ReviewOutcome",
+    "RoundRecord",
+    "WrittenDraft",
+    "review_loop",
+    "write_draft",
+    "write_sourced_draft",
+]
 
 
 class RoundRecord(BaseModel):
@@ -68,6 +78,35 @@ def write_draft(client: ModelClientLike, data: WriterInput) -> tuple[str, list[A
             )
         )
     return draft, alerts
+
+
+class WrittenDraft(BaseModel):
+    draft: str
+    sources: list[SourceRef]
+    writer_input: WriterInput
+    alerts: list[Alert] = Field(default_factory=list)
+
+
+def write_sourced_draft(
+    client: ModelClientLike, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
+) -> WrittenDraft:
+    """Number the cited sources (code, in order of first citation across branches), then have the
+    writer turn the numbered findings into the draft: the model sees numbers, never document ids."""
+    cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
+    cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
+    metadata = source_metadata(db_path, cited)
+    data, sources = number_findings(
+        analyses,
+        metadata,
+        request_title=request.title,
+        request=request.text,
+        mandatory_mentions=grid.mandatory_mentions,
+        min_words=grid.min_words,
+        max_words=grid.max_words,
+        max_sentence_words=grid.max_sentence_words,
+    )
+    draft, alerts = write_draft(client, data)
+    return WrittenDraft(draft=draft, sources=sources, writer_input=data, alerts=alerts)
 
 
 def review_loop(
