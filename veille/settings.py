@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -106,6 +106,25 @@ class Settings(BaseSettings):
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None
     max_workers: int = 8
+
+    @field_validator("roles", mode="before")
+    @classmethod
+    def _merge_roles(cls, value: Any) -> Any:
+        """Overrides are merged per role and per field over the defaults, so
+        ``VEILLE_ROLES__ANALYST__MODEL=x`` changes the analyst's model only (not every role)."""
+        if not isinstance(value, dict):
+            return value
+        merged: dict[str, dict[str, Any]] = {
+            name: role.model_dump() for name, role in _default_roles().items()
+        }
+        for name, override in value.items():
+            if name not in ROLES:
+                raise ValueError(f"roles: unknown role {name!r}; expected one of {', '.join(ROLES)}")
+            fields = override.model_dump() if isinstance(override, RoleModel) else override
+            if not isinstance(fields, dict):
+                raise ValueError(f"roles.{name}: expected a table with model/thinking/temperature")
+            merged[name] = {**merged[name], **fields}
+        return merged
 
     @classmethod
     def settings_customise_sources(
