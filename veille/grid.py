@@ -7,11 +7,12 @@ mentions). Mandatory mentions come from the grid file and from request.md, merge
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from veille.tomlconfig import load_toml_model
 
 __all__ = ["DEFAULT_CRITERIA", "Grid", "GridError", "load_grid"]
 
@@ -52,19 +53,7 @@ class Grid(BaseModel):
 
 def load_grid(path: Path, *, extra_mentions: Iterable[str] = ()) -> Grid:
     """Load a grid TOML file; ``extra_mentions`` (request.md's) are merged into mandatory mentions."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise GridError(
-            f"{path}: grid file not found (expected a TOML file with a [criteria] table)"
-        ) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise GridError(f"{path}: not valid TOML: {exc}") from exc
-    try:
-        grid = Grid.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
-        )
-        raise GridError(f"{path}: invalid grid: {problems}") from exc
+    grid = load_toml_model(
+        path, Grid, error=GridError, what="grid", expected="a TOML file with a [criteria] table"
+    )
     return grid.with_mentions(extra_mentions)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from veille.models.offline.text import fold
+from veille.tomlconfig import load_toml_model
 
 __all__ = ["AuthorityError", "AuthorityRanking", "SourceType", "Supersedes", "load_authority"]
 
@@ -104,18 +104,10 @@ class AuthorityRanking(BaseModel):
 
 def load_authority(path: Path) -> AuthorityRanking:
     """Load the authority ranking; a clear :class:`AuthorityError` names the file and the field."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise AuthorityError(
-            f"{path}: authority file not found (expected a TOML file with [types.<source-type>] rank = N)"
-        ) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise AuthorityError(f"{path}: not valid TOML: {exc}") from exc
-    try:
-        return AuthorityRanking.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
-        )
-        raise AuthorityError(f"{path}: invalid authority ranking: {problems}") from exc
+    return load_toml_model(
+        path,
+        AuthorityRanking,
+        error=AuthorityError,
+        what="authority ranking",
+        expected="a TOML file with [types.<source-type>] rank = N",
+    )
