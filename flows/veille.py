@@ -20,15 +20,15 @@ from tasks.ingest import catalogue, ingest
 from tasks.outputs import write_outputs
 from tasks.plan import plan
 from tasks.record import record_run
-from tasks.report import write_report
 from tasks.review import review
 from tasks.screen import screen_documents
+from tasks.write import write_report
 from veille.corpus import load_request
 from veille.grid import load_grid
 from veille.ops import settings_task_runner
 from veille.pipeline import RunLog, build_settings, collect_branches, planner_input, record_note, results_dir
 from veille.recovery import lock_run_folder
-from veille.report import finalize_report
+from veille.steps.write import finalize_report
 from veille.store import document_snapshot
 from veille.summary import usage_note
 

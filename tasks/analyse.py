@@ -12,9 +12,10 @@ from prefect.tasks import exponential_backoff
 from pydantic import BaseModel
 
 from tasks.clients import retry_transient
-from veille.analysis import Analysis, ModelClientLike, analyse_subtask
 from veille.killpoints import kill_point
+from veille.roles.base import Asker
 from veille.roles.planner import SubTask
+from veille.steps.analyse import Analysis, analyse_subtask
 from veille.store import fetch_documents
 
 __all__ = [
@@ -73,9 +74,7 @@ ANALYSE_CACHE_POLICY = INPUTS - "client" - "db_path" - "fault" + CacheKeyFnPolic
     retry_delay_seconds=exponential_backoff(backoff_factor=2),
     retry_condition_fn=retry_transient,
 )
-def analyse(
-    job: AnalystJob, subtask_id: str, client: ModelClientLike, db_path: Path, fault: bool = False
-) -> Analysis:
+def analyse(job: AnalystJob, subtask_id: str, client: Asker, db_path: Path, fault: bool = False) -> Analysis:
     """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst."""
     if fault:
         raise InjectedFaultError(f"{subtask_id}: injected fault (fail_subtasks)")

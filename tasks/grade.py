@@ -11,14 +11,14 @@ from prefect.cache_policies import NO_CACHE
 
 from veille.corpus import load_reference, load_request
 from veille.graders.dossier import grade_dossier, write_grades
-from veille.graders.judge import JudgeClient
+from veille.roles.base import Asker
 from veille.settings import Settings
 
 __all__ = ["grade_run"]
 
 
 @task(name="grade-run", cache_policy=NO_CACHE)  # writes grades.json; the client is not data
-def grade_run(settings: Settings, run_dir: Path, client: JudgeClient | None = None) -> list[dict[str, Any]]:
+def grade_run(settings: Settings, run_dir: Path, client: Asker | None = None) -> list[dict[str, Any]]:
     """Grade ``run_dir`` (report, review rounds, plan) and write its grades.json; [] without reference.
 
     ``client`` is the run's model client (its judge calls land in the run's journal); without one,

@@ -9,12 +9,12 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
-from veille.analysis import Analysis
 from veille.killpoints import kill_point
-from veille.review import ReviewOutcome
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.runfolder import RunFolder, RunInfo
+from veille.steps.analyse import Analysis
+from veille.steps.review import ReviewOutcome
 
 __all__ = ["findings_document", "write_outputs"]
 

@@ -9,8 +9,9 @@ from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 from prefect.tasks import exponential_backoff
 
 from tasks.clients import retry_transient
-from veille.analysis import ModelClientLike, PlanOutcome, make_plan
+from veille.roles.base import Asker
 from veille.roles.planner import PlannerInput
+from veille.steps.plan import PlanOutcome, make_plan
 
 __all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan"]
 
@@ -37,7 +38,7 @@ PLAN_CACHE_POLICY = INPUTS - "client" + CacheKeyFnPolicy(cache_key_fn=_version)
     retry_delay_seconds=exponential_backoff(backoff_factor=2),
     retry_condition_fn=retry_transient,
 )
-def plan(client: ModelClientLike, data: PlannerInput, model_key: str) -> PlanOutcome:
+def plan(client: Asker, data: PlannerInput, model_key: str) -> PlanOutcome:
     """Planner over the catalogue only, then validation; raises PlanUnusableError on an empty plan."""
     del model_key  # part of the cache key only
     return make_plan(client, data)

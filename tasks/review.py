@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from veille.analysis import ModelClientLike
 from veille.grid import Grid
-from veille.review import ReviewOutcome, review_loop
+from veille.roles.base import Asker
 from veille.roles.writer import SourceRef
+from veille.steps.review import ReviewOutcome, review_loop
 
 __all__ = ["review"]
 
@@ -18,7 +18,7 @@ __all__ = ["review"]
 # NO_CACHE: its input includes the live client; the response cache spares unchanged calls.
 @task(name="review", cache_policy=NO_CACHE)
 def review(
-    client: ModelClientLike,
+    client: Asker,
     draft: str,
     grid: Grid,
     sources: Sequence[SourceRef],

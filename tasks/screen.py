@@ -8,9 +8,9 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
-from veille.injection import screen_corpus
 from veille.roles.planner import CatalogueEntry
 from veille.settings import Settings
+from veille.steps.screen import screen_corpus
 
 __all__ = ["screen_documents"]
 

@@ -376,7 +376,8 @@ def persisted_results(results_dir: Path) -> dict[str, str | None]:
     the file does not deserialize (a write cut short by a crash)."""
     from prefect.results import ResultRecord
 
-    from veille.analysis import Analysis, PlanOutcome
+    from veille.steps.analyse import Analysis
+    from veille.steps.plan import PlanOutcome
 
     found: dict[str, str | None] = {}
     if not results_dir.is_dir():

@@ -127,7 +127,7 @@ def fast_task_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Prefect task retries without their 2 s / 4 s backoff: same retries, same conditions, no sleep."""
     from tasks.analyse import analyse
     from tasks.plan import plan
-    from tasks.report import write_report
+    from tasks.write import write_report
 
     for task in (plan, analyse, write_report):
         assert task.retries == 2  # the behaviour under test is unchanged: only the delay goes

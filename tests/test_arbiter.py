@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from veille.arbiter import arbitrate, long_sentences
 from veille.grid import Grid
-from veille.report import count_words, sentences
 from veille.roles.writer import SourceRef
+from veille.textstats import count_words, sentences
 
 CRITERIA = {
     "clarity": "Phrases courtes, une idée par phrase.",

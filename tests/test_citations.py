@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from veille.analysis import Analysis, number_findings
 from veille.citations import (
     SourceRegistry,
     bibliography,
@@ -16,9 +15,11 @@ from veille.citations import (
     renumber_citations,
     strip_citations,
 )
-from veille.report import finalize_report, split_sections
 from veille.roles.analyst import ContradictionNote, Finding, Findings
 from veille.roles.writer import SourceRef
+from veille.steps.analyse import Analysis
+from veille.steps.write import finalize_report, number_findings
+from veille.textstats import split_sections
 
 
 @dataclass(frozen=True)

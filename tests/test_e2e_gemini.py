@@ -13,7 +13,7 @@ from tests.fake_gemini import FakeGemini
 from tests.flowkit import write_corpus
 from tests.gemini_script import gemini_responder, role_of
 from veille.models.journal import read_journal
-from veille.report import MODEL_SECTIONS, split_sections
+from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 

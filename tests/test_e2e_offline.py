@@ -15,7 +15,7 @@ import pytest
 from flows.veille import veille_flow
 from veille.citations import cited_numbers, invalid_citations
 from veille.corpus import load_reference
-from veille.report import MODEL_SECTIONS, split_sections
+from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 

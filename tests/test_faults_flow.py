@@ -21,7 +21,7 @@ from tests.fake_gemini import FakeGemini, Reply, closed_port_url
 from tests.faultkit import GeminiFlow, GeminiRun, alert_codes, gemini_flow, prompt_of
 from tests.flowkit import AXES, PERFECT
 from tests.gemini_script import role_of
-from veille.report import split_sections
+from veille.textstats import split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 

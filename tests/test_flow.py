@@ -14,9 +14,9 @@ from tests.flowkit import AXES, PERFECT, draft_from, read_json, responder, write
 from veille.citations import invalid_citations
 from veille.models.journal import read_journal
 from veille.models.scripted import ScriptedModel
-from veille.report import MODEL_SECTIONS, split_sections
 from veille.roles.planner import Plan, SubTask
 from veille.roles.writer import Draft
+from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 

@@ -1,4 +1,4 @@
-"""The prompt-injection heuristic (veille.injection): variants it must flag, look-alikes it must not,
+"""The prompt-injection heuristic (veille.steps.screen): variants it must flag, look-alikes it must not,
 the bundled corpus (doc-38 and nothing else), and the prompts' delimiting of untrusted data."""
 
 from __future__ import annotations
@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from veille.corpus import parse_document
-from veille.injection import (
+from veille.roles import analyst, critic, judge, planner, reviser, writer
+from veille.roles.analyst import AnalystInput, DocumentText
+from veille.roles.critic import CriticInput
+from veille.roles.planner import CatalogueEntry, PlannerInput
+from veille.roles.reviser import ReviserInput
+from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
+from veille.steps.screen import (
     ALERT_CODE,
     KINDS,
     detect_injection,
@@ -16,12 +22,6 @@ from veille.injection import (
     screen_corpus,
     screen_documents,
 )
-from veille.roles import analyst, critic, judge, planner, reviser, writer
-from veille.roles.analyst import AnalystInput, DocumentText
-from veille.roles.critic import CriticInput
-from veille.roles.planner import CatalogueEntry, PlannerInput
-from veille.roles.reviser import ReviserInput
-from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
 from veille.store import ingest_corpus, read_catalogue
 
 CORPUS_IDS = [f"doc-{i:02d}" for i in range(1, 41)]

@@ -20,8 +20,8 @@ from tests.faultkit import GeminiFlow, gemini_flow, parquet_alerts, prompt_of
 from tests.flowkit import AXES, DOCS
 from tests.gemini_script import role_of
 from veille.citations import bibliography, cited_numbers
-from veille.report import split_sections
 from veille.roles.writer import SourceRef
+from veille.textstats import split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 

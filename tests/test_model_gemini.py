@@ -566,9 +566,8 @@ def test_canary_key_never_appears_in_logs_errors_or_journal(
 
 
 def _role_schemas() -> list[type[BaseModel]]:
-    from veille.graders.judge import verdict_schema
     from veille.roles.analyst import Findings
-    from veille.roles.judge import JudgeVerdict
+    from veille.roles.judge import JudgeVerdict, verdict_schema
     from veille.roles.planner import Plan
     from veille.roles.writer import Draft
 

@@ -24,7 +24,6 @@ from tests.test_offline_fixtures import (
     synthetic_analyst_input,
     synthetic_planner_input,
 )
-from veille.analysis import analyse_subtask, make_plan
 from veille.citations import invalid_citations
 from veille.corpus import load_request
 from veille.grid import load_grid
@@ -33,8 +32,6 @@ from veille.models.factory import build_client
 from veille.models.offline import AuthorityError, OfflineModel, OfflineRoleError
 from veille.models.offline.authority import AuthorityRanking, load_authority
 from veille.pipeline import build_settings, planner_input
-from veille.report import MODEL_SECTIONS, SOURCES_HEADING, finalize_report, section_order
-from veille.review import review_loop, write_sourced_draft
 from veille.roles.analyst import AnalystInput, Findings
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, JudgeVerdict
@@ -43,7 +40,12 @@ from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, NumberedFinding, SourceRef, WriterInput
 from veille.runfolder import new_run_id
 from veille.settings import PROJECT_ROOT, Settings
+from veille.steps.analyse import analyse_subtask
+from veille.steps.plan import make_plan
+from veille.steps.review import review_loop
+from veille.steps.write import finalize_report, write_sourced_draft
 from veille.store import fetch_documents, ingest_corpus, read_catalogue
+from veille.textstats import MODEL_SECTIONS, SOURCES_HEADING, section_order
 from veille.tokens import estimate_tokens
 
 ENGINE_DIR = PROJECT_ROOT / "veille" / "models" / "offline"

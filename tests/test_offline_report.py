@@ -16,13 +16,13 @@ from veille.models.offline.judge import judge
 from veille.models.offline.reviser import revise
 from veille.models.offline.writer import write
 from veille.pipeline import build_settings
-from veille.report import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
-from veille.review import review_loop
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, JudgeVerdict
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
 from veille.runfolder import new_run_id
+from veille.steps.review import review_loop
+from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
 
 CRITERIA = {
     "clarity": "Phrases courtes, une idée par phrase.",

@@ -11,13 +11,14 @@ import pytest
 
 from tasks.outputs import write_outputs
 from veille.alerts import Alert
-from veille.analysis import Analysis, PlanOutcome, failed_analysis
 from veille.pipeline import RunLog, build_settings, record_note
-from veille.report import finalize_report
-from veille.review import ReviewOutcome, RoundRecord, WrittenDraft
 from veille.roles.planner import Plan, SubTask
 from veille.roles.writer import SourceRef, WriterInput
 from veille.runfolder import run_folder_of
+from veille.steps.analyse import Analysis, failed_analysis
+from veille.steps.plan import PlanOutcome
+from veille.steps.review import ReviewOutcome, RoundRecord
+from veille.steps.write import WrittenDraft, finalize_report
 from veille.store import IngestReport
 
 SUB_TASKS = [

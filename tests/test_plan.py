@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from veille.plan import PlanUnusableError, mentions_term, suspicious_exclusions, validate_plan
 from veille.roles.planner import CatalogueEntry, Plan, SubTask
+from veille.steps.plan import PlanUnusableError, mentions_term, suspicious_exclusions, validate_plan
 
 KNOWN = [f"doc-{i:02d}" for i in range(1, 41)]
 

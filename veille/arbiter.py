@@ -18,7 +18,7 @@ from typing import Any
 
 from veille.citations import CITATION_RE, invalid_citations
 from veille.grid import Grid
-from veille.report import (
+from veille.textstats import (
     MODEL_SECTIONS,
     SOURCES_HEADING,
     count_words,

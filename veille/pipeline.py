@@ -15,15 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from veille.alerts import Alert
-from veille.analysis import Analysis, PlanOutcome, failed_analysis
 from veille.corpus import Request, derive_terms
 from veille.models.base import CallRecord
-from veille.report import FinalReport
-from veille.review import ReviewOutcome, WrittenDraft
 from veille.roles.planner import CatalogueEntry, Plan, PlannerInput, SubTask
 from veille.roles.writer import SourceRef
 from veille.runfolder import RunFolder, RunInfo, new_run_id, note_run_folder
 from veille.settings import ROLES, Settings
+from veille.steps.analyse import Analysis, failed_analysis
+from veille.steps.plan import PlanOutcome
+from veille.steps.review import ReviewOutcome
+from veille.steps.write import FinalReport, WrittenDraft
 from veille.store import IngestReport
 from veille.summary import INGEST_FILE, ingest_record
 

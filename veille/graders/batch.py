@@ -22,9 +22,10 @@ import pyarrow.parquet as pq
 from veille.graders.base import Grader, GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
 from veille.graders.exact import Contains, ExactMatch, JsonFormat, LabelCheck
-from veille.graders.judge import JudgeClient, JudgeGrader
+from veille.graders.judge import JudgeGrader
 from veille.graders.numeric import NumericGrader
 from veille.graders.rouge import RougeL
+from veille.roles.base import Asker
 
 __all__ = [
     "GRADER_NAMES",
@@ -177,7 +178,7 @@ def grade_rows(
     rows: Sequence[InputRow],
     graders: Sequence[str],
     *,
-    client: JudgeClient | None = None,
+    client: Asker | None = None,
     options: Mapping[str, Any] | None = None,
     source: Path | str = "input",
 ) -> list[GradedRow]:

@@ -30,10 +30,11 @@ from veille.citations import cited_numbers
 from veille.corpus import Facts, Reference
 from veille.graders.base import GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
-from veille.graders.judge import JudgeClient, JudgeGrader
+from veille.graders.judge import JudgeGrader
 from veille.graders.numeric import NumericGrader, contains_verbatim
 from veille.graders.rouge import RougeL
 from veille.models.base import ModelError
+from veille.roles.base import Asker
 
 __all__ = [
     "GRADES_FILE",
@@ -193,7 +194,7 @@ def grade_dossier(
     reference: Reference,
     *,
     request: str,
-    client: JudgeClient | None = None,
+    client: Asker | None = None,
 ) -> list[TargetedGrade]:
     """Grade one run folder against the reference. ``client`` None skips the judge and its combinations."""
     run_dir = Path(run_dir)

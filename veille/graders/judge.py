@@ -16,63 +16,19 @@ schema violation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 from statistics import fmean
-from typing import Any, Protocol
-
-from pydantic import BaseModel, model_validator
 
 from veille.graders.base import Grader, GraderResult, Sample
-from veille.models.base import ModelResult
-from veille.roles.judge import (
-    INSTRUCTIONS,
-    JUDGE_CRITERIA,
-    JudgeInput,
-    JudgeScore,
-    JudgeVerdict,
-    build_prompt,
-)
+from veille.roles.base import Asker
+from veille.roles.judge import JUDGE, JUDGE_CRITERIA, JudgeInput, JudgeScore
 
-__all__ = ["JudgeClient", "JudgeGrader", "normalise_scores", "verdict_schema"]
-
-
-class JudgeClient(Protocol):
-    """What the judge needs from :class:`veille.models.caller.ModelClient`."""
-
-    def call(
-        self,
-        role: str,
-        system: str,
-        prompt: str,
-        schema: type[Any],
-        *,
-        payload: BaseModel | Mapping[str, Any] | None = None,
-        subtask_id: str | None = None,
-    ) -> ModelResult[Any]: ...
+__all__ = ["JudgeGrader", "normalise_scores"]
 
 
 def normalise_scores(score: JudgeScore) -> float:
     """``(mean of the criteria − 1) / 4``: 1–5 scale to 0–1."""
     return (fmean(getattr(score, c) for c in JUDGE_CRITERIA) - 1) / 4
-
-
-@lru_cache(maxsize=64)
-def verdict_schema(responses: int) -> type[JudgeVerdict]:
-    """:class:`JudgeVerdict` that only validates with exactly one score per index ``0..responses-1``."""
-
-    class _Verdict(JudgeVerdict):
-        @model_validator(mode="after")
-        def _one_score_per_response(self) -> _Verdict:
-            indices = [s.response_index for s in self.scores]
-            if sorted(indices) != list(range(responses)):
-                raise ValueError(
-                    f"expected exactly one score for each response_index 0..{responses - 1}, got {sorted(indices)}"
-                )
-            return self
-
-    _Verdict.__name__ = _Verdict.__qualname__ = "JudgeVerdict"
-    return _Verdict
 
 
 class JudgeGrader(Grader):
@@ -81,7 +37,7 @@ class JudgeGrader(Grader):
     name = "judge"
     version = "1"
 
-    def __init__(self, client: JudgeClient) -> None:
+    def __init__(self, client: Asker) -> None:
         self.client = client
 
     def grade(self, sample: Sample) -> GraderResult:
@@ -92,9 +48,7 @@ class JudgeGrader(Grader):
         if not responses:
             return []
         payload = JudgeInput(prompt=prompt, reference=reference, responses=list(responses))
-        result = self.client.call(
-            "judge", INSTRUCTIONS, build_prompt(payload), verdict_schema(len(responses)), payload=payload
-        )
+        result = self.client.ask(JUDGE, payload)
         by_index = {s.response_index: s for s in result.output.scores}
         out = []
         for index in range(len(responses)):

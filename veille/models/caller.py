@@ -53,6 +53,7 @@ from veille.models.pricing import PriceTable
 from veille.secrets import scrub
 
 if TYPE_CHECKING:
+    from veille.roles.base import Role
     from veille.settings import Settings
 
 __all__ = ["FREE_BACKENDS", "BlockedPromptError", "ModelClient"]
@@ -60,6 +61,8 @@ __all__ = ["FREE_BACKENDS", "BlockedPromptError", "ModelClient"]
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+In = TypeVar("In", bound=BaseModel)
+Out = TypeVar("Out", bound=BaseModel)
 
 # Backends that cost nothing: their calls are journalled with cost 0, never "unknown".
 FREE_BACKENDS = frozenset({"offline", "scripted"})
@@ -191,6 +194,17 @@ class ModelClient:
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
         coro = self._call(role, system, prompt, schema, payload, subtask_id, ids)
         return self._submit(loop_thread, coro).result()
+
+    def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
+        """Ask ``role`` about ``data``: its instructions, its prompt for the data, its schema for it."""
+        return self.call(
+            role.name,
+            role.instructions,
+            role.build_prompt(data),
+            role.schema_for(data),
+            payload=data,
+            subtask_id=subtask_id,
+        )
 
     async def acall(
         self,

@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
+from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 
-__all__ = ["INSTRUCTIONS", "CriticInput", "build_prompt", "evaluation_schema"]
+__all__ = ["CRITIC", "INSTRUCTIONS", "CriticInput", "build_prompt", "evaluation_schema"]
 
 
 def evaluation_schema(criteria: Mapping[str, str]) -> type[BaseModel]:
@@ -63,3 +64,12 @@ def build_prompt(data: CriticInput) -> str:
         f"Demande à laquelle le dossier répond : {data.request.strip()}\n\n"
         f"{data_block('brouillon', data.draft)}"
     )
+
+
+CRITIC: Role[CriticInput, BaseModel] = Role(
+    name="critic",
+    input_type=CriticInput,
+    instructions=INSTRUCTIONS,
+    build_prompt=build_prompt,
+    output_schema=lambda data: evaluation_schema(data.criteria),
+)

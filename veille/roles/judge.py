@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from functools import lru_cache
 
+from pydantic import BaseModel, Field, model_validator
+
+from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 
-__all__ = ["INSTRUCTIONS", "JUDGE_CRITERIA", "JudgeInput", "JudgeScore", "JudgeVerdict", "build_prompt"]
+__all__ = [
+    "INSTRUCTIONS",
+    "JUDGE",
+    "JUDGE_CRITERIA",
+    "JudgeInput",
+    "JudgeScore",
+    "JudgeVerdict",
+    "build_prompt",
+    "verdict_schema",
+]
 
 JUDGE_CRITERIA = ("accuracy", "usefulness", "tone", "format")
 
@@ -51,3 +63,30 @@ def build_prompt(data: JudgeInput) -> str:
         f"Demande :\n{data.prompt.strip()}\n\n{data_block('reference', data.reference)}\n\n"
         f"Réponses à évaluer ({len(data.responses)}) :\n{responses}"
     )
+
+
+@lru_cache(maxsize=64)
+def verdict_schema(responses: int) -> type[JudgeVerdict]:
+    """:class:`JudgeVerdict` that only validates with exactly one score per index ``0..responses-1``."""
+
+    class _Verdict(JudgeVerdict):
+        @model_validator(mode="after")
+        def _one_score_per_response(self) -> _Verdict:
+            indices = [s.response_index for s in self.scores]
+            if sorted(indices) != list(range(responses)):
+                raise ValueError(
+                    f"expected exactly one score for each response_index 0..{responses - 1}, got {sorted(indices)}"
+                )
+            return self
+
+    _Verdict.__name__ = _Verdict.__qualname__ = "JudgeVerdict"
+    return _Verdict
+
+
+JUDGE: Role[JudgeInput, JudgeVerdict] = Role(
+    name="judge",
+    input_type=JudgeInput,
+    instructions=INSTRUCTIONS,
+    build_prompt=build_prompt,
+    output_schema=lambda data: verdict_schema(len(data.responses)),
+)

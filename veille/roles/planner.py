@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from veille.roles.base import Role
 from veille.roles.delimit import data_block
 from veille.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 __all__ = [
     "INSTRUCTIONS",
     "LINE_TOKEN_BUDGET",
+    "PLANNER",
     "CatalogueEntry",
     "Plan",
     "PlannerInput",
@@ -108,3 +110,12 @@ def summary_budget(data: PlannerInput) -> int | None:
 def build_prompt(data: PlannerInput) -> str:
     """The user prompt: request, limits and the catalogue (summaries within the token budget)."""
     return _prompt(data, summary_budget(data))
+
+
+PLANNER: Role[PlannerInput, Plan] = Role(
+    name="planner",
+    input_type=PlannerInput,
+    instructions=INSTRUCTIONS,
+    build_prompt=build_prompt,
+    output_schema=lambda _data: Plan,
+)

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.writer import SourceRef
+from veille.roles.writer import Draft, SourceRef
 
-__all__ = ["INSTRUCTIONS", "ReviserInput", "build_prompt"]
+__all__ = [
+    "INSTRUCTIONS",
+    "REVISER",
+    "ReviserInput",
+    "build_prompt",
+]
 
 
 class ReviserInput(BaseModel):
@@ -54,3 +60,12 @@ def build_prompt(data: ReviserInput) -> str:
         f"Consignes :\n{instructions or '(aucune)'}\n\n{' '.join(extra)}\n\n"
         f"Sources disponibles :\n{sources or '(aucune)'}\n\n{data_block('brouillon', data.draft)}"
     )
+
+
+REVISER: Role[ReviserInput, Draft] = Role(
+    name="reviser",
+    input_type=ReviserInput,
+    instructions=INSTRUCTIONS,
+    build_prompt=build_prompt,
+    output_schema=lambda _data: Draft,
+)

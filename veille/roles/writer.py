@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 
-__all__ = ["INSTRUCTIONS", "Draft", "NumberedFinding", "SourceRef", "WriterInput", "build_prompt"]
+__all__ = [
+    "INSTRUCTIONS",
+    "WRITER",
+    "Draft",
+    "NumberedFinding",
+    "SourceRef",
+    "WriterInput",
+    "build_prompt",
+]
 
 
 class Draft(BaseModel):
@@ -94,3 +103,12 @@ def build_prompt(data: WriterInput) -> str:
         f"Demande : {data.request_title}\n{data.request.strip()}\n\n{rules}\n\n"
         f"Constats des analystes :\n{findings}\n\n{extra_text}"
     ).strip()
+
+
+WRITER: Role[WriterInput, Draft] = Role(
+    name="writer",
+    input_type=WriterInput,
+    instructions=INSTRUCTIONS,
+    build_prompt=build_prompt,
+    output_schema=lambda _data: Draft,
+)

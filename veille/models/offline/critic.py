@@ -30,8 +30,8 @@ from veille.models.offline.markdown import (
     split_sections,
 )
 from veille.models.offline.text import SUPERLATIVE_RE, extract_figures
-from veille.report import section_order
 from veille.roles.critic import CriticInput
+from veille.textstats import section_order
 
 __all__ = ["criticise", "measure"]
 

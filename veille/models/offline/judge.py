@@ -13,8 +13,8 @@ import re
 from collections import Counter
 
 from veille.models.offline.text import extract_figures, figure_unit, figure_value, stems
-from veille.report import count_words, section_order
 from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict
+from veille.textstats import count_words, section_order
 
 __all__ = ["judge"]
 

@@ -1,6 +1,6 @@
 """Report-shape helpers shared by the offline writer, critic and reviser.
 
-Words, sentences and sections are measured with :mod:`veille.report` (the arbiter's own measures),
+Words, sentences and sections are measured with :mod:`veille.textstats` (the arbiter's own measures),
 so a draft the offline writer or reviser calls compliant is compliant for the arbiter too.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from veille.report import MODEL_SECTIONS, count_words, sentences, split_sections, words
+from veille.textstats import MODEL_SECTIONS, count_words, sentences, split_sections, words
 
 __all__ = [
     "BULLET_RE",

@@ -1,4 +1,4 @@
-"""Plan validation (seed 001): the plan is a proposal, code decides what reaches the analysts.
+"""The plan step (seed 001): the planner proposes, code decides what reaches the analysts.
 
 Repairs what can be repaired (unknown ids, duplicates, caps, empty sub-tasks), alerts on each
 repair, refuses an empty plan with :class:`PlanUnusableError`, and renumbers sub-tasks
@@ -12,10 +12,21 @@ import unicodedata
 from collections.abc import Collection, Iterable, Mapping
 from typing import Protocol
 
-from veille.alerts import Alert
-from veille.roles.planner import Plan, SubTask
+from pydantic import BaseModel, Field
 
-__all__ = ["CatalogueLike", "PlanUnusableError", "mentions_term", "suspicious_exclusions", "validate_plan"]
+from veille.alerts import Alert
+from veille.roles.base import Asker
+from veille.roles.planner import LINE_TOKEN_BUDGET, PLANNER, Plan, PlannerInput, SubTask, summary_budget
+
+__all__ = [
+    "CatalogueLike",
+    "PlanOutcome",
+    "PlanUnusableError",
+    "make_plan",
+    "mentions_term",
+    "suspicious_exclusions",
+    "validate_plan",
+]
 
 
 class PlanUnusableError(ValueError):
@@ -141,3 +152,50 @@ def suspicious_exclusions(
         if mentions_term(text, terms):
             out.append(doc_id)
     return out
+
+
+class PlanOutcome(BaseModel):
+    """The validated plan, the model's raw proposal and the alerts of validation."""
+
+    plan: Plan
+    proposed: Plan
+    alerts: list[Alert] = Field(default_factory=list)
+
+
+def make_plan(client: Asker, data: PlannerInput) -> PlanOutcome:
+    """Ask the planner (catalogue only), validate, flag suspicious exclusions.
+
+    Raises :class:`PlanUnusableError` when nothing usable is left.
+    """
+    result = client.ask(PLANNER, data)
+    proposed = result.output
+    plan, alerts = validate_plan(
+        proposed,
+        [e.id for e in data.catalogue],
+        max_subtasks=data.max_subtasks,
+        max_docs=data.max_docs,
+    )
+    catalogue = {e.id: e for e in data.catalogue}
+    for doc_id in suspicious_exclusions(plan, catalogue, data.terms):
+        entry = catalogue[doc_id]
+        alerts.append(
+            Alert(
+                code="plan.suspicious_exclusion",
+                severity="warning",
+                stage="plan",
+                message=f"{doc_id} écarté alors que son titre ou son résumé cite un terme de la demande : "
+                f"« {entry.title} »",
+                subject=doc_id,
+            )
+        )
+    if data.with_summaries and any(e.summary for e in data.catalogue) and summary_budget(data) is None:
+        alerts.append(
+            Alert(
+                code="plan.summaries_omitted",
+                severity="info",
+                stage="plan",
+                message=f"résumés non montrés au planificateur : le catalogue seul atteint le budget de "
+                f"{LINE_TOKEN_BUDGET} tokens par ligne",
+            )
+        )
+    return PlanOutcome(plan=plan, proposed=proposed, alerts=alerts)

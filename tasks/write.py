@@ -10,10 +10,11 @@ from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
 from tasks.clients import retry_transient
-from veille.analysis import Analysis, ModelClientLike
 from veille.corpus import Request
 from veille.grid import Grid
-from veille.review import WrittenDraft, write_sourced_draft
+from veille.roles.base import Asker
+from veille.steps.analyse import Analysis
+from veille.steps.write import WrittenDraft, write_sourced_draft
 
 __all__ = ["WrittenDraft", "write_report"]
 
@@ -26,7 +27,7 @@ __all__ = ["WrittenDraft", "write_report"]
     retry_condition_fn=retry_transient,
 )
 def write_report(
-    client: ModelClientLike, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
+    client: Asker, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
 ) -> WrittenDraft:
     """Sources numbered in order of first citation across branches; the writer sees numbers only."""
     return write_sourced_draft(client, analyses, request, grid, db_path)

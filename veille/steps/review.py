@@ -1,4 +1,4 @@
-"""Writing and the review loop (seeds 000 and 004): writer, then critic → arbiter → reviser.
+"""The review step (seed 000): critic → arbiter → reviser, bounded and stopping on a valid draft.
 
 The loop stops as soon as the arbiter validates: the reviser is never called after a valid verdict.
 It is bounded by ``max_rounds`` critic evaluations, so the reviser runs at most ``max_rounds - 1``
@@ -9,35 +9,22 @@ marked not validated, and an alert is raised.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert
-from veille.analysis import Analysis, ModelClientLike, number_findings
 from veille.arbiter import arbitrate
 from veille.citations import invalid_citations, normalize_citations
-from veille.corpus import Request
 from veille.grid import Grid
 from veille.killpoints import kill_point
 from veille.models.base import ModelError
-from veille.report import strip_title
-from veille.roles import critic as critic_role
-from veille.roles import reviser as reviser_role
-from veille.roles import writer as writer_role
-from veille.roles.critic import CriticInput, evaluation_schema
-from veille.roles.reviser import ReviserInput
-from veille.roles.writer import Draft, SourceRef, WriterInput
-from veille.sourcemeta import source_metadata
+from veille.roles.base import Asker
+from veille.roles.critic import CRITIC, CriticInput
+from veille.roles.reviser import REVISER, ReviserInput
+from veille.roles.writer import SourceRef
+from veille.steps.write import strip_title
 
-__all__ = [
-    "ReviewOutcome",
-    "RoundRecord",
-    "WrittenDraft",
-    "review_loop",
-    "write_draft",
-    "write_sourced_draft",
-]
+__all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
 
 
 class RoundRecord(BaseModel):
@@ -60,57 +47,8 @@ class ReviewOutcome(BaseModel):
     alerts: list[Alert] = Field(default_factory=list)
 
 
-def write_draft(client: ModelClientLike, data: WriterInput) -> tuple[str, list[Alert]]:
-    """The writer's Markdown (title stripped, citation lists normalised) and orphan alerts."""
-    result = client.call(
-        "writer", writer_role.INSTRUCTIONS, writer_role.build_prompt(data), Draft, payload=data
-    )
-    draft = normalize_citations(strip_title(result.output.markdown))
-    alerts = []
-    orphans = invalid_citations(draft, data.sources)
-    if orphans:
-        alerts.append(
-            Alert(
-                code="report.orphan_citation",
-                severity="warning",
-                stage="report",
-                message=f"le rédacteur cite des numéros sans source {orphans} : consigne donnée au réviseur",
-            )
-        )
-    return draft, alerts
-
-
-class WrittenDraft(BaseModel):
-    draft: str
-    sources: list[SourceRef]
-    writer_input: WriterInput
-    alerts: list[Alert] = Field(default_factory=list)
-
-
-def write_sourced_draft(
-    client: ModelClientLike, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
-) -> WrittenDraft:
-    """Number the cited sources (code, in order of first citation across branches), then have the
-    writer turn the numbered findings into the draft: the model sees numbers, never document ids."""
-    cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
-    cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
-    metadata = source_metadata(db_path, cited)
-    data, sources = number_findings(
-        analyses,
-        metadata,
-        request_title=request.title,
-        request=request.text,
-        mandatory_mentions=grid.mandatory_mentions,
-        min_words=grid.min_words,
-        max_words=grid.max_words,
-        max_sentence_words=grid.max_sentence_words,
-    )
-    draft, alerts = write_draft(client, data)
-    return WrittenDraft(draft=draft, sources=sources, writer_input=data, alerts=alerts)
-
-
 def review_loop(
-    client: ModelClientLike,
+    client: Asker,
     draft: str,
     *,
     grid: Grid,
@@ -121,7 +59,6 @@ def review_loop(
     """critic → arbiter → (reviser) until valid or ``max_rounds`` evaluations."""
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
-    schema = evaluation_schema(grid.criteria)
     rounds: list[RoundRecord] = []
     alerts: list[Alert] = []
     for number in range(1, max_rounds + 1):
@@ -137,13 +74,7 @@ def review_loop(
             mandatory_mentions=list(grid.mandatory_mentions),
         )
         try:
-            evaluation = client.call(
-                "critic",
-                critic_role.INSTRUCTIONS,
-                critic_role.build_prompt(critic_input),
-                schema,
-                payload=critic_input,
-            ).output.model_dump()
+            evaluation = client.ask(CRITIC, critic_input).output.model_dump()
         except ModelError as exc:
             # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
             alerts.append(
@@ -183,13 +114,7 @@ def review_loop(
             invalid_citations=invalid_citations(draft, sources),
         )
         try:
-            revised = client.call(
-                "reviser",
-                reviser_role.INSTRUCTIONS,
-                reviser_role.build_prompt(reviser_input),
-                Draft,
-                payload=reviser_input,
-            ).output
+            revised = client.ask(REVISER, reviser_input).output
         except ModelError as exc:
             alerts.append(
                 Alert(

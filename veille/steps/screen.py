@@ -1,9 +1,9 @@
 """Prompt-injection screening: a heuristic that flags documents written to steer the model.
 
 Documents are data. What keeps an injection from changing the dossier is enforced in code, not here:
-the plan's ids are checked against the catalogue (:func:`veille.plan.validate_plan`), citations outside
-an analyst's documents are removed (:func:`veille.analysis.restrict_citations`), orphan numbers are
-stripped and the ``## Sources`` list is built from state (:mod:`veille.report`). This detector only
+the plan's ids are checked against the catalogue (:func:`veille.steps.plan.validate_plan`), citations outside
+an analyst's documents are removed (:func:`veille.steps.analyse.restrict_citations`), orphan numbers are
+stripped and the ``## Sources`` list is built from state (:mod:`veille.steps.write`). This detector only
 *tells a human*: one ``injection.suspected`` alert per suspicious document, naming it and quoting the
 phrase, so the corpus owner can look at it. A flagged document is still processed like any other.
 

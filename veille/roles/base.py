@@ -1,0 +1,41 @@
+"""A role is one object: its input model, output schema, instructions and prompt builder.
+
+Steps ask a role through the client (``client.ask(PLANNER, data)``); the client never needs to know
+which role it serves beyond the name it journals. The output schema may depend on the input (the
+critic's criteria, the judge's number of responses), so it is a function of the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from veille.models.base import ModelResult
+
+__all__ = ["Asker", "Role"]
+
+In = TypeVar("In", bound=BaseModel)
+Out = TypeVar("Out", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Role(Generic[In, Out]):
+    """One LLM role: what it is given, what it must answer, and how it is asked."""
+
+    name: str  # the journal's role name, also the key of its model in Settings.roles
+    input_type: type[In]
+    instructions: str
+    build_prompt: Callable[[In], str]
+    output_schema: Callable[[In], type[Out]]
+
+    def schema_for(self, data: In) -> type[Out]:
+        return self.output_schema(data)
+
+
+class Asker(Protocol):
+    """What steps and graders need from the model client: one way to ask a role."""
+
+    def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]: ...

@@ -1,0 +1,117 @@
+"""The analyse step: one analyst per validated sub-task, reading only its documents.
+
+These functions take a client (anything with ``ask``) and plain data, so tests drive them with a
+scripted model; the Prefect task in ``tasks/analyse.py`` is a thin wrapper around them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from veille.alerts import Alert
+from veille.roles.analyst import ANALYST, AnalystInput, DocumentText, Findings
+from veille.roles.base import Asker
+from veille.roles.planner import SubTask
+
+__all__ = ["Analysis", "analyse_subtask", "failed_analysis", "restrict_citations"]
+
+
+class Analysis(BaseModel):
+    """One branch's result (findings.json entry). ``status`` is ``failed`` when the branch raised."""
+
+    subtask_id: str
+    question: str
+    doc_ids: list[str]
+    status: Literal["ok", "failed"] = "ok"
+    error: str | None = None
+    findings: Findings = Field(default_factory=lambda: Findings(findings=[]))
+    alerts: list[Alert] = Field(default_factory=list)
+
+
+def failed_analysis(sub_task: SubTask, error: BaseException) -> Analysis:
+    """The record of a branch that failed after its retries (no secrets: type and message only)."""
+    return Analysis(
+        subtask_id=sub_task.id,
+        question=sub_task.question,
+        doc_ids=list(sub_task.doc_ids),
+        status="failed",
+        error=f"{type(error).__name__}: {error}"[:500],
+        alerts=[
+            Alert(
+                code="analyse.branch_failed",
+                severity="error",
+                stage="analyse",
+                message=f"{sub_task.id} en échec ({type(error).__name__}) : axe absent du rapport — "
+                f"{sub_task.question}",
+                subject=sub_task.id,
+            )
+        ],
+    )
+
+
+def restrict_citations(
+    findings: Findings, allowed: Sequence[str], subtask_id: str
+) -> tuple[Findings, list[Alert]]:
+    """Remove citations of documents outside the sub-task's set (the analyst saw only those)."""
+    allowed_set = set(allowed)
+    foreign: list[str] = []
+    kept = []
+    for finding in findings.findings:
+        ids = list(dict.fromkeys(finding.doc_ids))
+        foreign += [i for i in ids if i not in allowed_set]
+        ids = [i for i in ids if i in allowed_set]
+        if ids:
+            kept.append(finding.model_copy(update={"doc_ids": ids}))
+    contradictions = []
+    for note in findings.contradictions:
+        ids = list(dict.fromkeys(note.doc_ids))
+        foreign += [i for i in ids if i not in allowed_set]
+        if note.retained not in allowed_set:
+            foreign.append(note.retained)
+        ids = [i for i in ids if i in allowed_set]
+        if len(ids) >= 2 and note.retained in allowed_set:
+            contradictions.append(note.model_copy(update={"doc_ids": ids}))
+    alerts = []
+    foreign = list(dict.fromkeys(foreign))
+    if foreign:
+        dropped = len(findings.findings) - len(kept)
+        alerts.append(
+            Alert(
+                code="analyse.foreign_citation",
+                severity="warning",
+                stage="analyse",
+                message=f"{subtask_id} : citations hors périmètre retirées {foreign}"
+                + (f" ; {dropped} constat(s) sans source restante supprimé(s)" if dropped else ""),
+                subject=subtask_id,
+            )
+        )
+    cleaned = Findings(findings=kept, contradictions=contradictions, open_questions=findings.open_questions)
+    return cleaned, alerts
+
+
+def analyse_subtask(client: Asker, sub_task: SubTask, documents: Sequence[DocumentText]) -> Analysis:
+    """One analyst: the autonomous question and the full text of its documents, nothing else."""
+    data = AnalystInput(subtask_id=sub_task.id, question=sub_task.question, documents=list(documents))
+    result = client.ask(ANALYST, data, subtask_id=sub_task.id)
+    findings, alerts = restrict_citations(result.output, [d.id for d in documents], sub_task.id)
+    missing = [i for i in sub_task.doc_ids if i not in {d.id for d in documents}]
+    if missing:
+        alerts.append(
+            Alert(
+                code="analyse.missing_documents",
+                severity="warning",
+                stage="analyse",
+                message=f"{sub_task.id} : documents introuvables dans la base {missing}",
+                subject=sub_task.id,
+            )
+        )
+    return Analysis(
+        subtask_id=sub_task.id,
+        question=sub_task.question,
+        doc_ids=list(sub_task.doc_ids),
+        findings=findings,
+        alerts=alerts,
+    )
