@@ -18,7 +18,7 @@ import yaml
 
 from tests.corpora.generate import generate_corpus
 from veille.corpus import derive_terms, load_reference, load_request, parse_document, unknown_reference_ids
-from veille.injection import screen_corpus
+from veille.steps.screen import screen_corpus
 from veille.store import ingest_corpus, read_catalogue
 
 CORPORA_DIR = Path(__file__).resolve().parent / "corpora"
