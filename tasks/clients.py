@@ -16,6 +16,7 @@ from typing import Any
 from veille.models.base import Model
 from veille.models.caller import ModelClient
 from veille.models.factory import build_client
+from veille.ops import amodel_call_slot
 from veille.settings import Settings
 
 __all__ = ["backend_label", "is_retryable", "model_key", "model_override", "open_client", "retry_transient"]
@@ -42,8 +43,15 @@ def backend_label(settings: Settings) -> str:
 
 
 def open_client(settings: Settings, run_id: str, journal_path: Path) -> ModelClient:
-    """The run's client, appending every call to ``journal_path`` (calls.jsonl)."""
-    return build_client(settings, run_id=run_id, journal_path=journal_path, model=_MODEL_OVERRIDE.get())
+    """The run's client, appending every call to ``journal_path`` (calls.jsonl). Each Gemini request
+    holds one slot of the Prefect global limit on model calls (a no-op without a server or limit)."""
+    return build_client(
+        settings,
+        run_id=run_id,
+        journal_path=journal_path,
+        model=_MODEL_OVERRIDE.get(),
+        call_slot=amodel_call_slot,
+    )
 
 
 def model_key(settings: Settings, role: str) -> str:

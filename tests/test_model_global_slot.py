@@ -36,7 +36,6 @@ class SlotSpy:
 
 def test_each_gemini_attempt_holds_one_global_slot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spy = SlotSpy()
-    monkeypatch.setattr(veille.ops, "amodel_call_slot", spy.slot)
     monkeypatch.setenv("GEMINI_API_KEY", "test-key")
     with FakeGemini() as server:
         server.script(Reply.json({"clarity": 9}), Reply.json({"clarity": 4, "remarks": []}))  # re-ask once
@@ -47,7 +46,7 @@ def test_each_gemini_attempt_holds_one_global_slot(tmp_path: Path, monkeypatch: 
             warehouse_dir=tmp_path,
             use_cache=False,
         )
-        with build_client(settings, run_id="slot") as client:
+        with build_client(settings, run_id="slot", call_slot=spy.slot) as client:
             result = client.call("critic", "S", "P", Evaluation)
     assert result.attempts == 2
     assert spy.entered == 2 and spy.held == 0  # one slot per request, released after each
@@ -55,11 +54,19 @@ def test_each_gemini_attempt_holds_one_global_slot(tmp_path: Path, monkeypatch: 
 
 def test_offline_backend_takes_no_global_slot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spy = SlotSpy()
-    monkeypatch.setattr(veille.ops, "amodel_call_slot", spy.slot)
     from veille.roles.judge import JudgeInput, JudgeVerdict
 
     settings = Settings(backend="offline", warehouse_dir=tmp_path)
     payload = JudgeInput(prompt="Q", reference="Réponse 12 %", responses=["Réponse 12 %"])
-    with build_client(settings, run_id="slot") as client:
+    with build_client(settings, run_id="slot", call_slot=spy.slot) as client:
         client.call("judge", "S", "P", JudgeVerdict, payload=payload)
     assert spy.entered == 0
+
+
+def test_the_flow_hands_prefects_global_slot_to_the_model_layer(tmp_path: Path) -> None:
+    # The model seam does not import Prefect operations: the run's client gets the slot from the flow.
+    from tasks.clients import open_client
+
+    settings = Settings(backend="offline", warehouse_dir=tmp_path)
+    with open_client(settings, "slot", tmp_path / "calls.jsonl") as client:
+        assert client._call_slot is veille.ops.amodel_call_slot

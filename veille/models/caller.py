@@ -24,39 +24,28 @@ import asyncio
 import logging
 import os
 import threading
-import time
 import uuid
 import weakref
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from veille.alerts import Alert
-from veille.models.base import (
-    CallRecord,
-    Model,
-    ModelError,
-    ModelRequest,
-    ModelResult,
-    RawResponse,
-    SchemaValidationError,
-    Usage,
-)
+from veille.models.attempts import LogicalCall, Recorder, new_call_id, payload_dict
+from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.journal import CallJournal, prefect_run_ids
+from veille.models.loop import LoopThread
 from veille.models.pricing import PriceTable
-from veille.secrets import scrub
 
 if TYPE_CHECKING:
     from veille.roles.base import Role
     from veille.settings import Settings
 
-__all__ = ["FREE_BACKENDS", "BlockedPromptError", "ModelClient"]
+__all__ = ["FREE_BACKENDS", "CallSlot", "ModelClient"]
 
 logger = logging.getLogger(__name__)
 
@@ -64,55 +53,14 @@ T = TypeVar("T", bound=BaseModel)
 In = TypeVar("In", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel)
 
+# The global model-call slot (a Prefect concurrency limit), as a function of the settings.
+CallSlot = Callable[["Settings"], AbstractAsyncContextManager[Any]]
+
 # Backends that cost nothing: their calls are journalled with cost 0, never "unknown".
 FREE_BACKENDS = frozenset({"offline", "scripted"})
-_MAX_ERROR_CHARS = 2000
 
 # Live clients of this process, for in-process unpickling (see module docstring).
 _LIVE_CLIENTS: weakref.WeakValueDictionary[str, ModelClient] = weakref.WeakValueDictionary()
-
-
-class BlockedPromptError(ModelError):
-    """The provider refused the prompt (``promptFeedback.blockReason``); re-asking would not help."""
-
-    def __init__(self, role: str, reason: str) -> None:
-        super().__init__(f"{role}: prompt blocked by the provider ({reason})")
-        self.role = role
-        self.reason = reason
-
-
-class _LoopThread:
-    """One daemon thread running one event loop until ``stop``."""
-
-    def __init__(self, name: str) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    @property
-    def thread(self) -> threading.Thread:
-        return self._thread
-
-    def cancel_pending(self, timeout: float = 10) -> None:
-        """Cancel every task still running on the loop, so no caller waits forever on a closed client."""
-
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout=timeout)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-        if not self._thread.is_alive():
-            self.loop.close()
 
 
 class ModelClient:
@@ -127,6 +75,7 @@ class ModelClient:
         journal_path: Path | None = None,
         prices: PriceTable | None = None,
         rebuildable: bool = False,
+        call_slot: CallSlot | None = None,
     ) -> None:
         self.settings = settings
         self.model = model
@@ -139,10 +88,11 @@ class ModelClient:
             if settings.use_cache and getattr(model, "cacheable", False)
             else None
         )
+        self._call_slot = call_slot  # handed in by the flow: the model layer knows nothing of Prefect ops
         self._rebuildable = rebuildable  # True when build_client made the backend from settings
         self._unknown_models: set[str] = set()
         self._lock = threading.Lock()
-        self._loop_thread: _LoopThread | None = None
+        self._loop_thread: LoopThread | None = None
         self._semaphore: asyncio.Semaphore | None = None
         self._closed = False
         self._token = uuid.uuid4().hex
@@ -152,6 +102,10 @@ class ModelClient:
     @property
     def journal(self) -> CallJournal:
         return self._journal
+
+    @property
+    def reask_attempts(self) -> int:
+        return self.settings.reask_attempts
 
     @property
     def backend(self) -> str:
@@ -259,32 +213,38 @@ class ModelClient:
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return (
             _restore_client,
-            (self._token, os.getpid(), self.settings, self.run_id, self.journal_path, self._rebuildable),
+            (
+                self._token,
+                os.getpid(),
+                self.settings,
+                self.run_id,
+                self.journal_path,
+                self._rebuildable,
+                self._call_slot,  # a module-level function: pickled by reference
+            ),
         )
 
     # --- loop plumbing ----------------------------------------------------------------------
-    def _ensure_loop(self) -> _LoopThread:
+    def _ensure_loop(self) -> LoopThread:
         with self._lock:
             if self._closed:
                 raise RuntimeError("ModelClient is closed")
             if self._loop_thread is None:
-                self._loop_thread = _LoopThread(f"veille-model-{self.run_id}")
+                self._loop_thread = LoopThread(f"veille-model-{self.run_id}")
             return self._loop_thread
 
     @staticmethod
-    def _submit(loop_thread: _LoopThread, coro: Coroutine[Any, Any, ModelResult[T]]) -> Any:
+    def _submit(loop_thread: LoopThread, coro: Coroutine[Any, Any, ModelResult[T]]) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, loop_thread.loop)
 
-    def _global_slot(self) -> AbstractAsyncContextManager[None]:
+    def global_slot(self) -> AbstractAsyncContextManager[None]:
         """One slot of the Prefect global limit on model calls (created by ``make deploy``), across
         every process of a deployment; a no-op without a server or limit, and for local backends."""
-        if self.model.name != "gemini":
+        if self.model.name != "gemini" or self._call_slot is None:
             return nullcontext()
-        from veille.ops import amodel_call_slot
+        return self._call_slot(self.settings)
 
-        return amodel_call_slot(self.settings)
-
-    def _cap(self) -> asyncio.Semaphore:
+    def cap(self) -> asyncio.Semaphore:
         if self._semaphore is None:  # created on the loop thread, used only there
             self._semaphore = asyncio.Semaphore(max(1, self.settings.max_concurrent_calls))
         return self._semaphore
@@ -300,7 +260,6 @@ class ModelClient:
         subtask_id: str | None,
         ids: tuple[str | None, str | None],
     ) -> ModelResult[T]:
-        started = time.perf_counter()
         try:
             role_model = self.settings.roles[role]
         except KeyError:
@@ -316,146 +275,14 @@ class ModelClient:
             temperature=role_model.temperature,
             thinking=role_model.thinking,
             subtask_id=subtask_id,
-            payload=_payload_dict(payload),
+            payload=payload_dict(payload),
         )
-        call_id = uuid.uuid4().hex
+        recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id())
         key = cache_key(request, self.backend) if self._cache is not None else None
-
-        if key is not None and self._cache is not None:
-            hit = self._cache.get(key)
-            if hit is not None:
-                try:
-                    output = schema.model_validate_json(hit.text)
-                except ValidationError:
-                    logger.warning("cache entry %s no longer matches the %s schema: ignored", key, role)
-                else:
-                    latency = time.perf_counter() - started
-                    self._record(
-                        request,
-                        call_id,
-                        1,
-                        ids,
-                        model=hit.model,
-                        usage=Usage(),
-                        cost=0.0,
-                        latency=latency,
-                        status="ok",
-                        cache_hit=True,
-                    )
-                    return ModelResult(
-                        output=output,
-                        raw_text=hit.text,
-                        usage=Usage(),
-                        latency_s=latency,
-                        cost_usd=0.0,
-                        model=hit.model,
-                        attempts=1,
-                        cache_hit=True,
-                    )
-
-        total_usage = Usage()
-        total_cost: float | None = 0.0
-        feedback: tuple[tuple[str, str], ...] = ()
-        max_attempts = 1 + max(0, self.settings.reask_attempts)
-        last_error = ""
-        for attempt in range(1, max_attempts + 1):
-            attempt_request = replace(request, feedback=feedback) if feedback else request
-            attempt_started = _utc_now()
-            async with self._cap(), self._global_slot():
-                t0 = time.perf_counter()
-                try:
-                    raw = await self.model.generate(attempt_request)
-                except Exception as exc:
-                    latency = time.perf_counter() - t0
-                    status = "transient_error" if getattr(exc, "retryable", False) else "error"
-                    # No usage comes back from a failed request: nothing is known to be billed.
-                    self._record(
-                        request,
-                        call_id,
-                        attempt,
-                        ids,
-                        model=request.model,
-                        usage=Usage(),
-                        cost=0.0,
-                        latency=latency,
-                        status=status,
-                        error=exc,
-                        started_at=attempt_started,
-                    )
-                    raise
-                latency = time.perf_counter() - t0
-            cost = self._cost(raw)
-            total_usage = _add_usage(total_usage, raw.usage)
-            total_cost = None if cost is None or total_cost is None else total_cost + cost
-
-            if raw.blocked_reason:
-                error = BlockedPromptError(role, raw.blocked_reason)
-                self._record(
-                    request,
-                    call_id,
-                    attempt,
-                    ids,
-                    model=raw.model,
-                    usage=raw.usage,
-                    cost=cost,
-                    latency=latency,
-                    status="error",
-                    error=error,
-                    started_at=attempt_started,
-                )
-                raise error
-            try:
-                output = schema.model_validate_json(raw.text)
-            except ValidationError as exc:
-                last_error = _describe_invalid(exc, raw.finish_reason)
-                error_class = "MaxTokens" if raw.finish_reason == "MAX_TOKENS" else "ValidationError"
-                self._record(
-                    request,
-                    call_id,
-                    attempt,
-                    ids,
-                    model=raw.model,
-                    usage=raw.usage,
-                    cost=cost,
-                    latency=latency,
-                    status="schema_error",
-                    error_class=error_class,
-                    error_message=last_error,
-                    started_at=attempt_started,
-                )
-                feedback = (*feedback, (raw.text, last_error))
-                continue
-            self._record(
-                request,
-                call_id,
-                attempt,
-                ids,
-                model=raw.model,
-                usage=raw.usage,
-                cost=cost,
-                latency=latency,
-                status="ok",
-                started_at=attempt_started,
-            )
-            if key is not None and self._cache is not None:
-                try:
-                    self._cache.put(key, raw.text, raw.model, raw.usage)
-                except OSError as exc:  # a full disk must not fail a paid, validated call
-                    logger.warning("could not write cache entry %s: %s", key, type(exc).__name__)
-            return ModelResult(
-                output=output,
-                raw_text=raw.text,
-                usage=total_usage,
-                latency_s=time.perf_counter() - started,
-                cost_usd=total_cost,
-                model=raw.model,
-                attempts=attempt,
-                cache_hit=False,
-            )
-        raise SchemaValidationError(role, max_attempts, last_error)
+        return await LogicalCall(self, request, schema, recorder, self._cache, key).run()
 
     # --- cost and journal -------------------------------------------------------------------
-    def _cost(self, raw: RawResponse) -> float | None:
+    def cost(self, raw: RawResponse) -> float | None:
         if self.backend in FREE_BACKENDS:
             return 0.0
         cost = self.prices.cost(raw.model, raw.usage)
@@ -467,58 +294,15 @@ class ModelClient:
                 logger.warning("model %r is not in the price table: cost recorded as null", raw.model)
         return cost
 
-    def _record(
-        self,
-        request: ModelRequest,
-        call_id: str,
-        attempt: int,
-        ids: tuple[str | None, str | None],
-        *,
-        model: str,
-        usage: Usage,
-        cost: float | None,
-        latency: float,
-        status: str,
-        error: BaseException | None = None,
-        error_class: str | None = None,
-        error_message: str | None = None,
-        cache_hit: bool = False,
-        started_at: str | None = None,
-    ) -> None:
-        if error is not None:
-            error_class = error_class or getattr(error, "error_class", None) or type(error).__name__
-            error_message = error_message or str(error)
-        if error_message is not None:
-            error_message = scrub(error_message)[:_MAX_ERROR_CHARS]
-        self._journal.append(
-            CallRecord(
-                run_id=self.run_id,
-                call_id=call_id,
-                attempt=attempt,
-                flow_run_id=ids[0],
-                task_run_id=ids[1],
-                role=request.role,
-                subtask_id=request.subtask_id,
-                backend=self.backend,
-                model=model,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                reasoning_tokens=usage.reasoning_tokens,
-                cache_read_tokens=usage.cache_read_tokens,
-                estimated=usage.estimated,
-                cost_usd=cost,
-                latency_s=latency,
-                status=status,
-                error_class=error_class,
-                error_message=error_message,
-                cache_hit=cache_hit,
-                started_at=started_at or _utc_now(),
-            )
-        )
-
 
 def _restore_client(
-    token: str, pid: int, settings: Settings, run_id: str, journal_path: Path | None, rebuildable: bool
+    token: str,
+    pid: int,
+    settings: Settings,
+    run_id: str,
+    journal_path: Path | None,
+    rebuildable: bool,
+    call_slot: CallSlot | None = None,
 ) -> ModelClient:
     if pid == os.getpid():
         live = _LIVE_CLIENTS.get(token)
@@ -531,45 +315,4 @@ def _restore_client(
         )
     from veille.models.factory import build_client
 
-    return build_client(settings, run_id=run_id, journal_path=journal_path)
-
-
-def _payload_dict(payload: BaseModel | Mapping[str, Any] | None) -> Mapping[str, Any]:
-    if payload is None:
-        return {}
-    if isinstance(payload, BaseModel):
-        return payload.model_dump()
-    return dict(payload)
-
-
-def _add_usage(a: Usage, b: Usage) -> Usage:
-    return Usage(
-        input_tokens=a.input_tokens + b.input_tokens,
-        output_tokens=a.output_tokens + b.output_tokens,
-        reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
-        cache_read_tokens=a.cache_read_tokens + b.cache_read_tokens,
-        estimated=a.estimated or b.estimated,
-    )
-
-
-def _describe_invalid(exc: ValidationError, finish_reason: str | None) -> str:
-    """A short, model-readable account of what was wrong (fed back on the re-ask)."""
-    problems: list[str] = []
-    for error in exc.errors(include_url=False):
-        location = ".".join(str(part) for part in error["loc"]) or "(document)"
-        message = str(error["msg"])
-        value = error.get("input")
-        if error["type"] != "json_invalid" and isinstance(value, str | int | float | bool):
-            shown = repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:60] + "…")
-            message += f" (got {shown})"
-        problems.append(f"{location}: {message}")
-    text = "; ".join(problems)
-    if finish_reason == "MAX_TOKENS":
-        text = "output truncated at the token limit (finish_reason=MAX_TOKENS), be more concise; " + text
-    elif finish_reason not in (None, "STOP"):
-        text = f"generation stopped early (finish_reason={finish_reason}); " + text
-    return text[:_MAX_ERROR_CHARS]
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat()
+    return build_client(settings, run_id=run_id, journal_path=journal_path, call_slot=call_slot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from veille.models.base import Model
-from veille.models.caller import ModelClient
+from veille.models.caller import CallSlot, ModelClient
 from veille.settings import Settings
 
 __all__ = ["build_backend", "build_client"]
@@ -30,13 +30,23 @@ def build_client(
     run_id: str,
     journal_path: Path | None = None,
     model: Model | None = None,
+    call_slot: CallSlot | None = None,
 ) -> ModelClient:
     """One :class:`ModelClient` per run; ``model`` overrides the backend (tests: ScriptedModel).
 
     ``journal_path`` is the run's calls.jsonl; ``None`` keeps the journal in memory only.
+    ``call_slot`` is the global model-call slot taken around each Gemini request (the flow hands
+    in Prefect's; ``None`` takes none).
     """
     if model is not None:
-        return ModelClient(settings, model, run_id=run_id, journal_path=journal_path, rebuildable=False)
+        return ModelClient(
+            settings, model, run_id=run_id, journal_path=journal_path, rebuildable=False, call_slot=call_slot
+        )
     return ModelClient(
-        settings, build_backend(settings), run_id=run_id, journal_path=journal_path, rebuildable=True
+        settings,
+        build_backend(settings),
+        run_id=run_id,
+        journal_path=journal_path,
+        rebuildable=True,
+        call_slot=call_slot,
     )

@@ -1,0 +1,300 @@
+"""One logical model call, on the client's loop thread: cache lookup, then the re-ask loop over
+HTTP attempts.
+
+The re-ask loop (schema violations fed back, ``settings.reask_attempts`` times) is apart from the
+HTTP attempt (one ``backend.generate`` under the concurrency cap and the global slot; transport
+retries live in the backend). Every attempt is one journal record, written by :class:`Recorder`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from veille.models.base import (
+    CallRecord,
+    Model,
+    ModelError,
+    ModelRequest,
+    ModelResult,
+    RawResponse,
+    SchemaValidationError,
+    Usage,
+)
+from veille.models.cache import ResponseCache
+from veille.models.journal import CallJournal
+from veille.secrets import scrub
+
+__all__ = ["BlockedPromptError", "CallOwner", "LogicalCall", "Recorder", "payload_dict"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+
+_MAX_ERROR_CHARS = 2000
+
+
+class BlockedPromptError(ModelError):
+    """The provider refused the prompt (``promptFeedback.blockReason``); re-asking would not help."""
+
+    def __init__(self, role: str, reason: str) -> None:
+        super().__init__(f"{role}: prompt blocked by the provider ({reason})")
+        self.role = role
+        self.reason = reason
+
+
+class CallOwner(Protocol):
+    """What a logical call needs from its client."""
+
+    model: Model
+
+    @property
+    def reask_attempts(self) -> int: ...
+
+    def cap(self) -> AbstractAsyncContextManager[Any]: ...
+    def global_slot(self) -> AbstractAsyncContextManager[Any]: ...
+    def cost(self, raw: RawResponse) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What the backend reported for an attempt that got an answer."""
+
+    model: str
+    usage: Usage
+    cost: float | None
+    latency: float
+    started_at: str
+
+
+@dataclass(frozen=True)
+class Recorder:
+    """Writes the journal record of each attempt of one logical call (the one place records are made)."""
+
+    journal: CallJournal
+    run_id: str
+    backend: str
+    request: ModelRequest
+    ids: tuple[str | None, str | None]  # Prefect flow run and task run, read in the caller's thread
+    call_id: str
+
+    def record(
+        self,
+        attempt: int,
+        status: str,
+        *,
+        model: str | None = None,
+        usage: Usage | None = None,
+        cost: float | None = 0.0,
+        latency: float = 0.0,
+        error: BaseException | None = None,
+        error_class: str | None = None,
+        error_message: str | None = None,
+        cache_hit: bool = False,
+        started_at: str | None = None,
+        answered: Answered | None = None,
+    ) -> None:
+        if answered is not None:
+            model, usage, cost = answered.model, answered.usage, answered.cost
+            latency, started_at = answered.latency, answered.started_at
+        usage = usage or Usage()
+        if error is not None:
+            error_class = error_class or getattr(error, "error_class", None) or type(error).__name__
+            error_message = error_message or str(error)
+        if error_message is not None:
+            error_message = scrub(error_message)[:_MAX_ERROR_CHARS]
+        self.journal.append(
+            CallRecord(
+                run_id=self.run_id,
+                call_id=self.call_id,
+                attempt=attempt,
+                flow_run_id=self.ids[0],
+                task_run_id=self.ids[1],
+                role=self.request.role,
+                subtask_id=self.request.subtask_id,
+                backend=self.backend,
+                model=model or self.request.model,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                reasoning_tokens=usage.reasoning_tokens,
+                cache_read_tokens=usage.cache_read_tokens,
+                estimated=usage.estimated,
+                cost_usd=cost,
+                latency_s=latency,
+                status=status,
+                error_class=error_class,
+                error_message=error_message,
+                cache_hit=cache_hit,
+                started_at=started_at or utc_now(),
+            )
+        )
+
+
+class LogicalCall(Generic[T]):
+    """Cache → (HTTP attempt → validation → re-ask with feedback)* → validated result or error."""
+
+    def __init__(
+        self,
+        owner: CallOwner,
+        request: ModelRequest,
+        schema: type[T],
+        recorder: Recorder,
+        cache: ResponseCache | None,
+        key: str | None,
+    ) -> None:
+        self.owner, self.request, self.schema, self.recorder = owner, request, schema, recorder
+        self.cache, self.key = cache, key
+        self.started = time.perf_counter()
+
+    async def run(self) -> ModelResult[T]:
+        hit = self._from_cache()
+        return hit if hit is not None else await self._reask_loop()
+
+    def _from_cache(self) -> ModelResult[T] | None:
+        if self.key is None or self.cache is None:
+            return None
+        hit = self.cache.get(self.key)
+        if hit is None:
+            return None
+        try:
+            output = self.schema.model_validate_json(hit.text)
+        except ValidationError:
+            logger.warning(
+                "cache entry %s no longer matches the %s schema: ignored", self.key, self.request.role
+            )
+            return None
+        latency = time.perf_counter() - self.started
+        self.recorder.record(1, "ok", model=hit.model, latency=latency, cache_hit=True)
+        return ModelResult(
+            output=output,
+            raw_text=hit.text,
+            usage=Usage(),
+            latency_s=latency,
+            cost_usd=0.0,
+            model=hit.model,
+            attempts=1,
+            cache_hit=True,
+        )
+
+    async def _attempt(self, attempt: int, request: ModelRequest) -> tuple[RawResponse, float, str]:
+        """One HTTP attempt under the concurrency cap and the global slot; a raising one is recorded."""
+        started_at = utc_now()
+        async with self.owner.cap(), self.owner.global_slot():
+            t0 = time.perf_counter()
+            try:
+                raw = await self.owner.model.generate(request)
+            except Exception as exc:
+                status = "transient_error" if getattr(exc, "retryable", False) else "error"
+                # No usage comes back from a failed request: nothing is known to be billed.
+                self.recorder.record(
+                    attempt, status, latency=time.perf_counter() - t0, error=exc, started_at=started_at
+                )
+                raise
+            return raw, time.perf_counter() - t0, started_at
+
+    async def _reask_loop(self) -> ModelResult[T]:
+        total_usage, total_cost = Usage(), 0.0
+        costs_known = True
+        feedback: tuple[tuple[str, str], ...] = ()
+        max_attempts = 1 + max(0, self.owner.reask_attempts)
+        last_error = ""
+        for attempt in range(1, max_attempts + 1):
+            request = replace(self.request, feedback=feedback) if feedback else self.request
+            raw, latency, started_at = await self._attempt(attempt, request)
+            cost = self.owner.cost(raw)
+            total_usage = add_usage(total_usage, raw.usage)
+            costs_known = costs_known and cost is not None
+            total_cost += cost or 0.0
+            answered = Answered(raw.model, raw.usage, cost, latency, started_at)
+            if raw.blocked_reason:
+                error = BlockedPromptError(self.request.role, raw.blocked_reason)
+                self.recorder.record(attempt, "error", error=error, answered=answered)
+                raise error
+            try:
+                output = self.schema.model_validate_json(raw.text)
+            except ValidationError as exc:
+                last_error = describe_invalid(exc, raw.finish_reason)
+                error_class = "MaxTokens" if raw.finish_reason == "MAX_TOKENS" else "ValidationError"
+                self.recorder.record(
+                    attempt,
+                    "schema_error",
+                    error_class=error_class,
+                    error_message=last_error,
+                    answered=answered,
+                )
+                feedback = (*feedback, (raw.text, last_error))
+                continue
+            self.recorder.record(attempt, "ok", answered=answered)
+            self._store(raw)
+            return ModelResult(
+                output=output,
+                raw_text=raw.text,
+                usage=total_usage,
+                latency_s=time.perf_counter() - self.started,
+                cost_usd=total_cost if costs_known else None,
+                model=raw.model,
+                attempts=attempt,
+                cache_hit=False,
+            )
+        raise SchemaValidationError(self.request.role, max_attempts, last_error)
+
+    def _store(self, raw: RawResponse) -> None:
+        if self.key is None or self.cache is None:
+            return
+        try:
+            self.cache.put(self.key, raw.text, raw.model, raw.usage)
+        except OSError as exc:  # a full disk must not fail a paid, validated call
+            logger.warning("could not write cache entry %s: %s", self.key, type(exc).__name__)
+
+
+def new_call_id() -> str:
+    return uuid.uuid4().hex
+
+
+def payload_dict(payload: BaseModel | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if payload is None:
+        return {}
+    if isinstance(payload, BaseModel):
+        return payload.model_dump()
+    return dict(payload)
+
+
+def add_usage(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
+        cache_read_tokens=a.cache_read_tokens + b.cache_read_tokens,
+        estimated=a.estimated or b.estimated,
+    )
+
+
+def describe_invalid(exc: ValidationError, finish_reason: str | None) -> str:
+    """A short, model-readable account of what was wrong (fed back on the re-ask)."""
+    problems: list[str] = []
+    for error in exc.errors(include_url=False):
+        location = ".".join(str(part) for part in error["loc"]) or "(document)"
+        message = str(error["msg"])
+        value = error.get("input")
+        if error["type"] != "json_invalid" and isinstance(value, str | int | float | bool):
+            shown = repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:60] + "…")
+            message += f" (got {shown})"
+        problems.append(f"{location}: {message}")
+    text = "; ".join(problems)
+    if finish_reason == "MAX_TOKENS":
+        text = "output truncated at the token limit (finish_reason=MAX_TOKENS), be more concise; " + text
+    elif finish_reason not in (None, "STOP"):
+        text = f"generation stopped early (finish_reason={finish_reason}); " + text
+    return text[:_MAX_ERROR_CHARS]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat()
