@@ -1,0 +1,168 @@
+"""Rules of the offline analyst: what a sentence, a claim, a subject and an aspect are (regexes
+and small records shared by the analyst and its contradiction finder)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from veille.models.offline.text import (
+    fold,
+)
+from veille.roles.analyst import DocumentText
+
+__all__ = [
+    "AnalystTuning",
+    "Claim",
+    "Sentence",
+    "doc_names",
+    "facets",
+    "sentence_names",
+    "subjects",
+]
+
+
+@dataclass(frozen=True)
+class AnalystTuning:
+    per_doc: int = 4  # findings kept per document at most
+    per_doc_budget: int = 3  # findings per document on average (the sub-task's total)
+    max_findings: int = 12
+    min_words: int = 5  # shorter sentences are labels, not findings
+    max_words: int = 60  # longer ones are usually run-on list items
+    duplicate_jaccard: float = 0.6
+    claim_overlap: int = 2  # shared context stems for two figures to be about the same thing
+    same_subject_jaccard: float = 0.12
+    same_subject_shared: int = 5  # shared words in title + opening text
+    max_claims: int = 400  # figures per document compared for contradictions (bounds the cost)
+    max_open_questions: int = 5
+
+
+# Sentences addressed to a model (prompt injection inside a document): never quoted.
+_INSTRUCTION_RE = re.compile(
+    r"\b(ignore[zr]?|oublie[zr]?|disregard)\b.{0,40}\b(instructions?|consignes?|pr[ée]c[ée]dent)"
+    r"|\b(assistant|mod[èe]le de langage|language model|system prompt|prompt syst[èe]me)\b"
+    r"|\b(r[ée]ponds|r[ée]pondez|cite[zr]?|[ée]cri[st]|[ée]crivez)\b.{0,30}\b(uniquement|seulement|toujours)\b",
+    re.IGNORECASE,
+)
+# Generic French hedges: what a document presents as unverified or not settled (open questions).
+_HEDGE_RE = re.compile(
+    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|à confirmer|sans source|sans proposition écrite|"
+    r"oralement|serait|seraient|aucun correctif|sans correctif|pas encore|hypoth[èe]se)\b",
+    re.IGNORECASE,
+)
+# The strong subset: a later, more authoritative document on the same subject settles these.
+_DOUBT_RE = re.compile(
+    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif)\b",
+    re.IGNORECASE,
+)
+# A figure after one of these is a bound or a target, not a measurement to compare.
+_BOUND_RE = re.compile(
+    r"\b(objectif|cible|au moins|au plus|moins de|plus de|sous|inférieure?s?|supérieure?s?|jusqu'à|"
+    r"maximum|minimum|max|min|seuil|limite)\W*(?:\w+\W+){0,3}$",
+    re.IGNORECASE,
+)
+# A sentence that describes the set-up of a document (its context, protocol, scope) rather than a
+# finding: "Contexte : …", "Version testée : …", "Objet : …".
+_SETUP_RE = re.compile(
+    r"^(contexte|protocole|objectif|objet|périmètre|méthode|méthodologie|conditions de mesure|matériel|"
+    r"versions? testées?|présents|destinataires|date de publication|période|on teste|nous testons)\b"
+    # an objective in the infinitive: "Mesurer le débit…", "Évaluer l'exploitation…"
+    r"|^[A-ZÉÈ][a-zéèêîô]+(?:er|ir)\s+(?:l'|le |la |les |un |une |des |si |que |notre |nos )",
+    re.IGNORECASE,
+)
+# A sentence about several subjects at once ("les trois moteurs"): no single-subject prefix.
+_COLLECTIVE_RE = re.compile(
+    r"\b(deux|trois|quatre|cinq|chaque|chacun|tous les|toutes les|les \w+s candidats)\b", re.IGNORECASE
+)
+# Marketing superlatives lower a sentence's score (the report's tone must stay neutral).
+_PROMO_RE = re.compile(
+    r"\b(parmi les (plus|meilleur)|le plus rapide|les plus rapides|leader|révolutionnaire|incroyable|"
+    r"inégalé|exceptionnel|incontournable|meilleur du marché)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Claim:
+    sentence: Sentence
+    figure: str
+    unit: str
+    value: float
+    window: frozenset[str]
+
+
+@dataclass
+class Sentence:
+    doc: DocumentText
+    index: int
+    text: str
+    stems: list[str]
+    figures: list[str]
+    unit_figures: list[str]
+    names: tuple[str, ...]
+    score: float = 0.0
+    doc_ids: list[str] = field(default_factory=list)
+
+
+_NAME = r"[A-ZÀ-Ý][\wÀ-ÿ-]*(?: [A-ZÀ-Ý0-9][\wÀ-ÿ.-]*)?"
+_ENUM_RE = re.compile(rf"{_NAME}(?:, {_NAME})*,? (?:et|ou|and|or) {_NAME}")
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words that do not start a sentence: the subjects a question or title names."""
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?:;«(»)])\s*|\n", text):
+        tokens = re.findall(r"[A-Za-zÀ-ÿ][\wÀ-ÿ-]*", sentence)
+        for token in tokens[1:]:
+            if len(token) >= 3 and token[0].isupper() and not token.isupper() and token not in found:
+                found.append(token)
+    return found
+
+
+def subjects(question: str, documents: Sequence[DocumentText]) -> list[str]:
+    """What the question compares: the names of its longest enumeration ("A, B et C") when it has
+    one, else its capitalised words; kept only when a document title names them."""
+    enumerations = [m.group(0) for m in _ENUM_RE.finditer(question)]
+    pool: list[str] = []
+    if enumerations:
+        longest = max(len(re.split(r",\s*|\s+(?:et|ou|and|or)\s+", e)) for e in enumerations)
+        for e in enumerations:
+            items = re.split(r",\s*|\s+(?:et|ou|and|or)\s+", e)
+            if len(items) == longest:
+                for item in items:
+                    word = item.split()[0] if item.split() else ""
+                    if len(word) >= 3 and not word.isupper() and word not in pool:
+                        pool.append(word)
+    if not pool:
+        pool = _names(question)
+    return [n for n in pool if any(doc_names(d, [n]) for d in documents)]
+
+
+def doc_names(doc: DocumentText, subjects: Sequence[str]) -> tuple[str, ...]:
+    title = fold(doc.title)
+    return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", title))
+
+
+def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:
+    folded = fold(text)
+    return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", folded))
+
+
+def facets(question: str) -> list[str]:
+    """Aspects a question asks about: the comma-separated items of its longest parenthesis, else
+    of the clause after ' sur '."""
+    groups = re.findall(r"\(([^()]+)\)", question)
+    detail = max(groups, key=len) if groups else question.partition(" sur ")[2]
+    detail = detail.rstrip(" ?.")
+    out = []
+    for raw in re.split(r",|;| et (?=l[ae's]|les |son |sa |ses |chaque )", detail):
+        facet = re.sub(
+            r"^(?:et |ou )?(?:l'|le |la |les |un |une |des |du |de |son |sa |ses |leurs? |chaque )",
+            "",
+            raw.strip(),
+        )
+        if len(facet) <= 2 or re.match(r"(au|aux|pour|dans|sur|en|avec|selon|par|à)\b", facet):
+            continue  # a qualifier of the question ("au regard de…", "pour 40 serveurs…"), not an aspect
+        out.append(facet)
+    return out

@@ -1,0 +1,212 @@
+"""Contradictions between the documents of one sub-task (offline analyst): figures about the same
+thing that disagree, settled by date and source authority."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from veille.models.offline.analyst_rules import (
+    _DOUBT_RE,
+    AnalystTuning,
+    Claim,
+    Sentence,
+    doc_names,
+)
+from veille.models.offline.authority import AuthorityRanking
+from veille.models.offline.text import (
+    figure_unit,
+    figure_value,
+    jaccard,
+    stems,
+)
+from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
+
+__all__ = ["ContradictionFinder"]
+
+
+class ContradictionFinder:
+    """Mixin of the offline analyst: needs its documents, sentences, tuning and authority ranking."""
+
+    data: AnalystInput
+    authority: AuthorityRanking
+    tuning: AnalystTuning
+    docs: dict[str, DocumentText]
+    noted_docs: set[str]
+    subjects: list[str]
+    subject_stems: set[str]
+    _claim_cache: dict[str, list[Claim]]
+
+    def sentences(self, doc: DocumentText) -> list[Sentence]:
+        raise NotImplementedError
+
+    def _window(self, s: Sentence, figure: str) -> set[str]:
+        raise NotImplementedError
+
+    def _claims(self, doc: DocumentText) -> list[Claim]:
+        """Measured figures of single-subject sentences, with what they measure (cached, capped)."""
+        cached = self._claim_cache.get(doc.id)
+        if cached is not None:
+            return cached
+        out: list[Claim] = []
+        for s in self.sentences(doc):
+            if not s.unit_figures or len(s.names) > 1:
+                continue  # a comparison sentence: its figures belong to several subjects
+            for f in s.unit_figures:
+                value = figure_value(f)
+                window = self._window(s, f)
+                if value is not None and len(window) >= self.tuning.claim_overlap:
+                    out.append(Claim(s, f, figure_unit(f), value, frozenset(window)))
+            if len(out) >= self.tuning.max_claims:
+                break
+        self._claim_cache[doc.id] = out
+        return out
+
+    def _figure_conflicts(
+        self, a: DocumentText, b: DocumentText
+    ) -> list[tuple[Sentence, Sentence, str, str]]:
+        """Same unit, different values (over 1 %), at least ``claim_overlap`` context words in common.
+        An inverted index on (unit, context word) keeps this linear in practice."""
+        index: dict[tuple[str, str], list[int]] = {}
+        claims_b = self._claims(b)
+        for n, claim in enumerate(claims_b):
+            for word in sorted(claim.window):
+                index.setdefault((claim.unit, word), []).append(n)
+        out: list[tuple[Sentence, Sentence, str, str]] = []
+        for ca in self._claims(a):
+            shared: dict[int, int] = {}
+            for word in sorted(ca.window):
+                for n in index.get((ca.unit, word), ()):
+                    shared[n] = shared.get(n, 0) + 1
+            for n in sorted(shared):
+                cb = claims_b[n]
+                if shared[n] < self.tuning.claim_overlap:
+                    continue
+                if (
+                    ca.sentence.names
+                    and cb.sentence.names
+                    and not set(ca.sentence.names) & set(cb.sentence.names)
+                ):
+                    continue
+                if ca.figure in cb.sentence.figures or cb.figure in ca.sentence.figures:
+                    continue  # each sentence already quotes the other figure
+                if abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
+                    continue
+                out.append((ca.sentence, cb.sentence, ca.figure, cb.figure))
+        return out
+
+    def _same_subject(self, a: DocumentText, b: DocumentText) -> bool:
+        """Both titles name a common subject, and the documents share wording: two title words,
+        or enough of their opening text."""
+        na, nb = set(doc_names(a, self.subjects)), set(doc_names(b, self.subjects))
+        if self.subjects and not na & nb:
+            return False
+        title_shared = (set(stems(a.title)) & set(stems(b.title))) - self.subject_stems
+        if len(title_shared) >= 2:
+            return True
+        ta, tb = set(stems(f"{a.title} {a.body[:800]}")), set(stems(f"{b.title} {b.body[:800]}"))
+        shared = (ta & tb) - self.subject_stems
+        return (
+            len(shared) >= self.tuning.same_subject_shared
+            or jaccard(sorted(ta), sorted(tb)) >= self.tuning.same_subject_jaccard
+        )
+
+    def contradictions(self) -> tuple[list[ContradictionNote], set[tuple[str, int]]]:
+        docs = self.data.documents
+        pairs: list[tuple[str, str, str, str]] = []  # (id_a, id_b, retained, detail)
+        superseded: set[tuple[str, int]] = set()
+        for i, a in enumerate(docs):
+            for b in docs[i + 1 :]:
+                if a.date == b.date or not self._same_subject(a, b):
+                    continue
+                keep = self._retain([a, b])
+                other = b if keep is a else a
+                conflicts = self._figure_conflicts(a, b)
+                if conflicts:
+                    sa, _, fa, fb = conflicts[0]
+                    kept_fig, other_fig = (fa, fb) if sa.doc is keep else (fb, fa)
+                    detail = f"{kept_fig} retenu contre {other_fig}"
+                    for x, y, _, _ in conflicts:
+                        lost = x if x.doc is other else y
+                        superseded.add((lost.doc.id, lost.index))
+                elif self._settled(keep, other):
+                    detail = ""
+                    # What the settled document hedged (a rumour, "no fix yet") is not a finding.
+                    superseded.update(
+                        (other.id, s.index) for s in self.sentences(other) if _DOUBT_RE.search(s.text)
+                    )
+                else:
+                    continue
+                pairs.append((a.id, b.id, keep.id, detail))
+        # Pairs that retain the same document on the same subject become one note.
+        groups: list[tuple[list[str], str, list[str]]] = []
+        for a_id, b_id, keep_id, detail in pairs:
+            key = set(doc_names(self.docs[a_id], self.subjects)) & set(
+                doc_names(self.docs[b_id], self.subjects)
+            )
+            for members, retained, details in groups:
+                gkey = set.intersection(*(set(doc_names(self.docs[m], self.subjects)) for m in members))
+                if retained == keep_id and (key & gkey or not self.subjects):
+                    members.extend(x for x in (a_id, b_id) if x not in members)
+                    if detail and detail not in details:
+                        details.append(detail)
+                    break
+            else:
+                groups.append(([a_id, b_id], keep_id, [detail] if detail else []))
+        # A note whose documents all belong to a larger note is part of it (a rumour, the note
+        # that reports it, the announcement that denies it: one contradiction, not two).
+        groups = [g for g in groups if not any(h is not g and set(g[0]) < set(h[0]) for h in groups)]
+        order = {d.id: n for n, d in enumerate(docs)}
+        notes = []
+        for members, retained, details in groups:
+            members.sort(key=lambda m: order[m])
+            keep = self.docs[retained]
+            notes.append(
+                ContradictionNote(
+                    doc_ids=members, retained=keep.id, reason=self._reason(keep, members, details)
+                )
+            )
+        self.noted_docs = {m for members, _, _ in groups for m in members}
+        return notes, superseded
+
+    def _settled(self, keep: DocumentText, other: DocumentText) -> bool:
+        """No figure differs, but one document settles the other: a fix after a bulletin, an
+        official announcement after a rumour (config ``supersedes``), or a later and more
+        authoritative document after one that hedges (rumour, unconfirmed, no fix yet)."""
+        if keep.date <= other.date:
+            return False
+        if self.authority.settles(keep.source_type, other.source_type):
+            return True
+        hedged = any(_DOUBT_RE.search(s.text) for s in self.sentences(other))
+        return hedged and self.authority.rank(keep.source_type) > self.authority.rank(other.source_type)
+
+    def _retain(self, docs: Sequence[DocumentText]) -> DocumentText:
+        return min(docs, key=lambda d: self.authority.sort_key(d.source_type, d.date, d.id))
+
+    def _reason(self, keep: DocumentText, members: Sequence[str], details: Sequence[str]) -> str:
+        """A short French reason without document ids (the report may quote it as is), e.g.
+        "la mesure interne du 2026-06-10 prime sur la fiche fournisseur du 2026-02-01 : source plus
+        fiable et plus récente ; 2,1 Go/s retenu contre 4,0 Go/s"."""
+        others = [self.docs[m] for m in members if m != keep.id]
+        why = [self._why(keep, o) for o in others]
+        label = self.authority.label
+        if len(set(why)) == 1:
+            targets = " et sur ".join(f"{label(o.source_type)} du {o.date}" for o in others)
+            text = f"{label(keep.source_type)} du {keep.date} prime sur {targets} : {why[0]}"
+        else:
+            targets = ", et sur ".join(
+                f"{label(o.source_type)} du {o.date}, {w}" for o, w in zip(others, why, strict=True)
+            )
+            text = f"{label(keep.source_type)} du {keep.date} prime sur {targets}"
+        if details:
+            text += " ; " + " ; ".join(details)
+        return text
+
+    def _why(self, keep: DocumentText, other: DocumentText) -> str:
+        more_reliable = self.authority.rank(keep.source_type) > self.authority.rank(other.source_type)
+        if more_reliable and keep.date > other.date:
+            return "source plus fiable et plus récente"
+        if more_reliable:
+            return "source plus fiable, bien que plus ancienne"
+        if keep.date > other.date:
+            return "source plus récente"
+        return "source retenue à fiabilité et date égales"
