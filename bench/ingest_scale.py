@@ -77,7 +77,7 @@ def _cpu_seconds() -> float:
 
 
 def child(phase: str, corpus: Path, db: Path) -> dict[str, float]:
-    from veille.store import ingest_corpus
+    from veille.store.ingest import ingest_corpus
 
     base_rss = _peak_rss_mib()  # after importing duckdb, pyarrow, pydantic, yaml
     out: dict[str, float] = {"import_rss_mib": base_rss}
@@ -93,8 +93,10 @@ def child(phase: str, corpus: Path, db: Path) -> dict[str, float]:
         import duckdb
         import pyarrow as pa
 
-        from veille.corpus import parse_document_fields, read_file
-        from veille.store import _DOC_SCHEMA, migrate
+        from veille.corpus.document import parse_document_fields
+        from veille.corpus.frontmatter import read_file
+        from veille.store.migrations import migrate
+        from veille.store.rows import _DOC_SCHEMA
 
         # Parse everything first, keeping every row (the naive approach), with the same parser.
         t = time.perf_counter()

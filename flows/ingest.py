@@ -9,7 +9,7 @@ from prefect import flow
 
 from tasks.ingest import catalogue, ingest
 from veille.settings import Settings
-from veille.store import IngestReport
+from veille.store.ingest import IngestReport
 
 __all__ = ["ingest_flow", "ingest_settings"]
 

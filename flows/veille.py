@@ -23,13 +23,13 @@ from tasks.record import record_run
 from tasks.review import review
 from tasks.screen import screen_documents
 from tasks.write import write_report
-from veille.corpus import load_request
+from veille.corpus.request import load_request
 from veille.grid import load_grid
 from veille.ops import settings_task_runner
 from veille.pipeline import RunLog, build_settings, collect_branches, planner_input, record_note, results_dir
 from veille.recovery import lock_run_folder
 from veille.steps.write import finalize_report
-from veille.store import document_snapshot
+from veille.store.readers import document_snapshot
 from veille.summary import usage_note
 
 __all__ = ["veille_flow"]

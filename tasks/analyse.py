@@ -16,7 +16,7 @@ from veille.killpoints import kill_point
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 from veille.steps.analyse import Analysis, analyse_subtask
-from veille.store import fetch_documents
+from veille.store.readers import fetch_documents
 
 __all__ = [
     "ANALYSE_CACHE_POLICY",

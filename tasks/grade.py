@@ -9,7 +9,8 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from veille.corpus import load_reference, load_request
+from veille.corpus.reference import load_reference
+from veille.corpus.request import load_request
 from veille.graders.dossier import grade_dossier, write_grades
 from veille.roles.base import Asker
 from veille.settings import Settings

@@ -10,7 +10,8 @@ from prefect.exceptions import MissingContextError
 from prefect.logging import get_run_logger
 
 from veille.settings import Settings
-from veille.store import Catalogue, IngestReport, ingest_corpus, read_catalogue
+from veille.store.ingest import IngestReport, ingest_corpus
+from veille.store.readers import Catalogue, read_catalogue
 
 __all__ = ["catalogue", "ingest"]
 

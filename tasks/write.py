@@ -10,7 +10,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
 from tasks.clients import retry_transient
-from veille.corpus import Request
+from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.steps.analyse import Analysis

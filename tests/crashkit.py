@@ -47,7 +47,7 @@ _PRELOAD = (
     "veille.cli",
     "veille.cli_run",
     "flows.veille",
-    "veille.store",
+    "veille.store.ingest",
     "veille.warehouse",
     "veille.summary",
     "veille.runfolder",
@@ -353,7 +353,8 @@ def database_state(db_path: Path) -> DatabaseState:
     """Open the corpus database read-only (after a crash: replays its WAL) and read what a run reads."""
     import duckdb
 
-    from veille.store import document_snapshot, schema_version
+    from veille.store.migrations import schema_version
+    from veille.store.readers import document_snapshot
 
     con = duckdb.connect(str(db_path), read_only=True)
     try:

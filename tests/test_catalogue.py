@@ -10,7 +10,8 @@ import pytest
 
 from tests.fixtures.corpus_factory import doc_text, write_corpus
 from veille.roles.planner import CatalogueEntry
-from veille.store import document_snapshot, fetch_documents, ingest_corpus, read_catalogue
+from veille.store.ingest import ingest_corpus
+from veille.store.readers import document_snapshot, fetch_documents, read_catalogue
 from veille.tokens import estimate_tokens
 
 SPEC_LINE = "doc-03 | 2026-07-08 | benchmark-interne | Banc d'essai de juillet : Kestrel, Tamaris, Orvet"

@@ -17,9 +17,13 @@ import pytest
 import yaml
 
 from tests.corpora.generate import generate_corpus
-from veille.corpus import derive_terms, load_reference, load_request, parse_document, unknown_reference_ids
+from veille.corpus.document import parse_document
+from veille.corpus.reference import load_reference, unknown_reference_ids
+from veille.corpus.request import load_request
+from veille.corpus.terms import derive_terms
 from veille.steps.screen import screen_corpus
-from veille.store import ingest_corpus, read_catalogue
+from veille.store.ingest import ingest_corpus
+from veille.store.readers import read_catalogue
 
 CORPORA_DIR = Path(__file__).resolve().parent / "corpora"
 CORPORA = sorted(p for p in CORPORA_DIR.iterdir() if (p / "request.md").is_file())

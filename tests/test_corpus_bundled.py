@@ -6,17 +6,13 @@ from pathlib import Path
 
 import yaml
 
-from veille.corpus import (
-    _FrontMatterLoader,
-    _simple_front_matter,
-    _split_front_matter,
-    derive_terms,
-    load_reference,
-    load_request,
-    parse_document,
-    unknown_reference_ids,
-)
-from veille.store import ingest_corpus, read_catalogue
+from veille.corpus.document import parse_document
+from veille.corpus.frontmatter import _FrontMatterLoader, _simple_front_matter, _split_front_matter
+from veille.corpus.reference import load_reference, unknown_reference_ids
+from veille.corpus.request import load_request
+from veille.corpus.terms import derive_terms
+from veille.store.ingest import ingest_corpus
+from veille.store.readers import read_catalogue
 
 
 def test_bundled_corpus_ingests_strictly_without_alerts(bundled_corpus: Path, tmp_path: Path) -> None:

@@ -17,13 +17,9 @@ import pytest
 import yaml
 
 from tests.fixtures.corpus_factory import doc_text
-from veille.corpus import (
-    CorpusError,
-    StrictModeError,
-    _FrontMatterLoader,
-    _simple_front_matter,
-    parse_document,
-)
+from veille.corpus.document import parse_document
+from veille.corpus.errors import CorpusError, StrictModeError
+from veille.corpus.frontmatter import _FrontMatterLoader, _simple_front_matter
 
 
 def write(tmp_path: Path, content: str | bytes, name: str = "doc-01.md") -> Path:

@@ -8,15 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.corpus_factory import MINI_CORPUS, copy_mini_corpus
-from veille.corpus import (
-    CorpusError,
-    Request,
-    derive_terms,
-    load_reference,
-    load_request,
-    parse_request,
-    unknown_reference_ids,
-)
+from veille.corpus.errors import CorpusError
+from veille.corpus.reference import load_reference, unknown_reference_ids
+from veille.corpus.request import Request, load_request, parse_request
+from veille.corpus.terms import derive_terms
 
 
 # -------------------------------------------------------------------------------------------- request

@@ -47,7 +47,7 @@ from tests.crashkit import (
     warehouse_state,
 )
 from veille.settings import Settings
-from veille.store import MIGRATIONS
+from veille.store.migrations import MIGRATIONS
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 

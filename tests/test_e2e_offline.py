@@ -14,7 +14,7 @@ import pytest
 
 from flows.veille import veille_flow
 from veille.citations import cited_numbers, invalid_citations
-from veille.corpus import load_reference
+from veille.corpus.reference import load_reference
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]

@@ -216,7 +216,7 @@ def test_connection_refused_stops_the_run_clearly_and_keeps_the_ingestion(
     assert result.parquet("SELECT status FROM runs WHERE run_id = ?") == [("failed",)]
     assert ("run.failed", None) in result.parquet_alerts()
     # What completed before the fault is kept: the ingestion and the run folder's ingest record.
-    from veille.store import read_catalogue
+    from veille.store.readers import read_catalogue
 
     assert len(read_catalogue(result.warehouse / "veille.duckdb").entries) == len(CORPUS_IDS)
     assert (result.run_dir / "ingest.json").is_file()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tasks.grade import grade_run
-from veille.corpus import Reference, load_reference
+from veille.corpus.reference import Reference, load_reference
 from veille.graders.dossier import TargetedGrade, grade_dossier, strip_sources
 from veille.models.base import ModelRequest, TransientModelError
 from veille.models.caller import ModelClient

@@ -165,7 +165,7 @@ def test_judge_through_fake_gemini(gemini_client: tuple[FakeGemini, ModelClient]
 
 
 def test_offline_judge_ranks_the_reference_above_a_wrong_answer(tmp_path: Path, bundled_corpus: Path) -> None:
-    from veille.corpus import load_reference
+    from veille.corpus.reference import load_reference
 
     reference = load_reference(bundled_corpus)
     assert reference is not None

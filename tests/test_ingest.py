@@ -11,16 +11,11 @@ import duckdb
 import pytest
 
 from tests.fixtures.corpus_factory import copy_mini_corpus, doc_text, write_corpus
-from veille import store
-from veille.corpus import CorpusError, StrictModeError
-from veille.store import (
-    MIGRATIONS,
-    document_snapshot,
-    fetch_documents,
-    ingest_corpus,
-    migrate,
-    read_catalogue,
-)
+from veille.corpus.errors import CorpusError, StrictModeError
+from veille.store import ingest as store
+from veille.store.ingest import ingest_corpus
+from veille.store.migrations import MIGRATIONS, migrate
+from veille.store.readers import document_snapshot, fetch_documents, read_catalogue
 
 
 @pytest.fixture()

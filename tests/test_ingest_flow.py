@@ -12,9 +12,9 @@ from flows.ingest import ingest_flow
 from tasks.ingest import catalogue, ingest
 from tests.fixtures.corpus_factory import copy_mini_corpus, doc_text
 from veille import cli_run
-from veille.corpus import StrictModeError
+from veille.corpus.errors import StrictModeError
 from veille.settings import Settings
-from veille.store import read_catalogue
+from veille.store.readers import read_catalogue
 
 
 @pytest.fixture()

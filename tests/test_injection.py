@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from veille.corpus import parse_document
+from veille.corpus.document import parse_document
 from veille.roles import analyst, critic, judge, planner, reviser, writer
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.critic import CriticInput
@@ -22,7 +22,8 @@ from veille.steps.screen import (
     screen_corpus,
     screen_documents,
 )
-from veille.store import ingest_corpus, read_catalogue
+from veille.store.ingest import ingest_corpus
+from veille.store.readers import read_catalogue
 
 CORPUS_IDS = [f"doc-{i:02d}" for i in range(1, 41)]
 

@@ -25,7 +25,7 @@ from tests.test_offline_fixtures import (
     synthetic_planner_input,
 )
 from veille.citations import invalid_citations
-from veille.corpus import load_request
+from veille.corpus.request import load_request
 from veille.grid import load_grid
 from veille.models.base import Model, ModelRequest
 from veille.models.factory import build_client
@@ -44,7 +44,8 @@ from veille.steps.analyse import analyse_subtask
 from veille.steps.plan import make_plan
 from veille.steps.review import review_loop
 from veille.steps.write import finalize_report, write_sourced_draft
-from veille.store import fetch_documents, ingest_corpus, read_catalogue
+from veille.store.ingest import ingest_corpus
+from veille.store.readers import fetch_documents, read_catalogue
 from veille.textstats import MODEL_SECTIONS, SOURCES_HEADING, section_order
 from veille.tokens import estimate_tokens
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from veille.corpus import Document, load_request, parse_document
+from veille.corpus.document import Document, parse_document
+from veille.corpus.request import load_request
 from veille.pipeline import planner_input
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.planner import CatalogueEntry, PlannerInput

@@ -19,7 +19,7 @@ from veille.steps.analyse import Analysis, failed_analysis
 from veille.steps.plan import PlanOutcome
 from veille.steps.review import ReviewOutcome, RoundRecord
 from veille.steps.write import WrittenDraft, finalize_report
-from veille.store import IngestReport
+from veille.store.ingest import IngestReport
 
 SUB_TASKS = [
     SubTask(id="st-1", question="Débit ?", doc_ids=["doc-01"]),

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from veille.corpus import load_request, parse_document
+from veille.corpus.document import parse_document
+from veille.corpus.request import load_request
 from veille.roles import analyst, critic, planner, reviser, writer
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.planner import CatalogueEntry, PlannerInput

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from veille.settings import Settings
-    from veille.store import Catalogue, IngestReport
+    from veille.store.ingest import IngestReport
+    from veille.store.readers import Catalogue
 
 __all__ = ["build_settings", "print_ingest_summary", "quiet_corpus_tracebacks", "register"]
 
@@ -63,7 +64,7 @@ def _guarded(action: Callable[[], T]) -> T:
     """Run ``action``; bad input becomes a one-line message and a non-zero exit code, never a traceback."""
     from pydantic import ValidationError
 
-    from veille.corpus import CorpusError
+    from veille.corpus.errors import CorpusError
 
     try:
         return action()
@@ -81,7 +82,7 @@ class _DropCorpusTraceback(logging.Filter):
     """Prefect logs a failed task/flow with its traceback; for bad input the one-line message is enough."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from veille.corpus import CorpusError
+        from veille.corpus.errors import CorpusError
 
         if record.exc_info and isinstance(record.exc_info[1], CorpusError):
             record.exc_info = None
@@ -167,10 +168,10 @@ def run(
     """Run the veille flow on a corpus and print a summary: sub-tasks, exclusions, alerts, review, cost, report."""
 
     from flows.veille import veille_flow
-    from veille.corpus import CorpusError
+    from veille.corpus.errors import CorpusError
     from veille.ephemeral import start_temporary_api
     from veille.runfolder import run_folder_of
-    from veille.store import read_catalogue
+    from veille.store.readers import read_catalogue
     from veille.summary import format_summary, load_ingest_report
 
     if backend is not None and backend not in ("auto", "gemini", "offline"):
@@ -207,7 +208,7 @@ def ingest(
     corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None
 ) -> None:
     """Ingest the corpus into DuckDB (incremental, one transaction), without Prefect orchestration."""
-    from veille.store import ingest_corpus
+    from veille.store.ingest import ingest_corpus
 
     settings = _guarded(lambda: build_settings(corpus, strict, warehouse))
     report = _guarded(
@@ -228,7 +229,7 @@ def catalogue(
     """Print the catalogue (one line per valid document, ordered by id) from the last ingestion."""
     from rich.console import Console
 
-    from veille.store import read_catalogue
+    from veille.store.readers import read_catalogue
 
     settings = _guarded(lambda: build_settings(warehouse=warehouse))
     listing = _guarded(lambda: read_catalogue(settings.database, with_summaries=summaries))

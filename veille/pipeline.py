@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from veille.alerts import Alert
-from veille.corpus import Request, derive_terms
+from veille.corpus.request import Request
+from veille.corpus.terms import derive_terms
 from veille.models.base import CallRecord
 from veille.roles.planner import CatalogueEntry, Plan, PlannerInput, SubTask
 from veille.roles.writer import SourceRef
@@ -25,7 +26,7 @@ from veille.steps.analyse import Analysis, failed_analysis
 from veille.steps.plan import PlanOutcome
 from veille.steps.review import ReviewOutcome
 from veille.steps.write import FinalReport, WrittenDraft
-from veille.store import IngestReport
+from veille.store.ingest import IngestReport
 from veille.summary import INGEST_FILE, ingest_record
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import Any
 from veille.alerts import Alert
 from veille.models.base import CallRecord
 from veille.models.journal import read_journal
-from veille.store import IngestReport
+from veille.store.ingest import IngestReport
 
 __all__ = [
     "INGEST_FILE",

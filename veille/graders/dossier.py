@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from veille.citations import cited_numbers
-from veille.corpus import Facts, Reference
+from veille.corpus.reference import Facts, Reference
 from veille.graders.base import GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader

@@ -372,7 +372,7 @@ def screen_corpus(db_path: Path, catalogue: Sequence[CatalogueEntry]) -> list[Al
     The planner sees titles and summaries, the analysts the bodies, so all three are screened.
     Bodies are fetched in batches, each with its own read-only connection.
     """
-    from veille.store import fetch_documents  # lazy: DuckDB is not needed to use the detector
+    from veille.store.readers import fetch_documents  # lazy: DuckDB is not needed to use the detector
 
     summaries = {e.id: e.summary or "" for e in catalogue}
     ids = list(summaries)

@@ -23,13 +23,13 @@ from veille.citations import (
     renumber_citations,
     strip_citations,
 )
-from veille.corpus import Request
+from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
-from veille.sourcemeta import source_metadata
 from veille.steps.analyse import Analysis
+from veille.store.readers import source_metadata
 from veille.textstats import SOURCES_HEADING, UNCERTAIN_SECTION, section_order, split_sections
 
 __all__ = [

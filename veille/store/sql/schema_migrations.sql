@@ -1,4 +1,4 @@
--- Bootstrap: which corpus-database migrations have been applied (see veille/store.py MIGRATIONS).
+-- Bootstrap: which corpus-database migrations have been applied (see veille/store/migrations.py MIGRATIONS).
 CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER PRIMARY KEY,
     name       VARCHAR NOT NULL,

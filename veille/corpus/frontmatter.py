@@ -1,0 +1,262 @@
+"""Reading corpus files and their YAML front matter (between ``---`` lines at the top of a file).
+
+The loader keeps dates as strings and rejects duplicate keys; a fast path reads the common flat
+``key: value`` front matter without YAML. The field getters here serve documents and ``request.md``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, ScalarNode
+
+from veille.corpus.errors import CorpusError
+
+__all__ = ["read_file"]
+
+# A front-matter delimiter line: '---' (or YAML's document end '...' to close), trailing blanks allowed.
+_CLOSING_LINE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_OPENING_LINE = re.compile(r"---[ \t]*(?:\n|\Z)")
+
+_STRING_EXPECTED = "a non-empty string (quote it in YAML if it looks like a number, date or boolean)"
+
+
+# ----------------------------------------------------------------------------------------------- YAML
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x faster when present
+
+
+class _FrontMatterLoader(_BaseLoader):  # type: ignore[misc]
+    """Safe loader that keeps dates as strings (we validate them ourselves, with a clear message
+    instead of PyYAML's ValueError on 2026-02-30) and rejects duplicate keys (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, ScalarNode):
+                if key_node.value in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"found duplicate key {key_node.value!r}",
+                        key_node.start_mark,
+                    )
+                seen.add(key_node.value)
+        result: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return result
+
+
+_FrontMatterLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+# Fast path for the common front matter: flat 'key: value' lines whose values YAML would read as plain
+# strings, at about half the cost of libyaml (docs/benchmarks.md, Ingestion). Anything else
+# (lists, numbers, booleans, nulls, escapes, continuation lines, flow style, duplicates) returns None
+# and goes through the YAML loader, so the result is always what _FrontMatterLoader would produce
+# (tests/test_corpus_parse.py checks the equivalence on tricky cases and on the bundled corpus).
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*): +(\S.*)")
+_PLAIN_FORBIDDEN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+# Characters the YAML reader rejects or treats as line breaks (\r, NEL, LS, PS), plus the BOM: fall back.
+_YAML_UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+
+
+class _PlainResolver(yaml.resolver.Resolver):
+    pass
+
+
+_PlainResolver.yaml_implicit_resolvers = _FrontMatterLoader.yaml_implicit_resolvers
+_RESOLVER = _PlainResolver()
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+# Implicit resolvers are looked up by first character: a scalar starting with another one is a string.
+_RESOLVER_FIRST_CHARS = frozenset(k for k in _PlainResolver.yaml_implicit_resolvers if k)
+_KEY_TAGS: dict[str, str] = {}
+
+
+def _plain_tag(scalar: str) -> str:
+    if scalar[0] not in _RESOLVER_FIRST_CHARS and None not in _PlainResolver.yaml_implicit_resolvers:
+        return _STR_TAG
+    tag: str = _RESOLVER.resolve(ScalarNode, scalar, (True, False))
+    return tag
+
+
+def _key_tag(key: str) -> str:
+    tag = _KEY_TAGS.get(key)
+    if tag is None:
+        tag = _plain_tag(key)
+        if len(_KEY_TAGS) < 1024:  # field names repeat across documents; bound the cache anyway
+            _KEY_TAGS[key] = tag
+    return tag
+
+
+def _simple_front_matter(front: str) -> dict[str, str] | None:
+    data: dict[str, str] = {}
+    for line in front.split("\n"):
+        if not line.strip(" ") or line.startswith("#"):  # blank (spaces only) or comment line
+            continue
+        match = _SIMPLE_LINE.fullmatch(line.rstrip(" "))
+        if match is None:
+            return None
+        key, value = match.groups()
+        if key in data or _YAML_UNSAFE_CHARS.search(value) or _key_tag(key) != _STR_TAG:
+            return None
+        first = value[0]
+        if first == '"':
+            inner = value[1:-1]
+            if len(value) < 2 or value[-1] != '"' or '"' in inner or "\\" in inner:
+                return None
+            data[key] = inner
+        elif first == "'":
+            inner = value[1:-1]
+            if len(value) < 2 or value[-1] != "'" or "'" in inner:
+                return None
+            data[key] = inner
+        else:
+            if first in _PLAIN_FORBIDDEN_START or " #" in value or ": " in value or value.endswith(":"):
+                return None
+            if "\t" in value or _plain_tag(value) != _STR_TAG:
+                return None
+            data[key] = value
+    return data or None
+
+
+def _load_yaml(text: str, path: Path | str, *, line_offset: int, what: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_FrontMatterLoader)  # a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        at = f" at line {mark.line + 1 + line_offset}" if mark is not None else ""
+        raise CorpusError(path, None, f"{what} in valid YAML", f"invalid YAML{at}: {problem}") from None
+    except (ValueError, TypeError) as exc:  # constructor errors PyYAML does not wrap
+        raise CorpusError(path, None, f"{what} in valid YAML", f"invalid YAML: {exc}") from None
+
+
+# -------------------------------------------------------------------------------------------- reading
+def read_file(path: Path | str, *, max_bytes: int | None, st: os.stat_result | None = None) -> bytes:
+    """Raw bytes of a corpus file. Refuses missing, unreadable (symlink loop...), non-regular and oversized
+    files with a CorpusError naming the file. ``st`` is a ``stat`` the caller already made (saves a syscall)."""
+    try:
+        if st is None:
+            st = os.stat(path)  # follows symlinks: a loop raises ELOOP here
+    except FileNotFoundError:
+        raise CorpusError(path, None, "an existing file", "file not found (dangling link?)") from None
+    except OSError as exc:
+        reason = "symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise CorpusError(path, None, "a readable regular file", f"cannot read file ({reason})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CorpusError(path, None, "a regular file", "not a regular file (directory, FIFO or device)")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise CorpusError(
+            path, None, f"a file of at most {max_bytes} bytes", f"file is {st.st_size} bytes, over the limit"
+        )
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise CorpusError(
+            path, None, "a readable regular file", f"cannot read file ({exc.strerror})"
+        ) from None
+    if max_bytes is not None and len(raw) > max_bytes:  # the file grew between stat and read
+        raise CorpusError(path, None, f"a file of at most {max_bytes} bytes", "file is over the limit")
+    return raw
+
+
+def _read_text(path: Path | str, *, max_bytes: int | None) -> tuple[bytes, str]:
+    raw = read_file(path, max_bytes=max_bytes)
+    return raw, _decode(raw, path)
+
+
+def _decode(raw: bytes, path: Path | str) -> str:
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise CorpusError(
+            path, None, "UTF-8 Markdown text", f"binary content (NUL byte at offset {nul}), not a text file"
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise CorpusError(
+            path,
+            None,
+            "UTF-8 encoded text (re-save the file as UTF-8)",
+            f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} (line {line})",
+        ) from None
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def _split_front_matter(text: str, path: Path | str) -> tuple[str, str, int]:
+    """(front matter, body, number of the body's first line)."""
+    opening = _OPENING_LINE.match(text)
+    if opening is None:
+        raise CorpusError(
+            path,
+            None,
+            "YAML front matter between two '---' lines at the top of the file",
+            "missing front matter: the file does not start with a '---' line",
+        )
+    closing = _CLOSING_LINE.search(text, opening.end())
+    if closing is None:
+        raise CorpusError(
+            path,
+            None,
+            "a closing '---' line after the front matter",
+            "front matter is not closed",
+        )
+    front = text[opening.end() : closing.start()]
+    body_start = closing.end() + 1
+    body_line = text.count("\n", 0, body_start) + 1
+    return front, text[body_start:], body_line
+
+
+def _front_matter_mapping(front: str, path: Path | str) -> dict[Any, Any]:
+    fast = _simple_front_matter(front)
+    if fast is not None:
+        return fast
+    data = _load_yaml(front, path, line_offset=1, what="front matter 'key: value' lines")
+    if data is None:
+        raise CorpusError(
+            path, None, "a YAML mapping with id, date, source_type and title", "front matter is empty"
+        )
+    if not isinstance(data, dict):
+        raise CorpusError(
+            path,
+            None,
+            "a YAML mapping of 'key: value' lines",
+            f"front matter is a YAML {_yaml_type(data)}, not a mapping",
+        )
+    return data
+
+
+def _yaml_type(value: object) -> str:
+    names = {list: "list", str: "string", int: "integer", float: "number", bool: "boolean"}
+    return names.get(type(value), type(value).__name__)
+
+
+# ------------------------------------------------------------------------------------- field checks
+def _text(data: dict[Any, Any], name: str, path: Path | str, *, required: bool, collapse: bool) -> str | None:
+    value = data.get(name)
+    if value is None:
+        if required:
+            problem = "is null" if name in data else "missing required field"
+            raise CorpusError(path, name, _STRING_EXPECTED, problem)
+        return None
+    if not isinstance(value, str):
+        raise CorpusError(path, name, _STRING_EXPECTED, f"got a YAML {_yaml_type(value)} ({value!r})")
+    # Catalogue lines are one line per document: titles and summaries are collapsed to one line.
+    cleaned = " ".join(value.split()) if collapse else value.strip()
+    if not cleaned:
+        if required:
+            raise CorpusError(path, name, _STRING_EXPECTED, "is empty")
+        return None
+    return cleaned

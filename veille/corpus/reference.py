@@ -1,0 +1,94 @@
+"""The corpus reference: ``<corpus>/reference/`` (``dossier.md`` + ``facts.yaml``), read by the graders."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from veille.corpus.errors import CorpusError
+from veille.corpus.frontmatter import _load_yaml, _read_text, _yaml_type
+
+__all__ = ["Contradiction", "Facts", "Reference", "load_reference", "unknown_reference_ids"]
+
+
+class Contradiction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    docs: list[str] = Field(min_length=2)
+    expected: str
+    keywords: list[str] = Field(default_factory=list)
+
+
+class Facts(BaseModel):
+    # extra=forbid: a typo such as 'exlude' must not silently disable a check.
+    model_config = ConfigDict(extra="forbid")
+
+    figures: list[str] = Field(default_factory=list)
+    groups: list[list[str]] = Field(default_factory=list)
+    keep: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+
+
+class Reference(BaseModel):
+    dossier: str
+    facts: Facts
+
+
+def load_reference(corpus_dir: Path) -> Reference | None:
+    """``<corpus>/reference/`` (dossier.md + facts.yaml), or None when the folder does not exist."""
+    folder = corpus_dir / "reference"
+    if not folder.is_dir():
+        return None
+    dossier_path = folder / "dossier.md"
+    facts_path = folder / "facts.yaml"
+    for required in (dossier_path, facts_path):
+        if not required.is_file():
+            raise CorpusError(
+                required, None, "reference/ to hold both dossier.md and facts.yaml", "file not found"
+            )
+    _, dossier = _read_text(dossier_path, max_bytes=None)
+    if not dossier.strip():
+        raise CorpusError(dossier_path, None, "the reference dossier in Markdown", "file is empty")
+    _, facts_text = _read_text(facts_path, max_bytes=None)
+    data = _load_yaml(
+        facts_text, facts_path, line_offset=0, what="figures/groups/keep/exclude/contradictions"
+    )
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise CorpusError(
+            facts_path,
+            None,
+            "a YAML mapping with figures, groups, keep, exclude, contradictions",
+            f"got a YAML {_yaml_type(data)}",
+        )
+    try:
+        facts = Facts.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or None
+        raise CorpusError(
+            facts_path, field, _facts_expectation(err["type"]), f"{err['msg']} (got {err.get('input')!r})"
+        ) from None
+    return Reference(dossier=dossier.strip(), facts=facts)
+
+
+def _facts_expectation(error_type: str) -> str:
+    if error_type == "extra_forbidden":
+        return "only figures, groups, keep, exclude, contradictions (and id, docs, expected, keywords per contradiction)"
+    if error_type == "too_short":
+        return "at least two document ids per contradiction"
+    return "the facts.yaml layout of docs/corpus-format.md (lists of strings, document ids)"
+
+
+def unknown_reference_ids(reference: Reference, known_ids: Collection[str]) -> list[str]:
+    """Document ids named in facts.yaml (groups, keep, exclude, contradictions) that are not in ``known_ids``."""
+    facts = reference.facts
+    named: list[str] = [i for group in facts.groups for i in group]
+    named += facts.keep + facts.exclude + [i for c in facts.contradictions for i in c.docs]
+    known = set(known_ids)
+    return sorted({i for i in named if i not in known})

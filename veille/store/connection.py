@@ -1,0 +1,58 @@
+"""Opening the corpus database at the schema this code needs.
+
+Readers open their own read-only connection per call: never share a DuckDB connection across
+threads. Within one process, do not read while an ingestion is writing (DuckDB refuses a read-only
+and a read-write connection to the same file in one process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from veille.store.lock import retry_on_lock
+from veille.store.migrations import latest_version, migrate, schema_version
+from veille.store.queries import read_sql
+
+__all__ = ["missing_database", "read_only", "read_write"]
+
+
+def missing_database(db_path: Path | str) -> FileNotFoundError:
+    return FileNotFoundError(f"no corpus database at {db_path}: run `veille ingest` (or `veille run`) first")
+
+
+@contextmanager
+def read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection; refuses a missing database or one at an older schema version."""
+    db_path = Path(db_path)
+    if not db_path.is_file():
+        raise missing_database(db_path)
+    # Another process ingesting holds the file: wait for it (veille.store.lock) instead of failing.
+    con = retry_on_lock(lambda: duckdb.connect(str(db_path), read_only=True), db_path)
+    try:
+        version, latest = schema_version(con), latest_version()
+        if version < latest:
+            raise RuntimeError(
+                f"corpus database {db_path} has schema version {version}, this code needs {latest}: "
+                "run `veille ingest` to migrate it"
+            )
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def read_write(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection (the database attached as ``corpus``), migrated to the latest schema."""
+    con = duckdb.connect()
+    try:
+        # One writing process per file, and no reader meanwhile: wait for the other run (veille.store.lock).
+        retry_on_lock(lambda: con.execute(read_sql("attach_database.sql"), {"path": str(db_path)}), db_path)
+        con.execute("USE corpus")
+        migrate(con)
+        yield con
+    finally:
+        con.close()

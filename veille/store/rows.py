@@ -1,0 +1,82 @@
+"""The rows an ingestion writes (Arrow layouts of the tables) and the stored state it compares files to.
+
+Package-private (the names keep their underscore): only veille.store.ingest uses them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import duckdb
+import pyarrow as pa
+
+from veille.store.queries import read_sql
+
+__all__: list[str] = []
+
+
+class _Stored(NamedTuple):
+    path: str
+    content_hash: str
+    file_size: int | None
+    file_mtime_ns: int | None
+    unknown_fields: list[str]
+    valid: bool
+    ingested_at: datetime
+
+
+# Column order = table order (migration_001): rows are appended with Relation.insert_into, which maps
+# columns by position. tests/test_ingest.py checks the two stay in step.
+_DOC_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("date", pa.date32()),
+        ("source_type", pa.string()),
+        ("title", pa.string()),
+        ("summary", pa.string()),
+        ("url", pa.string()),
+        ("author", pa.string()),
+        ("body", pa.string()),
+        ("word_count", pa.int32()),
+        ("content_hash", pa.string()),
+        ("path", pa.string()),
+        ("file_size", pa.int64()),
+        ("file_mtime_ns", pa.int64()),
+        ("unknown_fields", pa.list_(pa.string())),
+        ("status", pa.string()),
+        ("ingested_at", pa.timestamp("us")),
+        ("updated_at", pa.timestamp("us")),
+    ]
+)
+_TOUCH_SCHEMA = pa.schema(
+    [("id", pa.string()), ("path", pa.string()), ("file_size", pa.int64()), ("file_mtime_ns", pa.int64())]
+)
+_LOG_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("logged_at", pa.timestamp("us")),
+        ("path", pa.string()),
+        ("doc_id", pa.string()),
+        ("event", pa.string()),
+        ("code", pa.string()),
+        ("message", pa.string()),
+    ]
+)
+
+
+def _columns(schema: pa.Schema) -> dict[str, list[Any]]:
+    return {name: [] for name in schema.names}
+
+
+def _load_state(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, _Stored], dict[str, str]]:
+    stored: dict[str, _Stored] = {}
+    by_path: dict[str, str] = {}
+    cursor = con.execute(read_sql("corpus_state.sql"))
+    while rows := cursor.fetchmany(10_000):
+        for doc_id, path, content_hash, size, mtime_ns, unknown, status, ingested_at in rows:
+            valid = status == "valid"
+            stored[doc_id] = _Stored(path, content_hash, size, mtime_ns, unknown or [], valid, ingested_at)
+            if valid:
+                by_path[path] = doc_id
+    return stored, by_path
