@@ -81,7 +81,7 @@ def _child_offline(warehouse: Path, start_server: bool) -> dict[str, Any]:
 
 
 def _token_figures(run_dir: Path) -> dict[str, Any]:
-    from veille.models.journal import read_journal
+    from veille.journal import read_journal
     from veille.tokens import estimate_tokens
 
     records = read_journal(run_dir / "calls.jsonl")

@@ -17,7 +17,7 @@ next to the run-to-run noise). The server is stopped by PID (its process group t
 
 Runs 2..N reuse the task cache (plan and branches persisted by run 1), like nightly runs on an
 unchanged corpus; ``--no-cache`` makes every run recompute everything. ``--history N`` first records
-N synthetic runs (veille/warehouse_synth.py, one per day) in the warehouse, to see what a long
+N synthetic runs (veille/warehouse/synth.py, one per day) in the warehouse, to see what a long
 history costs each run.
 """
 
@@ -104,7 +104,7 @@ def _fill_history(warehouse: Path, count: int) -> None:
     from datetime import UTC, datetime, timedelta
 
     from veille.warehouse import record_run_dir
-    from veille.warehouse_synth import write_synthetic_run
+    from veille.warehouse.synth import write_synthetic_run
 
     folders = warehouse.parent / "synthetic-runs"  # not under runs/: only the Parquet side is history
     start = datetime(2025, 1, 1, 2, tzinfo=UTC)

@@ -31,7 +31,7 @@ import duckdb
 import pyarrow
 
 from veille import warehouse as wh
-from veille.warehouse_synth import write_synthetic_run
+from veille.warehouse.synth import write_synthetic_run
 
 TARGET_MS = 200.0
 

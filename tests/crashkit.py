@@ -401,7 +401,7 @@ def persisted_results(results_dir: Path) -> dict[str, str | None]:
 
 
 def journal(run_dir: Path) -> list[Any]:
-    from veille.models.journal import read_journal
+    from veille.journal import read_journal
 
     return read_journal(run_dir / "calls.jsonl")
 

@@ -155,7 +155,7 @@ class GeminiRun:
         return dict(_json(self.run_dir / "findings.json"))
 
     def calls(self) -> list[Any]:
-        from veille.models.journal import read_journal
+        from veille.journal import read_journal
 
         return read_journal(self.run_dir / "calls.jsonl")
 

@@ -12,7 +12,7 @@ from flows.veille import veille_flow
 from tests.fake_gemini import FakeGemini
 from tests.flowkit import write_corpus
 from tests.gemini_script import gemini_responder, role_of
-from veille.models.journal import read_journal
+from veille.journal import read_journal
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]

@@ -12,7 +12,7 @@ from flows.veille import veille_flow
 from tasks.clients import model_override
 from tests.flowkit import AXES, PERFECT, draft_from, read_json, responder, write_corpus
 from veille.citations import invalid_citations
-from veille.models.journal import read_journal
+from veille.journal import read_journal
 from veille.models.scripted import ScriptedModel
 from veille.roles.planner import Plan, SubTask
 from veille.roles.writer import Draft

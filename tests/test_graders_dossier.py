@@ -19,7 +19,7 @@ from veille.models.factory import build_client
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeScore, JudgeVerdict
 from veille.settings import Settings
-from veille.warehouse_synth import write_synthetic_run
+from veille.warehouse.synth import write_synthetic_run
 
 
 @pytest.fixture()

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from veille.grid import DEFAULT_CRITERIA, GridError, load_grid
-from veille.settings import PROJECT_ROOT, Settings
+from veille.resources import data_file
+from veille.settings import Settings
 
-CONFIG_GRID = PROJECT_ROOT / "config" / "grid.toml"
+CONFIG_GRID = data_file("grid.toml")
 
 
 def test_default_grid_has_the_dossier_criteria_and_rules() -> None:

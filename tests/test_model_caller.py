@@ -17,6 +17,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tests.fake_gemini import FakeGemini, Reply
+from veille.journal import CallJournal, read_journal
 from veille.models.base import (
     ModelRequest,
     RawResponse,
@@ -27,7 +28,6 @@ from veille.models.base import (
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.caller import ModelClient, _restore_client
 from veille.models.factory import build_client
-from veille.models.journal import CallJournal, read_journal
 from veille.models.scripted import ScriptedModel, ScriptExhaustedError
 from veille.settings import RoleModel, Settings
 from veille.tokens import estimate_tokens
@@ -273,7 +273,7 @@ def test_read_journal_names_the_bad_line(tmp_path: Path) -> None:
 
 
 def _record() -> Any:
-    from veille.models.base import CallRecord
+    from veille.journal import CallRecord
 
     return CallRecord(
         run_id="r",

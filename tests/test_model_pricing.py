@@ -1,4 +1,4 @@
-"""Price table (config/prices.toml) and the cost formula."""
+"""Price table (veille/data/prices.toml) and the cost formula."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 
 from veille.models.base import Usage
 from veille.models.pricing import ModelPrice, PriceTable, PriceTableError, call_cost, normalise_model_id
-from veille.settings import PROJECT_ROOT, Settings
+from veille.resources import data_file
+from veille.settings import Settings
 
 FLAT = ModelPrice("flat", input=2.0, cached_input=0.5, output=8.0, source="test", as_of="2026-01-01")
 TIERED = ModelPrice(
@@ -54,7 +55,7 @@ def test_model_ids_are_normalised() -> None:
 
 
 def test_bundled_price_table_is_dated_sourced_and_covers_the_default_roles() -> None:
-    table = PriceTable.load(PROJECT_ROOT / "config" / "prices.toml")
+    table = PriceTable.load(data_file("prices.toml"))
 
     for role, role_model in Settings().roles.items():
         assert role_model.model in table, f"default model of {role} ({role_model.model}) has no price"

@@ -1,5 +1,5 @@
 """Offline analyst: findings with verbatim figures and given ids only, contradictions settled by the
-authority ranking of config/authority.toml, open questions, documents treated as data."""
+authority ranking of veille/data/authority.toml, open questions, documents treated as data."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from tests.test_offline_fixtures import (
 from veille.models.offline.analyst import analyse
 from veille.models.offline.authority import AuthorityRanking, load_authority
 from veille.models.offline.planner import plan
+from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, Findings
-from veille.settings import PROJECT_ROOT
 
 QUESTION = (
     "Dans le cadre du choix d'un outil de sauvegarde, que disent les documents sur les performances "
@@ -29,7 +29,7 @@ QUESTION = (
 
 @pytest.fixture(scope="module")
 def authority() -> AuthorityRanking:
-    return load_authority(PROJECT_ROOT / "config" / "authority.toml")
+    return load_authority(data_file("authority.toml"))
 
 
 def _note_for(findings: Findings, docs: list[str]) -> str | None:

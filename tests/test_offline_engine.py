@@ -32,6 +32,7 @@ from veille.models.factory import build_client
 from veille.models.offline import AuthorityError, OfflineModel, OfflineRoleError
 from veille.models.offline.authority import AuthorityRanking, load_authority
 from veille.pipeline import build_settings, planner_input
+from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, Findings
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, JudgeVerdict
@@ -156,7 +157,7 @@ def test_invalid_authority_file_names_the_field(tmp_path: Path) -> None:
 
 
 def test_authority_ranking_from_config() -> None:
-    ranking = load_authority(PROJECT_ROOT / "config" / "authority.toml")
+    ranking = load_authority(data_file("authority.toml"))
     assert ranking.rank("benchmark-interne") > ranking.rank("fiche-fournisseur")
     assert ranking.rank("annonce-officielle") > ranking.rank("forum")
     assert ranking.rank("note-de-version") > ranking.rank("bulletin-securite")
@@ -180,7 +181,7 @@ def test_no_literal_of_the_bundled_corpus_in_the_engine(bundled_corpus: Path) ->
     literals |= set(ids) | {i[:5] for i in ids}  # "doc-07" and prefixes such as "doc-0", "doc-1"
     literals |= {str(f).lower() for f in facts.get("figures", [])}  # the corpus's facts
     assert len(literals) > 40  # the check runs on real literals
-    sources = [*sorted(ENGINE_DIR.glob("*.py")), PROJECT_ROOT / "config" / "authority.toml"]
+    sources = [*sorted(ENGINE_DIR.glob("*.py")), data_file("authority.toml")]
     assert len(sources) > 5
     hits = []
     for path in sources:

@@ -21,13 +21,13 @@ from tests.test_offline_fixtures import (
 )
 from veille.models.offline.authority import AuthorityRanking, load_authority
 from veille.models.offline.planner import plan
+from veille.resources import data_file
 from veille.roles.planner import Plan, PlannerInput
-from veille.settings import PROJECT_ROOT
 
 
 @pytest.fixture(scope="module")
 def authority() -> AuthorityRanking:
-    return load_authority(PROJECT_ROOT / "config" / "authority.toml")
+    return load_authority(data_file("authority.toml"))
 
 
 def _check_plan_shape(result: Plan, data: PlannerInput) -> None:

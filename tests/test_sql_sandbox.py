@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from veille import cli_warehouse
 from veille.settings import Settings
 from veille.warehouse import record_run_dir
-from veille.warehouse_synth import write_synthetic_run
+from veille.warehouse.synth import write_synthetic_run
 
 
 @pytest.fixture()

@@ -1,4 +1,4 @@
-from veille.models.base import CallRecord
+from veille.journal import CallRecord
 from veille.summary import usage_note
 
 

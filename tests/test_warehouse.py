@@ -12,8 +12,9 @@ import pytest
 
 from veille import warehouse as wh
 from veille.alerts import Alert
-from veille.models.base import CallRecord
-from veille.warehouse_synth import write_synthetic_run
+from veille.journal import CallRecord
+from veille.warehouse import commit, queries
+from veille.warehouse.synth import write_synthetic_run
 
 T0 = datetime(2026, 3, 30, 2, 0, tzinfo=UTC)
 
@@ -72,7 +73,7 @@ def test_crash_mid_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monk
         written.append(table.schema.metadata[b"veille.table"].decode())
         real_write(table, where, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(wh.pq, "write_table", crash_on_alerts)
+    monkeypatch.setattr(commit.pq, "write_table", crash_on_alerts)
     with pytest.raises(OSError, match="disk full"):
         wh.record_run_dir(run_dir, tmp_path / "parquet")
     alerts_dir = tmp_path / "parquet" / "alerts" / "run_date=2026-03-30"
@@ -81,7 +82,7 @@ def test_crash_mid_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monk
     assert not (tmp_path / "parquet" / "runs").exists()
 
     # The interrupted recording is retried and completes.
-    monkeypatch.setattr(wh.pq, "write_table", real_write)
+    monkeypatch.setattr(commit.pq, "write_table", real_write)
     result = wh.record_run_dir(run_dir, tmp_path / "parquet")
     assert all(p.exists() for p in result.files.values())
 
@@ -113,7 +114,7 @@ def test_concurrent_commit_of_the_same_run_is_refused(
     run_dir = write_synthetic_run(tmp_path / "runs", T0)
     tables = wh.build_tables(run_dir)
     # Another writer commits between our existence check and our commit.
-    monkeypatch.setattr(wh, "is_recorded", lambda *a: False)
+    monkeypatch.setattr(commit, "is_recorded", lambda *a: False)
     wh.write_run_tables(tmp_path / "parquet", tables, run_id=run_dir.name, run_date=T0.date())
     with pytest.raises(wh.RunAlreadyRecordedError):
         wh.write_run_tables(tmp_path / "parquet", tables, run_id=run_dir.name, run_date=T0.date())
@@ -299,12 +300,12 @@ def test_trends_stay_right_when_the_index_lags_or_is_gone(
     def broken(_: Path) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(wh, "update_summary_index", broken)
+    monkeypatch.setattr(commit, "update_summary_index", broken)
     second = _record(tmp_path, T0 + timedelta(days=1), seed=2)  # committed, index not updated
     assert pq.read_table(wh.summary_index_path(parquet)).column("run_id").to_pylist() == [first.run_id]
     assert _trend_ids(parquet) == sorted([first.run_id, second.run_id])  # the unindexed run is read too
 
-    monkeypatch.setattr(wh, "update_summary_index", real_update)
+    monkeypatch.setattr(commit, "update_summary_index", real_update)
     third = _record(tmp_path, T0 + timedelta(days=2), seed=3)  # the next commit repairs the index
     assert len(pq.read_table(wh.summary_index_path(parquet))) == 3
 
@@ -353,5 +354,5 @@ def test_schema_and_views_are_documented() -> None:
         section = doc.split(f"### `{name}`", 1)[1].split("\n#", 1)[0]
         documented = re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE)
         assert documented == schema.names, name
-    for view in wh._view_catalogue(wh.VIEWS_DIR):
+    for view in queries._view_catalogue(wh.VIEWS_DIR):
         assert f"`{view}`" in doc, view

@@ -10,7 +10,7 @@ import pytest
 from tasks.record import artifact_key, record_run
 from veille.settings import Settings
 from veille.warehouse import RunAlreadyRecordedError, metrics_table, query
-from veille.warehouse_synth import write_synthetic_run
+from veille.warehouse.synth import write_synthetic_run
 
 
 def test_artifact_keys_are_stable_and_valid() -> None:

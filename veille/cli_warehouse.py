@@ -17,7 +17,7 @@ import typer
 
 __all__ = ["TREND_COLUMNS", "register", "render_chart"]
 
-# Columns of veille/sql/warehouse_trends.sql, in order.
+# Columns of veille/warehouse/sql/warehouse_trends.sql, in order.
 TREND_COLUMNS = (
     "run_date",
     "run_id",
@@ -166,7 +166,9 @@ def trends(
     except WarehouseError as exc:
         raise _fail(str(exc)) from None
     if tuple(columns) != TREND_COLUMNS:
-        raise _fail(f"veille/sql/warehouse_trends.sql returns {columns}, expected {list(TREND_COLUMNS)}")
+        raise _fail(
+            f"veille/warehouse/sql/warehouse_trends.sql returns {columns}, expected {list(TREND_COLUMNS)}"
+        )
     if not rows:
         typer.echo(f"no run since {since.isoformat()}")
         return

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from veille.alerts import Alert
 from veille.corpus.request import Request
 from veille.corpus.terms import derive_terms
-from veille.models.base import CallRecord
+from veille.journal import CallRecord
 from veille.roles.planner import CatalogueEntry, Plan, PlannerInput, SubTask
 from veille.roles.writer import SourceRef
 from veille.runfolder import RunFolder, RunInfo, new_run_id, note_run_folder

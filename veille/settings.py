@@ -21,6 +21,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from veille.resources import data_dir
+
 __all__ = [
     "PROJECT_ROOT",
     "RoleModel",
@@ -28,7 +30,8 @@ __all__ = [
     "api_key_from_env",
 ]
 
-# The repository root (editable install): the bundled corpus and config live there.
+# The repository root (editable install): the bundled corpus and the default warehouse live there.
+# Configuration files ship in the package (veille/data, see veille.resources).
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 Role = Literal["planner", "analyst", "writer", "critic", "reviser", "judge"]
@@ -46,7 +49,7 @@ class RoleModel(BaseModel):
 def _default_roles() -> dict[str, RoleModel]:
     # The planner gets the strongest model: it runs once and its mistakes cost every branch. The judge
     # is a different, stronger model than the critic, so the critic's blind spots are not graded twice.
-    # gemini-2.5-* was scheduled for shutdown in 2026-10 (see config/prices.toml for sources).
+    # gemini-2.5-* was scheduled for shutdown in 2026-10 (see veille/data/prices.toml for sources).
     return {
         "planner": RoleModel(model="gemini-3.1-pro-preview", thinking="medium", temperature=0.1),
         "analyst": RoleModel(model="gemini-3.5-flash", thinking="low"),
@@ -71,7 +74,8 @@ class Settings(BaseSettings):
     db_path: Path | None = Field(
         default=None, description="DuckDB corpus database; default <warehouse_dir>/veille.duckdb"
     )
-    config_dir: Path = PROJECT_ROOT / "config"
+    # Folder of grid.toml, prices.toml, authority.toml: the bundled copy unless a config/ folder is given.
+    config_dir: Path = data_dir()
 
     # --- ingestion ---
     strict: bool = False

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from veille.alerts import Alert
-from veille.models.base import CallRecord
-from veille.models.journal import read_journal
+from veille.journal import CallRecord, read_journal
 from veille.store.ingest import IngestReport
 
 __all__ = [

@@ -19,8 +19,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from veille.journal import CallJournal, CallRecord
 from veille.models.base import (
-    CallRecord,
     Model,
     ModelError,
     ModelRequest,
@@ -30,7 +30,6 @@ from veille.models.base import (
     Usage,
 )
 from veille.models.cache import ResponseCache
-from veille.models.journal import CallJournal
 from veille.secrets import scrub
 
 __all__ = ["BlockedPromptError", "CallOwner", "LogicalCall", "Recorder", "payload_dict"]

@@ -15,7 +15,6 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 __all__ = [
-    "CallRecord",
     "Model",
     "ModelError",
     "ModelRequest",
@@ -113,29 +112,3 @@ class SchemaValidationError(ModelError):
         self.role = role
         self.attempts = attempts
         self.last_error = last_error
-
-
-class CallRecord(BaseModel):
-    """One row of the call journal: one attempt of one model call (calls.jsonl, table ``llm_calls``)."""
-
-    run_id: str
-    call_id: str  # one id per logical call; its attempts share it
-    attempt: int  # 1-based
-    flow_run_id: str | None = None
-    task_run_id: str | None = None
-    role: str
-    subtask_id: str | None = None
-    backend: str  # gemini | offline | scripted
-    model: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    cache_read_tokens: int = 0
-    estimated: bool = False
-    cost_usd: float | None = None
-    latency_s: float = 0.0
-    status: str  # ok | schema_error | transient_error | error
-    error_class: str | None = None
-    error_message: str | None = None  # never contains the API key
-    cache_hit: bool = False
-    started_at: str  # ISO 8601 UTC

@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from veille.alerts import Alert
+from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import LogicalCall, Recorder, new_call_id, payload_dict
 from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
 from veille.models.cache import ResponseCache, cache_key
-from veille.models.journal import CallJournal, prefect_run_ids
 from veille.models.loop import LoopThread
 from veille.models.pricing import PriceTable
 

@@ -1,9 +1,10 @@
-"""The call journal: one :class:`~veille.models.base.CallRecord` per attempt of every model call.
+"""The call journal: one :class:`CallRecord` per attempt of every model call.
 
 Records are kept in memory and, when a path is given, appended to a JSON Lines file as they happen
 (one ``write`` of one complete line, then a flush), so a crash keeps every earlier line and several
 processes appending to the same file (Dask workers) do not interleave inside a line. The warehouse
-reads that file into the ``llm_calls`` table.
+reads that file into the ``llm_calls`` table; the record schema lives here, with the journal, so the
+warehouse reads it without importing the model layer.
 """
 
 from __future__ import annotations
@@ -13,9 +14,35 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from veille.models.base import CallRecord
+from pydantic import BaseModel
 
-__all__ = ["CallJournal", "prefect_run_ids", "read_journal"]
+__all__ = ["CallJournal", "CallRecord", "prefect_run_ids", "read_journal"]
+
+
+class CallRecord(BaseModel):
+    """One row of the call journal: one attempt of one model call (calls.jsonl, table ``llm_calls``)."""
+
+    run_id: str
+    call_id: str  # one id per logical call; its attempts share it
+    attempt: int  # 1-based
+    flow_run_id: str | None = None
+    task_run_id: str | None = None
+    role: str
+    subtask_id: str | None = None
+    backend: str  # gemini | offline | scripted
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_read_tokens: int = 0
+    estimated: bool = False
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    status: str  # ok | schema_error | transient_error | error
+    error_class: str | None = None
+    error_message: str | None = None  # never contains the API key
+    cache_hit: bool = False
+    started_at: str  # ISO 8601 UTC
 
 
 def prefect_run_ids() -> tuple[str | None, str | None]:

@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from veille.warehouse.commit import record_run_dir
+
 __all__ = ["ROLES", "demo_warehouse", "make_run_id", "write_synthetic_run"]
 
 ROLES = ("planner", "analyst", "writer", "critic", "reviser", "judge")
@@ -260,8 +262,6 @@ def demo_warehouse(warehouse_dir: Path, *, nights: int = 7, start: datetime | No
 
     For docs and demos (docs/warehouse.md): deterministic, one run per night, seeds 0..nights-1.
     """
-    from veille.warehouse import record_run_dir
-
     first = start or datetime(2026, 3, 1, 2, 0, tzinfo=UTC)
     runs_dir = Path(warehouse_dir) / "runs"
     parquet_dir = Path(warehouse_dir) / "parquet"

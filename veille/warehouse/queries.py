@@ -1,0 +1,245 @@
+"""Reading the warehouse: the DuckDB views of ``views/*.sql`` and read-only queries over them.
+
+:func:`connect` opens an in-memory DuckDB with the views (package data, read through
+importlib.resources), file access limited to the Parquet directory and the configuration locked;
+:func:`query` additionally refuses anything but a single read-only statement. Never share a
+connection across threads.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from veille.resources import package_dir
+from veille.warehouse.commit import committed_files, committed_runs, summary_index_path
+from veille.warehouse.errors import ReadOnlyQueryError, WarehouseError
+from veille.warehouse.schema import TABLES
+
+__all__ = ["SQL_DIR", "SUMMARY_VIEW", "VIEWS_DIR", "check_read_only", "connect", "query", "read_sql"]
+
+VIEWS_DIR = package_dir("veille.warehouse", "views")
+SQL_DIR = package_dir("veille.warehouse", "sql")  # named queries of the CLI (not views)
+
+
+def read_sql(name: str) -> str:
+    """A named query of the package (``veille/warehouse/sql/<name>.sql``)."""
+    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+
+
+_VIEW_NAME_RE = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+\"?(\w+)\"?", re.IGNORECASE)
+SUMMARY_VIEW = "runs_summary"  # built in Python (see _create_summary_view), trend views read it
+
+
+def _strip_comments(sql: str) -> str:
+    return re.sub(r"--[^\n]*", "", sql)
+
+
+_REFERENCE_RE = re.compile(r"\b(?:FROM|JOIN|DESCRIBE|SUMMARIZE)\s+\"?(\w+)", re.IGNORECASE)
+
+
+def _references(sql: str) -> set[str]:
+    """Relation names a statement reads (after FROM, JOIN, DESCRIBE, SUMMARIZE), lower-cased.
+
+    A cheap lexical scan, not a parser: it may miss a name (``FROM a, b`` sees ``a`` only), which
+    :func:`query` handles by retrying with every view; it never needs to bind anything.
+    """
+    return {name.lower() for name in _REFERENCE_RE.findall(_strip_comments(sql))}
+
+
+@dataclass(frozen=True)
+class _View:
+    name: str
+    sql: str  # empty for the Python-built summary view
+    table: str | None  # the warehouse table it reads, for table views
+
+
+def _view_catalogue(views_dir: Path) -> dict[str, _View]:
+    files = sorted(views_dir.glob("*.sql"))
+    if not files:
+        raise WarehouseError(f"{views_dir}: no view definitions (*.sql) found")
+    views = {SUMMARY_VIEW: _View(SUMMARY_VIEW, "", None)}
+    for path in files:
+        sql = path.read_text(encoding="utf-8")
+        match = _VIEW_NAME_RE.search(_strip_comments(sql))
+        if match is None:
+            raise WarehouseError(f"{path}: expected a CREATE [OR REPLACE] VIEW <name> AS ... statement")
+        table = path.stem.removeprefix("table_") if path.stem.startswith("table_") else None
+        if table is not None and table != match.group(1):
+            raise WarehouseError(f"{path}: a table view file must create the view {table!r}")
+        views[match.group(1)] = _View(match.group(1), sql, table)
+    return views
+
+
+def _needed_views(views: Mapping[str, _View], queries: Iterable[str] | None) -> list[str]:
+    """Views the queries mention, with what those views read, in dependency order.
+
+    Creating a view binds it (every file of its table is opened), so only what a query needs is
+    created. A query reading no known view (``SHOW TABLES``, ``SELECT 1``) gets them all.
+    """
+    referenced = set().union(*(_references(q) for q in queries)) if queries is not None else set()
+    wanted = [name for name in views if name.lower() in referenced] or list(views)
+    ordered: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in ordered:
+            return
+        if name in path:
+            raise WarehouseError(f"views depend on each other in a cycle: {' -> '.join((*path, name))}")
+        body = _references(views[name].sql)
+        for other in views:
+            if other != name and other.lower() in body:
+                visit(other, (*path, name))
+        ordered.append(name)
+
+    for name in wanted:
+        visit(name, ())
+    return ordered
+
+
+def connect(
+    parquet_dir: Path, *, views_dir: Path | None = None, queries: Iterable[str] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the warehouse views; file access limited to ``parquet_dir``, config locked.
+
+    ``queries``: the SQL about to run; only the views it mentions (and what they read) are created
+    (all of them when None). View files named ``table_<name>.sql`` define the view of one table;
+    when that table has no file yet, an empty view with the table's schema replaces it so every
+    query still binds. ``runs_summary`` is built here from the summary index. One connection per
+    thread.
+    """
+    root = Path(parquet_dir).resolve()
+    if not root.is_dir():
+        raise WarehouseError(f"{root}: no warehouse here yet (no run recorded); run the flow first")
+    views = _view_catalogue(views_dir or VIEWS_DIR)
+    con = duckdb.connect(":memory:")
+    try:
+        # Before locking: the only directory DuckDB may touch is the Parquet tree.
+        con.execute("SET allowed_directories = ?", [[str(root) + os.sep]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET autoinstall_known_extensions = false")
+        con.execute("SET parquet_metadata_cache = true")
+        con.execute("SET TimeZone = 'UTC'")  # timestamps print in UTC, as stored
+        con.execute("SET VARIABLE parquet_dir = ?", [str(root)])
+        for name in _needed_views(views, queries):
+            view = views[name]
+            if name == SUMMARY_VIEW:
+                _create_summary_view(con, root)
+            elif view.table in TABLES and not committed_files(root, view.table):
+                _create_empty_view(con, view.table)
+            else:
+                con.execute(view.sql)
+        con.execute("SET lock_configuration = true")
+    except duckdb.Error as exc:
+        con.close()
+        raise WarehouseError(f"cannot open the warehouse views over {root}: {exc}") from exc
+    return con
+
+
+def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """``runs_summary``: the ``runs`` rows, from the index when it covers every committed run."""
+    committed = committed_runs(root)
+    index = summary_index_path(root)
+    if not committed:
+        _create_empty_view(con, "runs", name=SUMMARY_VIEW)
+        return
+    indexed: set[str] = set()
+    if index.exists():
+        indexed = set(pq.read_table(index, columns=["run_id"]).column("run_id").to_pylist())
+    per_run = "hive_partitioning = true, hive_types = {'run_date': DATE}, union_by_name = true"
+    if indexed and indexed <= set(committed):
+        missing = sorted(str(committed[r]) for r in set(committed) - indexed)
+        con.execute("SET VARIABLE runs_index = ?", [str(index)])
+        source = "SELECT * FROM read_parquet(getvariable('runs_index'))"
+        if missing:  # committed after the last index update (or the update failed)
+            con.execute("SET VARIABLE runs_unindexed = ?", [missing])
+            source += (
+                f" UNION ALL BY NAME SELECT * FROM read_parquet(getvariable('runs_unindexed'), {per_run})"
+            )
+    else:  # no index, or it lists runs whose files are gone: read every run's file
+        source = f"SELECT * FROM read_parquet(getvariable('parquet_dir') || '/runs/run_date=*/*.parquet', {per_run})"
+    con.execute(f"CREATE VIEW {SUMMARY_VIEW} AS {source}")
+
+
+def _create_empty_view(con: duckdb.DuckDBPyConnection, table: str, *, name: str | None = None) -> None:
+    # A zero-row relation with the exact schema (plus the partition column), so views bind.
+    view = name or table
+    empty = TABLES[table].empty_table().append_column("run_date", pa.array([], pa.date32()))
+    con.register(f"_empty_{view}", empty)
+    con.execute(f'CREATE VIEW "{view}" AS SELECT * FROM "_empty_{view}"')
+
+
+_READ_ONLY_TYPES = {"SELECT"}
+
+
+def _statement_type(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[str, str]:
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"SQL syntax error: {exc}") from exc
+    if len(statements) != 1:
+        raise ReadOnlyQueryError(f"give exactly one SQL statement (got {len(statements)})")
+    statement = statements[0]
+    return statement.type.name, statement.query
+
+
+def check_read_only(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse anything but one SELECT (DESCRIBE, SHOW, SUMMARIZE and FROM-first count) or EXPLAIN of one."""
+    kind, text = _statement_type(con, sql)
+    if kind == "EXPLAIN":
+        inner = re.sub(r"^\s*explain(\s+analy[sz]e)?\s+", "", text, flags=re.IGNORECASE)
+        kind, _ = _statement_type(con, inner)
+    if kind not in _READ_ONLY_TYPES:
+        raise ReadOnlyQueryError(
+            f"the warehouse is read-only: {kind} statements are refused "
+            "(only SELECT, WITH … SELECT, DESCRIBE, SHOW, SUMMARIZE and EXPLAIN run here)"
+        )
+
+
+def query(
+    parquet_dir: Path,
+    sql: str,
+    params: Sequence[Any] | Mapping[str, Any] | None = None,
+    *,
+    views_dir: Path | None = None,
+    read_only_check: bool = True,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Run one read-only query against the views; return (column names, rows).
+
+    A write, ATTACH, COPY, SET… raises :class:`ReadOnlyQueryError`; so does reading a file outside
+    the warehouse (DuckDB refuses it: external access is off, only the Parquet directory is allowed).
+    """
+    con = connect(parquet_dir, views_dir=views_dir, queries=[sql])
+    try:
+        if read_only_check:
+            check_read_only(con, sql)
+        try:
+            return _fetch(con, sql, params)
+        except duckdb.CatalogException:
+            # The lexical scan missed a view the query reads: retry once with every view.
+            con.close()
+            con = connect(parquet_dir, views_dir=views_dir)
+            return _fetch(con, sql, params)
+    except duckdb.PermissionException as exc:
+        raise ReadOnlyQueryError(
+            f"the warehouse query may only read the warehouse ({Path(parquet_dir).resolve()}): {exc}"
+        ) from exc
+    except duckdb.Error as exc:
+        raise WarehouseError(f"query failed: {exc}") from exc
+    finally:
+        con.close()
+
+
+def _fetch(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    relation = con.execute(sql, params) if params is not None else con.execute(sql)
+    return [d[0] for d in relation.description or []], relation.fetchall()
