@@ -16,7 +16,7 @@ from veille.tomlconfig import load_toml_model
 
 __all__ = ["DEFAULT_CRITERIA", "Grid", "GridError", "load_grid"]
 
-# Default criterion names for a dossier; definitions live in config/grid.toml.
+# Default criterion names for a dossier; definitions live in veille/data/grid.toml.
 DEFAULT_CRITERIA = ("clarity", "concreteness", "citations", "tone", "correctness")
 
 

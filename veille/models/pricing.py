@@ -1,4 +1,4 @@
-"""The price table (config/prices.toml) and the cost of one call.
+"""The price table (veille/data/prices.toml) and the cost of one call.
 
 Cost per call, in USD, with prices per million tokens::
 
@@ -70,7 +70,7 @@ def normalise_model_id(model: str) -> str:
 
 
 class PriceTable:
-    """Prices by model id, loaded from a TOML file (see config/prices.toml for the format)."""
+    """Prices by model id, loaded from a TOML file (see veille/data/prices.toml for the format)."""
 
     def __init__(self, prices: dict[str, ModelPrice] | None = None, *, path: Path | None = None) -> None:
         self._prices = {normalise_model_id(k): v for k, v in (prices or {}).items()}

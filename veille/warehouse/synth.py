@@ -57,7 +57,38 @@ def write_synthetic_run(
     finished_at = started_at + timedelta(seconds=rng.randint(60, 600))
     subtasks = [f"st-{i}" for i in range(1, 5)]
     validated = rounds < 3
+    _write_run_json(run_dir, run_id, seed, started_at, finished_at, status, rounds, validated, subtasks)
+    _write_plan_and_findings(run_dir, subtasks)
+    _write_sources(run_dir)
+    _write_review(run_dir, rounds, validated)
+    _write_alerts(run_dir, rng)  # the random draws happen in this order: keep it (seeded output)
+    _write_journal(
+        run_dir,
+        run_id,
+        started_at,
+        rng,
+        calls=calls,
+        rounds=rounds,
+        subtasks=subtasks,
+        unpriced_model=unpriced_model,
+    )
+    _write_report_and_documents(run_dir)
+    if with_grades:
+        _write_grades(run_dir, rng, rounds)
+    return run_dir
 
+
+def _write_run_json(
+    run_dir: Path,
+    run_id: str,
+    seed: int,
+    started_at: datetime,
+    finished_at: datetime,
+    status: str,
+    rounds: int,
+    validated: bool,
+    subtasks: list[str],
+) -> None:
     _write(
         run_dir / "run.json",
         {
@@ -78,6 +109,9 @@ def write_synthetic_run(
             "settings": {"max_rounds": 3, "max_subtasks": 6},
         },
     )
+
+
+def _write_plan_and_findings(run_dir: Path, subtasks: list[str]) -> None:
     _write(
         run_dir / "plan.json",
         {
@@ -112,6 +146,9 @@ def write_synthetic_run(
             for st in subtasks
         },
     )
+
+
+def _write_sources(run_dir: Path) -> None:
     _write(
         run_dir / "sources.json",
         [
@@ -126,6 +163,9 @@ def write_synthetic_run(
             for n in range(1, 4)
         ],
     )
+
+
+def _write_review(run_dir: Path, rounds: int, validated: bool) -> None:
     drafts = [f"## Synthèse\nBrouillon {r} [1][2].\n" for r in range(1, rounds + 1)]
     _write(
         run_dir / "review.json",
@@ -145,6 +185,9 @@ def write_synthetic_run(
             ],
         },
     )
+
+
+def _write_alerts(run_dir: Path, rng: random.Random) -> None:
     alerts = [
         {
             "code": code,
@@ -157,6 +200,18 @@ def write_synthetic_run(
     ]
     _write(run_dir / "alerts.json", alerts)
 
+
+def _write_journal(
+    run_dir: Path,
+    run_id: str,
+    started_at: datetime,
+    rng: random.Random,
+    *,
+    calls: int,
+    rounds: int,
+    subtasks: list[str],
+    unpriced_model: bool,
+) -> None:
     role_plan = ["planner"] + ["analyst"] * max(0, calls - 2 - 3 * rounds) + ["writer"]
     role_plan += ["critic", "reviser", "judge"] * rounds
     with (run_dir / "calls.jsonl").open("w", encoding="utf-8") as journal:
@@ -193,6 +248,8 @@ def write_synthetic_run(
             }
             journal.write(json.dumps(record) + "\n")
 
+
+def _write_report_and_documents(run_dir: Path) -> None:
     (run_dir / "report.md").write_text(
         "# Veille : inférence LLM en production\n\n## Synthèse\nDébit de 1 180 tokens/s [1].\n\n"
         "## Points clés\n- Coût en baisse [2].\n\n## Ce qui reste incertain\n- Latence [3].\n\n"
@@ -203,58 +260,59 @@ def write_synthetic_run(
         run_dir / "documents.json",
         [{"id": f"doc-{n:02d}", "content_hash": f"{n:064x}"} for n in range(1, 16)],
     )
-    if with_grades:
-        judge_final = round(rng.uniform(0.55, 0.95), 3)
-        grades = [
-            {
-                "grader": "rouge_l",
-                "version": "1",
-                "target": "final",
-                "score": round(rng.uniform(0.2, 0.5), 3),
-                "model": None,
-                "details": {},
-            },
-            {
-                "grader": "numeric",
-                "version": "1",
-                "target": "final",
-                "score": rng.choice([0.5, 0.75, 1.0]),
-                "model": None,
-                "details": {},
-            },
-            {
-                "grader": "judge",
-                "version": "1",
-                "target": "final",
-                "score": judge_final,
-                "model": "gemini-2.5-pro",
-                "details": {},
-            },
-        ]
-        grades += [
-            {
-                "grader": "judge",
-                "version": "1",
-                "target": f"round-{r}",
-                "score": round(judge_final - 0.05 * (rounds - r), 3),
-                "model": "gemini-2.5-pro",
-                "details": {},
-            }
-            for r in range(1, rounds + 1)
-        ]
-        numeric = grades[1]["score"]
-        grades.append(
-            {
-                "grader": "judge+numbers",
-                "version": "1",
-                "target": "final",
-                "score": round(0.5 * judge_final + 0.5 * float(numeric), 3),  # type: ignore[arg-type]
-                "model": "gemini-2.5-pro",
-                "details": {},
-            }
-        )
-        _write(run_dir / "grades.json", grades)
-    return run_dir
+
+
+def _write_grades(run_dir: Path, rng: random.Random, rounds: int) -> None:
+    judge_final = round(rng.uniform(0.55, 0.95), 3)
+    grades = [
+        {
+            "grader": "rouge_l",
+            "version": "1",
+            "target": "final",
+            "score": round(rng.uniform(0.2, 0.5), 3),
+            "model": None,
+            "details": {},
+        },
+        {
+            "grader": "numeric",
+            "version": "1",
+            "target": "final",
+            "score": rng.choice([0.5, 0.75, 1.0]),
+            "model": None,
+            "details": {},
+        },
+        {
+            "grader": "judge",
+            "version": "1",
+            "target": "final",
+            "score": judge_final,
+            "model": "gemini-2.5-pro",
+            "details": {},
+        },
+    ]
+    grades += [
+        {
+            "grader": "judge",
+            "version": "1",
+            "target": f"round-{r}",
+            "score": round(judge_final - 0.05 * (rounds - r), 3),
+            "model": "gemini-2.5-pro",
+            "details": {},
+        }
+        for r in range(1, rounds + 1)
+    ]
+    numeric = grades[1]["score"]
+    grades.append(
+        {
+            "grader": "judge+numbers",
+            "version": "1",
+            "target": "final",
+            "score": round(0.5 * judge_final + 0.5 * float(numeric), 3),  # type: ignore[arg-type]
+            "model": "gemini-2.5-pro",
+            "details": {},
+        }
+    )
+    _write(run_dir / "grades.json", grades)
 
 
 def demo_warehouse(warehouse_dir: Path, *, nights: int = 7, start: datetime | None = None) -> list[str]:

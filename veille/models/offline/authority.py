@@ -1,4 +1,4 @@
-"""Authority ranking of source types (config/authority.toml), for the offline analyst and planner."""
+"""Authority ranking of source types (veille/data/authority.toml), for the offline analyst and planner."""
 
 from __future__ import annotations
 
