@@ -310,6 +310,7 @@ def _runs_row(
     grades, reports = rows["grader_scores"], rows["reports"]
     raw_models = run.get("models")
     models: dict[str, Any] = raw_models if isinstance(raw_models, dict) else {}
+    reviewed = len(rows["review_rounds"])
     return {
         "run_id": run_id,
         "flow_run_id": run.get("flow_run_id"),
@@ -323,9 +324,7 @@ def _runs_row(
         "backend": run.get("backend"),
         "models": [(str(k), str(v)) for k, v in models.items()],
         "validated": run.get("validated"),
-        "rounds": _int(run.get("rounds"))
-        if run.get("rounds") is not None
-        else len(rows["review_rounds"]) or None,
+        "rounds": _int(run.get("rounds")) if run.get("rounds") is not None else reviewed or None,
         "subtasks_total": _int(run.get("subtasks_total")),
         "subtasks_failed": _int(run.get("subtasks_failed")),
         **call_totals(rows["llm_calls"]),
