@@ -1,6 +1,6 @@
 -- run_trends: one row per run with what `veille trends` prints and charts (cost, tokens, grader
 -- scores, alerts, rounds). Reads runs_summary: the `runs` rows (each carries its run's summary)
--- from the summary index, one small file for all runs (see veille/warehouse.py, bench/warehouse_trends.py).
+-- from the summary index, one small file for all runs (see veille/warehouse/commit.py, bench/warehouse_trends.py).
 CREATE OR REPLACE VIEW run_trends AS
 SELECT
     run_id,
