@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from veille.models.base import ModelResult
+if TYPE_CHECKING:  # the roles describe calls; only the client's answer type comes from the seam
+    from veille.models.base import ModelResult
 
 __all__ = ["Asker", "Role"]
 
