@@ -95,15 +95,15 @@ class Settings(BaseSettings):
     # Backoff between HTTP retries (SDK retries and our 429 pacing); tests make these tiny.
     http_retry_initial_delay_s: float = 1.0
     http_retry_max_delay_s: float = 60.0  # also the longest 429 retryDelay we are willing to wait
-    reask_attempts: int = 2  # re-asks after a schema violation (so 3 attempts in all)
+    reask_attempts: int = Field(default=2, ge=0)  # re-asks after a schema violation (so 3 attempts in all)
     max_concurrent_calls: int = 4
     use_cache: bool = True
 
     # --- planning / analysis / review ---
-    max_subtasks: int = 6
-    max_docs: int = 8
+    max_subtasks: int = Field(default=6, ge=1)
+    max_docs: int = Field(default=8, ge=1)
     planner_sees_summaries: bool = True
-    max_rounds: int = 3
+    max_rounds: int = Field(default=3, ge=1)
     grid_path: Path | None = None  # default: <corpus>/grid.toml if present, else <config_dir>/grid.toml
 
     # --- execution ---
@@ -177,6 +177,33 @@ class Settings(BaseSettings):
     @property
     def authority_file(self) -> Path:
         return self.config_dir / "authority.toml"
+
+    @classmethod
+    def from_params(
+        cls,
+        *,
+        corpus: str | Path | None = None,
+        warehouse: str | Path | None = None,
+        backend: str | None = None,
+        strict: bool = False,
+        max_rounds: int | None = None,
+        use_cache: bool | None = None,
+        **fields: Any,
+    ) -> Settings:
+        """The one constructor: explicit parameters (the CLI's options, a deployment's parameters)
+        over ``VEILLE_*`` environment over veille.toml. ``None`` means "not given"; ``strict=False``
+        means "not forced" (VEILLE_STRICT=true still applies). Values are checked by pydantic, so a bad
+        parameter is a ValidationError naming the field."""
+        overrides: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
+        if corpus is not None:
+            overrides["corpus_dir"] = Path(corpus).expanduser().resolve()
+        if warehouse is not None:
+            overrides["warehouse_dir"] = Path(warehouse).expanduser().resolve()
+        given = {"backend": backend, "max_rounds": max_rounds, "use_cache": use_cache}
+        overrides.update({k: v for k, v in given.items() if v is not None})
+        if strict:
+            overrides["strict"] = True
+        return cls(**overrides)
 
     def role(self, name: str) -> RoleModel:
         return self.roles[name]
