@@ -23,6 +23,7 @@ from tasks.record import record_run
 from tasks.review import review
 from tasks.screen import screen_documents
 from tasks.write import write_report
+from veille.corpus.reference import load_reference
 from veille.corpus.request import load_request
 from veille.grid import load_grid
 from veille.ops import settings_task_runner
@@ -68,7 +69,7 @@ def veille_flow(
             ingested = ingest(settings)
             run.keep_ingest(ingested)
             listing = catalogue(settings)
-            request = load_request(settings.corpus_dir)
+            request, reference = load_request(settings.corpus_dir), load_reference(settings.corpus_dir)
             run.request_title = request.title
             grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
             run.snapshot = document_snapshot(settings.database)
@@ -107,7 +108,8 @@ def veille_flow(
         write_outputs(folder, info, **run.outputs())
         if run.final is not None:
             with run.grading(log):  # grading informs; it must not fail a run whose report is written
-                log.info("grade: %d grade(s) written", len(grade_run(settings, folder.path, client)))
+                grades = grade_run(folder.path, reference, request, client)
+                log.info("grade: %d grade(s) written", len(grades))
     recorded = record_run(settings, folder.path)
     run_lock.release()
     log.info("record: %s", record_note(recorded))

@@ -12,6 +12,7 @@ import pytest
 
 from tasks.grade import grade_run
 from veille.corpus.reference import Reference, load_reference
+from veille.corpus.request import load_request
 from veille.graders.dossier import TargetedGrade, grade_dossier, strip_sources
 from veille.models.base import ModelRequest, TransientModelError
 from veille.models.caller import ModelClient
@@ -188,8 +189,8 @@ def test_grade_run_task_writes_grades_json(
 ) -> None:
     _, client = judge_client
     run_dir = _run_folder(tmp_path, reference)
-    settings = Settings(corpus_dir=bundled_corpus, warehouse_dir=tmp_path / "warehouse")
-    returned = grade_run.fn(settings, run_dir, client=client)
+    request = load_request(bundled_corpus)
+    returned = grade_run.fn(run_dir, reference, request, client)
     written = json.loads((run_dir / "grades.json").read_text(encoding="utf-8"))
     assert written == returned
     assert {"grader", "version", "target", "score", "model", "details"} <= set(written[0])
@@ -202,6 +203,6 @@ def test_grade_run_without_reference_writes_nothing(
     corpus = tmp_path / "corpus"
     shutil.copytree(bundled_corpus, corpus, ignore=shutil.ignore_patterns("reference"))
     run_dir = _run_folder(tmp_path, reference)
-    settings = Settings(corpus_dir=corpus, warehouse_dir=tmp_path / "warehouse")
-    assert grade_run.fn(settings, run_dir) == []
+    assert load_reference(corpus) is None
+    assert grade_run.fn(run_dir, load_reference(corpus), load_request(corpus), None) == []
     assert not (run_dir / "grades.json").exists()
