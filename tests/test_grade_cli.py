@@ -16,7 +16,7 @@ from veille.graders.batch import SCORES_SCHEMA
 from veille.models import factory
 from veille.models.base import ModelRequest
 from veille.models.scripted import ScriptedModel
-from veille.roles.judge import JudgeScore, JudgeVerdict
+from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
 
 WACC_REF = "WACC ≈ 9,91 % ; coût des capitaux propres 10,34 % ; dette après impôt 4,15 % ; EV ≈ 1 705 M$."
@@ -83,17 +83,16 @@ def test_judge_graders_make_one_call_per_prompt(
 ) -> None:
     def verdict(request: ModelRequest) -> JudgeVerdict:
         responses = request.payload["responses"]
-        return JudgeVerdict(
-            scores=[
+        return make_verdict(
+            [
                 JudgeScore(
-                    response_index=i,
                     accuracy=5 if "9,95" in r or "Cliquez" in r else 1,
                     usefulness=3,
                     tone=3,
                     format=3,
                     justification="—",
                 )
-                for i, r in enumerate(responses)
+                for r in responses
             ]
         )
 

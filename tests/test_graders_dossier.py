@@ -18,7 +18,7 @@ from veille.models.base import ModelRequest, TransientModelError
 from veille.models.caller import ModelClient
 from veille.models.factory import build_client
 from veille.models.scripted import ScriptedModel
-from veille.roles.judge import JudgeScore, JudgeVerdict
+from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
 from veille.warehouse.synth import write_synthetic_run
 
@@ -34,10 +34,9 @@ def _judge_by_length(request: ModelRequest) -> JudgeVerdict:
     # Longer text → higher accuracy: lets tests tell the rounds apart.
     responses = request.payload["responses"]
     ranks = sorted(range(len(responses)), key=lambda i: len(responses[i]))
-    return JudgeVerdict(
-        scores=[
+    return make_verdict(
+        [
             JudgeScore(
-                response_index=i,
                 accuracy=min(5, 2 + ranks.index(i)),
                 usefulness=3,
                 tone=4,

@@ -16,15 +16,15 @@ from veille.models.base import ModelRequest, SchemaValidationError
 from veille.models.caller import ModelClient
 from veille.models.factory import build_client
 from veille.models.scripted import ScriptedModel
-from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict
+from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
 
 REFERENCE = "WACC ≈ 9,91 % ; coût des capitaux propres 10,34 % ; dette après impôt 4,15 % ; EV ≈ 1 705 M$."
 RESPONSES = ["WACC 9,95 %, fonds propres 10,3 %, dette 4,2 %, EV 1 700 M.", "Le WACC est de 1,33 %"]
 
 
-def score(index: int, a: int, u: int, t: int, f: int, why: str = "ok") -> JudgeScore:
-    return JudgeScore(response_index=index, accuracy=a, usefulness=u, tone=t, format=f, justification=why)
+def score(a: int, u: int, t: int, f: int, why: str = "ok") -> JudgeScore:
+    return JudgeScore(accuracy=a, usefulness=u, tone=t, format=f, justification=why)
 
 
 @pytest.fixture()
@@ -41,21 +41,23 @@ def scripted(settings: Settings, tmp_path: Path) -> Iterator[tuple[ScriptedModel
 
 
 def test_normalisation_formula() -> None:
-    assert normalise_scores(score(0, 1, 1, 1, 1)) == 0.0
-    assert normalise_scores(score(0, 5, 5, 5, 5)) == 1.0
-    assert normalise_scores(score(0, 5, 4, 4, 3)) == pytest.approx(0.75)  # mean 4 → 3/4
+    assert normalise_scores(score(1, 1, 1, 1)) == 0.0
+    assert normalise_scores(score(5, 5, 5, 5)) == 1.0
+    assert normalise_scores(score(5, 4, 4, 3)) == pytest.approx(0.75)  # mean 4 → 3/4
 
 
 def test_one_call_sees_reference_and_all_responses(scripted: tuple[ScriptedModel, ModelClient]) -> None:
     model, client = scripted
-    model.add("judge", JudgeVerdict(scores=[score(1, 1, 2, 4, 3, "faux"), score(0, 5, 4, 4, 3, "juste")]))
+    # Keys are response ids, in any order: r1 first here.
+    answer = {"r1": score(1, 2, 4, 3, "faux").model_dump(), "r0": score(5, 4, 4, 3, "juste").model_dump()}
+    model.add("judge", json.dumps(answer))
     results = JudgeGrader(client).grade_group("Calcule le WACC", REFERENCE, RESPONSES)
 
     [request] = model.requests_for("judge")
     payload = JudgeInput.model_validate(dict(request.payload))
     assert payload.responses == RESPONSES and payload.reference == REFERENCE
     assert all(r in request.prompt for r in RESPONSES) and "9,91 %" in request.prompt
-    # Scores are mapped back by response_index, not by list position.
+    # Scores are mapped back by response id, not by position in the answer.
     assert [r.score for r in results] == pytest.approx([0.75, (2.5 - 1) / 4])
     assert results[0].details["justification"] == "juste"
     assert results[1].details["criteria"] == {"accuracy": 1, "usefulness": 2, "tone": 4, "format": 3}
@@ -69,21 +71,21 @@ def test_verdict_missing_a_response_is_reasked(
     model, client = scripted
     model.add(
         "judge",
-        JudgeVerdict(scores=[score(0, 5, 5, 5, 5)]),  # forgets response 1
-        JudgeVerdict(scores=[score(0, 5, 5, 5, 5), score(1, 1, 1, 1, 1)]),
+        make_verdict([score(5, 5, 5, 5)]),  # forgets response 1
+        make_verdict([score(5, 5, 5, 5), score(1, 1, 1, 1)]),
     )
     results = JudgeGrader(client).grade_group("q", REFERENCE, RESPONSES)
     assert [r.score for r in results] == [1.0, 0.0]
     assert len(model.requests_for("judge")) == 2
-    assert "response_index" in model.requests_for("judge")[1].feedback[0][1]
+    assert "r1" in model.requests_for("judge")[1].feedback[0][1]
     statuses = [json.loads(line)["status"] for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
     assert statuses == ["schema_error", "ok"]
 
 
 def test_judge_that_never_answers_properly_raises(scripted: tuple[ScriptedModel, ModelClient]) -> None:
     model, client = scripted
-    duplicate = JudgeVerdict(scores=[score(0, 5, 5, 5, 5), score(0, 1, 1, 1, 1)])
-    model.add("judge", duplicate, duplicate)
+    forgetful = make_verdict([score(5, 5, 5, 5)])
+    model.add("judge", forgetful, forgetful)
     with pytest.raises(SchemaValidationError):
         JudgeGrader(client).grade_group("q", REFERENCE, RESPONSES)
 
@@ -93,7 +95,7 @@ def test_combinations_share_one_judge_call(scripted: tuple[ScriptedModel, ModelC
 
     def verdict(request: ModelRequest) -> JudgeVerdict:
         n = len(request.payload["responses"])
-        return JudgeVerdict(scores=[score(i, 3, 3, 3, 3) for i in range(n)])
+        return make_verdict([score(3, 3, 3, 3) for _ in range(n)])
 
     model.function = verdict
     judge = JudgeGrader(client)
@@ -145,8 +147,8 @@ def _wire(verdict: JudgeVerdict) -> dict[str, Any]:
 def test_judge_through_fake_gemini(gemini_client: tuple[FakeGemini, ModelClient], tmp_path: Path) -> None:
     server, client = gemini_client
     server.script(
-        Reply.text('{"scores": [{"response_index": 0'),  # cut short: re-asked
-        Reply.json(_wire(JudgeVerdict(scores=[score(0, 4, 4, 5, 5), score(1, 1, 2, 3, 2)]))),
+        Reply.text('{"r0": {"accuracy": 4'),  # cut short: re-asked
+        Reply.json(_wire(make_verdict([score(4, 4, 5, 5), score(1, 2, 3, 2)]))),
     )
     results = JudgeGrader(client).grade_group("Calcule le WACC", REFERENCE, RESPONSES)
     assert [r.score for r in results] == pytest.approx([0.875, 0.25])

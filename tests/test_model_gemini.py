@@ -125,7 +125,7 @@ def test_structured_output_is_parsed_and_request_carries_schema_system_and_think
     assert body["contents"] == [{"role": "user", "parts": [{"text": "Évalue ce brouillon."}]}]
     config = camel(body["generationConfig"])
     assert config["responseMimeType"] == "application/json"
-    schema = config["responseSchema"]
+    schema = config["responseJsonSchema"]
     assert set(schema["properties"]) == {"clarte", "precision", "remarks"}
     assert schema["properties"]["clarte"]["minimum"] == 1 and schema["properties"]["clarte"]["maximum"] == 5
     assert config["temperature"] == 0.0  # the critic's temperature in the default settings
@@ -576,7 +576,7 @@ def _role_schemas() -> list[type[BaseModel]]:
 
 
 @pytest.mark.parametrize("schema", _role_schemas(), ids=lambda s: s.__name__)
-def test_every_role_schema_is_sent_as_response_schema(
+def test_every_role_schema_is_sent_as_response_json_schema(
     server: FakeGemini, tmp_path: Path, schema: type[BaseModel]
 ) -> None:
     from veille.models.base import ModelRequest
@@ -598,5 +598,5 @@ def test_every_role_schema_is_sent_as_response_schema(
     raw = asyncio.run(once())
 
     assert raw.text == "{}" and raw.finish_reason == "STOP"
-    sent = server.requests[0].body["generationConfig"]["responseSchema"]
+    sent = server.requests[0].body["generationConfig"]["responseJsonSchema"]
     assert set(sent["properties"]) == set(schema.model_fields)

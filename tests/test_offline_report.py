@@ -17,7 +17,7 @@ from veille.models.offline.reviser import revise
 from veille.models.offline.writer import write
 from veille.pipeline import build_settings
 from veille.roles.critic import CriticInput, evaluation_schema
-from veille.roles.judge import JudgeInput, JudgeVerdict
+from veille.roles.judge import JudgeInput, verdict_schema
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
 from veille.runfolder import new_run_id
@@ -330,8 +330,8 @@ def test_judge_prefers_the_response_closer_to_the_reference() -> None:
     verdict = judge(
         JudgeInput(prompt="Comparer les outils.", reference=reference, responses=[close, partial, off, ""])
     )
-    JudgeVerdict.model_validate(verdict.model_dump())
-    by_index = {s.response_index: s for s in verdict.scores}
+    verdict_schema(4).model_validate(verdict.model_dump())
+    by_index = dict(enumerate(verdict.by_response()))
     assert sorted(by_index) == [0, 1, 2, 3]
 
     def total(i: int) -> int:
@@ -340,4 +340,4 @@ def test_judge_prefers_the_response_closer_to_the_reference() -> None:
 
     assert total(0) > total(1) > total(3)
     assert by_index[2].tone < by_index[0].tone
-    assert all(s.justification for s in verdict.scores)
+    assert all(s.justification for s in verdict.by_response())

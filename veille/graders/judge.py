@@ -9,9 +9,9 @@ Normalisation to 0–1: ``score = (mean of the four criteria − 1) / 4``, so al
 1.0, and each criterion point is worth 1/16.
 
 The call goes through the model client (any backend: Gemini, offline engine, scripted). The output
-schema is :class:`~veille.roles.judge.JudgeVerdict` narrowed to "exactly one score per response
-index 0..N-1", so a verdict that forgets or repeats a response is re-asked by the client like any
-schema violation.
+schema is built per group (:func:`~veille.roles.judge.verdict_schema`): one required property per
+response, ``r0`` … ``r{N-1}``, so the JSON schema the model follows already says "one score per
+response" and a schema-following judge cannot fail validation.
 """
 
 from __future__ import annotations
@@ -49,10 +49,8 @@ class JudgeGrader(Grader):
             return []
         payload = JudgeInput(prompt=prompt, reference=reference, responses=list(responses))
         result = self.client.ask(JUDGE, payload)
-        by_index = {s.response_index: s for s in result.output.scores}
         out = []
-        for index in range(len(responses)):
-            score = by_index[index]
+        for index, score in enumerate(result.output.by_response()):
             out.append(
                 self.result(
                     normalise_scores(score),

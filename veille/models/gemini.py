@@ -2,10 +2,11 @@
 
 One ``genai.Client`` per backend object, created lazily on the first call — i.e. on the model
 client's event-loop thread, where it lives for the whole run (kept referenced: a client that is
-garbage-collected closes its connection mid-call). Requests ask for JSON with the role's pydantic
-schema as ``response_schema``; the text is *not* trusted here (the SDK's ``.parsed`` is silently
-``None`` on a schema violation, a ``MAX_TOKENS`` truncation or a blocked prompt): the caller
-validates it.
+garbage-collected closes its connection mid-call). Requests ask for JSON with the role's schema as
+``response_json_schema`` (:func:`veille.models.wire.wire_schema`: JSON Schema carries constraints
+the OpenAPI-style ``response_schema`` cannot, and what we build is exactly what goes on the wire).
+The text is *not* trusted here (the SDK's ``.parsed`` is silently ``None`` on a schema violation, a
+``MAX_TOKENS`` truncation or a blocked prompt): the caller validates it.
 
 Retries. The SDK retries (tenacity, exponential backoff with jitter) on 408/5xx, timeouts and
 connection errors when ``HttpRetryOptions`` is set, but its backoff ignores the ``RetryInfo.retryDelay``
@@ -27,6 +28,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from veille.models.base import ModelError, ModelRequest, RawResponse, TransientModelError, Usage
+from veille.models.wire import wire_schema
 from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub
 
 if TYPE_CHECKING:
@@ -186,7 +188,7 @@ class GeminiModel:
             system_instruction=request.system,
             temperature=request.temperature,
             response_mime_type="application/json",
-            response_schema=request.output_schema,
+            response_json_schema=wire_schema(request.output_schema),
             thinking_config=thinking_config(request.model, request.thinking),
             # No tools are declared; turning AFC off also silences its per-call INFO log line.
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),

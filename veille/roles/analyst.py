@@ -1,8 +1,17 @@
-"""Analyst: one per sub-task; reads only its documents and writes findings that cite document ids."""
+"""Analyst: one per sub-task; reads only its documents and writes findings that cite document ids.
+
+The output schema is built per sub-task (:func:`findings_schema`): every cited id — a finding's
+``doc_ids``, a contradiction's ``doc_ids`` and ``retained`` — is an enum of that sub-task's
+document ids, so a schema-following analyst cannot cite a document it was not given (and code
+still removes, with an alert, what a model that ignores the schema cites).
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from functools import lru_cache
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, create_model
 
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
@@ -16,6 +25,7 @@ __all__ = [
     "Finding",
     "Findings",
     "build_prompt",
+    "findings_schema",
 ]
 
 
@@ -79,10 +89,41 @@ def build_prompt(data: AnalystInput) -> str:
     )
 
 
+@lru_cache(maxsize=128)
+def findings_schema(doc_ids: tuple[str, ...]) -> type[Findings]:
+    """:class:`Findings` whose JSON schema makes every cited id an enum of ``doc_ids``.
+
+    The enums (and, with fewer than two documents, "no contradiction"; with none, "no finding")
+    are in the JSON schema only: the validator stays as lenient as :class:`Findings`, and an
+    answer citing another id (a model that ignores the schema) is repaired with an alert by
+    :func:`veille.steps.analyse.restrict_citations` instead of failing the branch.
+    """
+    ids = list(dict.fromkeys(doc_ids))
+    doc_id: Any = Annotated[str, Field(json_schema_extra={"enum": ids})] if ids else str
+    finding: Any = create_model(
+        "Finding",
+        __base__=Finding,
+        doc_ids=(list[doc_id], Field(min_length=1, description="Ids of the documents that support it")),
+    )
+    note: Any = create_model(
+        "ContradictionNote",
+        __base__=ContradictionNote,
+        doc_ids=(list[doc_id], Field(min_length=2, description="Documents that disagree")),
+        retained=(doc_id, Field(description="Id of the document whose claim is retained")),
+    )
+    none: dict[str, Any] = {"json_schema_extra": {"maxItems": 0}}
+    return create_model(
+        "Findings",
+        __base__=Findings,
+        findings=(list[finding], Field(**(none if not ids else {}))),
+        contradictions=(list[note], Field(default_factory=list, **(none if len(ids) < 2 else {}))),
+    )
+
+
 ANALYST: Role[AnalystInput, Findings] = Role(
     name="analyst",
     input_type=AnalystInput,
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
-    output_schema=lambda _data: Findings,
+    output_schema=lambda data: findings_schema(tuple(d.id for d in data.documents)),
 )

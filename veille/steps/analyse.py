@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert
-from veille.roles.analyst import ANALYST, AnalystInput, DocumentText, Findings
+from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 
@@ -55,7 +55,12 @@ def failed_analysis(sub_task: SubTask, error: BaseException) -> Analysis:
 def restrict_citations(
     findings: Findings, allowed: Sequence[str], subtask_id: str
 ) -> tuple[Findings, list[Alert]]:
-    """Remove citations of documents outside the sub-task's set (the analyst saw only those)."""
+    """Remove citations of documents outside the sub-task's set (the analyst saw only those).
+
+    The analyst's schema already restricts ids to that set; this also repairs what a schema cannot
+    say (a contradiction citing one document twice) and answers of schema-less models, each repair
+    with an alert. The result is plain :class:`Findings` (not the per-sub-task schema's subclasses).
+    """
     allowed_set = set(allowed)
     foreign: list[str] = []
     kept = []
@@ -64,16 +69,18 @@ def restrict_citations(
         foreign += [i for i in ids if i not in allowed_set]
         ids = [i for i in ids if i in allowed_set]
         if ids:
-            kept.append(finding.model_copy(update={"doc_ids": ids}))
+            kept.append(Finding(statement=finding.statement, doc_ids=ids, figures=list(finding.figures)))
     contradictions = []
+    single = 0  # notes left with fewer than two distinct documents, none of them foreign
     for note in findings.contradictions:
         ids = list(dict.fromkeys(note.doc_ids))
-        foreign += [i for i in ids if i not in allowed_set]
-        if note.retained not in allowed_set:
-            foreign.append(note.retained)
+        outside = [i for i in [*ids, note.retained] if i not in allowed_set]
+        foreign += outside
         ids = [i for i in ids if i in allowed_set]
         if len(ids) >= 2 and note.retained in allowed_set:
-            contradictions.append(note.model_copy(update={"doc_ids": ids}))
+            contradictions.append(ContradictionNote(doc_ids=ids, retained=note.retained, reason=note.reason))
+        elif not outside:
+            single += 1
     alerts = []
     foreign = list(dict.fromkeys(foreign))
     if foreign:
@@ -88,7 +95,20 @@ def restrict_citations(
                 subject=subtask_id,
             )
         )
-    cleaned = Findings(findings=kept, contradictions=contradictions, open_questions=findings.open_questions)
+    if single:
+        alerts.append(
+            Alert(
+                code="analyse.contradiction_dropped",
+                severity="warning",
+                stage="analyse",
+                message=f"{subtask_id} : {single} contradiction(s) citant moins de deux documents "
+                "distincts supprimée(s)",
+                subject=subtask_id,
+            )
+        )
+    cleaned = Findings(
+        findings=kept, contradictions=contradictions, open_questions=list(findings.open_questions)
+    )
     return cleaned, alerts
 
 

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from veille.models.offline.text import extract_figures, figure_unit, figure_value, stems
-from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict
+from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.textstats import count_words, section_order
 
 __all__ = ["judge"]
@@ -55,7 +55,7 @@ def judge(data: JudgeInput) -> JudgeVerdict:
     ref_length = max(count_words(data.reference), 1)
     ref_cites = bool(re.search(r"\[\d+\]", data.reference))
     scores = []
-    for index, response in enumerate(data.responses):
+    for response in data.responses:
         resp_figures = _figure_keys(response)
         resp_stems = set(stems(response))
         fig_recall = (
@@ -87,7 +87,6 @@ def judge(data: JudgeInput) -> JudgeVerdict:
         )
         scores.append(
             JudgeScore(
-                response_index=index,
                 accuracy=max(1, min(5, accuracy)),
                 usefulness=max(1, min(5, usefulness)),
                 tone=max(1, min(5, tone)),
@@ -95,4 +94,4 @@ def judge(data: JudgeInput) -> JudgeVerdict:
                 justification=justification,
             )
         )
-    return JudgeVerdict(scores=scores)
+    return make_verdict(scores)
