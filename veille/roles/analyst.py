@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, JsonValue, create_model
 
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
@@ -98,7 +98,7 @@ def findings_schema(doc_ids: tuple[str, ...]) -> type[Findings]:
     answer citing another id (a model that ignores the schema) is repaired with an alert by
     :func:`veille.steps.analyse.restrict_citations` instead of failing the branch.
     """
-    ids = list(dict.fromkeys(doc_ids))
+    ids: list[JsonValue] = list(dict.fromkeys(doc_ids))
     doc_id: Any = Annotated[str, Field(json_schema_extra={"enum": ids})] if ids else str
     finding: Any = create_model(
         "Finding",

@@ -1,0 +1,142 @@
+"""Every LLM role of the package, and realistic inputs for each (its output schema depends on them).
+
+``all_roles()`` finds the :class:`~veille.roles.base.Role` objects by walking ``veille.roles``, so a
+new role is picked up by the schema tests without being listed; ``ROLE_INPUTS`` must then give it
+inputs (a test fails until it does).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+import veille.roles
+from tests.test_offline_fixtures import synthetic_analyst_input, synthetic_planner_input
+from veille.grid import load_grid
+from veille.roles.base import Role
+from veille.roles.critic import CriticInput
+from veille.roles.judge import JudgeInput
+from veille.roles.reviser import ReviserInput
+from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
+from veille.settings import Settings
+
+__all__ = ["ROLE_INPUTS", "all_roles", "role_cases"]
+
+QUESTION = "Que disent les documents sur le débit de sauvegarde de Sauvia, Barzo et Quillon ?"
+DRAFT = (
+    "## Synthèse\n\nBarzo sauvegarde à 2,6 Go/s. Sauvia coûte 95 EUR par To. Quillon reste à mesurer.\n\n"
+    "## Points clés\n\n- Débit de Barzo : 2,6 Go/s [1].\n- Prix de Sauvia : 95 EUR par To [2][3].\n\n"
+    "## Ce qui reste incertain\n\n- Le débit de Quillon n'est pas mesuré [3].\n"
+)
+
+
+def _sources(n: int) -> list[SourceRef]:
+    return [
+        SourceRef(number=i, id=f"bk-{i:02d}", title=f"Source {i}", date="2026-01-0{i}", source_type="forum")
+        for i in range(1, n + 1)
+    ]
+
+
+def _planner() -> list[BaseModel]:
+    return [synthetic_planner_input(), synthetic_planner_input(max_subtasks=3, max_docs=2)]
+
+
+def _analyst() -> list[BaseModel]:
+    return [
+        synthetic_analyst_input(QUESTION, ["bk-01", "bk-02", "bk-03"]),
+        synthetic_analyst_input(QUESTION, ["bk-04"], subtask_id="st-2"),
+        synthetic_analyst_input(QUESTION, [], subtask_id="st-3"),
+    ]
+
+
+def _writer() -> list[BaseModel]:
+    return [
+        WriterInput(
+            request_title="Sauvegarde",
+            request="Comparer Sauvia, Barzo et Quillon et recommander un outil.",
+            questions={"st-1": QUESTION, "st-2": "Combien coûte chaque outil ?"},
+            findings=[
+                NumberedFinding(subtask_id="st-1", statement="Débit de Barzo : 2,6 Go/s.", sources=[1]),
+                NumberedFinding(subtask_id="st-2", statement="Sauvia : 95 EUR par To.", sources=[2, 3]),
+            ],
+            contradictions=["[2] et [3] divergent sur le prix de Sauvia ; [3] est retenu (plus récent)."],
+            open_questions=["Débit de Quillon ?"],
+            sources=_sources(3),
+            mandatory_mentions=["Barzo"],
+            min_words=40,
+            max_words=400,
+        )
+    ]
+
+
+def _grid_criteria() -> dict[str, str]:
+    return dict(load_grid(Settings().grid_file).criteria)
+
+
+def _critic() -> list[BaseModel]:
+    return [
+        CriticInput(
+            draft=DRAFT,
+            criteria=_grid_criteria(),
+            request="Comparer.",
+            source_count=3,
+            min_words=40,
+            max_words=400,
+            forbidden_words=["révolutionnaire"],
+            mandatory_mentions=["Barzo"],
+        )
+    ]
+
+
+def _reviser() -> list[BaseModel]:
+    return [
+        ReviserInput(
+            draft=DRAFT,
+            instructions=["Longueur : 38 mots, il en faut entre 40 et 400.", "Citez [4] : orphelin."],
+            sources=_sources(3),
+            mandatory_mentions=["Barzo"],
+            min_words=40,
+            max_words=400,
+            invalid_citations=[4],
+        )
+    ]
+
+
+def _judge() -> list[BaseModel]:
+    return [
+        JudgeInput(prompt="Comparer.", reference=DRAFT, responses=[DRAFT]),
+        JudgeInput(prompt="Comparer.", reference=DRAFT, responses=[DRAFT, "Rien.", DRAFT.upper()]),
+    ]
+
+
+ROLE_INPUTS: dict[str, Callable[[], list[BaseModel]]] = {
+    "planner": _planner,
+    "analyst": _analyst,
+    "writer": _writer,
+    "critic": _critic,
+    "reviser": _reviser,
+    "judge": _judge,
+}
+
+
+def all_roles() -> list[Role[BaseModel, BaseModel]]:
+    """Every module-level Role object under ``veille.roles``, in name order."""
+    found: dict[str, Role[BaseModel, BaseModel]] = {}
+    for info in pkgutil.iter_modules(veille.roles.__path__, "veille.roles."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, Role):
+                found[value.name] = value
+    return [found[name] for name in sorted(found)]
+
+
+def role_cases() -> list[tuple[str, Role[BaseModel, BaseModel], BaseModel]]:
+    """(case id, role, input) for every role and every input of :data:`ROLE_INPUTS`."""
+    cases = []
+    for role in all_roles():
+        for i, data in enumerate(ROLE_INPUTS[role.name]() if role.name in ROLE_INPUTS else []):
+            cases.append((f"{role.name}-{i}", role, data))
+    return cases

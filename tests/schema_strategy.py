@@ -1,0 +1,113 @@
+"""Hypothesis strategies for the instances of a wire JSON schema (the subset Gemini accepts).
+
+Written here rather than taken from hypothesis-jsonschema (0.23.1 does not run with the pinned
+hypothesis 6.170: it uses private internals that changed). Built from the schema alone, not from
+the pydantic model or veille.models.wire, so "every instance validates with pydantic" is a real
+check. An unknown keyword raises: a new kind of constraint must be taught here, not ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import strategies as st
+
+__all__ = ["from_wire_schema"]
+
+_ANNOTATIONS = {"description", "title", "format", "propertyOrdering"}
+_HANDLED = {
+    "type",
+    "enum",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "oneOf",
+    "properties",
+    "required",
+    "additionalProperties",
+}
+_MAX_ITEMS = 4  # arrays without maxItems: long enough to repeat and mix items
+_EXTRA_KEYS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8)
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=5), inner, max_size=2),
+    max_leaves=4,
+)
+
+
+def from_wire_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Any JSON value valid for ``schema`` (extra object keys included where they are allowed)."""
+    unknown = set(schema) - _HANDLED - _ANNOTATIONS
+    if unknown:
+        raise ValueError(f"schema keyword(s) not handled by the test strategy: {sorted(unknown)}")
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if branches:
+        rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+        return st.one_of([from_wire_schema({**rest, **branch}) for branch in branches])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return st.one_of([from_wire_schema({**schema, "type": k}) for k in kind])
+    if kind == "object" or "properties" in schema:
+        return _object(schema)
+    if kind == "array":
+        return _array(schema)
+    if kind == "string":
+        return st.text(max_size=40)
+    if kind == "integer":
+        return st.integers(min_value=schema.get("minimum"), max_value=schema.get("maximum"))
+    if kind == "number":
+        return st.floats(
+            min_value=schema.get("minimum"),
+            max_value=schema.get("maximum"),
+            allow_nan=False,
+            allow_infinity=False,
+        )
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    if kind is None:
+        return _ANY_JSON
+    raise ValueError(f"unknown type {kind!r} in {json.dumps(schema)[:200]}")
+
+
+def _object(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    properties: dict[str, Any] = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    fixed = {name: from_wire_schema(sub) for name, sub in properties.items() if name in required}
+    optional = {name: from_wire_schema(sub) for name, sub in properties.items() if name not in required}
+    extra = schema.get("additionalProperties", True)
+    if extra is False:
+        extras: st.SearchStrategy[dict[str, Any]] = st.just({})
+    else:
+        values = _ANY_JSON if extra is True else from_wire_schema(extra)
+        keys = _EXTRA_KEYS.filter(lambda k: k not in properties)
+        extras = st.dictionaries(keys, values, max_size=2)
+    return st.builds(
+        lambda a, b, c: {**c, **b, **a},
+        st.fixed_dictionaries(fixed),
+        st.fixed_dictionaries({}, optional=optional),
+        extras,
+    )
+
+
+def _array(schema: dict[str, Any]) -> st.SearchStrategy[list[Any]]:
+    low = int(schema.get("minItems", 0))
+    high = int(schema.get("maxItems", max(low, _MAX_ITEMS)))
+    prefix = [from_wire_schema(sub) for sub in schema.get("prefixItems") or []]
+    items = from_wire_schema(schema["items"]) if isinstance(schema.get("items"), dict) else _ANY_JSON
+    if not prefix:
+        return st.lists(items, min_size=low, max_size=high)
+    head = st.tuples(*prefix).map(list)
+    return st.builds(
+        lambda h, t: (h + t)[: max(high, len(h))],
+        head,
+        st.lists(items, min_size=max(0, low - len(prefix)), max_size=max(0, high - len(prefix))),
+    )

@@ -1,0 +1,220 @@
+"""Every role's output schema carries the constraints its validator enforces (issue 12, item 2).
+
+- the wire schema (``response_json_schema``) drops nothing pydantic's schema constrains;
+- it goes through the real google-genai SDK to the fake server as built, with its enums, item
+  counts, integer bounds and required fields, and the offline engine's answer (valid against
+  the wire schema, which is stricter than pydantic) comes back validated;
+- schema-valid ⇒ validator-valid: any instance of the wire schema (tests/schema_strategy.py, 200
+  per case, each also checked with jsonschema) validates with the role's pydantic schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from pydantic import BaseModel
+
+from tests.fake_gemini import FakeGemini, Reply
+from tests.role_inputs import ROLE_INPUTS, all_roles, role_cases
+from tests.schema_strategy import from_wire_schema
+from veille.models.base import ModelRequest
+from veille.models.factory import build_client
+from veille.models.offline import OfflineModel
+from veille.models.wire import unsupported_keywords, wire_schema
+from veille.roles.analyst import AnalystInput
+from veille.roles.base import Role
+from veille.roles.critic import CriticInput
+from veille.roles.judge import JUDGE_CRITERIA, JudgeInput
+from veille.settings import Settings
+from veille.steps.analyse import restrict_citations
+
+CASES = role_cases()
+IDS = [case_id for case_id, _, _ in CASES]
+# Keywords that restrict which instances are valid (annotations such as description are not).
+CONSTRAINTS = ("type", "enum", "minItems", "maxItems", "minimum", "maximum", "additionalProperties")
+
+
+def _schema(role: Role[BaseModel, BaseModel], data: BaseModel) -> type[BaseModel]:
+    return role.schema_for(data)
+
+
+def _constraints(node: Any, defs: dict[str, Any], path: str = "") -> set[tuple[str, str, str]]:
+    """(path, keyword, value) for every constraint of a JSON schema, ``$ref`` resolved here
+    (independently of veille.models.wire), ``const`` read as a one-value ``enum``."""
+    if not isinstance(node, dict):
+        return set()
+    if "$ref" in node:
+        target = defs[node["$ref"].rsplit("/", 1)[-1]]
+        return _constraints({**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs, path)
+    out: set[tuple[str, str, str]] = set()
+    for key, value in node.items():
+        if key == "const":
+            out.add((path, "enum", json.dumps([value])))
+        elif key in CONSTRAINTS and not isinstance(value, dict):
+            out.add((path, key, json.dumps(value, sort_keys=True)))
+        elif key == "required":
+            out |= {(path, "required", name) for name in value}
+    for name, sub in (node.get("properties") or {}).items():
+        out |= _constraints(sub, defs, f"{path}/{name}")
+    for key in ("items", "additionalProperties"):
+        out |= _constraints(node.get(key), defs, f"{path}/{key}")
+    for key in ("anyOf", "oneOf", "prefixItems"):
+        for i, sub in enumerate(node.get(key) or []):
+            out |= _constraints(sub, defs, f"{path}/{key}/{i}")
+    return out
+
+
+def test_every_role_has_realistic_inputs() -> None:
+    names = [role.name for role in all_roles()]
+    assert set(names) == {"planner", "analyst", "writer", "critic", "reviser", "judge"}
+    assert set(ROLE_INPUTS) == set(names)
+    for _, role, data in CASES:
+        assert isinstance(data, role.input_type)
+
+
+@pytest.mark.parametrize(("case_id", "role", "data"), CASES, ids=IDS)
+def test_wire_schema_keeps_every_constraint(case_id: str, role: Any, data: BaseModel) -> None:
+    schema = _schema(role, data)
+    assert unsupported_keywords(schema) == []
+    source = schema.model_json_schema()
+    wire = wire_schema(schema)
+    jsonschema.Draft202012Validator.check_schema(wire)
+    assert _constraints(source, source.get("$defs", {})) <= _constraints(wire, {})
+    assert "$ref" not in json.dumps(wire) and "$defs" not in wire
+
+
+# --- through the real SDK to the fake server -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeGemini]:
+    with FakeGemini() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def engine() -> OfflineModel:
+    return OfflineModel(Settings())
+
+
+def _offline_answer(engine: OfflineModel, role: Any, data: BaseModel, schema: type[BaseModel]) -> str:
+    request = ModelRequest(
+        role=role.name, model="offline", system="", prompt="", output_schema=schema, payload=data.model_dump()
+    )
+    return engine.respond(request).text
+
+
+@pytest.mark.parametrize(("case_id", "role", "data"), CASES, ids=IDS)
+def test_schema_goes_through_the_sdk_with_its_constraints(
+    case_id: str,
+    role: Any,
+    data: BaseModel,
+    server: FakeGemini,
+    engine: OfflineModel,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    schema = _schema(role, data)
+    wire = wire_schema(schema)
+    answer = _offline_answer(engine, role, data, schema)
+    # The offline engine answers in the wire shape (every field present), not only pydantic's.
+    jsonschema.validate(json.loads(answer), wire)
+    server.reset()
+    server.script(Reply.text(answer))
+    config = Settings(
+        backend="gemini",
+        gemini_base_url=server.base_url,
+        gemini_api_version="v1beta",
+        warehouse_dir=tmp_path / "warehouse",
+        http_attempts=1,
+        use_cache=False,
+        reask_attempts=0,
+    )
+    with build_client(config, run_id="run-schemas", journal_path=tmp_path / "calls.jsonl") as client:
+        result = client.ask(role, data)
+    assert result.attempts == 1
+    [request] = server.requests
+    generation = request.body["generationConfig"]
+    assert "responseSchema" not in generation
+    sent = generation["responseJsonSchema"]
+    assert sent == wire  # the SDK sent our JSON schema untouched
+    source = schema.model_json_schema()
+    assert _constraints(source, source.get("$defs", {})) <= _constraints(sent, {})
+    _role_specific(role.name, data, sent)
+
+
+def _role_specific(name: str, data: BaseModel, sent: dict[str, Any]) -> None:
+    if name == "judge":
+        assert isinstance(data, JudgeInput)
+        keys = [f"r{i}" for i in range(len(data.responses))]
+        assert list(sent["properties"]) == keys and sent["required"] == keys
+        for key in keys:
+            score = sent["properties"][key]
+            assert set(score["required"]) == {*JUDGE_CRITERIA, "justification"}
+            for criterion in JUDGE_CRITERIA:
+                assert score["properties"][criterion] | {"description": ""} == {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 5,
+                    "description": "",
+                }
+    elif name == "critic":
+        assert isinstance(data, CriticInput)
+        assert set(sent["required"]) == {*data.criteria, "remarks"}
+        for criterion in data.criteria:
+            prop = sent["properties"][criterion]
+            assert (prop["type"], prop["minimum"], prop["maximum"]) == ("integer", 1, 5)
+        assert sent["properties"]["remarks"]["items"] == {"type": "string"}
+    elif name == "analyst":
+        assert isinstance(data, AnalystInput)
+        ids = [d.id for d in data.documents]
+        finding = sent["properties"]["findings"]
+        note = sent["properties"]["contradictions"]
+        if ids:
+            assert finding["items"]["properties"]["doc_ids"]["items"]["enum"] == ids
+            assert finding["items"]["properties"]["doc_ids"]["minItems"] == 1
+            assert note["items"]["properties"]["retained"]["enum"] == ids
+            assert note["items"]["properties"]["doc_ids"]["items"]["enum"] == ids
+            assert note["items"]["properties"]["doc_ids"]["minItems"] == 2
+        else:
+            assert finding["maxItems"] == 0
+        if len(ids) < 2:
+            assert note["maxItems"] == 0
+
+
+# --- schema-valid ⇒ validator-valid ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("case_id", "role", "data"), CASES, ids=IDS)
+def test_any_schema_valid_answer_validates(case_id: str, role: Any, data: BaseModel) -> None:
+    schema = _schema(role, data)
+    wire = wire_schema(schema)
+    validator = jsonschema.Draft202012Validator(wire)
+    checked: list[int] = []
+
+    @settings(
+        max_examples=200,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
+    @given(instance=from_wire_schema(wire))
+    def check(instance: Any) -> None:
+        validator.validate(instance)  # the strategy itself is checked
+        output = schema.model_validate(instance)  # never raises: that is the guarantee
+        if isinstance(data, AnalystInput):
+            _, alerts = restrict_citations(output, [d.id for d in data.documents], data.subtask_id)  # type: ignore[arg-type]
+            assert "analyse.foreign_citation" not in {a.code for a in alerts}
+        if isinstance(data, JudgeInput):
+            assert len(output.by_response()) == len(data.responses)  # type: ignore[attr-defined]
+        checked.append(1)
+
+    check()
+    assert len(checked) >= 200
