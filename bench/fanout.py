@@ -39,7 +39,18 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import INPUTS
 
-from veille import ops
+from veille.ops.server import (
+    LOOPBACK,
+    api_url,
+    free_port,
+    prefect_command,
+    server_env,
+    start_prefect_process,
+    stop_process,
+    telemetry_off_env,
+    wait_healthy,
+)
+from veille.ops.setup import ensure_work_pool
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,16 +127,16 @@ def _report_map(label: str, data: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------------------- server + worker
 def _start_server(base: Path) -> tuple[subprocess.Popen[bytes], dict[str, str], float]:
-    port = ops.free_port()
-    env = ops.server_env(port=port, home=base / "home")
+    port = free_port()
+    env = server_env(port=port, home=base / "home")
     env["PREFECT_LOCAL_STORAGE_PATH"] = str(base / "home" / "storage")
     t0 = time.perf_counter()
-    proc = ops.start_prefect_process(
-        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+    proc = start_prefect_process(
+        ["server", "start", "--host", LOOPBACK, "--port", str(port), "--analytics-off"],
         env=env,
         log_path=base / "server.log",
     )
-    ops.wait_healthy(ops.api_url(port), timeout_s=300, proc=proc)
+    wait_healthy(api_url(port), timeout_s=300, proc=proc)
     return proc, env, time.perf_counter() - t0
 
 
@@ -154,16 +165,16 @@ def _bench_worker(env: dict[str, str], base: Path, poll_s: float, runs: int) -> 
         encoding="utf-8",
     )
     with SyncPrefectClient(api=env["PREFECT_API_URL"]) as client:
-        ops.ensure_work_pool(client, pool)
+        ensure_work_pool(client, pool)
     subprocess.run(
-        ops.prefect_command("--no-prompt", "deploy", "--prefect-file", str(yaml_path), "--name", "empty"),
+        prefect_command("--no-prompt", "deploy", "--prefect-file", str(yaml_path), "--name", "empty"),
         env=env,
         cwd=PROJECT_ROOT,
         check=True,
         capture_output=True,
     )
     worker_env = dict(env, PREFECT_WORKER_QUERY_SECONDS=str(poll_s))
-    worker = ops.start_prefect_process(
+    worker = start_prefect_process(
         ["worker", "start", "--pool", pool, "--type", "process"],
         env=worker_env,
         log_path=base / "worker.log",
@@ -187,7 +198,7 @@ def _bench_worker(env: dict[str, str], base: Path, poll_s: float, runs: int) -> 
                 )
                 scheduled.append((_wait_running(client, run.id) - at).total_seconds())
     finally:
-        ops.stop_process(worker, signals=(15, 15), grace_s=30)
+        stop_process(worker, signals=(15, 15), grace_s=30)
     return {"poll_s": poll_s, "manual_s": manual, "scheduled_s": scheduled}
 
 
@@ -216,7 +227,7 @@ def main() -> None:
     try:
         if "ephemeral" in only:
             env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-            env.update(ops.telemetry_off_env(), PREFECT_HOME=str(base / "eph-home"))
+            env.update(telemetry_off_env(), PREFECT_HOME=str(base / "eph-home"))
             _report_map(
                 "ephemeral (temporary API started by the client)", _run_child(env, sizes, args.repeat)
             )
@@ -239,7 +250,7 @@ def main() -> None:
                     verdict = max(s) <= max(m) + data["poll_s"]
                     print(f"  scheduled ≤ manual + polling interval: {'yes' if verdict else 'NO'}")
             finally:
-                ops.stop_process(server)
+                stop_process(server)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

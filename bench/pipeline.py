@@ -196,7 +196,7 @@ def bench_offline(tmp: Path, repeat: int) -> dict[str, Any]:
 
 
 def bench_server(tmp: Path, repeat: int) -> dict[str, Any]:
-    from veille.ops import free_port, server_env, start_prefect_process, stop_process, wait_healthy
+    from veille.ops.server import free_port, server_env, start_prefect_process, stop_process, wait_healthy
 
     port = free_port()
     env = server_env(port=port, home=tmp / "server-home", base=_base_env(tmp / "server-home"))

@@ -38,7 +38,15 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from veille import ops  # noqa: E402
+from veille.ops.server import (  # noqa: E402
+    LOOPBACK,
+    api_url,
+    free_port,
+    server_env,
+    start_prefect_process,
+    stop_process,
+    wait_healthy,
+)
 from veille.warehouse import query  # noqa: E402
 
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
@@ -124,20 +132,20 @@ def soak(runs: int, no_cache: bool, keep: Path | None, history: int = 0) -> dict
         _fill_history(warehouse, history)
     home = base / "prefect-home"
     home.mkdir(exist_ok=True)
-    port = ops.free_port()
-    env = ops.server_env(port=port, home=home)
+    port = free_port()
+    env = server_env(port=port, home=home)
     env = {k: v for k, v in env.items() if not k.startswith("VEILLE_")}
     for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
         env.pop(key, None)
-    server = ops.start_prefect_process(
-        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+    server = start_prefect_process(
+        ["server", "start", "--host", LOOPBACK, "--port", str(port), "--analytics-off"],
         env=env,
         log_path=base / "server.log",
     )
     rows: list[dict[str, Any]] = []
     try:
-        waited = ops.wait_healthy(ops.api_url(port), timeout_s=240, proc=server)
-        print(f"server {ops.api_url(port)} (pid {server.pid}) healthy after {waited:.1f} s", flush=True)
+        waited = wait_healthy(api_url(port), timeout_s=240, proc=server)
+        print(f"server {api_url(port)} (pid {server.pid}) healthy after {waited:.1f} s", flush=True)
         argv = [str(Path(sys.executable).with_name("veille")), "run", "--corpus", str(corpus)]
         argv += ["--warehouse", str(warehouse), "--backend", "offline"] + (["--no-cache"] if no_cache else [])
         logs = base / "logs"
@@ -162,7 +170,7 @@ def soak(runs: int, no_cache: bool, keep: Path | None, history: int = 0) -> dict
             if code != 0:
                 print((logs / f"run-{number:03d}.log").read_text(errors="replace")[-3000:], flush=True)
     finally:
-        ops.stop_process(server, grace_s=30)
+        stop_process(server, grace_s=30)
     columns, recorded = query(
         warehouse / "parquet",
         "SELECT status, count(*) AS runs, count(DISTINCT run_id) FROM runs GROUP BY status",

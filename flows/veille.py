@@ -1,5 +1,5 @@
 """The veille flow: ingest → catalogue → screen → plan → analyse.map → write report → review loop
-→ outputs → grade → record. The bookkeeping between the steps is ``veille.pipeline.RunLog``.
+→ outputs → grade → record. The bookkeeping between the steps is ``veille.run.runlog.RunLog``.
 
 A failed branch does not lose the others: the report is written from the branches that succeeded,
 names the missing axis, raises an alert, and the run ends Failed so it can be retried. Plan and
@@ -26,12 +26,14 @@ from tasks.write import write_report
 from veille.corpus.reference import load_reference
 from veille.corpus.request import load_request
 from veille.grid import load_grid
-from veille.ops import settings_task_runner
-from veille.pipeline import RunLog, build_settings, collect_branches, planner_input, record_note, results_dir
-from veille.recovery import lock_run_folder
+from veille.ops.runners import settings_task_runner
+from veille.run.info import record_note
+from veille.run.inputs import build_settings, collect_branches, planner_input, results_dir
+from veille.run.recovery import lock_run_folder
+from veille.run.runlog import RunLog
+from veille.run.summary import usage_note
 from veille.steps.write import finalize_report
 from veille.store.readers import document_snapshot
-from veille.summary import usage_note
 
 __all__ = ["veille_flow"]
 

@@ -12,9 +12,9 @@ from prefect.tasks import exponential_backoff
 from pydantic import BaseModel
 
 from tasks.clients import retry_transient
-from veille.killpoints import kill_point
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
+from veille.run.killpoints import kill_point
 from veille.steps.analyse import Analysis, analyse_subtask
 from veille.store.readers import fetch_documents
 

@@ -16,7 +16,7 @@ from typing import Any
 from veille.models.base import Model
 from veille.models.caller import ModelClient
 from veille.models.factory import build_client
-from veille.ops import amodel_call_slot
+from veille.ops.limits import amodel_call_slot
 from veille.settings import Settings
 
 __all__ = ["backend_label", "is_retryable", "model_key", "model_override", "open_client", "retry_transient"]

@@ -9,10 +9,10 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
-from veille.killpoints import kill_point
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
-from veille.runfolder import RunFolder, RunInfo
+from veille.run.folder import RunFolder, RunInfo
+from veille.run.killpoints import kill_point
 from veille.steps.analyse import Analysis
 from veille.steps.review import ReviewOutcome
 

@@ -10,7 +10,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from veille.recovery import recover_dead_runs
+from veille.run.recovery import recover_dead_runs
 from veille.settings import Settings
 from veille.warehouse import RecordResult, metrics_table, record_run_dir
 
@@ -71,7 +71,7 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
     except Exception as exc:  # the API may be down; the Parquet files are already committed
         logger.warning("could not publish the artifacts of run %s: %s", result.run_id, exc)
         artifacts = {}
-    # Runs killed before recording themselves (veille.recovery): recorded now, nothing lost.
+    # Runs killed before recording themselves (veille.run.recovery): recorded now, nothing lost.
     recovery = recover_dead_runs(settings.runs_dir, settings.parquet_dir)
     if recovery.recorded:
         logger.warning(

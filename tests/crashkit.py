@@ -30,7 +30,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from veille import ops
+from veille.ops.server import (
+    LOOPBACK,
+    api_url,
+    free_port,
+    server_env,
+    start_prefect_process,
+    stop_process,
+    telemetry_off_env,
+    wait_healthy,
+)
 
 __all__ = [
     "PROJECT_ROOT",
@@ -45,12 +54,12 @@ SERVER_START_TIMEOUT_S = 240.0
 # Imported once by the zygote; what a `veille run` would otherwise import in every child.
 _PRELOAD = (
     "veille.cli",
-    "veille.cli_run",
+    "veille.cli.run",
     "flows.veille",
     "veille.store.ingest",
     "veille.warehouse",
-    "veille.summary",
-    "veille.runfolder",
+    "veille.run.summary",
+    "veille.run.folder",
     "veille.models.caller",
     "veille.graders.dossier",
     "prefect.flow_engine",
@@ -65,7 +74,7 @@ _PRELOAD = (
 def prefect_env(api_url: str, home: Path) -> dict[str, str]:
     """Environment of a client process of the server at ``api_url`` (telemetry off, own PREFECT_HOME)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VEILLE_")}
-    env.update(ops.telemetry_off_env())
+    env.update(telemetry_off_env())
     env.update(
         {
             "PREFECT_API_URL": api_url,
@@ -85,18 +94,18 @@ def loopback_server(base: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]
     ``base``, analytics off; yields (API URL, process) and stops it by PID (its process group too)."""
     home = base / "server-home"
     home.mkdir(parents=True, exist_ok=True)
-    port = ops.free_port()
-    env = ops.server_env(port=port, home=home)
-    proc = ops.start_prefect_process(
-        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+    port = free_port()
+    env = server_env(port=port, home=home)
+    proc = start_prefect_process(
+        ["server", "start", "--host", LOOPBACK, "--port", str(port), "--analytics-off"],
         env=env,
         log_path=base / "server.log",
     )
     try:
-        ops.wait_healthy(ops.api_url(port), timeout_s=SERVER_START_TIMEOUT_S, proc=proc)
-        yield ops.api_url(port), proc
+        wait_healthy(api_url(port), timeout_s=SERVER_START_TIMEOUT_S, proc=proc)
+        yield api_url(port), proc
     finally:
-        ops.stop_process(proc, grace_s=30)
+        stop_process(proc, grace_s=30)
 
 
 _ZYGOTE_MAIN = r"""
@@ -250,7 +259,7 @@ class Zygote:
         self.kill_current()
         if self.proc.stdin is not None:
             self.proc.stdin.close()
-        ops.stop_process(self.proc, grace_s=10)
+        stop_process(self.proc, grace_s=10)
         self._replies.close()
 
 
@@ -280,7 +289,7 @@ class WarehouseState:
 def warehouse_state(warehouse: Path) -> WarehouseState:
     import pyarrow.parquet as pq
 
-    from veille.recovery import LOCK_FILE
+    from veille.run.recovery import LOCK_FILE
     from veille.warehouse import TABLES, committed_files, committed_runs, summary_index_path
 
     parquet = warehouse / "parquet"

@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from veille import cli_warehouse
+from veille.cli import warehouse as cli_warehouse
 from veille.settings import Settings
 from veille.warehouse import record_run_dir
 from veille.warehouse.synth import write_synthetic_run

@@ -3,13 +3,13 @@ lock error reaches the user.
 
 DuckDB lets one process write the corpus database and no other process read it meanwhile. Both runs
 start by ingesting: to make them meet there for sure, each holds its ingestion transaction open for
-``PAUSE_S`` (``VEILLE_TEST_PAUSE_AT=ingest:<s>``, veille/killpoints.py), so the second one finds the
+``PAUSE_S`` (``VEILLE_TEST_PAUSE_AT=ingest:<s>``, veille/run/killpoints.py), so the second one finds the
 file locked and has to wait (veille/dblock.py). The evidence that they met: the two ingestions'
 [started, finished] intervals (``ingest_runs``) overlap, which one writer at a time allows only if
 the later one waited. Runs are real `veille` processes (fresh interpreters),
 against the test harness's API server, then with no server at all: each run then starts Prefect's
 temporary API on the same PREFECT_HOME (the default of `veille run`), one after the other
-(veille/ephemeral.py), so the second reaches its ingestion several seconds later; it holds its
+(veille/ops/ephemeral.py), so the second reaches its ingestion several seconds later; it holds its
 transaction longer there (``PAUSE_NO_SERVER_S``) and the overlap is reported rather than required.
 """
 

@@ -2,7 +2,7 @@
 
 Each trial kills a `veille run` process (offline backend, bundled corpus copy, one warehouse shared by
 every trial, like a real deployment's) and runs it again. Kills land either at a fixed stage boundary
-(``VEILLE_TEST_KILL_AT``, see veille/killpoints.py: a fast run would make random delays miss the
+(``VEILLE_TEST_KILL_AT``, see veille/run/killpoints.py: a fast run would make random delays miss the
 short stages) or after a seeded random delay. After each kill and each rerun the test checks:
 
 - the rerun completes (exit 0, run.json ``completed``);
@@ -10,7 +10,7 @@ short stages) or after a seeded random delay. After each kill and each rerun the
   run did not persist its plan, and analyst calls exactly for the branches whose result the killed
   run had not persisted (read back from ``prefect-results``);
 - the Parquet warehouse: every visible file reads back, no duplicate run row, no table file of an
-  uncommitted run once the rerun is done (the killed run is recorded by the rerun: veille/recovery.py),
+  uncommitted run once the rerun is done (the killed run is recorded by the rerun: veille/run/recovery.py),
   summary index in line with the files;
 - the DuckDB corpus database opens read-only right after the kill, a kill inside the ingestion
   transaction leaves the previous commit intact, and after the rerun it holds exactly the corpus files.

@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from veille import cli_grade
+from veille.cli import grade as cli_grade
 from veille.graders.batch import SCORES_SCHEMA
 from veille.models import factory
 from veille.models.base import ModelRequest

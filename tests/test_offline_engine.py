@@ -31,7 +31,6 @@ from veille.models.base import Model, ModelRequest
 from veille.models.factory import build_client
 from veille.models.offline import AuthorityError, OfflineModel, OfflineRoleError
 from veille.models.offline.authority import AuthorityRanking, load_authority
-from veille.pipeline import build_settings, planner_input
 from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, Findings
 from veille.roles.critic import CriticInput, evaluation_schema
@@ -39,7 +38,8 @@ from veille.roles.judge import JudgeInput, JudgeVerdict
 from veille.roles.planner import Plan
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, NumberedFinding, SourceRef, WriterInput
-from veille.runfolder import new_run_id
+from veille.run.folder import new_run_id
+from veille.run.inputs import build_settings, planner_input
 from veille.settings import PROJECT_ROOT, Settings
 from veille.steps.analyse import analyse_subtask
 from veille.steps.plan import make_plan

@@ -1,6 +1,6 @@
 """Inputs for the offline-engine tests: a small synthetic corpus on another topic (server backup
 tools), and readers for the bundled corpus that build role inputs from its files with the
-project's own parser (veille.corpus) and planner-input builder (veille.pipeline).
+project's own parser (veille.corpus) and planner-input builder (veille.run.inputs).
 
 The synthetic corpus has the same traps as the bundled one, in other words: vendor sheet vs internal
 benchmark, 2026 vs 2027 price grid, security bulletin vs fix, forum rumour vs official denial, a
@@ -17,9 +17,9 @@ import yaml
 
 from veille.corpus.document import Document, parse_document
 from veille.corpus.request import load_request
-from veille.pipeline import planner_input
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.planner import CatalogueEntry, PlannerInput
+from veille.run.inputs import planner_input
 from veille.settings import Settings
 
 SYNTHETIC_TITLE = "Outil de sauvegarde des serveurs en 2027 : Sauvia, Barzo ou Quillon ?"
@@ -296,7 +296,7 @@ def bundled_documents(corpus: Path) -> list[Document]:
 
 
 def bundled_planner_input(corpus: Path, *, max_subtasks: int = 6, max_docs: int = 8) -> PlannerInput:
-    """The planner input the flow builds (``veille.pipeline.planner_input``), without a database."""
+    """The planner input the flow builds (``veille.run.inputs.planner_input``), without a database."""
     catalogue = [
         CatalogueEntry(
             id=d.id, date=d.date.isoformat(), source_type=d.source_type, title=d.title, summary=d.summary

@@ -15,12 +15,12 @@ from veille.models.offline.critic import criticise
 from veille.models.offline.judge import judge
 from veille.models.offline.reviser import revise
 from veille.models.offline.writer import write
-from veille.pipeline import build_settings
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, verdict_schema
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
-from veille.runfolder import new_run_id
+from veille.run.folder import new_run_id
+from veille.run.inputs import build_settings
 from veille.steps.review import review_loop
 from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
 

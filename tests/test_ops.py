@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from veille import ops
+from veille.ops import limits
+from veille.ops.clean import CleanTarget, clean, clean_targets
+from veille.ops.limits import amodel_call_slot, model_call_slot
+from veille.ops.runners import SettingsTaskRunner, build_task_runner
+from veille.ops.schedule import nightly_schedule
+from veille.ops.server import free_port, server_env, stop_process
+from veille.ops.setup import DEFAULT_POOL, ensure_model_call_limit, ensure_work_pool
 from veille.settings import Settings
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +33,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_server_env_points_ui_and_clients_at_the_chosen_port(tmp_path: Path) -> None:
-    env = ops.server_env(port=4321, home=tmp_path, base={"PATH": "/bin", "PREFECT_API_URL": "http://x/api"})
+    env = server_env(port=4321, home=tmp_path, base={"PATH": "/bin", "PREFECT_API_URL": "http://x/api"})
     assert env["PREFECT_API_URL"] == "http://127.0.0.1:4321/api"
     # Without this the UI would call the API on the default port 4200.
     assert env["PREFECT_UI_API_URL"] == "http://127.0.0.1:4321/api"
@@ -41,7 +47,7 @@ def test_server_env_points_ui_and_clients_at_the_chosen_port(tmp_path: Path) -> 
 
 
 def test_free_port_is_bindable_on_loopback() -> None:
-    port = ops.free_port()
+    port = free_port()
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", port))
 
@@ -57,7 +63,7 @@ def _next_runs_utc(cron: str, timezone: str | None, start: datetime) -> list[dat
 
 
 def test_nightly_schedule_fires_at_two_in_paris_across_dst() -> None:
-    schedule = ops.nightly_schedule()
+    schedule = nightly_schedule()
     assert (schedule.cron, schedule.timezone) == ("0 2 * * *", "Europe/Paris")
     winter = _next_runs_utc(schedule.cron or "", schedule.timezone, datetime(2027, 1, 10, 12, tzinfo=UTC))
     summer = _next_runs_utc(schedule.cron or "", schedule.timezone, datetime(2027, 7, 10, 12, tzinfo=UTC))
@@ -70,7 +76,7 @@ def test_nightly_schedule_fires_at_two_in_paris_across_dst() -> None:
 
 def test_nightly_schedule_rejects_unknown_timezone() -> None:
     with pytest.raises(ValueError, match=r"timezone.*Europe/Pariss"):
-        ops.nightly_schedule(timezone="Europe/Pariss")
+        nightly_schedule(timezone="Europe/Pariss")
 
 
 # --- prefect.yaml ----------------------------------------------------------------------------
@@ -94,7 +100,7 @@ def test_prefect_yaml_nightly_deployment() -> None:
     config, deployment = loaded["config"], loaded["deployment"]
     assert deployment["entrypoint"] == "flows.veille:veille_flow"
     assert deployment["schedules"] == [{"cron": "0 2 * * *", "timezone": "Europe/Paris", "active": True}]
-    assert deployment["work_pool"]["name"] == ops.DEFAULT_POOL
+    assert deployment["work_pool"]["name"] == DEFAULT_POOL
     # The pull step must take its directory from the build step that records the checkout path.
     (pull,) = config["pull"]
     directory = pull["prefect.deployments.steps.set_working_directory"]["directory"]
@@ -138,7 +144,7 @@ def test_prefect_yaml_parameters_match_the_flow_signature() -> None:
 def test_build_task_runner_threads_uses_max_workers() -> None:
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    runner = ops.build_task_runner(Settings(task_runner="threads", max_workers=3))
+    runner = build_task_runner(Settings(task_runner="threads", max_workers=3))
     assert isinstance(runner, ThreadPoolTaskRunner)
     assert runner._max_workers == 3
 
@@ -146,10 +152,10 @@ def test_build_task_runner_threads_uses_max_workers() -> None:
 def test_build_task_runner_dask_address_or_local_loopback_cluster() -> None:
     from prefect_dask import DaskTaskRunner
 
-    remote = ops.build_task_runner(Settings(task_runner="dask", dask_address="tcp://10.1.2.3:8786"))
+    remote = build_task_runner(Settings(task_runner="dask", dask_address="tcp://10.1.2.3:8786"))
     assert isinstance(remote, DaskTaskRunner)
     assert remote.address == "tcp://10.1.2.3:8786"
-    local = ops.build_task_runner(Settings(task_runner="dask", max_workers=64))
+    local = build_task_runner(Settings(task_runner="dask", max_workers=64))
     assert isinstance(local, DaskTaskRunner)
     assert local.address is None
     assert local.cluster_kwargs["host"] == "127.0.0.1"
@@ -161,7 +167,7 @@ def test_settings_task_runner_picks_the_runner_when_the_run_starts(monkeypatch: 
     from prefect.task_runners import ThreadPoolTaskRunner
     from prefect_dask import DaskTaskRunner
 
-    runner = ops.SettingsTaskRunner()
+    runner = SettingsTaskRunner()
     monkeypatch.setenv("VEILLE_TASK_RUNNER", "threads")
     monkeypatch.setenv("VEILLE_MAX_WORKERS", "5")
     threads = runner.duplicate()
@@ -177,7 +183,7 @@ def test_settings_task_runner_picks_the_runner_when_the_run_starts(monkeypatch: 
 def test_build_task_runner_rejects_unknown_runner() -> None:
     bad = Settings.model_construct(task_runner="ray")
     with pytest.raises(ValueError, match=r"task_runner.*'ray'"):
-        ops.build_task_runner(bad)
+        build_task_runner(bad)
 
 
 # --- clean -----------------------------------------------------------------------------------
@@ -192,28 +198,28 @@ def test_clean_removes_results_and_keeps_responses_unless_asked(tmp_path: Path) 
     (settings.cache_dir / "resp.json").write_text("{}")
     (tmp_path / "parquet").mkdir()
 
-    assert ops.clean(ops.clean_targets(settings), dry_run=True) == [results]
+    assert clean(clean_targets(settings), dry_run=True) == [results]
     assert results.exists()
-    assert ops.clean(ops.clean_targets(settings)) == [results]
+    assert clean(clean_targets(settings)) == [results]
     assert not results.exists()
     assert settings.cache_dir.exists() and (tmp_path / "parquet").exists()
-    assert ops.clean(ops.clean_targets(settings, responses=True)) == [settings.cache_dir]
+    assert clean(clean_targets(settings, responses=True)) == [settings.cache_dir]
     assert not settings.cache_dir.exists()
     assert (tmp_path / "parquet").exists()
 
 
 def test_clean_targets_match_the_flow_result_storage(tmp_path: Path) -> None:
-    from veille.pipeline import results_dir
+    from veille.run.inputs import results_dir
 
     settings = Settings(warehouse_dir=tmp_path)
-    assert results_dir(settings) in [t.path for t in ops.clean_targets(settings)]
+    assert results_dir(settings) in [t.path for t in clean_targets(settings)]
 
 
 def test_clean_refuses_a_file(tmp_path: Path) -> None:
     target = tmp_path / "prefect-results"
     target.write_text("not a dir")
     with pytest.raises(ValueError, match=r"prefect-results.*expected a directory"):
-        ops.clean([ops.CleanTarget(target, "results")])
+        clean([CleanTarget(target, "results")])
 
 
 def test_cli_clean_and_setup_without_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -263,7 +269,7 @@ def test_stop_process_needs_the_second_signal_and_kills_the_group(tmp_path: Path
         assert time.monotonic() < deadline, "helper process did not start"
         time.sleep(0.05)
     child_pid = int(ready.read_text())
-    code = ops.stop_process(proc, signals=(signal.SIGTERM, signal.SIGTERM), grace_s=5)
+    code = stop_process(proc, signals=(signal.SIGTERM, signal.SIGTERM), grace_s=5)
     assert code == 3  # exited on the second signal, not killed
     deadline = time.monotonic() + 10
     while _alive(child_pid):
@@ -291,16 +297,16 @@ def _alive(pid: int) -> bool:
 def harness_client(prefect_harness: None):  # type: ignore[no-untyped-def]
     from prefect.client.orchestration import get_client
 
-    ops._limit_cache.clear()
+    limits._limit_cache.clear()
     with get_client(sync_client=True) as client:
         yield client
-    ops._limit_cache.clear()
+    limits._limit_cache.clear()
 
 
 def test_ensure_work_pool_is_idempotent(harness_client) -> None:  # type: ignore[no-untyped-def]
     name = f"pool-{os.getpid()}-{time.monotonic_ns()}"
-    assert ops.ensure_work_pool(harness_client, name) is True
-    assert ops.ensure_work_pool(harness_client, name) is False
+    assert ensure_work_pool(harness_client, name) is True
+    assert ensure_work_pool(harness_client, name) is False
     pool = harness_client.read_work_pool(name)
     assert pool.type == "process"
     assert "command" in pool.base_job_template["variables"]["properties"]
@@ -308,24 +314,24 @@ def test_ensure_work_pool_is_idempotent(harness_client) -> None:  # type: ignore
 
 def test_ensure_model_call_limit_creates_then_resizes(harness_client) -> None:  # type: ignore[no-untyped-def]
     name = f"limit-{os.getpid()}-{time.monotonic_ns()}"
-    assert ops.ensure_model_call_limit(harness_client, 3, name=name) is True
-    assert ops.ensure_model_call_limit(harness_client, 5, name=name) is False
+    assert ensure_model_call_limit(harness_client, 3, name=name) is True
+    assert ensure_model_call_limit(harness_client, 5, name=name) is False
     assert harness_client.read_global_concurrency_limit_by_name(name).limit == 5
     with pytest.raises(ValueError, match=">= 1"):
-        ops.ensure_model_call_limit(harness_client, 0, name=name)
+        ensure_model_call_limit(harness_client, 0, name=name)
 
 
 def test_model_call_slot_occupies_the_global_limit_only_when_it_exists(harness_client) -> None:  # type: ignore[no-untyped-def]
     name = f"calls-{os.getpid()}-{time.monotonic_ns()}"
     settings = Settings()
     # No limit on the server: a no-op (the model layer's local cap still applies).
-    with ops.model_call_slot(settings, name=name):
+    with model_call_slot(settings, name=name):
         pass
-    ops._limit_cache.clear()
-    ops.ensure_model_call_limit(harness_client, 2, name=name)
-    with ops.model_call_slot(settings, name=name):
+    limits._limit_cache.clear()
+    ensure_model_call_limit(harness_client, 2, name=name)
+    with model_call_slot(settings, name=name):
         assert harness_client.read_global_concurrency_limit_by_name(name).active_slots == 1
-        with ops.model_call_slot(settings, name=name):
+        with model_call_slot(settings, name=name):
             assert harness_client.read_global_concurrency_limit_by_name(name).active_slots == 2
     assert harness_client.read_global_concurrency_limit_by_name(name).active_slots == 0
 
@@ -336,8 +342,8 @@ def test_model_call_slot_without_api_is_a_no_op(monkeypatch: pytest.MonkeyPatch)
     def boom(*_args: object, **_kwargs: object) -> bool:
         raise AssertionError("no API lookup expected without a server")
 
-    monkeypatch.setattr(ops, "_limit_exists", boom)
-    with temporary_settings(updates={PREFECT_API_URL: None}), ops.model_call_slot(Settings()):
+    monkeypatch.setattr(limits, "_limit_exists", boom)
+    with temporary_settings(updates={PREFECT_API_URL: None}), model_call_slot(Settings()):
         pass
 
 
@@ -346,12 +352,12 @@ def test_amodel_call_slot_from_another_event_loop_thread(harness_client) -> None
     import threading
 
     name = f"acalls-{os.getpid()}-{time.monotonic_ns()}"
-    ops.ensure_model_call_limit(harness_client, 1, name=name)
+    ensure_model_call_limit(harness_client, 1, name=name)
     seen: list[int] = []
     errors: list[BaseException] = []
 
     async def one_call() -> None:
-        async with ops.amodel_call_slot(Settings(), name=name):
+        async with amodel_call_slot(Settings(), name=name):
             seen.append(harness_client.read_global_concurrency_limit_by_name(name).active_slots)
             await asyncio.sleep(0.2)
 

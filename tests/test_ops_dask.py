@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from veille import ops
+from veille.ops.runners import SettingsTaskRunner
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -45,7 +45,7 @@ def test_flow_runs_on_an_existing_dask_cluster(
     monkeypatch.setenv("VEILLE_DASK_ADDRESS", address)
     monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse_dir))
     # What a run does at start: the settings pick the Dask runner pointed at the cluster.
-    runner = ops.SettingsTaskRunner().duplicate()
+    runner = SettingsTaskRunner().duplicate()
     assert isinstance(runner, DaskTaskRunner) and runner.address == address
 
     with Client(address) as client, get_task_stream(client) as stream:

@@ -11,10 +11,12 @@ import pytest
 
 from tasks.outputs import write_outputs
 from veille.alerts import Alert
-from veille.pipeline import RunLog, build_settings, record_note
 from veille.roles.planner import Plan, SubTask
 from veille.roles.writer import SourceRef, WriterInput
-from veille.runfolder import run_folder_of
+from veille.run.folder import run_folder_of
+from veille.run.info import record_note
+from veille.run.inputs import build_settings
+from veille.run.runlog import RunLog
 from veille.steps.analyse import Analysis, failed_analysis
 from veille.steps.plan import PlanOutcome
 from veille.steps.review import ReviewOutcome, RoundRecord

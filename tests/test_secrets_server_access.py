@@ -13,7 +13,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from veille import cli, cli_ops, ops
+from veille import cli
+from veille.cli import ops as cli_ops
+from veille.ops import server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,9 +55,9 @@ def test_veille_serve_starts_its_server_on_loopback(monkeypatch: pytest.MonkeyPa
     def stop_here(url: str, **_: Any) -> float:
         raise RuntimeError("stop before serving")  # enough: the server command line is known
 
-    monkeypatch.setattr(ops, "start_prefect_process", fake_start)
-    monkeypatch.setattr(ops, "wait_healthy", stop_here)
-    monkeypatch.setattr(ops, "stop_process", lambda proc, **_: 0)
+    monkeypatch.setattr(server, "start_prefect_process", fake_start)
+    monkeypatch.setattr(server, "wait_healthy", stop_here)
+    monkeypatch.setattr(server, "stop_process", lambda proc, **_: 0)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
     import typer

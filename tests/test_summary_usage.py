@@ -1,5 +1,5 @@
 from veille.journal import CallRecord
-from veille.summary import usage_note
+from veille.run.summary import usage_note
 
 
 def _record(role: str, call_id: str, cost: float | None, **kw: object) -> CallRecord:

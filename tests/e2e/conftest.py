@@ -18,7 +18,17 @@ from typing import Any
 
 import pytest
 
-from veille import ops
+from veille.ops.server import (
+    LOOPBACK,
+    api_url,
+    free_port,
+    prefect_command,
+    server_env,
+    start_prefect_process,
+    stop_process,
+    wait_healthy,
+)
+from veille.ops.setup import DEFAULT_POOL
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SERVER_START_TIMEOUT_S = 240.0
@@ -36,11 +46,11 @@ class PrefectServer:
 
     @property
     def api_url(self) -> str:
-        return ops.api_url(self.port)
+        return api_url(self.port)
 
     @property
     def ui_url(self) -> str:
-        return f"http://{ops.LOOPBACK}:{self.port}/"
+        return f"http://{LOOPBACK}:{self.port}/"
 
     def client(self) -> Any:
         from prefect.client.orchestration import SyncPrefectClient
@@ -51,7 +61,7 @@ class PrefectServer:
     def cli(self, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300) -> str:
         """Run `prefect <args>` against this server from the project root; fail with its output."""
         result = subprocess.run(
-            ops.prefect_command(*args),
+            prefect_command(*args),
             env=dict(env or self.env),
             cwd=PROJECT_ROOT,
             capture_output=True,
@@ -84,7 +94,7 @@ class PrefectServer:
 
 
 def _server_env(home: Path, port: int) -> dict[str, str]:
-    env = ops.server_env(port=port, home=home)
+    env = server_env(port=port, home=home)
     env["PREFECT_LOCAL_STORAGE_PATH"] = str(home / "storage")
     # Poll often so runs start promptly; heartbeats off keeps the loaded CI machine quiet.
     env["PREFECT_WORKER_QUERY_SECONDS"] = "2"
@@ -98,26 +108,26 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prefect
     base = tmp_path_factory.mktemp("prefect-server")
     home = base / "home"
     home.mkdir()
-    port = ops.free_port()
+    port = free_port()
     env = _server_env(home, port)
     log_path = base / "server.log"
-    proc = ops.start_prefect_process(
-        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+    proc = start_prefect_process(
+        ["server", "start", "--host", LOOPBACK, "--port", str(port), "--analytics-off"],
         env=env,
         log_path=log_path,
     )
     server = PrefectServer(port=port, home=home, env=env, proc=proc, log_path=log_path)
     try:
         try:
-            ops.wait_healthy(server.api_url, timeout_s=SERVER_START_TIMEOUT_S, proc=proc)
+            wait_healthy(server.api_url, timeout_s=SERVER_START_TIMEOUT_S, proc=proc)
         except (TimeoutError, RuntimeError) as exc:
             raise AssertionError(f"{exc}\n--- server log ---\n{server.log_tail()}") from exc
         yield server
     finally:
         # Workers first (they talk to the server), then the server, each by PID.
         for worker in server.workers:
-            ops.stop_process(worker, signals=(15, 15), grace_s=30)
-        ops.stop_process(proc, grace_s=30)
+            stop_process(worker, signals=(15, 15), grace_s=30)
+        stop_process(proc, grace_s=30)
 
 
 @pytest.fixture()
@@ -128,12 +138,12 @@ def start_worker(
     started: list[subprocess.Popen[bytes]] = []
 
     def start(
-        pool: str = ops.DEFAULT_POOL, extra_env: Mapping[str, str] | None = None
+        pool: str = DEFAULT_POOL, extra_env: Mapping[str, str] | None = None
     ) -> subprocess.Popen[bytes]:
         env = dict(prefect_server.env)
         env.update(extra_env or {})
         log_path = tmp_path / f"worker-{len(started)}.log"
-        proc = ops.start_prefect_process(
+        proc = start_prefect_process(
             ["worker", "start", "--pool", pool, "--type", "process"],
             env=env,
             log_path=log_path,
@@ -146,6 +156,6 @@ def start_worker(
     yield start
     for proc in started:
         # A busy worker needs two signals: graceful stop, then kill.
-        code = ops.stop_process(proc, signals=(15, 15), grace_s=30)
+        code = stop_process(proc, signals=(15, 15), grace_s=30)
         assert proc.poll() is not None, f"worker {proc.pid} still running (code {code})"
         prefect_server.workers.remove(proc)

@@ -23,7 +23,8 @@ from tests.e2e.conftest import PROJECT_ROOT, PrefectServer
 from tests.fake_gemini import FakeGemini
 from tests.flowkit import write_corpus
 from tests.gemini_script import gemini_responder
-from veille import ops
+from veille.ops.limits import MODEL_CALL_LIMIT
+from veille.ops.setup import DEFAULT_POOL
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -100,9 +101,9 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
     )
     with prefect_server.client() as client:
         deployment = client.read_deployment_by_name(DEPLOYMENT)
-        limit = client.read_global_concurrency_limit_by_name(ops.MODEL_CALL_LIMIT)
+        limit = client.read_global_concurrency_limit_by_name(MODEL_CALL_LIMIT)
     assert limit.active and limit.limit >= 1
-    assert deployment.work_pool_name == ops.DEFAULT_POOL
+    assert deployment.work_pool_name == DEFAULT_POOL
     (schedule,) = deployment.schedules
     assert (schedule.schedule.cron, schedule.schedule.timezone) == ("0 2 * * *", "Europe/Paris")
     assert deployment.pull_steps == [
@@ -238,7 +239,7 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
 
     # Every slot of the model-call limit was given back.
     with prefect_server.client() as client:
-        assert client.read_global_concurrency_limit_by_name(ops.MODEL_CALL_LIMIT).active_slots == 0
+        assert client.read_global_concurrency_limit_by_name(MODEL_CALL_LIMIT).active_slots == 0
 
     # The key never reaches files, logs or the deployment.
     for path in warehouse.rglob("*"):

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import PROJECT_ROOT, SERVER_START_TIMEOUT_S
-from veille import ops
+from veille.ops import server as ops_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -54,25 +54,25 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     base = tmp_path_factory.mktemp("auth-server")
     home = base / "home"
     home.mkdir()
-    port = ops.free_port()
-    env = ops.server_env(port=port, home=home)
+    port = ops_server.free_port()
+    env = ops_server.server_env(port=port, home=home)
     env.pop("PREFECT_API_AUTH_STRING", None)
     server_env = {**env, "PREFECT_SERVER_API_AUTH_STRING": AUTH_STRING}
     log_path = base / "server.log"
     # The same command line as `veille serve --start-server` and `make server`.
-    proc = ops.start_prefect_process(
-        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+    proc = ops_server.start_prefect_process(
+        ["server", "start", "--host", ops_server.LOOPBACK, "--port", str(port), "--analytics-off"],
         env=server_env,
         log_path=log_path,
     )
     try:
         try:
-            ops.wait_healthy(ops.api_url(port), timeout_s=SERVER_START_TIMEOUT_S, proc=proc)
+            ops_server.wait_healthy(ops_server.api_url(port), timeout_s=SERVER_START_TIMEOUT_S, proc=proc)
         except (TimeoutError, RuntimeError) as exc:
             raise AssertionError(f"{exc}\n{log_path.read_text(errors='replace')[-3000:]}") from exc
         yield {"port": port, "env": env, "base": base, "log_path": log_path}
     finally:
-        ops.stop_process(proc, grace_s=30)
+        ops_server.stop_process(proc, grace_s=30)
 
 
 def _veille(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -92,7 +92,7 @@ def test_server_listens_on_loopback_and_requires_the_password(
     auth_server: dict[str, Any], tmp_path: Path, reliability: Any
 ) -> None:
     port = auth_server["port"]
-    api = ops.api_url(port)
+    api = ops_server.api_url(port)
 
     # Bound to 127.0.0.1 only: nothing listens on another address of this machine for that port.
     addresses = _listening_addresses(port)
@@ -104,7 +104,7 @@ def test_server_listens_on_loopback_and_requires_the_password(
     assert httpx.post(f"{api}/flows/filter", json={}, auth=(USER, PASSWORD), timeout=30).status_code == 200
     assert httpx.get(f"{api}/health", timeout=30).status_code == 200
     assert httpx.get(f"{api}/ready", timeout=30).status_code == 200
-    ui_settings = httpx.get(f"http://{ops.LOOPBACK}:{port}/ui-settings", timeout=30).json()
+    ui_settings = httpx.get(f"http://{ops_server.LOOPBACK}:{port}/ui-settings", timeout=30).json()
     assert ui_settings["auth"] == "BASIC" and ui_settings["csrf_enabled"] is False  # as the doc says
 
     # Clients without the password: one clear line, exit code 1, no traceback.

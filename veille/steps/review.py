@@ -16,12 +16,12 @@ from veille.alerts import Alert
 from veille.arbiter import arbitrate
 from veille.citations import invalid_citations, normalize_citations
 from veille.grid import Grid
-from veille.killpoints import kill_point
 from veille.models.base import ModelError
 from veille.roles.base import Asker
 from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
+from veille.run.killpoints import kill_point
 from veille.steps.write import strip_title
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]

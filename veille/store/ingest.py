@@ -29,7 +29,7 @@ from veille.corpus.document import DEFAULT_MAX_DOC_BYTES, KNOWN_FIELDS, Document
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.reference import Reference, unknown_reference_ids
-from veille.killpoints import kill_point
+from veille.run.killpoints import kill_point
 from veille.store.connection import read_write
 from veille.store.files import check_corpus
 from veille.store.queries import read_sql, utcnow

@@ -27,7 +27,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from veille.killpoints import kill_point
+from veille.run.killpoints import kill_point
 from veille.warehouse.errors import RunAlreadyRecordedError, WarehouseError
 from veille.warehouse.rows import build_tables, run_date_of
 from veille.warehouse.schema import SAFE_NAME_RE, TABLE_ORDER, TABLES

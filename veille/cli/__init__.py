@@ -26,9 +26,9 @@ app = typer.Typer(
 
 
 def _register_all() -> None:
-    from veille import cli_grade, cli_ops, cli_run, cli_warehouse
+    from veille.cli import grade, ops, run, warehouse
 
-    for module in (cli_run, cli_warehouse, cli_grade, cli_ops):
+    for module in (run, warehouse, grade, ops):
         module.register(app)
 
 

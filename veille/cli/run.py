@@ -169,15 +169,15 @@ def run(
 
     from flows.veille import veille_flow
     from veille.corpus.errors import CorpusError
-    from veille.ephemeral import start_temporary_api
-    from veille.runfolder import run_folder_of
+    from veille.ops.ephemeral import start_temporary_api
+    from veille.run.folder import run_folder_of
+    from veille.run.summary import format_summary, load_ingest_report
     from veille.store.readers import read_catalogue
-    from veille.summary import format_summary, load_ingest_report
 
     if backend is not None and backend not in ("auto", "gemini", "offline"):
         raise _fail(f"--backend: expected auto, gemini or offline, got {backend!r}", 2)
     settings = _guarded(lambda: build_settings(corpus, strict, warehouse))  # bad options fail here, early
-    start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ephemeral)
+    start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ops.ephemeral)
     with quiet_corpus_tracebacks():
         state = veille_flow(
             corpus=str(settings.corpus_dir),

@@ -30,7 +30,8 @@ def setup(
     from prefect.client.orchestration import get_client
     from prefect.settings import get_current_settings
 
-    from veille import ops
+    from veille.limits import MODEL_CALL_LIMIT
+    from veille.setup import DEFAULT_POOL, ensure_model_call_limit, ensure_work_pool
 
     url = get_current_settings().api.url
     if not url:
@@ -42,13 +43,13 @@ def setup(
         raise typer.Exit(2)
     settings = _settings()
     slots = limit or settings.max_concurrent_calls
-    pool_name = pool or ops.DEFAULT_POOL
+    pool_name = pool or DEFAULT_POOL
     with get_client(sync_client=True) as client:
-        created_pool = ops.ensure_work_pool(client, pool_name)
-        created_limit = ops.ensure_model_call_limit(client, slots)
+        created_pool = ensure_work_pool(client, pool_name)
+        created_limit = ensure_model_call_limit(client, slots)
     typer.echo(f"work pool {pool_name!r}: {'created' if created_pool else 'exists'}")
     typer.echo(
-        f"global concurrency limit {ops.MODEL_CALL_LIMIT!r} ({slots} slots): "
+        f"global concurrency limit {MODEL_CALL_LIMIT!r} ({slots} slots): "
         f"{'created' if created_limit else 'exists'}"
     )
 
@@ -75,10 +76,11 @@ def serve(
     """
     from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 
-    from veille import ops
+    from veille.schedule import nightly_schedule
+    from veille.server import LOOPBACK, api_url, server_env, start_prefect_process, stop_process, wait_healthy
 
     try:  # validates the cron expression and the time zone before anything starts
-        schedule = ops.nightly_schedule(cron, timezone)
+        schedule = nightly_schedule(cron, timezone)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -122,21 +124,21 @@ def serve(
     from prefect.settings import PREFECT_HOME
 
     home = Path(PREFECT_HOME.value())
-    env = ops.server_env(port=port, home=home)
+    env = server_env(port=port, home=home)
     log_path = home / "veille-serve-server.log"
-    server = ops.start_prefect_process(
-        ["server", "start", "--host", ops.LOOPBACK, "--port", str(port), "--analytics-off"],
+    server = start_prefect_process(
+        ["server", "start", "--host", LOOPBACK, "--port", str(port), "--analytics-off"],
         env=env,
         log_path=log_path,
     )
     try:
-        ops.wait_healthy(ops.api_url(port), proc=server)
-        typer.echo(f"Prefect server and UI on http://{ops.LOOPBACK}:{port} (log: {log_path})")
+        wait_healthy(api_url(port), proc=server)
+        typer.echo(f"Prefect server and UI on http://{LOOPBACK}:{port} (log: {log_path})")
         typer.echo(f"serving {name!r}: cron {cron!r} in {timezone}")
-        with temporary_settings(updates={PREFECT_API_URL: ops.api_url(port)}):
+        with temporary_settings(updates={PREFECT_API_URL: api_url(port)}):
             veille_flow.serve(**serve_options)
     finally:
-        ops.stop_process(server)
+        stop_process(server)
 
 
 def clean(
@@ -149,10 +151,11 @@ def clean(
     ] = None,
 ) -> None:
     """Delete persisted Prefect task results and cache records (and optionally the response cache)."""
-    from veille import ops
+    from veille.clean import clean as remove_targets
+    from veille.clean import clean_targets
 
-    targets = ops.clean_targets(_settings(warehouse), responses=responses)
-    removed = ops.clean(targets, dry_run=dry_run)
+    targets = clean_targets(_settings(warehouse), responses=responses)
+    removed = remove_targets(targets, dry_run=dry_run)
     verb = "would delete" if dry_run else "deleted"
     for target in targets:
         state = verb if target.path in removed else "absent"

@@ -1,0 +1,110 @@
+"""What a run reports about itself: run.json's facts, the alerts about the shipped report, the
+record step's note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from veille.alerts import Alert
+from veille.journal import CallRecord
+from veille.roles.planner import Plan
+from veille.run.folder import RunInfo
+from veille.settings import ROLES, Settings
+from veille.steps.analyse import Analysis
+from veille.steps.write import FinalReport
+
+__all__ = [
+    "final_alerts",
+    "make_run_info",
+    "record_note",
+    "run_alert",
+    "utc_now",
+]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _models(settings: Settings, records: Iterable[CallRecord]) -> dict[str, str]:
+    models: dict[str, str] = {
+        role: settings.role(role).model for role in ROLES if role in settings.roles and role != "judge"
+    }
+    for record in records:  # what actually answered (e.g. "offline") wins over the configured id
+        if record.role in models:
+            models[record.role] = record.model
+    return models
+
+
+def make_run_info(
+    *,
+    settings: Settings,
+    run_id: str,
+    started: datetime,
+    backend: str,
+    request_title: str,
+    plan: Plan | None,
+    analyses: Sequence[Analysis],
+    validated: bool,
+    rounds: int,
+    records: Iterable[CallRecord],
+    error: BaseException | None,
+) -> RunInfo:
+    from prefect.runtime import deployment, flow_run
+
+    failed = sum(1 for a in analyses if a.status == "failed")
+    status = "failed" if error is not None or failed else "completed"
+    flow_run_id = flow_run.id
+    return RunInfo(
+        run_id=run_id,
+        flow_run_id=str(flow_run_id) if flow_run_id else None,
+        deployment=deployment.name if deployment.id else None,
+        started_at=started.isoformat(),
+        finished_at=utc_now().isoformat(),
+        status=status,
+        corpus_dir=str(settings.corpus_dir),
+        request_title=request_title,
+        backend=backend,
+        models=_models(settings, records),
+        validated=validated,
+        rounds=rounds,
+        subtasks_total=len(plan.sub_tasks) if plan else 0,
+        subtasks_failed=failed,
+        settings=settings.model_dump(mode="json"),
+        error=None if error is None else f"{type(error).__name__}: {error}"[:1000],
+    )
+
+
+def final_alerts(final: FinalReport, failed: Sequence[str]) -> list[Alert]:
+    """Alerts about the shipped report: orphans stripped by code, axes missing after failed branches."""
+    alerts = []
+    if final.removed_orphans:
+        alerts.append(
+            Alert(
+                code="report.orphan_citation_stripped",
+                severity="warning",
+                stage="report",
+                message=f"citations orphelines retirées du rapport final : {final.removed_orphans}",
+            )
+        )
+    if failed:
+        alerts.append(
+            run_alert(
+                "run.partial_report",
+                f"rapport partiel : branche(s) en échec {list(failed)}, axe(s) nommé(s) dans « Ce qui reste incertain »",
+            )
+        )
+    return alerts
+
+
+def run_alert(code: str, message: str, severity: str = "error", subject: str | None = None) -> Alert:
+    return Alert(code=code, severity=severity, stage="run", message=message, subject=subject)  # type: ignore[arg-type]
+
+
+def record_note(recorded: Mapping[str, Any]) -> str:
+    """The record step's log summary (rows per table) from ``tasks.record.record_run``'s result."""
+    rows = recorded.get("rows") or {}
+    return ", ".join(f"{table} {count}" for table, count in sorted(rows.items())) or "nothing"
