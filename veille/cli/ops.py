@@ -30,8 +30,8 @@ def setup(
     from prefect.client.orchestration import get_client
     from prefect.settings import get_current_settings
 
-    from veille.limits import MODEL_CALL_LIMIT
-    from veille.setup import DEFAULT_POOL, ensure_model_call_limit, ensure_work_pool
+    from veille.ops.limits import MODEL_CALL_LIMIT
+    from veille.ops.setup import DEFAULT_POOL, ensure_model_call_limit, ensure_work_pool
 
     url = get_current_settings().api.url
     if not url:
@@ -76,8 +76,15 @@ def serve(
     """
     from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 
-    from veille.schedule import nightly_schedule
-    from veille.server import LOOPBACK, api_url, server_env, start_prefect_process, stop_process, wait_healthy
+    from veille.ops.schedule import nightly_schedule
+    from veille.ops.server import (
+        LOOPBACK,
+        api_url,
+        server_env,
+        start_prefect_process,
+        stop_process,
+        wait_healthy,
+    )
 
     try:  # validates the cron expression and the time zone before anything starts
         schedule = nightly_schedule(cron, timezone)
@@ -151,8 +158,8 @@ def clean(
     ] = None,
 ) -> None:
     """Delete persisted Prefect task results and cache records (and optionally the response cache)."""
-    from veille.clean import clean as remove_targets
-    from veille.clean import clean_targets
+    from veille.ops.clean import clean as remove_targets
+    from veille.ops.clean import clean_targets
 
     targets = clean_targets(_settings(warehouse), responses=responses)
     removed = remove_targets(targets, dry_run=dry_run)
