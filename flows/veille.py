@@ -28,10 +28,11 @@ from veille.corpus.request import load_request
 from veille.grid import load_grid
 from veille.ops.runners import settings_task_runner
 from veille.run.info import record_note
-from veille.run.inputs import build_settings, collect_branches, planner_input, results_dir
+from veille.run.inputs import collect_branches, planner_input, results_dir
 from veille.run.recovery import lock_run_folder
 from veille.run.runlog import RunLog
 from veille.run.summary import usage_note
+from veille.settings import Settings
 from veille.steps.write import finalize_report
 from veille.store.readers import document_snapshot
 
@@ -48,16 +49,18 @@ def veille_flow(
     use_cache: bool | None = None,
     fail_subtasks: list[str] | None = None,  # fault injection for the retry scenario (first attempt only)
     warehouse: str | None = None,
+    settings: Settings | None = None,  # `veille run` builds them; a deployment passes the parameters
 ) -> str | State:
     """Write the dossier for ``corpus``; returns the run folder path (a Failed state if a step failed)."""
-    settings = build_settings(
-        corpus=corpus,
-        backend=backend,
-        strict=strict,
-        max_rounds=max_rounds,
-        use_cache=use_cache,
-        warehouse=warehouse,
-    )
+    if settings is None:
+        settings = Settings.from_params(
+            corpus=corpus,
+            backend=backend,
+            strict=strict,
+            max_rounds=max_rounds,
+            use_cache=use_cache,
+            warehouse=warehouse,
+        )
     log, run = get_run_logger(), RunLog.start(settings)
     folder = run.folder
     run_lock = lock_run_folder(folder.path)  # held until recorded: a killed run is recorded by the next

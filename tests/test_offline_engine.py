@@ -39,7 +39,7 @@ from veille.roles.planner import Plan
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, NumberedFinding, SourceRef, WriterInput
 from veille.run.folder import new_run_id
-from veille.run.inputs import build_settings, planner_input
+from veille.run.inputs import planner_input
 from veille.settings import PROJECT_ROOT, Settings
 from veille.steps.analyse import analyse_subtask
 from veille.steps.plan import make_plan
@@ -239,7 +239,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
     of them leaking into the output changes the digest.
     """
     with tempfile.TemporaryDirectory(prefix="veille-offline-engine-") as tmp:
-        settings = build_settings(
+        settings = Settings.from_params(
             corpus=str(corpus), backend="offline", max_rounds=max_rounds, use_cache=False, warehouse=tmp
         )
         ingested = ingest_corpus(settings.corpus_dir, settings.database, max_doc_bytes=settings.max_doc_bytes)

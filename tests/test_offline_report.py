@@ -20,7 +20,7 @@ from veille.roles.judge import JudgeInput, verdict_schema
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
 from veille.run.folder import new_run_id
-from veille.run.inputs import build_settings
+from veille.settings import Settings
 from veille.steps.review import review_loop
 from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
 
@@ -258,7 +258,7 @@ def test_reviser_repairs_a_draft_the_arbiter_rejects(tmp_path: Path) -> None:
         "- Débit mesuré pour Sauvia : 2,1 Go/s [2] sur notre jeu de référence.\n\n"
         "## Sources\n\n1. bk-01\n"
     )
-    settings = build_settings(backend="offline", use_cache=False, warehouse=str(tmp_path))
+    settings = Settings.from_params(backend="offline", use_cache=False, warehouse=str(tmp_path))
     with build_client(settings, run_id=new_run_id()) as client:
         outcome = review_loop(
             client,

@@ -15,8 +15,8 @@ from veille.roles.planner import Plan, SubTask
 from veille.roles.writer import SourceRef, WriterInput
 from veille.run.folder import run_folder_of
 from veille.run.info import record_note
-from veille.run.inputs import build_settings
 from veille.run.runlog import RunLog
+from veille.settings import Settings
 from veille.steps.analyse import Analysis, failed_analysis
 from veille.steps.plan import PlanOutcome
 from veille.steps.review import ReviewOutcome, RoundRecord
@@ -42,7 +42,7 @@ def _alert(code: str) -> Alert:
 
 
 def _run(tmp_path: Path) -> RunLog:
-    return RunLog.start(build_settings(warehouse=str(tmp_path), backend="offline"))
+    return RunLog.start(Settings.from_params(warehouse=str(tmp_path), backend="offline"))
 
 
 def _ingest() -> IngestReport:

@@ -44,16 +44,40 @@ def grade(
 
     Several responses per prompt are graded together: the judge sees them all in one call.
     """
-    from veille.graders.batch import (
-        JUDGE_GRADERS,
-        GradeInputError,
-        grade_rows,
-        parse_grader_names,
-        read_rows,
-        summarise,
-        write_scores,
-    )
+    from veille.graders.batch import JUDGE_GRADERS, GradeInputError, grade_rows
     from veille.models.base import ModelError
+
+    names, rows, options = _read_inputs(input_path, grader, schema, labels, case_sensitive)
+    if backend is not None and backend not in ("gemini", "offline", "auto"):
+        typer.echo(f"error: --backend {backend!r}: expected gemini, offline or auto", err=True)
+        raise typer.Exit(2)
+    target = output or input_path.with_name(f"{input_path.stem}.scores.parquet")
+    client = _judge_client(backend) if any(n in JUDGE_GRADERS for n in names) else None
+    calls: list[Any] = []
+    try:
+        graded = grade_rows(rows, names, client=client, options=options, source=input_path)
+    except GradeInputError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except ModelError as exc:
+        typer.echo(f"error: the judge failed: {exc}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        if client is not None:
+            calls = client.journal.records()
+            client.close()
+    _print_scores(graded, names, calls)
+    from veille.graders.batch import write_scores
+
+    write_scores(graded, target)
+    typer.echo(f"scores: {target}")
+
+
+def _read_inputs(
+    input_path: Path, grader: list[str], schema: Path | None, labels: str | None, case_sensitive: bool
+) -> tuple[list[str], list[Any], dict[str, Any]]:
+    """Grader names, rows and grader options; bad input is one line and exit code 2."""
+    from veille.graders.batch import GradeInputError, parse_grader_names, read_rows
 
     try:
         names = parse_grader_names(grader)
@@ -71,35 +95,23 @@ def grade(
     except GradeInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    return names, rows, options
 
-    if backend is not None and backend not in ("gemini", "offline", "auto"):
-        typer.echo(f"error: --backend {backend!r}: expected gemini, offline or auto", err=True)
-        raise typer.Exit(2)
-    target = output or input_path.with_name(f"{input_path.stem}.scores.parquet")
-    client = None
-    if any(n in JUDGE_GRADERS for n in names):
-        from veille.models.factory import build_client
-        from veille.settings import Settings
 
-        try:
-            settings = Settings(backend=backend) if backend is not None else Settings()  # type: ignore[arg-type]
-            client = build_client(settings, run_id=f"grade-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
-        except Exception as exc:  # no key, bad settings: say so instead of a traceback
-            typer.echo(f"error: cannot build the judge's model client: {type(exc).__name__}: {exc}", err=True)
-            raise typer.Exit(2) from None
-    calls: list[Any] = []
+def _judge_client(backend: str | None) -> Any:
+    from veille.models.factory import build_client
+    from veille.settings import Settings
+
     try:
-        graded = grade_rows(rows, names, client=client, options=options, source=input_path)
-    except GradeInputError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        settings = Settings.from_params(backend=backend)
+        return build_client(settings, run_id=f"grade-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
+    except Exception as exc:  # no key, bad settings: say so instead of a traceback
+        typer.echo(f"error: cannot build the judge's model client: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(2) from None
-    except ModelError as exc:
-        typer.echo(f"error: the judge failed: {exc}", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        if client is not None:
-            calls = client.journal.records()
-            client.close()
+
+
+def _print_scores(graded: list[Any], names: list[str], calls: list[Any]) -> None:
+    from veille.graders.batch import summarise
 
     width = max(len(n) for n in names)
     for item in graded:
@@ -116,8 +128,6 @@ def grade(
         known = [c.cost_usd for c in calls if c.cost_usd is not None]
         cost = f"{sum(known):.4f} $" + ("" if len(known) == len(calls) else " (lower bound: unpriced model)")
         typer.echo(f"judge: {len({c.call_id for c in calls})} call(s), {len(calls)} attempt(s), {cost}")
-    write_scores(graded, target)
-    typer.echo(f"scores: {target}")
 
 
 def register(app: typer.Typer) -> None:

@@ -16,7 +16,7 @@ __all__ = ["register"]
 def _settings(warehouse: Path | None = None) -> Any:
     from veille.settings import Settings
 
-    return Settings(warehouse_dir=warehouse) if warehouse is not None else Settings()
+    return Settings.from_params(warehouse=warehouse)
 
 
 def setup(
@@ -74,47 +74,24 @@ def serve(
     Needs a Prefect server for the scheduler: the one PREFECT_API_URL points at (`make server`),
     or one started here with --start-server. Ctrl-C stops serving and pauses the schedule.
     """
-    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+    from prefect.settings import get_current_settings
+    from prefect.types.entrypoint import EntrypointType
 
+    from flows.veille import veille_flow
     from veille.ops.schedule import nightly_schedule
-    from veille.ops.server import (
-        LOOPBACK,
-        api_url,
-        server_env,
-        start_prefect_process,
-        stop_process,
-        wait_healthy,
-    )
 
     try:  # validates the cron expression and the time zone before anything starts
         schedule = nightly_schedule(cron, timezone)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    parameters: dict[str, Any] = {}
-    if corpus is not None:
-        if not corpus.is_dir():
-            typer.echo(f"error: --corpus {corpus}: not a directory", err=True)
-            raise typer.Exit(2)
-        parameters["corpus"] = str(corpus.resolve())
-    if backend is not None:
-        if backend not in ("gemini", "offline"):
-            typer.echo(f"error: --backend {backend!r}: expected 'gemini' or 'offline'", err=True)
-            raise typer.Exit(2)
-        parameters["backend"] = backend
-
-    from prefect.types.entrypoint import EntrypointType
-
-    from flows.veille import veille_flow
-
     # Module path: loaded as the script "flows/veille.py", the flow file would shadow the veille package.
     serve_options: dict[str, Any] = {
         "name": name,
         "schedules": [schedule],
-        "parameters": parameters,
+        "parameters": _serve_parameters(corpus, backend),
         "entrypoint_type": EntrypointType.MODULE_PATH,
     }
-
     url = get_current_settings().api.url
     if url and not start_server:
         typer.echo(f"serving {name!r} on {url}: cron {cron!r} in {timezone}")
@@ -128,20 +105,50 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
-    from prefect.settings import PREFECT_HOME
+    _serve_with_own_server(port, f"serving {name!r}: cron {cron!r} in {timezone}", serve_options)
+
+
+def _serve_parameters(corpus: Path | None, backend: str | None) -> dict[str, Any]:
+    """The deployment's flow parameters, checked here (one-line errors, exit code 2)."""
+    parameters: dict[str, Any] = {}
+    if corpus is not None:
+        if not corpus.is_dir():
+            typer.echo(f"error: --corpus {corpus}: not a directory", err=True)
+            raise typer.Exit(2)
+        parameters["corpus"] = str(corpus.resolve())
+    if backend is not None:
+        if backend not in ("gemini", "offline"):
+            typer.echo(f"error: --backend {backend!r}: expected 'gemini' or 'offline'", err=True)
+            raise typer.Exit(2)
+        parameters["backend"] = backend
+    return parameters
+
+
+def _serve_with_own_server(port: int, banner: str, serve_options: dict[str, Any]) -> None:
+    """Start a Prefect server (API, scheduler, UI) on loopback as a child, serve, then stop it."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_HOME, temporary_settings
+
+    from flows.veille import veille_flow
+    from veille.ops.server import (
+        LOOPBACK,
+        api_url,
+        server_env,
+        start_prefect_process,
+        stop_process,
+        wait_healthy,
+    )
 
     home = Path(PREFECT_HOME.value())
-    env = server_env(port=port, home=home)
     log_path = home / "veille-serve-server.log"
     server = start_prefect_process(
         ["server", "start", "--host", LOOPBACK, "--port", str(port), "--analytics-off"],
-        env=env,
+        env=server_env(port=port, home=home),
         log_path=log_path,
     )
     try:
         wait_healthy(api_url(port), proc=server)
         typer.echo(f"Prefect server and UI on http://{LOOPBACK}:{port} (log: {log_path})")
-        typer.echo(f"serving {name!r}: cron {cron!r} in {timezone}")
+        typer.echo(banner)
         with temporary_settings(updates={PREFECT_API_URL: api_url(port)}):
             veille_flow.serve(**serve_options)
     finally:

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from veille.store.ingest import IngestReport
     from veille.store.readers import Catalogue
 
-__all__ = ["build_settings", "print_ingest_summary", "quiet_corpus_tracebacks", "register"]
+__all__ = ["print_ingest_summary", "quiet_corpus_tracebacks", "register"]
 
 T = TypeVar("T")
 
@@ -36,23 +36,6 @@ WarehouseOption = Annotated[
     Path | None,
     typer.Option("--warehouse", help="Warehouse directory (DuckDB file, runs). Default: warehouse/data/."),
 ]
-
-
-def build_settings(
-    corpus: Path | None = None, strict: bool = False, warehouse: Path | None = None, **extra: Any
-) -> Settings:
-    """Settings for one command, built once: options over environment (VEILLE_*) over veille.toml.
-    ``strict=False`` means "not forced" (VEILLE_STRICT=true still applies)."""
-    from veille.settings import Settings
-
-    overrides: dict[str, Any] = dict(extra)
-    if corpus is not None:
-        overrides["corpus_dir"] = corpus.expanduser()
-    if warehouse is not None:
-        overrides["warehouse_dir"] = warehouse.expanduser()
-    if strict:
-        overrides["strict"] = True
-    return Settings(**overrides)
 
 
 def _fail(message: str, code: int) -> typer.Exit:
@@ -176,18 +159,21 @@ def run(
 
     if backend is not None and backend not in ("auto", "gemini", "offline"):
         raise _fail(f"--backend: expected auto, gemini or offline, got {backend!r}", 2)
-    settings = _guarded(lambda: build_settings(corpus, strict, warehouse))  # bad options fail here, early
-    start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ops.ephemeral)
-    with quiet_corpus_tracebacks():
-        state = veille_flow(
-            corpus=str(settings.corpus_dir),
+    from veille.settings import Settings
+
+    settings = _guarded(  # built once, here: bad options fail early; the flow uses these settings
+        lambda: Settings.from_params(
+            corpus=corpus,
+            warehouse=warehouse,
             backend=backend,
             strict=strict,
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
-            warehouse=str(settings.warehouse_dir),
-            return_state=True,
         )
+    )
+    start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ops.ephemeral)
+    with quiet_corpus_tracebacks():
+        state = veille_flow(settings=settings, return_state=True)
     result = state.result(raise_on_failure=False)
     error = result if isinstance(result, BaseException) else None
     run_dir = run_folder_of(error) if error is not None else Path(str(result))
@@ -208,9 +194,10 @@ def ingest(
     corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None
 ) -> None:
     """Ingest the corpus into DuckDB (incremental, one transaction), without Prefect orchestration."""
+    from veille.settings import Settings
     from veille.store.ingest import ingest_corpus
 
-    settings = _guarded(lambda: build_settings(corpus, strict, warehouse))
+    settings = _guarded(lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse))
     report = _guarded(
         lambda: ingest_corpus(
             settings.corpus_dir,
@@ -229,9 +216,10 @@ def catalogue(
     """Print the catalogue (one line per valid document, ordered by id) from the last ingestion."""
     from rich.console import Console
 
+    from veille.settings import Settings
     from veille.store.readers import read_catalogue
 
-    settings = _guarded(lambda: build_settings(warehouse=warehouse))
+    settings = _guarded(lambda: Settings.from_params(warehouse=warehouse))
     listing = _guarded(lambda: read_catalogue(settings.database, with_summaries=summaries))
     console = Console()
     console.print(listing.text, markup=False, highlight=False, soft_wrap=True)

@@ -45,7 +45,7 @@ WarehouseOption = Annotated[
 def _parquet_dir(warehouse: Path | None) -> Path:
     from veille.settings import Settings
 
-    settings = Settings(warehouse_dir=warehouse) if warehouse is not None else Settings()
+    settings = Settings.from_params(warehouse=warehouse)
     return settings.parquet_dir
 
 

@@ -16,7 +16,6 @@ from veille.steps.analyse import Analysis, failed_analysis
 
 __all__ = [
     "RESULTS_DIRNAME",
-    "build_settings",
     "collect_branches",
     "planner_input",
     "results_dir",
@@ -24,42 +23,6 @@ __all__ = [
 
 # Persisted task results and cache records (retry only the failed branches). `veille clean` deletes it.
 RESULTS_DIRNAME = "prefect-results"
-
-
-def build_settings(
-    *,
-    corpus: str | None = None,
-    backend: str | None = None,
-    strict: bool = False,
-    max_rounds: int | None = None,
-    use_cache: bool | None = None,
-    warehouse: str | None = None,
-    base: Settings | None = None,
-) -> Settings:
-    """Settings once per run: explicit parameters over environment / veille.toml.
-
-    ``strict=False`` means "not forced": strict mode set in the environment or veille.toml stays on.
-    """
-    overrides: dict[str, Any] = {}
-    if corpus is not None:
-        overrides["corpus_dir"] = Path(corpus).expanduser().resolve()
-    if warehouse is not None:
-        overrides["warehouse_dir"] = Path(warehouse).expanduser().resolve()
-    if backend is not None:
-        if backend not in ("auto", "gemini", "offline"):
-            raise ValueError(f"backend: expected 'auto', 'gemini' or 'offline', got {backend!r}")
-        overrides["backend"] = backend
-    if strict:
-        overrides["strict"] = True
-    if max_rounds is not None:
-        if max_rounds < 1:
-            raise ValueError(f"max_rounds: expected an integer >= 1, got {max_rounds}")
-        overrides["max_rounds"] = max_rounds
-    if use_cache is not None:
-        overrides["use_cache"] = use_cache
-    if base is not None:
-        return base.model_copy(update=overrides)
-    return Settings(**overrides)
 
 
 def results_dir(settings: Settings) -> Path:
