@@ -8,10 +8,9 @@ from typing import Any
 
 from prefect import task
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
-from prefect.tasks import exponential_backoff
 from pydantic import BaseModel
 
-from tasks.clients import retry_transient
+from tasks.clients import MODEL_TASK_RETRIES
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 from veille.run.killpoints import kill_point
@@ -70,9 +69,7 @@ ANALYSE_CACHE_POLICY = INPUTS - "client" - "db_path" - "fault" + CacheKeyFnPolic
     task_run_name="analyse-{subtask_id}",
     cache_policy=ANALYSE_CACHE_POLICY,
     persist_result=True,
-    retries=2,
-    retry_delay_seconds=exponential_backoff(backoff_factor=2),
-    retry_condition_fn=retry_transient,
+    **MODEL_TASK_RETRIES,
 )
 def analyse(job: AnalystJob, subtask_id: str, client: Asker, db_path: Path, fault: bool = False) -> Analysis:
     """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst."""

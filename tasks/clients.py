@@ -13,13 +13,23 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from prefect.tasks import exponential_backoff
+
 from veille.models.base import Model
 from veille.models.caller import ModelClient
 from veille.models.factory import build_client
 from veille.ops.limits import amodel_call_slot
 from veille.settings import Settings
 
-__all__ = ["backend_label", "is_retryable", "model_key", "model_override", "open_client", "retry_transient"]
+__all__ = [
+    "MODEL_TASK_RETRIES",
+    "backend_label",
+    "is_retryable",
+    "model_key",
+    "model_override",
+    "open_client",
+    "retry_transient",
+]
 
 # Tests run the real flow with a ScriptedModel: set here, read when the flow builds its client.
 # A context variable (not a module global) so parallel tests in one process do not see each other's.
@@ -72,3 +82,11 @@ def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     """Prefect ``retry_condition_fn``: retry only what :func:`is_retryable` accepts."""
     data = getattr(state, "data", None)
     return isinstance(data, BaseException) and is_retryable(data)
+
+
+# The retry rule of every task that calls the model: twice more, backing off, transient errors only.
+MODEL_TASK_RETRIES: dict[str, Any] = {
+    "retries": 2,
+    "retry_delay_seconds": exponential_backoff(backoff_factor=2),
+    "retry_condition_fn": retry_transient,
+}

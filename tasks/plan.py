@@ -6,9 +6,8 @@ from typing import Any
 
 from prefect import task
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
-from prefect.tasks import exponential_backoff
 
-from tasks.clients import retry_transient
+from tasks.clients import MODEL_TASK_RETRIES
 from veille.roles.base import Asker
 from veille.roles.planner import PlannerInput
 from veille.steps.plan import PlanOutcome, make_plan
@@ -34,9 +33,7 @@ PLAN_CACHE_POLICY = INPUTS - "client" + CacheKeyFnPolicy(cache_key_fn=_version)
     name="plan",
     cache_policy=PLAN_CACHE_POLICY,
     persist_result=True,
-    retries=2,
-    retry_delay_seconds=exponential_backoff(backoff_factor=2),
-    retry_condition_fn=retry_transient,
+    **MODEL_TASK_RETRIES,
 )
 def plan(client: Asker, data: PlannerInput, model_key: str) -> PlanOutcome:
     """Planner over the catalogue only, then validation; raises PlanUnusableError on an empty plan."""

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
-from prefect.tasks import exponential_backoff
 
-from tasks.clients import retry_transient
+from tasks.clients import MODEL_TASK_RETRIES
 from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
@@ -22,9 +21,7 @@ __all__ = ["WrittenDraft", "write_report"]
 @task(
     name="write-report",
     cache_policy=NO_CACHE,  # cheap to redo, and the model response cache already spares unchanged calls
-    retries=2,
-    retry_delay_seconds=exponential_backoff(backoff_factor=2),
-    retry_condition_fn=retry_transient,
+    **MODEL_TASK_RETRIES,
 )
 def write_report(
     client: Asker, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
