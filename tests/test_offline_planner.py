@@ -104,9 +104,15 @@ def test_framing_document_serves_both_axes_it_constrains(authority: AuthorityRan
     result = plan(synthetic_planner_input(), authority.framing())
     holding = [st for st in result.sub_tasks if "bk-07" in st.doc_ids]
     assert len(holding) == 2
-    # Without the framing rule (no framing type configured) it serves one axis only.
-    result = plan(synthetic_planner_input(), frozenset())
-    assert len([st for st in result.sub_tasks if "bk-07" in st.doc_ids]) == 1
+    # Framing is read from the content (requirements, sizing), not from the source type: with no
+    # framing type configured and an English type name, it still serves both axes.
+    data = synthetic_planner_input()
+    renamed = [
+        e.model_copy(update={"source_type": "meeting-minutes"}) if e.id == "bk-07" else e
+        for e in data.catalogue
+    ]
+    result = plan(data.model_copy(update={"catalogue": renamed}), frozenset())
+    assert len([st for st in result.sub_tasks if "bk-07" in st.doc_ids]) == 2
 
 
 @pytest.mark.parametrize("max_docs", [3, 4])

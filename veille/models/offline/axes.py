@@ -1,0 +1,171 @@
+"""Axes of analysis from the request's wording, whatever its shape (offline planner).
+
+Tried in this order, the first that gives an axis (two for headings, three in a sentence) wins:
+
+1. a Markdown bullet or numbered list (top level only): one axis per item, ``label : facets``;
+2. Markdown headings (``## Sécurité``): one axis per heading, its paragraph as the facets;
+3. an enumeration inside a sentence, after a cue (« selon A, B, C et D », "on A, on B and on C",
+   « axes : A, B, C ») whose items are not the request's own terms (a list of the products compared
+   is not a list of axes);
+4. nothing: the caller clusters the catalogue instead.
+
+Generic rules only: French and English function words, no word of any corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from veille.models.offline.text import fold
+
+__all__ = ["Axis", "parse_axes"]
+
+
+@dataclass
+class Axis:
+    label: str
+    facets: list[str]
+    text: str
+    merged: bool = False  # two axes folded into one sub-task (more axes than max_subtasks)
+    detail: str = field(default="")  # what the question spells out after the label
+
+
+_BULLET_RE = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?P<text>.+)$")
+_HEADING_RE = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
+# Words after which an enumeration of axes starts (the last one in its clause counts).
+_CUES = ("selon", "suivant", "sur", "concernant", "quant", "regarding", "on", "across", "about", "by")
+_CUE_RE = re.compile(r"(?:(?<=\s)|^)(?:" + "|".join(_CUES) + r")\s+|:\s+", re.IGNORECASE)
+# A clause that ends the enumeration (gerund, relative or subordinate clause).
+_STOP_RE = re.compile(
+    r"^(?:(?:tout\s+)?en\s+\w+ant\b|afin\b|pour\s+que\b|qui\b|que\b|dont\b|quand\b|lorsque\b|si\b|"
+    r"while\b|which\b|where\b|when\b|so\s+that\b|taking\b|in\s+order\b|if\b|with\s+the\s+aim\b)",
+    re.IGNORECASE,
+)
+_LEADING_RE = re.compile(
+    r"^(?:(?:(?:et|and|ou|or|puis|then|also|aussi|enfin|finally|sur|on|en|in|de|of|du|des|about|regarding|"
+    r"le|la|les|un|une|the|a|an|their|its|our|his|her|leur|leurs|son|sa|ses|nos|notre|vos|votre)\s+)|l['’]\s*)+",
+    re.IGNORECASE,
+)
+_CONJ_RE = re.compile(r"\s+(?:et|and|ou|or)\s+", re.IGNORECASE)
+_MAX_ITEM_WORDS = 16
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"[*_`]", "", text).strip().rstrip(".;:").strip()
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _bullet_axes(request: str) -> list[Axis]:
+    """Top-level Markdown bullets, as axes (label before ':' and facets after)."""
+    axes: list[Axis] = []
+    for raw in request.splitlines():
+        if raw[:1].isspace():
+            continue  # nested bullets refine their parent; they are not axes
+        match = _BULLET_RE.match(raw.strip())
+        if not match:
+            continue
+        text = _clean(match.group("text"))
+        label, sep, rest = text.partition(" : ")
+        if not sep:
+            label, sep, rest = text.partition(": ")
+        facets = [f.strip() for f in re.split(r",|;", rest) if f.strip()] if sep else []
+        axes.append(Axis(label=label.strip() if sep else text, facets=facets, text=text, detail=rest.strip()))
+    return axes
+
+
+def _heading_axes(request: str) -> list[Axis]:
+    """One axis per Markdown heading; the paragraph under it gives the facets."""
+    sections: list[tuple[str, list[str]]] = []
+    for raw in request.splitlines():
+        match = _HEADING_RE.match(raw.strip())
+        if match:
+            sections.append((_clean(match.group("text")), []))
+        elif sections and raw.strip():
+            sections[-1][1].append(raw.strip())
+    axes = []
+    for label, lines in sections:
+        paragraph = " ".join(lines)
+        # Only the paragraph's first sentence describes the axis; later ones may be general advice.
+        first = re.split(r"(?<=[.!?])\s+", paragraph, maxsplit=1)[0]
+        detail = _clean(first)
+        facets = [f.strip() for f in re.split(r",|;", detail) if f.strip()]
+        axes.append(
+            Axis(label=label, facets=facets, text=f"{label} : {detail}" if detail else label, detail=detail)
+        )
+    return axes
+
+
+def _pieces(sentence: str) -> list[str]:
+    """The sentence cut at commas and semicolons outside parentheses."""
+    out: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for ch in sentence:
+        depth += ch == "("
+        depth -= ch == ")" and depth > 0
+        if ch in ",;" and depth == 0:
+            out.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    out.append("".join(current).strip())
+    return [p for p in out if p]
+
+
+def _enumeration(sentence: str) -> list[str]:
+    """Items of the enumeration of ``sentence`` that follows a cue word, or [] if there is none."""
+    pieces = _pieces(sentence.strip().rstrip(".!?"))
+    for start, piece in enumerate(pieces):
+        cues = list(_CUE_RE.finditer(piece))
+        if not cues or len(pieces) - start < 2:
+            continue
+        first = piece[cues[-1].end() :].strip()
+        items = [first] if first else []
+        for nxt in pieces[start + 1 :]:
+            if _STOP_RE.match(nxt):
+                break
+            items.append(nxt)
+        # "A, B, C et D": the last piece holds two items, unless the items are themselves pairs
+        # ("sécurité et conformité, exploitation et pérennité": every piece has its own "et").
+        if items and not any(_CONJ_RE.search(i) for i in items[:-1]):
+            last = _CONJ_RE.split(items[-1])
+            if len(last) == 2:
+                items[-1:] = last
+        items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
+        items = [i for i in items if i and len(i.split()) <= _MAX_ITEM_WORDS]
+        if len(items) >= 3:
+            return items
+    return []
+
+
+def _is_term_list(items: Sequence[str], terms: Sequence[str]) -> bool:
+    """True when most items are request terms or single capitalised words (the products compared)."""
+    folded_terms = {fold(t) for t in terms}
+    names = sum(1 for i in items if fold(i) in folded_terms or (len(i.split()) == 1 and i[:1].isupper()))
+    return names * 2 > len(items)
+
+
+def _sentence_axes(request: str, terms: Sequence[str]) -> list[Axis]:
+    text = " ".join(line.strip() for line in request.splitlines() if line.strip())
+    best: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        items = _enumeration(sentence)
+        if items and not _is_term_list(items, terms) and len(items) > len(best):
+            best = items
+    return [Axis(label=_capitalised(i), facets=[], text=i) for i in best]
+
+
+def parse_axes(request: str, terms: Sequence[str] = ()) -> list[Axis]:
+    """The request's axes (see the module docstring); [] when it states none."""
+    bullets = _bullet_axes(request)
+    if bullets:
+        return bullets  # even one bullet: the request asks for that axis only
+    for axes in (_heading_axes(request), _sentence_axes(request, terms)):
+        if len(axes) >= 2:
+            return axes
+    return []

@@ -1,0 +1,135 @@
+"""Fitting sub-tasks within the caps (offline planner): more axes than ``max_subtasks`` are merged,
+an axis over ``max_docs`` is split in two (same-subject documents kept together) while
+``max_subtasks`` allows, rather than dropping documents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from veille.models.offline.axes import Axis
+from veille.models.offline.clusters import Pairs, centroid, units, vectors
+from veille.models.offline.relevance import Context
+from veille.models.offline.text import cosine
+
+__all__ = ["fit_capacity", "merge_axes", "split"]
+
+
+def split(ctx: Context, ids: Sequence[str], pairs: Pairs) -> tuple[list[str], list[str]]:
+    """Two parts of ``ids``, same-subject groups kept together, most dissimilar groups apart."""
+    cap = ctx.data.max_docs
+    groups = units(ids, pairs, cap)
+    if len(groups) == 1:
+        half = (len(ids) + 1) // 2
+        return list(ids[:half]), list(ids[half:])
+    vecs = vectors(ctx, [ctx.by_id[i] for i in ids])
+    unit_vecs = [centroid(vecs, u) for u in groups]
+    seed_pairs = sorted(
+        (cosine(unit_vecs[i], unit_vecs[j]), i, j)
+        for i in range(len(groups))
+        for j in range(i + 1, len(groups))
+    )
+    _, i0, j0 = seed_pairs[0]
+    parts: list[list[str]] = [list(groups[i0]), list(groups[j0])]
+    rest = [k for k in range(len(groups)) if k not in (i0, j0)]
+    # Most decided units first: their place is clearest.
+    rest.sort(
+        key=lambda k: (-abs(cosine(unit_vecs[k], unit_vecs[i0]) - cosine(unit_vecs[k], unit_vecs[j0])), k)
+    )
+    for k in rest:
+        sims = [cosine(unit_vecs[k], centroid(vecs, p)) for p in parts]
+        order = sorted(range(2), key=lambda p: (-sims[p], len(parts[p]), p))
+        fitting = [p for p in order if len(parts[p]) + len(groups[k]) <= cap]
+        target = fitting[0] if fitting else min(range(2), key=lambda p: (len(parts[p]), p))
+        parts[target].extend(groups[k])
+    position = {i: n for n, i in enumerate(ids)}
+    return (sorted(parts[0], key=lambda i: position[i]), sorted(parts[1], key=lambda i: position[i]))
+
+
+def merge_axes(ctx: Context, members: list[list[str]]) -> list[list[str]]:
+    """More axes holding documents than ``max_subtasks``: the smallest axis joins the axis whose
+    documents are most like its own (its label and facets join too), until they fit."""
+    vecs = vectors(ctx, ctx.docs)
+    while sum(1 for m in members if m) > ctx.data.max_subtasks:
+        live = [k for k, m in enumerate(members) if m]
+        small = min(live, key=lambda k: (len(members[k]), -k))
+        others = [k for k in live if k != small]
+        target = max(
+            others, key=lambda k: (cosine(centroid(vecs, members[small]), centroid(vecs, members[k])), -k)
+        )
+        a, b = ctx.axes[target], ctx.axes[small]
+        ctx.axes[target] = Axis(
+            label=f"{a.label} ; {b.label[:1].lower() + b.label[1:]}",
+            facets=[*a.facets, *b.facets],
+            text=f"{a.text} ; {b.text}",
+            merged=True,
+        )
+        members[target] = list(dict.fromkeys([*members[target], *members[small]]))
+        members[small] = []
+    return members
+
+
+def _hard_overflow(n: int, tasks: Sequence[tuple[int, list[str]]], cap: int) -> int:
+    ids = tasks[n][1]
+    elsewhere = {i for m, (_, other) in enumerate(tasks) if m != n for i in other}
+    return max(0, sum(1 for i in ids if i not in elsewhere) - cap)
+
+
+def _split_overfull(ctx: Context, tasks: list[tuple[int, list[str]]], pairs: Pairs) -> None:
+    cap, budget = ctx.data.max_docs, ctx.data.max_subtasks
+    unsplittable: set[tuple[str, ...]] = set()
+    while len(tasks) < budget:
+        # Overflow of documents found in no other sub-task first: those would be lost.
+        over = [
+            (_hard_overflow(n, tasks, cap), len(ids) - cap, -n)
+            for n, (_, ids) in enumerate(tasks)
+            if len(ids) > cap and tuple(ids) not in unsplittable
+        ]
+        if not over:
+            return
+        n = -max(over)[2]
+        axis, ids = tasks[n]
+        first, second = split(ctx, ids, pairs)
+        elsewhere = {i for m, (_, other) in enumerate(tasks) if m != n for i in other}
+        if all(i in elsewhere for i in first) or all(i in elsewhere for i in second):
+            # A part made only of documents another sub-task already has: not worth an analyst.
+            unsplittable.add(tuple(ids))
+            continue
+        tasks[n : n + 1] = [(axis, first), (axis, second)]
+
+
+def fit_capacity(
+    ctx: Context, members: list[list[str]], pairs: Pairs, scores: dict[str, list[float]]
+) -> list[tuple[int, list[str]]]:
+    """(axis index, ids) sub-tasks within max_docs: split the most overfull axis while
+    max_subtasks allows, then drop documents that another sub-task already covers, then move
+    the least fitting ones to a sub-task with room. What still overflows is left for the plan
+    validator (which truncates with an alert) rather than silently dropped here."""
+    cap = ctx.data.max_docs
+    tasks: list[tuple[int, list[str]]] = [(k, ids) for k, ids in enumerate(members) if ids]
+    _split_overfull(ctx, tasks, pairs)
+
+    def fit(doc_id: str, axis: int) -> float:
+        row = scores.get(doc_id)
+        return row[axis] if row else 0.0
+
+    for n, (axis, ids) in enumerate(tasks):
+        if len(ids) <= cap:
+            continue
+        for doc_id in sorted(ids, key=lambda i: (fit(i, axis), i)):
+            if len(ids) <= cap:
+                break
+            if any(doc_id in other for m, (_, other) in enumerate(tasks) if m != n):
+                ids.remove(doc_id)
+        for doc_id in sorted(ids, key=lambda i: (fit(i, axis), i)):
+            if len(ids) <= cap:
+                break
+            room = [
+                (-fit(doc_id, a), m)
+                for m, (a, other) in enumerate(tasks)
+                if m != n and len(other) < cap and fit(doc_id, a) > 0
+            ]
+            if room:
+                _, m = min(room)
+                tasks[m][1].append(doc_id)
+                ids.remove(doc_id)
+    return tasks

@@ -1,0 +1,248 @@
+"""Which catalogue documents concern the request (offline planner).
+
+A document is kept when (each rule generic, thresholds in :class:`PlannerTuning`):
+
+1. it names two request terms or more (a comparison of the products; a name clash names one);
+2. its own overlap with the request is strong enough: request words (title and axes weigh 1, the
+   rest 0.5) plus the request's aspect families it shares (cost, security...). A request term alone
+   is not enough (a product name used in another sense), and a document naming no term needs more;
+3. it names a term and shares rare words with another document naming one (the same field);
+4. it shares the *topic* of the documents kept so far: words found in at least two of them, weighted
+   by the share of them that use the word (topic feedback, repeated until nothing changes). This is
+   what keeps an English source under a French request, and what leaves out a document that only
+   shares one of the request's words (a vocabulary clash);
+5. it is the same subject as a kept document (shared term and shared rare words: a follow-up, a fix).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from veille.models.offline.axes import Axis
+from veille.models.offline.text import fold
+from veille.models.offline.vocab import aspect_words, aspects, framing_words, keys
+from veille.roles.planner import CatalogueEntry, PlannerInput
+
+__all__ = ["Context", "Doc", "PlannerTuning", "link", "relevant"]
+
+
+@dataclass(frozen=True)
+class PlannerTuning:
+    """Thresholds of the rules, in one place (documented in docs/offline-engine.md)."""
+
+    strong_with_term: float = 2.0  # own request overlap that keeps a document naming a request term
+    strong_without_term: float = 3.0  # ... and one that names none
+    title_only_with_term: float = 1.0  # the same when only the title is known (shorter text)
+    title_only_without_term: float = 2.0
+    aspect_weight: float = 0.5  # one shared aspect family counts as half a request word
+    weak_with_term: float = 0.5  # a term-naming document with this much overlap is kept when it
+    aspect_words_min: int = 2  # uses this many words of the request's aspect families
+    topic_with_term: float = 0.6  # topic overlap (summed shares) keeping a term-naming document
+    topic_without_term: float = 1.5  # ... and one naming none (it must also have half its own threshold)
+    link_min_shared: int = 2  # shared non-term keys for two documents to be "the same subject"
+    link_min_weight: float = 4.5  # and their summed specificity (idf)
+    same_subject_cosine: float = 0.17  # title+summary similarity of a same-subject pair
+    framing_ratio: float = 0.6  # second axis score / best score for a framing document to serve both
+    framing_ratio_other: float = 0.9  # same, for other documents
+    framing_min_score: float = 1.0
+    framing_min_words: int = 2  # framing words (requirements, sizing, method...) of a framing document
+
+
+@dataclass
+class Doc:
+    entry: CatalogueEntry
+    keys: list[str]
+    terms: tuple[str, ...]  # request terms it names (sorted)
+    vocab: frozenset[str] = field(default_factory=frozenset)  # non-term keys
+    aspects: frozenset[str] = field(default_factory=frozenset)
+    aspect_counts: dict[str, int] = field(default_factory=dict)  # family -> distinct words
+    framing: bool = False  # frames the project (requirements, sizing): may serve several axes
+
+    @property
+    def id(self) -> str:
+        return self.entry.id
+
+
+def _term_keys(terms: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Request term -> the keys that must all appear for a document to name it."""
+    out: dict[str, tuple[str, ...]] = {}
+    for term in terms:
+        found = tuple(dict.fromkeys(keys(term)))
+        if found:
+            out[term] = found
+    return out
+
+
+def _derive_terms(request_title: str, request: str) -> list[str]:
+    """Fallback when the input gives no ``terms``: capitalised words that do not start a sentence."""
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?:])\s+|\n", f"{request_title}\n{request}"):
+        tokens = re.findall(r"[\wÀ-ÿ'-]+", sentence)
+        for token in tokens[1:]:
+            if len(token) >= 3 and token[0].isupper() and token[1:].islower() and token not in found:
+                found.append(token)
+    return found
+
+
+def entry_text(entry: CatalogueEntry, with_summaries: bool) -> str:
+    return f"{entry.title} {entry.summary}" if with_summaries and entry.summary else entry.title
+
+
+class Context:
+    """The request, its terms and axes, and the catalogue as :class:`Doc` records."""
+
+    def __init__(
+        self, data: PlannerInput, axes: list[Axis], framing_types: frozenset[str], tuning: PlannerTuning
+    ) -> None:
+        self.data = data
+        self.tuning = tuning
+        self.terms = list(data.terms) or _derive_terms(data.request_title, data.request)
+        self.term_keys = _term_keys(self.terms)
+        self.term_key_set = frozenset(k for ks in self.term_keys.values() for k in ks)
+        self.axes = axes
+        self.framing_types = framing_types
+        self.docs = [self._doc(e) for e in data.catalogue]
+        self.by_id = {d.id: d for d in self.docs}
+        df = Counter(k for d in self.docs for k in set(d.keys))
+        n = len(self.docs)
+        self.idf = {k: math.log((n + 1) / (df[k] + 0.5)) for k in sorted(df)}
+
+    def text(self, entry: CatalogueEntry) -> str:
+        return entry_text(entry, self.data.with_summaries)
+
+    def _doc(self, entry: CatalogueEntry) -> Doc:
+        text = self.text(entry)
+        found = keys(text)
+        present = set(found)
+        named = tuple(sorted(t for t, ks in self.term_keys.items() if all(k in present for k in ks)))
+        framing = fold(entry.source_type) in self.framing_types or framing_words(text) >= (
+            self.tuning.framing_min_words if named else 1
+        )
+        counts = aspect_words(text)
+        return Doc(
+            entry=entry,
+            keys=found,
+            terms=named,
+            vocab=frozenset(present - self.term_key_set),
+            aspects=frozenset(counts),
+            aspect_counts=counts,
+            framing=framing,
+        )
+
+    def request_weights(self) -> dict[str, float]:
+        """Request vocabulary: axis and title words weigh 1, the rest of the request 0.5."""
+        weights: dict[str, float] = dict.fromkeys(keys(self.data.request), 0.5)
+        axes_text = " ".join(a.text for a in self.axes)
+        weights.update(dict.fromkeys(keys(f"{self.data.request_title} {axes_text}"), 1.0))
+        for k in self.term_key_set:
+            weights.pop(k, None)
+        return dict(sorted(weights.items()))
+
+    def request_aspects(self) -> frozenset[str]:
+        axes_text = " ".join(a.text for a in self.axes)
+        return aspects(f"{self.data.request_title} {axes_text or self.data.request}")
+
+
+def link(a: Doc, b: Doc, idf: dict[str, float]) -> tuple[int, float]:
+    shared = sorted(a.vocab & b.vocab)
+    return len(shared), sum(idf.get(s, 0.0) for s in shared)
+
+
+def _thresholds(ctx: Context, d: Doc) -> float:
+    t = ctx.tuning
+    names_term = bool(d.terms or not ctx.term_keys)
+    if ctx.data.with_summaries and d.entry.summary:
+        return t.strong_with_term if names_term else t.strong_without_term
+    return t.title_only_with_term if names_term else t.title_only_without_term
+
+
+def _topic(ctx: Context, kept: set[str]) -> dict[str, float]:
+    """Share of the kept documents using each key, for keys used by at least two of them."""
+    counts = Counter(k for i in kept for k in ctx.by_id[i].vocab)
+    n = max(1, len(kept))
+    return {k: c / n for k, c in sorted(counts.items()) if c >= 2}
+
+
+def _topic_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
+    t = ctx.tuning
+    for _ in range(3):
+        topic = _topic(ctx, kept)
+        added = []
+        for d in ctx.docs:
+            if d.id in kept:
+                continue
+            overlap = sum(topic.get(k, 0.0) for k in d.vocab)
+            if d.terms or not ctx.term_keys:
+                if overlap >= t.topic_with_term:
+                    added.append(d.id)
+            elif overlap >= t.topic_without_term and own[d.id] >= _thresholds(ctx, d) / 2:
+                added.append(d.id)
+        if not added:
+            return
+        kept.update(added)
+
+
+def _community(ctx: Context, kept: set[str]) -> None:
+    """A document naming a request term that shares rare words with another one naming a term is
+    about the same field (different products' price lists, say), even when the request words it in
+    other terms. A name clash (the term used in another sense) shares none."""
+    t = ctx.tuning
+    named = [d for d in ctx.docs if d.terms]
+    for d in named:
+        if d.id in kept:
+            continue
+        for other in named:
+            if other is d:
+                continue
+            n_shared, weight = link(d, other, ctx.idf)
+            if n_shared >= t.link_min_shared and weight >= t.link_min_weight:
+                kept.add(d.id)
+                break
+
+
+def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
+    """A weakly relevant document joins when it shares a term and rare words with a kept one (a
+    follow-up, a denial, a fix). Repeated until nothing changes."""
+    t = ctx.tuning
+    changed = True
+    while changed:
+        changed = False
+        for d in ctx.docs:
+            if d.id in kept or (own[d.id] <= 0 and not d.terms):
+                continue
+            for other_id in sorted(kept):
+                other = ctx.by_id[other_id]
+                if d.terms and not set(d.terms) & set(other.terms):
+                    continue
+                n_shared, weight = link(d, other, ctx.idf)
+                if n_shared >= t.link_min_shared and weight >= t.link_min_weight:
+                    kept.add(d.id)
+                    changed = True
+                    break
+
+
+def relevant(ctx: Context) -> list[Doc]:
+    """The documents that concern the request (rules in the module docstring), in catalogue order."""
+    weights = ctx.request_weights()
+    wanted = ctx.request_aspects()
+    t = ctx.tuning
+    own = {
+        d.id: sum(weights.get(k, 0.0) for k in d.vocab) + t.aspect_weight * len(d.aspects & wanted)
+        for d in ctx.docs
+    }
+    kept = {d.id for d in ctx.docs if len(d.terms) >= 2 or own[d.id] >= _thresholds(ctx, d)}
+    # A document naming a term and speaking of the request's aspects in several words (a post-mortem
+    # of one product, an advisory) is kept on less overlap; a name clash rarely has either.
+    for d in ctx.docs:
+        aspect_count = sum(n for f, n in d.aspect_counts.items() if f in wanted)
+        if d.terms and aspect_count >= t.aspect_words_min and own[d.id] >= t.weak_with_term:
+            kept.add(d.id)
+    _community(ctx, kept)
+    if kept:
+        _topic_pull(ctx, kept, own)
+    _same_subject_pull(ctx, kept, own)
+    return [d for d in ctx.docs if d.id in kept]
