@@ -28,11 +28,12 @@ from veille.corpus.request import load_request
 from veille.grid import load_grid
 from veille.ops.runners import settings_task_runner
 from veille.run.info import record_note
-from veille.run.inputs import collect_branches, planner_input, results_dir
+from veille.run.inputs import collect_branches, results_dir
 from veille.run.recovery import lock_run_folder
 from veille.run.runlog import RunLog
 from veille.run.summary import usage_note
 from veille.settings import Settings
+from veille.steps.catalogue import planner_catalogue
 from veille.steps.write import finalize_report
 from veille.store.readers import document_snapshot
 
@@ -83,8 +84,10 @@ def veille_flow(
             if suspected := run.add(screen_documents(settings, listing.entries)):
                 log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
 
+            shown = planner_catalogue(request, listing.entries, settings)
+            log.info("catalogue: %s", shown.note)
             planned = plan.with_options(result_storage=storage, refresh_cache=refresh)(
-                client, planner_input(request, listing.entries, settings), model_key(settings, "planner")
+                client, shown.data, model_key(settings, "planner")
             )
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             sub_tasks = planned.plan.sub_tasks

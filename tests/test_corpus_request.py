@@ -153,8 +153,21 @@ def test_derive_terms_finds_proper_nouns_and_acronyms() -> None:
         ),
     )
     terms = derive_terms(request)
-    assert terms[:3] == ["Kestrel", "Tamaris", "Orvet"]
+    # The title names what is compared: its proper nouns are the terms (RGPD is a topic, not a product).
+    assert terms == ["Kestrel", "Tamaris", "Orvet"]
+    # Without names in the title, the text's proper nouns and acronyms.
+    untitled = request.model_copy(update={"title": "Quel moteur d'inférence pour 2027 ?"})
+    terms = derive_terms(untitled)
+    assert terms[:2] == ["Kestrel", "Orvet"]
     assert "RGPD" in terms
     # Capitalised only because they start a sentence or a list item: not terms.
     for word in ("Quel", "Nous", "Comparez", "Sécurité", "Merci"):
         assert word not in terms
+
+
+def test_derive_terms_leaves_out_languages_and_common_nouns() -> None:
+    request = Request(
+        title="Which streaming service for 2027?",
+        text="The Data team asks for a dossier in English comparing Riverbend and Quaystone. Our data stays in the EU.",
+    )
+    assert derive_terms(request) == ["Riverbend", "Quaystone"]

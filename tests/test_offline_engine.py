@@ -26,6 +26,7 @@ from tests.test_offline_fixtures import (
 )
 from veille.citations import invalid_citations
 from veille.corpus.request import load_request
+from veille.corpus.terms import derive_terms
 from veille.grid import load_grid
 from veille.models.base import Model, ModelRequest
 from veille.models.factory import build_client
@@ -39,9 +40,9 @@ from veille.roles.planner import Plan
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import Draft, NumberedFinding, SourceRef, WriterInput
 from veille.run.folder import new_run_id
-from veille.run.inputs import planner_input
 from veille.settings import PROJECT_ROOT, Settings
 from veille.steps.analyse import analyse_subtask
+from veille.steps.catalogue import planner_catalogue
 from veille.steps.plan import make_plan
 from veille.steps.review import review_loop
 from veille.steps.write import finalize_report, write_sourced_draft
@@ -171,16 +172,45 @@ def test_authority_ranking_from_config() -> None:
     assert neutral.rank("benchmark-interne") == neutral.rank("forum")
 
 
-def test_no_literal_of_the_bundled_corpus_in_the_engine(bundled_corpus: Path) -> None:
-    """The engine must run on any corpus: none of the bundled corpus's names, ids or facts may
-    appear in its code or rules."""
-    request = load_request(bundled_corpus)
-    facts = bundled_facts(bundled_corpus)
-    ids = [d.id.lower() for d in bundled_documents(bundled_corpus)]
-    literals = {t.lower() for t in request.terms}  # product names
-    literals |= set(ids) | {i[:5] for i in ids}  # "doc-07" and prefixes such as "doc-0", "doc-1"
-    literals |= {str(f).lower() for f in facts.get("figures", [])}  # the corpus's facts
-    assert len(literals) > 40  # the check runs on real literals
+_TEST_CORPORA = sorted(
+    p for p in (PROJECT_ROOT / "tests" / "corpora").iterdir() if (p / "request.md").is_file()
+)
+
+
+def _corpus_literals(corpus: Path) -> set[str]:
+    """Names, ids and facts of ``corpus``: request terms (given or derived), document ids and their
+    prefixes ("doc-07", "doc-0"), and the figures of reference/facts.yaml."""
+    request = load_request(corpus)
+    facts = bundled_facts(corpus)
+    ids = [d.id.lower() for d in bundled_documents(corpus)]
+    literals = {t.lower() for t in (request.terms or derive_terms(request))}
+    literals |= set(ids) | {i[:5] for i in ids}
+    literals |= {str(f).lower() for f in facts.get("figures", [])}
+    return literals
+
+
+@pytest.fixture(scope="module")
+def generated_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.corpora.generate import generate_corpus
+
+    return generate_corpus(tmp_path_factory.mktemp("generated") / "corpus", n_docs=60, seed=2)
+
+
+@pytest.mark.parametrize("name", ["bundled", *(p.name for p in _TEST_CORPORA), "generated"])
+def test_no_literal_of_any_corpus_in_the_engine(
+    name: str, bundled_corpus: Path, request: pytest.FixtureRequest
+) -> None:
+    """The engine must run on any corpus: none of the names, ids or facts of the bundled corpus, of
+    any test corpus under tests/corpora or of the generated one may appear in its code or rules (so
+    no rule is tuned to one of them)."""
+    if name == "bundled":
+        corpus = bundled_corpus
+    elif name == "generated":
+        corpus = request.getfixturevalue("generated_corpus")
+    else:
+        corpus = PROJECT_ROOT / "tests" / "corpora" / name
+    literals = _corpus_literals(corpus)
+    assert len(literals) > 15  # the check runs on real literals
     sources = [*sorted(ENGINE_DIR.glob("*.py")), data_file("authority.toml")]
     assert len(sources) > 5
     hits = []
@@ -249,7 +279,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
         grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
         with build_client(settings, run_id=new_run_id()) as client:
             assert client.backend == "offline"
-            planned = make_plan(client, planner_input(request, listing.entries, settings))
+            planned = make_plan(client, planner_catalogue(request, listing.entries, settings).data)
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks

@@ -19,8 +19,8 @@ from veille.corpus.document import Document, parse_document
 from veille.corpus.request import load_request
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.planner import CatalogueEntry, PlannerInput
-from veille.run.inputs import planner_input
 from veille.settings import Settings
+from veille.steps.catalogue import planner_input
 
 SYNTHETIC_TITLE = "Outil de sauvegarde des serveurs en 2027 : Sauvia, Barzo ou Quillon ?"
 SYNTHETIC_TERMS = ["Sauvia", "Barzo", "Quillon"]
@@ -296,7 +296,7 @@ def bundled_documents(corpus: Path) -> list[Document]:
 
 
 def bundled_planner_input(corpus: Path, *, max_subtasks: int = 6, max_docs: int = 8) -> PlannerInput:
-    """The planner input the flow builds (``veille.run.inputs.planner_input``), without a database."""
+    """The planner input the flow builds (``veille.steps.catalogue.planner_input``), without a database."""
     catalogue = [
         CatalogueEntry(
             id=d.id, date=d.date.isoformat(), source_type=d.source_type, title=d.title, summary=d.summary

@@ -103,6 +103,9 @@ class Settings(BaseSettings):
     max_subtasks: int = Field(default=6, ge=1)
     max_docs: int = Field(default=8, ge=1)
     planner_sees_summaries: bool = True
+    # Most tokens the planner input (instructions + prompt) may take; above it the catalogue step
+    # collapses near-duplicates and shortlists by relevance to the request (veille/steps/catalogue.py).
+    planner_token_budget: int = Field(default=8000, ge=1000)
     max_rounds: int = Field(default=3, ge=1)
     grid_path: Path | None = None  # default: <corpus>/grid.toml if present, else <config_dir>/grid.toml
 

@@ -1,6 +1,6 @@
 """Key terms of a request (the planner's vocabulary): ``terms`` from request.md, or derived from its text.
 
-Note: the offline planner (veille/models/offline/planner.py, ``_derive_terms``) has its own, simpler
+Note: the offline planner (veille/models/offline/relevance.py, ``_derive_terms``) has its own, simpler
 fallback; it only runs when the terms handed to it are empty.
 """
 
@@ -103,14 +103,27 @@ _STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][\w'’-]*")
 
 
-def derive_terms(request: Request) -> list[str]:
-    """Key terms of the request: ``request.terms`` when given; otherwise the proper nouns and acronyms of
-    the title and text (capitalised words not at a sentence start, or seen capitalised mid-sentence,
-    plus all-caps words such as RGPD), de-duplicated case-insensitively in order of appearance."""
-    if request.terms:
-        return list(dict.fromkeys(request.terms))
+# Language names: "in English", « en français » say how to write, not what to compare.
+_LANGUAGES = frozenset(
+    [
+        "english",
+        "french",
+        "german",
+        "spanish",
+        "italian",
+        "anglais",
+        "francais",
+        "allemand",
+        "espagnol",
+        "italien",
+    ]
+)
+
+
+def _proper_nouns(texts: Iterable[str]) -> dict[str, str]:
+    """Capitalised words not at a sentence start, and acronyms, of ``texts`` (folded key -> word)."""
     found: dict[str, str] = {}
-    for chunk in _sentences([request.title, request.text]):
+    for chunk in _sentences(texts):
         for position, match in enumerate(_WORD.finditer(chunk)):
             word = match.group().strip("'’-")
             word = re.split(r"['’]", word)[-1] if "'" in word or "’" in word else word  # l'Orvet -> Orvet
@@ -119,8 +132,32 @@ def derive_terms(request: Request) -> list[str]:
             is_acronym = word.isupper() and any(c.isalpha() for c in word)
             if is_acronym or (word[0].isupper() and position > 0):
                 found.setdefault(word.lower(), word)
-    # A capitalised word at a sentence start counts only if it also appears mid-sentence (handled above).
-    return list(found.values())
+    return found
+
+
+def _plain_words(text: str) -> set[str]:
+    """Words of ``text`` written in lower case (common nouns, whatever their case elsewhere)."""
+    return {m.group().lower() for m in _WORD.finditer(text) if m.group()[:1].islower()}
+
+
+def derive_terms(request: Request) -> list[str]:
+    """Key terms of the request: ``request.terms`` when given; otherwise its proper nouns.
+
+    The title's proper nouns when it has any (a request's title names what is compared: « … : A, B
+    ou C ? »); else those of the title and text (capitalised words not at a sentence start, plus
+    acronyms such as RGPD). Language names ("in English") and words the request also writes in lower
+    case (« le service Données » / « base de données ») are not terms. De-duplicated
+    case-insensitively, in order of appearance.
+    """
+    if request.terms:
+        return list(dict.fromkeys(request.terms))
+    plain = _plain_words(f"{request.title}\n{request.text}")
+
+    def keep(found: dict[str, str]) -> list[str]:
+        return [w for k, w in found.items() if k not in _LANGUAGES and (w.isupper() or k not in plain)]
+
+    in_title = [w for w in keep(_proper_nouns([request.title])) if not w.isupper()]
+    return in_title or keep(_proper_nouns([request.title, request.text]))
 
 
 def _sentences(texts: Iterable[str]) -> list[str]:

@@ -39,6 +39,8 @@ class CatalogueEntry(BaseModel):
     source_type: str
     title: str
     summary: str | None = None
+    # Ids of near-duplicates collapsed into this line by the catalogue step (veille.steps.duplicates).
+    copies: list[str] = Field(default_factory=list)
 
 
 class PlannerInput(BaseModel):
@@ -71,9 +73,20 @@ LINE_TOKEN_BUDGET = 50
 MIN_SUMMARY_TOKENS = 8
 
 
+_SHOWN_COPIES = 3
+
+
+def _copies(copies: list[str]) -> str:
+    """`` (+doc-04)``, or `` (+doc-04, doc-07, doc-09… 12 copies)`` when there are many."""
+    if not copies:
+        return ""
+    more = f"… {len(copies)} copies" if len(copies) > _SHOWN_COPIES else ""
+    return f" (+{', '.join(copies[:_SHOWN_COPIES])}{more})"
+
+
 def catalogue_line(entry: CatalogueEntry, summary_chars: int | None = None) -> str:
     """``id | date | type | title`` and, if ``summary_chars`` allows, `` — summary`` (cut at a word)."""
-    line = f"{entry.id} | {entry.date} | {entry.source_type} | {' '.join(entry.title.split())}"
+    line = f"{entry.id}{_copies(entry.copies)} | {entry.date} | {entry.source_type} | {' '.join(entry.title.split())}"
     if summary_chars and entry.summary:
         summary = " ".join(entry.summary.split())
         if len(summary) > summary_chars:
@@ -85,10 +98,15 @@ def catalogue_line(entry: CatalogueEntry, summary_chars: int | None = None) -> s
 def _prompt(data: PlannerInput, summary_chars: int | None) -> str:
     terms = f"Termes de la demande : {', '.join(data.terms)}\n" if data.terms else ""
     lines = "\n".join(catalogue_line(e, summary_chars) for e in data.catalogue)
+    copies = (
+        "« id (+id…) » : copies d'un même document regroupées sur une ligne ; utilise le premier id.\n"
+        if any(e.copies for e in data.catalogue)
+        else ""
+    )
     return (
         f"Demande : {data.request_title}\n{data.request.strip()}\n{terms}\n"
         f"Contraintes : 3 à {data.max_subtasks} sous-tâches ; {data.max_docs} documents au plus par sous-tâche.\n\n"
-        f"Catalogue ({len(data.catalogue)} documents) :\n{data_block('catalogue', lines)}\n"
+        f"Catalogue ({len(data.catalogue)} documents) :\n{data_block('catalogue', lines)}\n{copies}"
     )
 
 

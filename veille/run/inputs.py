@@ -1,5 +1,5 @@
-"""The flow's inputs between steps: settings from the flow's parameters, where task results persist,
-the planner's input, and the analyst branches collected in plan order.
+"""The flow's inputs between steps: where task results persist and the analyst branches collected in
+plan order (the planner's input is the catalogue step's: veille/steps/catalogue.py).
 """
 
 from __future__ import annotations
@@ -8,16 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from veille.corpus.request import Request
-from veille.corpus.terms import derive_terms
-from veille.roles.planner import CatalogueEntry, PlannerInput, SubTask
+from veille.roles.planner import SubTask
 from veille.settings import Settings
 from veille.steps.analyse import Analysis, failed_analysis
 
 __all__ = [
     "RESULTS_DIRNAME",
     "collect_branches",
-    "planner_input",
     "results_dir",
 ]
 
@@ -28,18 +25,6 @@ RESULTS_DIRNAME = "prefect-results"
 def results_dir(settings: Settings) -> Path:
     """A ``pathlib.Path`` on purpose: Prefect reads a *string* result storage as a block name."""
     return settings.warehouse_dir / RESULTS_DIRNAME
-
-
-def planner_input(request: Request, catalogue: Sequence[CatalogueEntry], settings: Settings) -> PlannerInput:
-    return PlannerInput(
-        request_title=request.title,
-        request=request.text,
-        terms=derive_terms(request),
-        catalogue=list(catalogue),
-        max_subtasks=settings.max_subtasks,
-        max_docs=settings.max_docs,
-        with_summaries=settings.planner_sees_summaries,
-    )
 
 
 def collect_branches(sub_tasks: Sequence[SubTask], futures: Sequence[Any]) -> list[Analysis]:

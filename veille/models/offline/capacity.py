@@ -1,6 +1,7 @@
 """Fitting sub-tasks within the caps (offline planner): more axes than ``max_subtasks`` are merged,
 an axis over ``max_docs`` is split in two (same-subject documents kept together) while
-``max_subtasks`` allows, rather than dropping documents."""
+``max_subtasks`` allows, rather than dropping documents; only when the caps cannot hold every
+relevant document are the most redundant ones left out."""
 
 from __future__ import annotations
 
@@ -68,6 +69,10 @@ def merge_axes(ctx: Context, members: list[list[str]]) -> list[list[str]]:
     return members
 
 
+def _partners(doc_id: str, pairs: Pairs) -> set[str]:
+    return {b if a == doc_id else a for _, a, b in pairs if doc_id in (a, b)}
+
+
 def _hard_overflow(n: int, tasks: Sequence[tuple[int, list[str]]], cap: int) -> int:
     ids = tasks[n][1]
     elsewhere = {i for m, (_, other) in enumerate(tasks) if m != n for i in other}
@@ -118,11 +123,17 @@ def fit_capacity(
         for doc_id in sorted(ids, key=lambda i: (fit(i, axis), i)):
             if len(ids) <= cap:
                 break
-            if any(doc_id in other for m, (_, other) in enumerate(tasks) if m != n):
+            partners = _partners(doc_id, pairs) & set(ids)
+            # Covered by another sub-task, with its same-subject partners here (a pair stays whole).
+            if any(
+                doc_id in other and partners <= set(other) for m, (_, other) in enumerate(tasks) if m != n
+            ):
                 ids.remove(doc_id)
         for doc_id in sorted(ids, key=lambda i: (fit(i, axis), i)):
             if len(ids) <= cap:
                 break
+            if _partners(doc_id, pairs) & set(ids):
+                continue  # moving it alone would split a same-subject pair
             room = [
                 (-fit(doc_id, a), m)
                 for m, (a, other) in enumerate(tasks)
@@ -132,4 +143,25 @@ def fit_capacity(
                 _, m = min(room)
                 tasks[m][1].append(doc_id)
                 ids.remove(doc_id)
+    _drop_redundant(ctx, tasks, pairs)
     return tasks
+
+
+def _drop_redundant(ctx: Context, tasks: list[tuple[int, list[str]]], pairs: Pairs) -> None:
+    """Sub-tasks still over ``max_docs`` (more relevant documents than the caps hold): leave out the
+    most redundant documents (closest to another one of the sub-task), never a same-subject pair's
+    member nor a framing document, so what is unique (a benchmark, an advisory) is read. The plan
+    step sees them unplaced and records them (reason ``cap`` when every sub-task is full)."""
+    cap = ctx.data.max_docs
+    paired = {i for _, a, b in pairs for i in (a, b)}
+    for _, ids in tasks:
+        if len(ids) <= cap:
+            continue
+        vecs = vectors(ctx, [ctx.by_id[i] for i in ids])
+        while len(ids) > cap:
+            candidates = [i for i in ids if i not in paired and not ctx.by_id[i].framing]
+            if not candidates:
+                break  # left for the plan validator (it truncates with an alert)
+
+            redundancy = {i: max(cosine(vecs[i], vecs[j]) for j in ids if j != i) for i in candidates}
+            ids.remove(max(candidates, key=lambda i: (redundancy[i], i)))

@@ -1,0 +1,130 @@
+"""The catalogue step (veille/steps/catalogue.py): the planner input within a token budget, near-duplicate
+collapsing and the BM25 shortlist, each document left out recorded with its reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.corpora.generate import generate_corpus
+from tests.test_offline_fixtures import bundled_documents
+from veille.corpus.request import load_request
+from veille.roles.planner import CatalogueEntry, build_prompt, catalogue_line
+from veille.settings import PROJECT_ROOT, Settings
+from veille.steps.catalogue import planner_catalogue, planner_input, planner_tokens, rank_entries
+from veille.steps.duplicates import collapse_duplicates
+
+CORPORA_DIR = PROJECT_ROOT / "tests" / "corpora"
+
+
+def _entries(corpus: Path) -> list[CatalogueEntry]:
+    return [
+        CatalogueEntry(
+            id=d.id, date=d.date.isoformat(), source_type=d.source_type, title=d.title, summary=d.summary
+        )
+        for d in bundled_documents(corpus)
+    ]
+
+
+def _traps(corpus: Path) -> dict[str, list]:
+    return yaml.safe_load((corpus / "traps.yaml").read_text(encoding="utf-8")) or {}
+
+
+def test_under_budget_the_planner_prompt_is_unchanged(bundled_corpus: Path) -> None:
+    settings = Settings(corpus_dir=bundled_corpus)
+    request, entries = load_request(bundled_corpus), _entries(bundled_corpus)
+    shown = planner_catalogue(request, entries, settings)
+    assert shown.left_out == []
+    assert shown.data == planner_input(request, entries, settings)
+    assert build_prompt(shown.data) == build_prompt(planner_input(request, entries, settings))
+    assert shown.tokens == planner_tokens(shown.data) <= settings.planner_token_budget
+
+
+def test_copies_collapse_under_their_latest_member() -> None:
+    corpus = CORPORA_DIR / "sauvegarde-doublons"
+    collapsed = collapse_duplicates(_entries(corpus))
+    expected = {}
+    for original, *copies in _traps(corpus)["duplicates"]:
+        group = [original, *copies]
+        by_id = {e.id: e for e in _entries(corpus)}
+        latest = max(group, key=lambda i: (by_id[i].date, i))
+        expected.update({i: latest for i in group if i != latest})
+    assert collapsed.copy_of == expected
+    line = next(e for e in collapsed.entries if e.copies)
+    assert catalogue_line(line).startswith(f"{line.id} (+{line.copies[0]}")
+
+
+@pytest.mark.parametrize(
+    "corpus",
+    sorted(
+        p for p in CORPORA_DIR.iterdir() if (p / "request.md").is_file() and not _traps(p).get("duplicates")
+    ),
+    ids=lambda p: p.name,
+)
+def test_corpora_without_copies_collapse_nothing(corpus: Path) -> None:
+    assert collapse_duplicates(_entries(corpus)).copy_of == {}
+
+
+def test_different_numbers_are_not_copies() -> None:
+    def entry(i: str, title: str) -> CatalogueEntry:
+        return CatalogueEntry(id=i, date="2026-01-01", source_type="x", title=title)
+
+    entries = [
+        entry("a", "Outil X : grille tarifaire 2026"),
+        entry("b", "Outil X : grille tarifaire 2027"),
+        entry("c", "Fiche produit"),
+        entry("d", "Fiche produit"),
+    ]
+    assert collapse_duplicates(entries).copy_of == {}
+
+
+@pytest.fixture(scope="module")
+def generated_2000(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate_corpus(tmp_path_factory.mktemp("gen") / "corpus", n_docs=2000, seed=3)
+
+
+def test_large_catalogue_fits_the_budget_and_records_what_it_leaves_out(generated_2000: Path) -> None:
+    corpus = generated_2000
+    entries = _entries(corpus)
+    settings = Settings(corpus_dir=corpus)
+    shown = planner_catalogue(load_request(corpus), entries, settings)
+    assert shown.tokens <= settings.planner_token_budget
+    ids = {e.id for e in shown.data.catalogue}
+    left = {o.id: o for o in shown.left_out}
+    assert ids | set(left) == {e.id for e in entries} and not ids & set(left)
+    facts = yaml.safe_load((corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))
+    assert set(facts["keep"]) <= ids  # the anchors are shown
+    for original, *copies in _traps(corpus)["duplicates"]:
+        group = [original, *copies]
+        assert len(set(group) & ids) <= 1, group  # one line per group of copies
+    assert {o.reason for o in shown.left_out} <= {"duplicate", "shortlist"}
+
+
+def test_shortlist_keeps_the_relevant_lines(generated_2000: Path) -> None:
+    corpus = generated_2000
+    entries = _entries(corpus)
+    settings = Settings(corpus_dir=corpus, planner_token_budget=2500)
+    shown = planner_catalogue(load_request(corpus), entries, settings)
+    assert shown.tokens <= 2500
+    reasons = {o.reason for o in shown.left_out}
+    assert reasons == {"duplicate", "shortlist"}
+    ids = {e.id for e in shown.data.catalogue}
+    traps = _traps(corpus)
+    off_topic = (
+        set(traps["off_topic"]) - set(traps.get("name_clash") or []) - set(traps.get("injection") or [])
+    )
+    assert not ids & off_topic  # off-topic lines rank last
+    facts = yaml.safe_load((corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))
+    assert set(facts["keep"]) <= ids  # the anchors (unique subjects) before repeated ones
+
+
+def test_rank_puts_the_request_subjects_first(bundled_corpus: Path) -> None:
+    data = planner_input(
+        load_request(bundled_corpus), _entries(bundled_corpus), Settings(corpus_dir=bundled_corpus)
+    )
+    ranked = [e.id for e in rank_entries(data, data.catalogue)]
+    facts = yaml.safe_load((bundled_corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))
+    last = ranked[-len(facts["exclude"]) :]
+    assert len(set(last) & set(facts["exclude"])) >= len(facts["exclude"]) - 2

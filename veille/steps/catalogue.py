@@ -1,0 +1,187 @@
+"""The catalogue step: what the planner sees, within a token budget (issue 11, item 4).
+
+Under ``Settings.planner_token_budget`` (instructions + prompt, :func:`planner_tokens`) the planner
+sees the whole catalogue, exactly as before. Above it:
+
+1. near-duplicates are collapsed (:mod:`veille.steps.duplicates`): one line per group, under its most
+   recent member, with the copies' ids on the line (``doc-05 (+doc-04)``);
+2. if that is still too much, a shortlist by relevance to the request: BM25 (``bm25s``) of each line's
+   title and summary against the request's title, text and terms, a document naming more request
+   terms first on ties; lines whose titles differ only by the product named are damped (diversity);
+   as many lines as the budget holds (shown in catalogue order).
+
+Everything left out before planning is returned with its reason (``duplicate``: a copy of a line
+shown or left out; ``shortlist``: not in the shortlist) so plan.json records it.
+
+Why bm25s: pure Python over numpy (no index on disk, unlike tantivy; maintained and fast at 20,000
+lines, unlike rank-bm25), and BM25 is the usual lexical relevance a planner's shortlist needs.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Literal
+
+import bm25s
+from pydantic import BaseModel, Field
+
+from veille.corpus.request import Request
+from veille.corpus.terms import derive_terms
+from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt
+from veille.settings import Settings
+from veille.steps.duplicates import collapse_duplicates
+from veille.tokens import estimate_tokens
+
+__all__ = [
+    "LeftOut",
+    "PlannerCatalogue",
+    "planner_catalogue",
+    "planner_input",
+    "planner_tokens",
+    "rank_entries",
+]
+
+_WORD_RE = re.compile(r"[a-z0-9]+")
+_KEY_LENGTH = 6  # words cut to six letters: a cheap stem that also matches French and English forms
+_TERM_WEIGHT = 3
+_REPEAT_DAMPING = 0.5  # score factor of each further line repeating a title but for the product  # request terms repeated in the BM25 query: the products compared matter most
+
+
+class LeftOut(BaseModel):
+    """A catalogue document the planner did not see, and why (same fields as the plan's exclusions)."""
+
+    id: str
+    reason: Literal["shortlist", "duplicate"]
+    detail: str = ""
+
+
+class PlannerCatalogue(BaseModel):
+    """The planner input and what was left out before planning."""
+
+    data: PlannerInput
+    left_out: list[LeftOut] = Field(default_factory=list)
+    documents: int  # catalogue documents before collapsing and shortlisting
+    tokens: int  # planner input tokens (estimate) of ``data``
+    budget: int
+
+    @property
+    def note(self) -> str:
+        """One line for the run log."""
+        dupes = sum(1 for o in self.left_out if o.reason == "duplicate")
+        short = sum(1 for o in self.left_out if o.reason == "shortlist")
+        return (
+            f"{len(self.data.catalogue)}/{self.documents} documents shown to the planner, ~{self.tokens} "
+            f"tokens (budget {self.budget}); {dupes} duplicate(s) collapsed, {short} left out by the shortlist"
+        )
+
+
+def planner_input(request: Request, catalogue: Sequence[CatalogueEntry], settings: Settings) -> PlannerInput:
+    """The whole catalogue as the planner's input (no budget applied)."""
+    return PlannerInput(
+        request_title=request.title,
+        request=request.text,
+        terms=derive_terms(request),
+        catalogue=list(catalogue),
+        max_subtasks=settings.max_subtasks,
+        max_docs=settings.max_docs,
+        with_summaries=settings.planner_sees_summaries,
+    )
+
+
+def planner_tokens(data: PlannerInput) -> int:
+    """Estimated tokens of the planner input: instructions + prompt."""
+    return estimate_tokens(INSTRUCTIONS) + estimate_tokens(build_prompt(data))
+
+
+def _tokens(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
+    return [w[:_KEY_LENGTH] for w in _WORD_RE.findall(folded) if len(w) > 2 and not w.isdigit()]
+
+
+def _names(entry: CatalogueEntry, terms: Sequence[str]) -> int:
+    words = set(_tokens(f"{entry.title} {entry.summary or ''}"))
+    return sum(1 for t in terms if (tokens := _tokens(t)) and set(tokens) <= words)
+
+
+def rank_entries(data: PlannerInput, entries: Sequence[CatalogueEntry]) -> list[CatalogueEntry]:
+    """``entries`` by relevance to the request, best first (BM25, then terms named, then id), a line
+    repeating another's title but for the product named damped by half at each repeat."""
+    if not entries:
+        return []
+    corpus = [_tokens(f"{e.title} {e.summary or ''}" if data.with_summaries else e.title) for e in entries]
+    retriever = bm25s.BM25()
+    retriever.index(corpus, show_progress=False)
+    query = _tokens(f"{data.request_title} {data.request}") + _tokens(" ".join(data.terms)) * _TERM_WEIGHT
+    scores = retriever.get_scores(query)
+    order = sorted(
+        range(len(entries)),
+        key=lambda i: (-round(float(scores[i]), 6), -_names(entries[i], data.terms), entries[i].id),
+    )
+    # Diversity: lines whose title says the same once the request terms are removed ("A : prix",
+    # "B : prix") have their score halved at each repeat, so one subject repeated per product does not crowd out a unique one.
+    term_words = set(_tokens(" ".join(data.terms)))
+    seen: dict[tuple[str, ...], int] = {}
+    turn: dict[int, int] = {}
+    for i in order:
+        signature = tuple(sorted(set(_tokens(entries[i].title)) - term_words))
+        turn[i] = seen.get(signature, 0)
+        seen[signature] = turn[i] + 1
+    position = {i: n for n, i in enumerate(order)}
+    damped = {i: float(scores[i]) * _REPEAT_DAMPING ** turn[i] for i in order}
+    return [entries[i] for i in sorted(order, key=lambda i: (-round(damped[i], 6), position[i]))]
+
+
+def _fit(data: PlannerInput, ranked: Sequence[CatalogueEntry], budget: int) -> int:
+    """The most lines of ``ranked`` (best first) whose planner input stays within ``budget``."""
+    position = {e.id: n for n, e in enumerate(data.catalogue)}
+
+    def tokens(n: int) -> int:
+        shown = sorted(ranked[:n], key=lambda e: position[e.id])
+        return planner_tokens(data.model_copy(update={"catalogue": shown}))
+
+    low, high = 1, len(ranked)  # at least one line, even if the request alone fills the budget
+    while low < high:
+        mid = (low + high + 1) // 2
+        if tokens(mid) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def planner_catalogue(
+    request: Request, catalogue: Sequence[CatalogueEntry], settings: Settings
+) -> PlannerCatalogue:
+    """The planner's input within ``settings.planner_token_budget`` (see the module docstring)."""
+    budget = settings.planner_token_budget
+    data = planner_input(request, catalogue, settings)
+    tokens = planner_tokens(data)
+    if tokens <= budget or not catalogue:
+        return PlannerCatalogue(data=data, documents=len(catalogue), tokens=tokens, budget=budget)
+    collapsed = collapse_duplicates(data.catalogue)
+    left_out = [
+        LeftOut(id=copy, reason="duplicate", detail=f"copie de {rep}")
+        for copy, rep in sorted(collapsed.copy_of.items())
+    ]
+    data = data.model_copy(update={"catalogue": collapsed.entries})
+    tokens = planner_tokens(data)
+    if tokens > budget:
+        ranked = rank_entries(data, collapsed.entries)
+        n = _fit(data, ranked, budget)
+        shown = {e.id for e in ranked[:n]}
+        left_out += [
+            LeftOut(
+                id=e.id, reason="shortlist", detail=f"rang {rank + 1} sur {len(ranked)} (pertinence BM25)"
+            )
+            for rank, e in enumerate(ranked)
+            if e.id not in shown
+        ]
+        data = data.model_copy(update={"catalogue": [e for e in collapsed.entries if e.id in shown]})
+        tokens = planner_tokens(data)
+    order = {e.id: n for n, e in enumerate(catalogue)}
+    left_out.sort(key=lambda o: order.get(o.id, len(order)))
+    return PlannerCatalogue(
+        data=data, left_out=left_out, documents=len(catalogue), tokens=tokens, budget=budget
+    )
