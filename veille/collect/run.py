@@ -1,0 +1,191 @@
+"""One night of collecting: every source of ``<corpus>/sources.toml`` fetched, parsed and written as
+documents. A failing source is one alert naming it; the others go on."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import httpx
+
+from veille.alerts import Alert
+from veille.collect.feeds import FeedError, parse_feed
+from veille.collect.fetch import Fetcher, FetchError, HttpCache, Resolver, resolve_host
+from veille.collect.items import Item
+from veille.collect.pages import PageError, extract_page
+from veille.collect.sources import SOURCES_FILE, Source, load_sources
+from veille.collect.write import DocIndex, Outcome, write_item
+
+__all__ = ["STATE_FILE", "CollectReport", "collect_corpus", "sources_file"]
+
+STATE_FILE = ".collect-state.json"  # hidden: ingestion never reads it
+_FEED_TYPES = (
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/xml",
+    "text/xml",
+    "application/rdf+xml",
+)
+_PAGE_TYPES = ("text/html", "application/xhtml+xml")
+
+
+@dataclass
+class CollectReport:
+    """What a night of collecting did: counts per outcome, the ids written, one alert per failure."""
+
+    sources: int = 0
+    failed_sources: int = 0
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("added", "updated", "unchanged", "duplicate"), 0)
+    )
+    written: list[str] = field(default_factory=list)  # ids added or updated this night
+    alerts: list[Alert] = field(default_factory=list)
+    bytes_read: int = 0
+
+    def note(self) -> str:
+        c = self.counts
+        return (
+            f"{self.sources} source(s), {self.failed_sources} failed; {c['added']} added, {c['updated']} "
+            f"updated, {c['unchanged']} unchanged, {c['duplicate']} duplicate(s); {self.bytes_read} bytes"
+        )
+
+
+def sources_file(corpus_dir: Path) -> Path:
+    return corpus_dir / SOURCES_FILE
+
+
+def _feed_type(content_type: str) -> bool:
+    return (
+        content_type in _FEED_TYPES or content_type.endswith(("+xml", "/xml")) or content_type == "text/plain"
+    )
+
+
+def _page_type(content_type: str) -> bool:
+    return content_type in _PAGE_TYPES
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _wanted(source: Source, item: Item) -> bool:
+    if not source.keywords:
+        return True
+    text = f"{item.title}\n{item.summary}\n{item.body}".casefold()
+    return any(k.casefold() in text for k in source.keywords)
+
+
+def _source_items(fetcher: Fetcher, source: Source) -> tuple[list[Item], list[str]]:
+    """The source's items this night (empty when not modified) and the problems with single items."""
+    got = fetcher.get(
+        source.url,
+        allow_private=source.allow_private,
+        accept=_feed_type if source.kind == "feed" else _page_type,
+    )
+    if got.not_modified:
+        return [], []
+    if source.kind == "page":
+        return [extract_page(_decode(got.body), source.url)], []
+    items = parse_feed(got.body, got.url)[: source.max_items]
+    problems: list[str] = []
+    if source.follow_links:
+        followed = []
+        for item in items:
+            try:
+                page = fetcher.get(item.url, allow_private=source.allow_private, accept=_page_type)
+                if not page.not_modified:
+                    extracted = extract_page(_decode(page.body), item.url)
+                    item = Item(
+                        item.url,
+                        item.title,
+                        item.day or extracted.day,
+                        item.summary or extracted.summary,
+                        extracted.body,
+                    )
+            except (FetchError, PageError) as exc:  # the feed's own text stands in for the page
+                problems.append(f"{item.url}: {exc}")
+            followed.append(item)
+        items = followed
+    return items, problems
+
+
+def _alert(source: Source, problem: str, severity: str = "warning") -> Alert:
+    return Alert(
+        code="collect.source_failed",
+        severity=severity,  # type: ignore[arg-type]
+        stage="collect",
+        message=f"source {source.name!r} ({source.url}): {problem}; the night goes on without it",
+        subject=source.name,
+    )
+
+
+def _load_state(path: Path) -> tuple[HttpCache, DocIndex]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return HttpCache(), DocIndex()  # lost or corrupt: the next night refetches everything once
+    return HttpCache(dict(raw.get("http", {}))), DocIndex(dict(raw.get("docs", {})))
+
+
+def _save_state(path: Path, cache: HttpCache, index: DocIndex) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(
+        json.dumps({"http": cache.entries, "docs": index.docs}, indent=1, sort_keys=True), encoding="utf-8"
+    )
+    os.replace(tmp, path)
+
+
+def collect_corpus(
+    corpus_dir: Path,
+    *,
+    max_doc_bytes: int = 1_048_576,
+    today: date | None = None,
+    resolver: Resolver = resolve_host,
+    transport: httpx.BaseTransport | None = None,
+    on_item: Callable[[str, Outcome], None] | None = None,
+) -> CollectReport:
+    """Collect every source of ``corpus_dir/sources.toml`` into ``corpus_dir/docs``. An invalid
+    sources file raises :class:`~veille.collect.sources.SourcesError`; a failing source is an alert."""
+    config = load_sources(sources_file(corpus_dir))
+    state_path = corpus_dir / STATE_FILE
+    cache, index = _load_state(state_path)
+    fetcher = Fetcher(config.limits, cache, resolver=resolver, transport=transport)
+    report, day = CollectReport(sources=len(config.source)), today or datetime.now(UTC).date()
+    try:
+        for source in config.source:
+            try:
+                items, problems = _source_items(fetcher, source)
+            except (FetchError, FeedError, PageError) as exc:
+                report.failed_sources += 1
+                report.alerts.append(_alert(source, str(exc)))
+                continue
+            except Exception as exc:
+                report.failed_sources += 1
+                report.alerts.append(_alert(source, f"unexpected {type(exc).__name__}: {exc}", "error"))
+                continue
+            if problems:
+                report.alerts.append(
+                    _alert(
+                        source,
+                        f"{len(problems)} item page(s) not fetched, feed text kept: {problems[0]}",
+                        "info",
+                    )
+                )
+            for item in [it for it in items if _wanted(source, it)]:
+                doc_id, outcome = write_item(
+                    corpus_dir / "docs", index, item, source.source_type, day, max_doc_bytes
+                )
+                report.counts[outcome] += 1
+                if outcome in ("added", "updated"):
+                    report.written.append(doc_id)
+                if on_item is not None:
+                    on_item(doc_id, outcome)
+    finally:
+        report.bytes_read = fetcher.night_bytes
+        fetcher.close()
+        _save_state(state_path, cache, index)
+    return report
