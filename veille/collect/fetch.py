@@ -228,7 +228,7 @@ class Fetcher:
         return self._robots[origin].can_fetch(self.limits.user_agent, url)
 
     def _load_robots(self, origin: str) -> RobotFileParser:
-        """RFC 9309: a 4xx robots.txt allows everything; 5xx or unreachable disallows everything."""
+        """RFC 9309: a 4xx robots.txt allows everything; a 5xx (or one we cannot read) disallows everything."""
         parser = RobotFileParser(origin + "/robots.txt")
         try:
             with _open(self._client, origin + "/robots.txt", {}) as response:
@@ -239,7 +239,9 @@ class Fetcher:
                 else:
                     body = self._capped_body(origin + "/robots.txt", response, _ROBOTS_MAX_BYTES)
                     parser.parse(body.decode("utf-8", "replace").splitlines())
-        except FetchError:
+        except FetchError as exc:
+            if exc.reason in ("refused", "dns", "timeout", "http"):
+                raise  # the site itself is unreachable: say so rather than "robots.txt disallows"
             parser.parse(["User-agent: *", "Disallow: /"])
         return parser
 
