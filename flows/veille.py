@@ -1,4 +1,4 @@
-"""The veille flow: ingest → catalogue → screen → plan → analyse.map → write report → review loop
+"""The veille flow: [collect →] ingest → catalogue → screen → plan → analyse.map → write report → review loop
 → outputs → grade → record. The bookkeeping between the steps is ``veille.run.runlog.RunLog``.
 
 A failed branch does not lose the others: the report is written from the branches that succeeded,
@@ -15,6 +15,7 @@ from prefect.states import State
 
 from tasks.analyse import analyse, analyst_jobs
 from tasks.clients import backend_label, model_key, open_client
+from tasks.collect import collect
 from tasks.grade import grade_run
 from tasks.ingest import catalogue, ingest
 from tasks.outputs import write_outputs
@@ -23,6 +24,7 @@ from tasks.record import record_run
 from tasks.review import review
 from tasks.screen import screen_documents
 from tasks.write import write_report
+from veille.collect import sources_file
 from veille.corpus.reference import load_reference
 from veille.corpus.request import load_request
 from veille.grid import load_grid
@@ -72,6 +74,8 @@ def veille_flow(
     with open_client(settings, folder.run_id, folder.calls_path) as client:
         records = client.journal.records  # calls so far: each step's log line has its roles' usage
         with run.failure_as_alert():  # a raising step ends the steps; re-raised once all is written
+            if sources_file(settings.corpus_dir).exists():  # watched feeds and pages: tonight's news first
+                run.add(collect(settings).alerts)  # the task logs its summary; failing sources are alerts
             ingested = ingest(settings)
             run.keep_ingest(ingested)
             listing = catalogue(settings)

@@ -4,6 +4,6 @@ failed night."""
 
 from __future__ import annotations
 
-from veille.collect.run import CollectReport, collect_corpus, sources_file
+from veille.collect.run import CollectReport, collect_corpus, collect_night, sources_file
 
-__all__ = ["CollectReport", "collect_corpus", "sources_file"]
+__all__ = ["CollectReport", "collect_corpus", "collect_night", "sources_file"]

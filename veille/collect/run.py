@@ -17,10 +17,10 @@ from veille.collect.feeds import FeedError, parse_feed
 from veille.collect.fetch import Fetcher, FetchError, HttpCache, Resolver, resolve_host
 from veille.collect.items import Item
 from veille.collect.pages import PageError, extract_page
-from veille.collect.sources import SOURCES_FILE, Source, load_sources
+from veille.collect.sources import SOURCES_FILE, Source, SourcesError, load_sources
 from veille.collect.write import DocIndex, Outcome, write_item
 
-__all__ = ["STATE_FILE", "CollectReport", "collect_corpus", "sources_file"]
+__all__ = ["STATE_FILE", "CollectReport", "collect_corpus", "collect_night", "sources_file"]
 
 STATE_FILE = ".collect-state.json"  # hidden: ingestion never reads it
 _FEED_TYPES = (
@@ -189,3 +189,19 @@ def collect_corpus(
         fetcher.close()
         _save_state(state_path, cache, index)
     return report
+
+
+def collect_night(corpus_dir: Path, *, max_doc_bytes: int = 1_048_576) -> CollectReport:
+    """The nightly step: :func:`collect_corpus`, with an invalid ``sources.toml`` as one error alert
+    (the night goes on with the corpus as it is)."""
+    try:
+        return collect_corpus(corpus_dir, max_doc_bytes=max_doc_bytes)
+    except SourcesError as exc:
+        alert = Alert(
+            code="collect.invalid_sources",
+            severity="error",
+            stage="collect",
+            message=str(exc),
+            subject=SOURCES_FILE,
+        )
+        return CollectReport(alerts=[alert])
