@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from veille.cli.run import CorpusOption, build_settings
+from veille.cli.run import CorpusOption
 
 __all__ = ["collect", "register"]
 
@@ -16,8 +16,9 @@ def collect(corpus: CorpusOption = None) -> None:
     invalid."""
     from veille.collect import collect_corpus, sources_file
     from veille.collect.sources import SourcesError
+    from veille.settings import Settings
 
-    settings = build_settings(corpus)
+    settings = Settings.from_params(corpus=corpus)
     if not sources_file(settings.corpus_dir).exists():
         typer.echo(
             f"error: {sources_file(settings.corpus_dir)}: no sources file (see docs/corpus-format.md)",
