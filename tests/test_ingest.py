@@ -273,13 +273,56 @@ def test_other_files_and_hidden_files(corpus: Path, db: Path) -> None:
 
 
 def test_symlinks(corpus: Path, db: Path, tmp_path: Path) -> None:
-    outside = tmp_path / "outside.md"
-    outside.write_text(doc_text("doc-05"), encoding="utf-8")
-    os.symlink(outside, corpus / "docs" / "doc-05.md")  # a link to a real file is a document
+    (corpus / "extra").mkdir()
+    inside = corpus / "extra" / "doc-05.md"
+    inside.write_text(doc_text("doc-05"), encoding="utf-8")
+    os.symlink(inside, corpus / "docs" / "doc-05.md")  # a link staying in the corpus is a document
     os.symlink(corpus / "docs" / "loop.md", corpus / "docs" / "loop.md")
     report = ingest_corpus(corpus, db)
     assert (report.added, report.skipped) == (5, 1)
     assert "loop.md: cannot read file (symlink loop)" in report.alerts[0].message
+
+
+def test_symlink_leaving_the_corpus_is_refused_and_named(corpus: Path, db: Path, tmp_path: Path) -> None:
+    ingest_corpus(corpus, db)
+    secret = tmp_path / "secret.md"
+    secret.write_text(doc_text("doc-66", body="Ne doit pas entrer."), encoding="utf-8")
+    link = corpus / "docs" / "doc-66.md"
+    os.symlink(secret, link)
+    dangling = corpus / "docs" / "doc-67.md"
+    os.symlink(tmp_path / "missing.md", dangling)  # dangling, and outside: refused the same way
+    os.rename(corpus / "docs" / "doc-02.md", tmp_path / "doc-02.md")
+    os.symlink(tmp_path / "doc-02.md", corpus / "docs" / "doc-02.md")  # a stored document turned link
+    before = dump(db)
+
+    with pytest.raises(StrictModeError) as info:
+        ingest_corpus(corpus, db, strict=True)
+    assert info.value.path == corpus / "docs" / "doc-02.md"
+    assert len(info.value.errors) == 3 and "outside the corpus folder" in str(info.value)
+    assert dump(db) == before  # strict: nothing committed, nothing stored lost
+
+    report = ingest_corpus(corpus, db)
+    refused = [a for a in report.alerts if a.code == "ingest.symlink_outside"]
+    assert sorted(a.subject or "" for a in refused) == ["docs/doc-02.md", "docs/doc-66.md", "docs/doc-67.md"]
+    assert all(a.severity == "error" and str(secret.parent) in a.message for a in refused)
+    assert f"{link}: symbolic link to {secret}" in next(
+        a.message for a in refused if a.subject == "docs/doc-66.md"
+    )
+    assert report.skipped == 3
+    assert rows(db, "SELECT count(*) FROM documents WHERE id = 'doc-66'") == [(0,)]
+    # doc-02 leaves the catalogue like any file that became invalid; its row and text are kept.
+    assert rows(db, "SELECT status, length(body) > 0 FROM documents WHERE id = 'doc-02'") == [
+        ("removed", True)
+    ]
+    logged = rows(db, "SELECT path FROM ingest_log WHERE code = 'ingest.symlink_outside' ORDER BY path")
+    assert logged == [("docs/doc-02.md",), ("docs/doc-66.md",), ("docs/doc-67.md",)]
+
+
+def test_docs_folder_linked_outside_the_corpus_is_an_error(corpus: Path, db: Path, tmp_path: Path) -> None:
+    os.rename(corpus / "docs", tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", corpus / "docs")
+    with pytest.raises(CorpusError, match="docs/ leads outside the corpus folder"):
+        ingest_corpus(corpus, db)
 
 
 def test_oversized_document_is_never_partially_loaded(corpus: Path, db: Path) -> None:

@@ -145,6 +145,14 @@ class _Ingestion:
         assert st is not None  # read_file succeeded
         self._classify(doc, path, rel, st)
 
+    def refuse(self, errors: Sequence[CorpusError]) -> None:
+        """Files refused by the listing (links leaving the corpus; their alerts are already raised)."""
+        for exc in errors:
+            rel = "docs/" + exc.path.name
+            self.errors.append(exc)
+            self.counts["skipped"] += 1
+            self.record(rel, None, "skipped", "ingest.symlink_outside", str(exc))
+
     def _unchanged_by_stat(self, path: str, rel: str, st: os.stat_result) -> bool:
         """Shortcut: same path, size and mtime as stored for this corpus -> unchanged, not re-read."""
         known_id = self.by_path.get(rel)
@@ -292,7 +300,8 @@ def _ingest_corpus(
     started, clock = utcnow(), time.perf_counter()
     corpus_dir, db_path = Path(corpus_dir), Path(db_path)
     alerts: list[Alert] = []
-    names, reference = check_corpus(corpus_dir, strict, alerts)
+    refused: list[CorpusError] = []  # links leaving the corpus: invalid files (strict mode fails on them)
+    names, reference = check_corpus(corpus_dir, strict, alerts, refused)
 
     db_path.parent.mkdir(parents=True, exist_ok=True)
     with read_write(db_path) as con:
@@ -308,6 +317,7 @@ def _ingest_corpus(
         )
         con.execute("BEGIN TRANSACTION")
         try:
+            run.refuse(refused)
             _load_documents(run, names, batch_size=batch_size, strict=strict)
             alerts.extend(_future_date_alerts(con, corpus_dir, run.now))
             if reference is not None:
@@ -339,7 +349,7 @@ def _load_documents(run: _Ingestion, names: list[str], *, batch_size: int, stric
             run.process(name)
         run.flush()
     if run.errors and strict:
-        raise StrictModeError(run.errors)
+        raise StrictModeError(sorted(run.errors, key=lambda e: str(e.path)))
     if not run.claimed:
         raise CorpusError(
             run.corpus_dir / "docs",
