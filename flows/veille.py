@@ -13,7 +13,7 @@ from prefect import flow, get_run_logger, unmapped
 from prefect.runtime import flow_run
 from prefect.states import State
 
-from tasks.analyse import analyse, analyst_jobs
+from tasks.analyse import analyse, analyst_jobs, cache_scopes
 from tasks.clients import backend_label, model_key, open_client
 from tasks.collect import collect
 from tasks.grade import grade_run
@@ -67,9 +67,12 @@ def veille_flow(
     log, run = get_run_logger(), RunLog.start(settings)
     folder = run.folder
     run_lock = lock_run_folder(folder.path)  # held until recorded: a killed run is recorded by the next
-    # Injected faults fire on the flow run's first attempt only, so a retry of the same run succeeds.
-    faults = set(fail_subtasks or []) if flow_run.run_count <= 1 else set()
-    storage, refresh = results_dir(settings), not settings.use_cache  # --no-cache recomputes every step
+    # Injected faults fire on the flow run's first attempt only, so a retry of the same run succeeds;
+    # the cache scopes make them fire on a warm cache too and rerun only their branch (cache_scopes).
+    drill = set(fail_subtasks or [])
+    faults = drill if flow_run.run_count <= 1 else set()
+    storage = results_dir(settings)
+    own_scope = "" if settings.use_cache else f"flow-run:{flow_run.id}"  # --no-cache: this run only
 
     with open_client(settings, folder.run_id, folder.calls_path) as client:
         records = client.journal.records  # calls so far: each step's log line has its roles' usage
@@ -90,17 +93,19 @@ def veille_flow(
 
             shown = planner_catalogue(request, listing.entries, settings)
             log.info("catalogue: %s", shown.note)
-            planned = plan.with_options(result_storage=storage, refresh_cache=refresh)(
-                client, shown.data, model_key(settings, "planner")
+            planned = plan.with_options(result_storage=storage)(
+                client, shown.data, model_key(settings, "planner"), cache_scope=own_scope
             )
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             sub_tasks = planned.plan.sub_tasks
-            branches = analyse.with_options(result_storage=storage, refresh_cache=refresh).map(
+            ids = [st.id for st in sub_tasks]
+            branches = analyse.with_options(result_storage=storage).map(
                 analyst_jobs(sub_tasks, run.snapshot, model_key(settings, "analyst")),
-                [st.id for st in sub_tasks],
+                ids,
                 client=unmapped(client),
                 db_path=unmapped(settings.database),
-                fault=[st.id in faults for st in sub_tasks],
+                fault=[sid in faults for sid in ids],
+                cache_scope=cache_scopes(ids, drill, use_cache=settings.use_cache, flow_run_id=flow_run.id),
             )
             analyses = collect_branches(sub_tasks, branches)
             log.info("analyse: %s; %s", run.keep_analyses(analyses), usage_note(records(), "analyst"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "InjectedFaultError",
     "analyse",
     "analyst_jobs",
+    "cache_scopes",
 ]
 
 # Bump when the analyst's prompt or output handling changes. Not TASK_SOURCE: a code edit elsewhere
@@ -56,11 +57,27 @@ def analyst_jobs(
     ]
 
 
+def cache_scopes(
+    subtask_ids: Sequence[str], drill: Collection[str], *, use_cache: bool, flow_run_id: object
+) -> list[str]:
+    """The ``cache_scope`` of each branch: "" shares results across runs; the flow run's id keeps them
+    within one flow run (its attempts).
+
+    A drill branch (``fail_subtasks``) is scoped to its flow run, so on the first attempt its fault
+    fires whatever earlier nights cached, and on the retry it really runs again while the other
+    branches come from the cache. With ``use_cache=False`` every branch is scoped to the flow run:
+    the first attempt computes all of them, a retry reuses what that attempt finished.
+    """
+    own = f"flow-run:{flow_run_id}"
+    return [own if (not use_cache or sid in drill) else "" for sid in subtask_ids]
+
+
 def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
     return f"analyse-v{ANALYSE_CACHE_VERSION}"
 
 
-# The client is not data; the database path and the fault flag do not change a successful result.
+# The client is not data; the database path and the fault flag do not change a successful result
+# (the fault never produces one; ``cache_scope`` is what keeps a drill branch out of shared entries).
 ANALYSE_CACHE_POLICY = INPUTS - "client" - "db_path" - "fault" + CacheKeyFnPolicy(cache_key_fn=_version)
 
 
@@ -71,8 +88,16 @@ ANALYSE_CACHE_POLICY = INPUTS - "client" - "db_path" - "fault" + CacheKeyFnPolic
     persist_result=True,
     **MODEL_TASK_RETRIES,
 )
-def analyse(job: AnalystJob, subtask_id: str, client: Asker, db_path: Path, fault: bool = False) -> Analysis:
+def analyse(
+    job: AnalystJob,
+    subtask_id: str,
+    client: Asker,
+    db_path: Path,
+    fault: bool = False,
+    cache_scope: str = "",
+) -> Analysis:
     """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst."""
+    del cache_scope  # part of the cache key only (see cache_scopes)
     if fault:
         raise InjectedFaultError(f"{subtask_id}: injected fault (fail_subtasks)")
     documents = fetch_documents(db_path, job.sub_task.doc_ids)

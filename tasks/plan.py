@@ -35,7 +35,10 @@ PLAN_CACHE_POLICY = INPUTS - "client" + CacheKeyFnPolicy(cache_key_fn=_version)
     persist_result=True,
     **MODEL_TASK_RETRIES,
 )
-def plan(client: Asker, data: PlannerInput, model_key: str) -> PlanOutcome:
-    """Planner over the catalogue only, then validation; raises PlanUnusableError on an empty plan."""
-    del model_key  # part of the cache key only
+def plan(client: Asker, data: PlannerInput, model_key: str, cache_scope: str = "") -> PlanOutcome:
+    """Planner over the catalogue only, then validation; raises PlanUnusableError on an empty plan.
+
+    ``cache_scope`` ("" or the flow run's id with ``use_cache=False``) only enters the cache key: a
+    retry of the flow run reuses its own plan, other runs do not."""
+    del model_key, cache_scope  # part of the cache key only
     return make_plan(client, data)

@@ -203,3 +203,38 @@ def test_orphan_citation_is_an_instruction_then_stripped_from_the_final_report(
     assert {"report.orphan_citation", "report.orphan_citation_stripped", "review.not_validated"} <= set(codes)
     report = (run_dir / "report.md").read_text(encoding="utf-8")
     assert "[99]" not in report and "Kestrel tient la charge." in report
+
+
+class _Attempt:
+    """``prefect.runtime.flow_run`` as a retry of flow run ``id`` sees it (attempt 2)."""
+
+    def __init__(self, flow_run_id: Any) -> None:
+        self.id, self.run_count = flow_run_id, 2
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_drill_fires_on_a_warm_cache_and_its_retry_reruns_only_its_branch(
+    corpus: Path, warehouse: Path, monkeypatch: pytest.MonkeyPatch, use_cache: bool
+) -> None:
+    import flows.veille as flow_module
+
+    state, _ = _run(ScriptedModel(function=responder()), corpus, warehouse, use_cache=use_cache)
+    assert state.is_completed(), state.message  # last night: every branch cached
+
+    drill = ScriptedModel(function=responder())
+    state, drill_dir = _run(drill, corpus, warehouse, fail_subtasks=["st-2"], use_cache=use_cache)
+    assert state.is_failed(), "the drill did nothing on a warm cache"
+    findings = read_json(drill_dir / "findings.json")
+    assert findings["st-2"]["status"] == "failed" and "injected fault" in findings["st-2"]["error"]
+    assert "analyse.branch_failed" in _alert_codes(drill_dir)
+    analysts = {r.payload["subtask_id"] for r in drill.requests_for("analyst")}
+    assert analysts == (set() if use_cache else {"st-1", "st-3"})  # warm: the healthy ones are cached
+
+    # The retry of that flow run: same id, second attempt (the e2e test does it through a server).
+    monkeypatch.setattr(flow_module, "flow_run", _Attempt(state.state_details.flow_run_id))
+    retry = ScriptedModel(function=responder())
+    state, retry_dir = _run(retry, corpus, warehouse, fail_subtasks=["st-2"], use_cache=use_cache)
+    assert state.is_completed(), state.message
+    assert {r.payload["subtask_id"] for r in retry.requests_for("analyst")} == {"st-2"}
+    assert not retry.requests_for("planner")
+    assert all(v["status"] == "ok" for v in read_json(retry_dir / "findings.json").values())
