@@ -15,13 +15,13 @@ Each measurement runs in a fresh child process (``--child``) so Python and Prefe
 - ``server``: the same run against a Prefect server already running on 127.0.0.1 (`make server`):
   start-up is then only the client's first API call.
 - ``fanout``: the flow through the real google-genai SDK against the fake Gemini server adding 1 s of
-  latency per call, with 4 sub-tasks; the analyse stage (first analyst request received → last
+  latency per call, with 6 sub-tasks (the default max_subtasks); the analyse stage (first analyst request received → last
   analyst reply sent, server clock) with the default thread pool vs ``ThreadPoolTaskRunner(1)``.
 - read amplification (input tokens of the run ÷ tokens of the corpus files) and planner prompt
   tokens per catalogue line, from the offline run's call journal (offline token counts are estimates,
   ceil(chars / 4), see veille/tokens.py).
 
-Targets: offline total ≤ 15 s; fan-out ratio ≤ 0.35; read amplification ≤ 2.0; planner ≤ 50 tokens/line.
+Targets: offline total ≤ 15 s; fan-out ratio ≤ 0.25 (6 branches); read amplification ≤ 2.0; planner ≤ 50 tokens/line.
 """
 
 from __future__ import annotations
@@ -43,9 +43,11 @@ TELEMETRY_OFF = {
     "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false",
 }
-FANOUT_AXES = [
-    ("Quels débits Kestrel et Tamaris atteignent-ils sur notre charge ?", ["doc-01", "doc-02"]),
-    ("Quel est le coût des licences pour 12 GPU ?", ["doc-03", "doc-04"]),
+FANOUT_AXES = [  # six branches: the bundled max_subtasks
+    ("Quels débits Kestrel atteint-il sur notre charge ?", ["doc-01"]),
+    ("Quels débits Tamaris atteint-il sur notre charge ?", ["doc-02"]),
+    ("Quel est le coût des licences pour 12 GPU ?", ["doc-03"]),
+    ("Combien de GPU la plateforme aura-t-elle en 2027 ?", ["doc-04"]),
     ("La faille d'Orvet 2.4 est-elle décrite ?", ["doc-05"]),
     ("Orvet 2.5 corrige-t-il la faille ?", ["doc-06"]),
 ]
@@ -134,9 +136,9 @@ def _child_fanout(workdir: Path) -> dict[str, Any]:
         ):
             server.reset()
             os.environ["VEILLE_WAREHOUSE_DIR"] = str(workdir / name)  # fresh task caches
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             state = flow(corpus=str(corpus), backend="gemini", use_cache=False, return_state=True)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             if not state.is_completed():
                 raise SystemExit(f"fan-out run ({name}) ended {state.type}: {state.message}")
             requests = server.requests
@@ -145,6 +147,7 @@ def _child_fanout(workdir: Path) -> dict[str, Any]:
             writer_in = next(r.received_at for r in requests if role_of(r.body) == "writer")
             out[name] = {
                 "flow_s": wall,
+                "flow_cpu_s": cpu,  # this process, every thread (the temporary API server apart)
                 # planner reply sent -> writer request received: the whole mapped stage, Prefect
                 # task scheduling and document fetches included
                 "analyse_stage_s": writer_in - (planner_done or 0.0),
@@ -177,6 +180,7 @@ def _base_env(home: Path) -> dict[str, str]:
     env.update(TELEMETRY_OFF)
     env["PREFECT_HOME"] = str(home)
     env["PREFECT_LOGGING_LEVEL"] = "WARNING"
+    env["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "300"  # a loaded machine: wait, do not fail
     return env
 
 
@@ -253,17 +257,17 @@ def _print(results: dict[str, Any]) -> None:
     if fan:
         p, s = fan["parallel"], fan["serial"]
         lines.append(
-            f"| fan-out, 4 sub-tasks, 1 s per call: analyse stage (planner reply → writer request) "
-            f"parallel / serial | {p['analyse_stage_s']:.2f} / {s['analyse_stage_s']:.2f} s = "
-            f"**{fan['ratio_stage']:.2f}** | ≤ 0.35 |"
+            f"| fan-out, {p['analyst_calls']} sub-tasks, 1 s per call: analyse stage (planner reply → "
+            f"writer request) parallel / serial | {p['analyse_stage_s']:.2f} / {s['analyse_stage_s']:.2f} s = "
+            f"**{fan['ratio_stage']:.3f}** (max in flight {p['max_in_flight']}) | ≤ 0.25 |"
         )
         lines.append(
             f"| fan-out: analyst calls only (first request → last reply) parallel / serial | "
             f"{p['analyst_calls_span_s']:.2f} / {s['analyst_calls_span_s']:.2f} s = {fan['ratio_calls_span']:.2f} | — |"
         )
         lines.append(
-            f"| fan-out, whole flow parallel / serial | {p['flow_s']:.1f} / {s['flow_s']:.1f} s = "
-            f"{fan['ratio_flow']:.2f} | — |"
+            f"| fan-out, whole flow parallel / serial: wall (CPU of the run process) | {p['flow_s']:.1f} "
+            f"({p['flow_cpu_s']:.1f}) / {s['flow_s']:.1f} ({s['flow_cpu_s']:.1f}) s = {fan['ratio_flow']:.2f} | — |"
         )
     print("\n".join(lines))
 

@@ -14,7 +14,8 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from tasks.analyse import analyse, analyst_jobs, cache_scopes
-from tasks.clients import backend_label, model_key, open_client
+from tasks.asks import CachedAsker
+from tasks.clients import backend_label, model_key, open_client, role_keys
 from tasks.collect import collect
 from tasks.grade import grade_run
 from tasks.ingest import catalogue, ingest
@@ -76,6 +77,8 @@ def veille_flow(
 
     with open_client(settings, folder.run_id, folder.calls_path) as client:
         records = client.journal.records  # calls so far: each step's log line has its roles' usage
+        # Writer, critic, reviser and judge calls are cached by their inputs too (tasks/asks.py).
+        asker = CachedAsker(client, storage=storage, model_keys=role_keys(settings), cache_scope=own_scope)
         with run.failure_as_alert():  # a raising step ends the steps; re-raised once all is written
             if sources_file(settings.corpus_dir).exists():  # watched feeds and pages: tonight's news first
                 run.add(collect(settings).alerts)  # the task logs its summary; failing sources are alerts
@@ -111,9 +114,9 @@ def veille_flow(
             log.info("analyse: %s; %s", run.keep_analyses(analyses), usage_note(records(), "analyst"))
             run.require_a_branch()
 
-            written = write_report(client, analyses, request, grid, settings.database)
+            written = write_report(asker, analyses, request, grid, settings.database)
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
-            reviewed = review(client, written.draft, grid, written.sources, request.text, settings.max_rounds)
+            reviewed = review(asker, written.draft, grid, written.sources, request.text, settings.max_rounds)
             run.keep_review(reviewed)
             final = finalize_report(
                 request.title, reviewed.final_draft, written.sources, run.failed_questions()
@@ -125,7 +128,7 @@ def veille_flow(
         write_outputs(folder, info, **run.outputs())
         if run.final is not None:
             with run.grading(log):  # grading informs; it must not fail a run whose report is written
-                grades = grade_run(folder.path, reference, request, client)
+                grades = grade_run(folder.path, reference, request, asker)
                 log.info("grade: %d grade(s) written", len(grades))
     recorded = record_run(settings, folder.path)
     run_lock.release()

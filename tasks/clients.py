@@ -29,6 +29,7 @@ __all__ = [
     "model_override",
     "open_client",
     "retry_transient",
+    "role_keys",
 ]
 
 # Tests run the real flow with a ScriptedModel: set here, read when the flow builds its client.
@@ -68,6 +69,11 @@ def model_key(settings: Settings, role: str) -> str:
     """What of the settings determines a role's answer: part of the task cache keys."""
     spec = settings.role(role)
     return f"{backend_label(settings)}|{spec.model}|{spec.thinking}|{spec.temperature}"
+
+
+def role_keys(settings: Settings) -> dict[str, str]:
+    """:func:`model_key` of every role, by role name."""
+    return {role: model_key(settings, role) for role in settings.roles}
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -80,3 +80,26 @@ def test_run_folder_is_complete_and_consistent(offline_run: Path) -> None:
     calls = [json.loads(line) for line in (offline_run / "calls.jsonl").read_text().splitlines()]
     analyst_calls = {c["subtask_id"] for c in calls if c["role"] == "analyst"}
     assert analyst_calls == set(findings)
+
+
+def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
+    offline_run: Path, bundled_corpus_path: Path
+) -> None:
+    from veille.models.journal import read_journal
+
+    warehouse = offline_run.parents[1]
+    assert {r.role for r in read_journal(offline_run / "calls.jsonl")} >= {"writer", "critic", "judge"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
+        state = veille_flow(corpus=str(bundled_corpus_path), backend="offline", return_state=True)
+    assert state.is_completed(), state.message
+    rerun = Path(state.result())
+    assert rerun != offline_run
+    calls_path = rerun / "calls.jsonl"
+    records = read_journal(calls_path) if calls_path.exists() else []
+    assert [(r.role, r.subtask_id) for r in records] == []  # plan, branches, writer, critic, reviser, judge
+    read = lambda name: (rerun / name).read_text(encoding="utf-8")  # noqa: E731
+    assert read("report.md") == (offline_run / "report.md").read_text(encoding="utf-8")
+    assert _json(rerun / "review.json") == _json(offline_run / "review.json")
+    first_grades = {(g["check"], g["target"]): g["score"] for g in _json(offline_run / "grades.json")}
+    assert {(g["check"], g["target"]): g["score"] for g in _json(rerun / "grades.json")} == first_grades

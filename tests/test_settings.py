@@ -38,3 +38,14 @@ def test_unknown_role_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VEILLE_ROLES__ANALYTS__MODEL", "x")
     with pytest.raises(ValidationError, match="unknown role 'analyts'"):
         Settings()
+
+
+def test_concurrency_cap_defaults_to_at_least_max_subtasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VEILLE_MAX_CONCURRENT_CALLS", raising=False)
+    assert Settings().max_concurrent_calls >= Settings().max_subtasks  # every branch in flight at once
+    assert Settings(max_subtasks=10).max_concurrent_calls == 10
+    assert Settings(max_subtasks=10, max_concurrent_calls=2).max_concurrent_calls == 2  # explicit wins
+    monkeypatch.setenv("VEILLE_MAX_CONCURRENT_CALLS", "3")
+    assert Settings(max_subtasks=10).max_concurrent_calls == 3
+    with pytest.raises(ValueError):
+        Settings(max_concurrent_calls=0)

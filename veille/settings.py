@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -96,7 +96,9 @@ class Settings(BaseSettings):
     http_retry_initial_delay_s: float = 1.0
     http_retry_max_delay_s: float = 60.0  # also the longest 429 retryDelay we are willing to wait
     reask_attempts: int = Field(default=2, ge=0)  # re-asks after a schema violation (so 3 attempts in all)
-    max_concurrent_calls: int = 4
+    # Model calls in flight per run. Unset, it follows the fan-out: max(6, max_subtasks), so every
+    # analyst branch can wait on its model at once (a cap below max_subtasks serialises the tail).
+    max_concurrent_calls: int = Field(default=6, ge=1, description="default: max(6, max_subtasks)")
     use_cache: bool = True
 
     # --- planning / analysis / review ---
@@ -132,6 +134,13 @@ class Settings(BaseSettings):
                 raise ValueError(f"roles.{name}: expected a table with model/thinking/temperature")
             merged[name] = {**merged[name], **fields}
         return merged
+
+    @model_validator(mode="after")
+    def _cap_follows_the_fan_out(self) -> Settings:
+        if "max_concurrent_calls" not in self.model_fields_set:
+            # Through __dict__: a derived default must not count as explicitly set (dumps, copies).
+            self.__dict__["max_concurrent_calls"] = max(self.max_concurrent_calls, self.max_subtasks)
+        return self
 
     @classmethod
     def settings_customise_sources(
