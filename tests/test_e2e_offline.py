@@ -101,5 +101,5 @@ def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
     read = lambda name: (rerun / name).read_text(encoding="utf-8")  # noqa: E731
     assert read("report.md") == (offline_run / "report.md").read_text(encoding="utf-8")
     assert _json(rerun / "review.json") == _json(offline_run / "review.json")
-    first_grades = {(g["check"], g["target"]): g["score"] for g in _json(offline_run / "grades.json")}
-    assert {(g["check"], g["target"]): g["score"] for g in _json(rerun / "grades.json")} == first_grades
+    first_grades = {(g["grader"], g["target"]): g["score"] for g in _json(offline_run / "grades.json")}
+    assert {(g["grader"], g["target"]): g["score"] for g in _json(rerun / "grades.json")} == first_grades
