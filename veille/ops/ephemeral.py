@@ -9,14 +9,29 @@ fresh ``PREFECT_HOME`` both run the database migrations concurrently (one then f
 flow does, under a file lock in ``PREFECT_HOME`` (the second process waits until the first server
 answers, then starts its own on a migrated database), and waits up to
 :data:`STARTUP_TIMEOUT_S` unless ``PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS`` is set.
+
+No orphans: Prefect stops its temporary server at exit (``atexit``), which a SIGKILL, the OOM killer
+or a crash of the interpreter skip; the server then listened on 127.0.0.1 for good. On Linux the
+server is started with a parent-death signal (``prctl(PR_SET_PDEATHSIG, SIGKILL)`` in the child,
+between fork and exec), so the kernel kills it when the process that started it dies, whatever the
+way. Elsewhere Prefect's own start is used (atexit only).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["STARTUP_TIMEOUT_S", "start_temporary_api"]
+__all__ = ["STARTUP_TIMEOUT_S", "dies_with_parent", "start_temporary_api"]
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 STARTUP_TIMEOUT_S = 180
 _TIMEOUT_ENV = "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"
@@ -34,6 +49,9 @@ def start_temporary_api() -> str | None:
 
     timeout = int(os.environ.get(_TIMEOUT_ENV) or STARTUP_TIMEOUT_S)
     server = SubprocessASGIServer()  # the instance the client would start later (keyed on port None)
+    preexec = dies_with_parent()
+    if preexec is not None and not server.running:
+        server._run_uvicorn_command = lambda: _run_uvicorn(server, preexec)  # type: ignore[method-assign]
     home = Path(PREFECT_HOME.value())
     home.mkdir(parents=True, exist_ok=True)
     try:
@@ -48,3 +66,66 @@ def start_temporary_api() -> str | None:
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     return str(server.api_url)
+
+
+def dies_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` giving the child SIGKILL when this process dies (None off Linux).
+
+    libc and its ``prctl`` are looked up here, in the parent: between fork and exec the child only
+    calls them (no import, no allocation worth a lock). The parent may die before ``prctl`` runs:
+    then the child is already reparented, sees it and exits. The signal fires when the *thread*
+    that forked dies, so start the server from a thread that lives as long as the process (the
+    CLI's main thread does)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    prctl = libc.prctl
+    parent = os.getpid()
+    kill = int(signal.SIGKILL)
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, kill, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
+def _run_uvicorn(server: Any, preexec: Callable[[], None]) -> subprocess.Popen[Any]:
+    """Prefect 3.9's ``SubprocessASGIServer._run_uvicorn_command`` (same command and environment:
+    ``tests/test_ephemeral_orphans.py`` compares them) plus the parent-death signal."""
+    from prefect.settings import get_current_settings
+
+    server_env = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+    return subprocess.Popen(
+        args=uvicorn_args(server.port),
+        env={
+            **os.environ,
+            **server_env,
+            **get_current_settings().to_environment_variables(exclude_unset=True),
+        },
+        preexec_fn=preexec,  # prctl only, see dies_with_parent
+    )
+
+
+def uvicorn_args(port: int) -> list[str]:
+    """The temporary server's command line, as Prefect builds it."""
+    import prefect
+
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--app-dir",
+        str(prefect.__module_path__.parent),
+        "--factory",
+        "prefect.server.api.server:create_app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "error",
+        "--lifespan",
+        "on",
+    ]
