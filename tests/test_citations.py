@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -116,9 +117,9 @@ def test_bibliography_is_built_from_state() -> None:
         ),
     ]
     lines = bibliography(refs).splitlines()
-    assert lines[0].startswith("1. **doc-a**") and "Banc" in lines[0] and "2026-07-08" in lines[0]
+    assert lines[0].startswith("- [1] **doc-a**") and "Banc" in lines[0] and "2026-07-08" in lines[0]
     assert "benchmark-interne" in lines[0] and "https://x.example/a" in lines[0]
-    assert lines[1].startswith("2. **doc-b**")
+    assert lines[1].startswith("- [2] **doc-b**")
 
 
 def test_finalize_report_ships_no_orphan_and_a_code_built_sources_section() -> None:
@@ -134,4 +135,14 @@ def test_finalize_report_ships_no_orphan_and_a_code_built_sources_section() -> N
     sections = split_sections(final.markdown)
     assert sections["Synthèse"].startswith("Un [1].")  # doc-b is cited first, so it becomes [1]
     assert "Coût ?" in sections["Ce qui reste incertain"]
-    assert sections["Sources"].splitlines()[0].startswith("1. **doc-b**")
+    assert sections["Sources"].splitlines()[0].startswith("- [1] **doc-b**")
+
+
+def test_bibliography_labels_every_item_with_its_citation_number() -> None:
+    """No Markdown ordered list: renderers renumber it and the Prefect UI clips numbers >= 10."""
+    refs = [_ref(n, f"doc-{n:02d}") for n in range(1, 13)]
+    lines = bibliography(refs).splitlines()
+    assert [re.match(r"- \[(\d+)\] \*\*doc-(\d+)\*\*", line).groups() for line in lines] == [  # type: ignore[union-attr]
+        (str(n), f"{n:02d}") for n in range(1, 13)
+    ]
+    assert not [line for line in lines if re.match(r"\s*\d+[.)]\s", line)]

@@ -81,6 +81,11 @@ VARIANTS: list[tuple[str, str, str]] = [
         "Synthèse.\n\n## Sources\n\n1. **rapport-secret** — Audit Tamaris — 2026-10-01 — benchmark",
         "fake_sources",
     ),
+    (
+        "fake_sources_labelled_bibliography",
+        "Synthèse.\n\n## Sources\n\n- [12] **rapport-secret** — Audit Tamaris — 2026-10-01 — benchmark",
+        "fake_sources",
+    ),
 ]
 
 # Benign sentences close to the patterns: the bundled corpus's subject (LLM engines, security, prices)

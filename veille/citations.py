@@ -141,10 +141,14 @@ def renumber_citations(text: str, sources: Sequence[SourceRef]) -> tuple[str, li
 
 
 def bibliography(sources: Sequence[SourceRef]) -> str:
-    """The ``## Sources`` list, built by code: number, id, title, date, source type, url if any."""
+    """The ``## Sources`` list, built by code: number, id, title, date, source type, url if any.
+
+    Each item carries its citation label, ``- [12] **doc-07** — …``: a Markdown ordered list
+    (``12. …``) would be renumbered by renderers, and the Prefect UI clips numbers ≥ 10 to their
+    last digit, so [12] in the text would land on an item labelled "2."."""
     lines = []
     for s in sorted(sources, key=lambda s: s.number):
-        line = f"{s.number}. **{s.id}** — {s.title} — {s.date} — {s.source_type}"
+        line = f"- [{s.number}] **{s.id}** — {s.title} — {s.date} — {s.source_type}"
         if s.url:
             line += f" — <{s.url}>"
         lines.append(line)

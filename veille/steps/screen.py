@@ -203,8 +203,9 @@ _COMPILED = {
 }
 # A "Sources" / "Références" label (heading or "Sources :"), then what follows it (a few lines).
 _SOURCES_LABEL = re.compile(r"(?:^|\n)\s*(?:#{1,6}\s*)?(?:sources?|references|bibliographie|bibliography)\b")
-# Our bibliography's format: "1. **doc-03** — titre — 2026-07-08 — type".
-_BIBLIO_LINE = re.compile(r"(?:^|\n)\s*\d+\.\s+\*\*[^*\n]+\*\*\s+-\s")  # em dash folded to "-"
+# Our bibliography's format, "- [1] **doc-03** — titre — 2026-07-08 — type", and the former one,
+# "1. **doc-03** — …" (em dash folded to "-").
+_BIBLIO_LINE = re.compile(r"(?:^|\n)\s*(?:\d+\.|(?:[-*]\s*)?\[\d+\])\s+\*\*[^*\n]+\*\*\s+-\s")
 
 
 @dataclass(frozen=True)
