@@ -1,7 +1,7 @@
 """No orphaned temporary server: Prefect's temporary API dies with the `veille run` that started it.
 
 Prefect stops that server from ``atexit``, which a SIGKILL skips; veille starts it with a Linux
-parent-death signal (``veille/ephemeral.py``). Loopback only; every process started here is killed
+parent-death signal (``veille/ops/ephemeral.py``). Loopback only; every process started here is killed
 by its process group at the end of its trial.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.flowkit import write_corpus
-from veille import ephemeral
+from veille.ops import ephemeral
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux only")
 
@@ -79,7 +79,7 @@ def _listening(port: int) -> bool:
 def test_parent_death_signal_kills_the_child(tmp_path: Path) -> None:
     """The mechanism alone: a parent SIGKILLed right after starting a child with dies_with_parent."""
     code = (
-        "import subprocess, sys; from veille.ephemeral import dies_with_parent; "
+        "import subprocess, sys; from veille.ops.ephemeral import dies_with_parent; "
         "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], preexec_fn=dies_with_parent()); "
         "print(p.pid, flush=True); import time; time.sleep(120)"
     )
