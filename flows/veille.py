@@ -29,6 +29,7 @@ from veille.collect import sources_file
 from veille.corpus.reference import load_reference
 from veille.corpus.request import load_request
 from veille.grid import load_grid
+from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
 from veille.run.info import record_note
 from veille.run.inputs import collect_branches, results_dir
@@ -67,6 +68,7 @@ def veille_flow(
         )
     log, run = get_run_logger(), RunLog.start(settings)
     folder = run.folder
+    name_flow_run(flow_run.id, folder.run_id)  # the UI lists the run under its veille run id
     run_lock = lock_run_folder(folder.path)  # held until recorded: a killed run is recorded by the next
     # Injected faults fire on the flow run's first attempt only, so a retry of the same run succeeds;
     # the cache scopes make them fire on a warm cache too and rerun only their branch (cache_scopes).

@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 from pydantic import BaseModel
 
@@ -24,6 +24,7 @@ __all__ = [
     "InjectedFaultError",
     "analyse",
     "analyst_jobs",
+    "branch_note",
     "cache_scopes",
 ]
 
@@ -103,4 +104,18 @@ def analyse(
     documents = fetch_documents(db_path, job.sub_task.doc_ids)
     analysis = analyse_subtask(client, job.sub_task, documents)
     kill_point("analyse")  # crash tests: branch computed, result not yet persisted
+    get_run_logger().info(branch_note(subtask_id, len(documents), analysis, client))
     return analysis
+
+
+def branch_note(subtask_id: str, documents: int, analysis: Analysis, client: object) -> str:
+    """The branch's own log line (its task run's Logs tab): documents read, findings, tokens."""
+    journal = getattr(client, "journal", None)  # the run's ModelClient; other Askers have none
+    records = [r for r in journal.records() if r.subtask_id == subtask_id] if journal is not None else []
+    tokens_in = sum(r.input_tokens for r in records)
+    tokens_out = sum(r.output_tokens + r.reasoning_tokens for r in records)
+    return (
+        f"analyse {subtask_id}: {documents} document(s) read, {len(analysis.findings.findings)} finding(s), "
+        f"{len(analysis.findings.contradictions)} contradiction(s); {tokens_in} tokens in, {tokens_out} out "
+        f"({len(records)} model attempt(s))"
+    )

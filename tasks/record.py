@@ -10,6 +10,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from veille.run.metrics import detail_rows, report_description
 from veille.run.recovery import recover_dead_runs
 from veille.settings import Settings
 from veille.warehouse import RecordResult, metrics_table, record_run_dir
@@ -48,14 +49,53 @@ def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
         "metrics": artifact_key(METRICS_ARTIFACT, deployment),
     }
     create_markdown_artifact(
-        markdown=markdown, key=keys["report"], description=f"Dossier of run {result.run_id}"
+        markdown=markdown, key=keys["report"], description=report_description(result.run_id, run_dir)
     )
     create_table_artifact(
-        table=metrics_table(result.summary),
+        table=metrics_table(result.summary) + detail_rows(run_dir, _cached_task_runs()),
         key=keys["metrics"],
         description=f"Cost, tokens, scores and alerts of run {result.run_id}",
     )
     return keys
+
+
+def _run_logger() -> logging.Logger | logging.LoggerAdapter[Any]:
+    """The task run's logger (lines reach the run's Logs tab), this module's outside a run."""
+    from prefect import get_run_logger
+    from prefect.exceptions import MissingContextError
+
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return logger
+
+
+def _cached_task_runs() -> int | None:
+    """Task runs of the current flow run that ended Cached (None outside a flow run or if the API fails)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterId,
+        TaskRunFilter,
+        TaskRunFilterState,
+        TaskRunFilterStateName,
+    )
+    from prefect.runtime import flow_run
+
+    if not flow_run.id:
+        return None
+    try:
+        with get_client(sync_client=True) as client:
+            runs = client.read_task_runs(
+                flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run.id])),
+                task_run_filter=TaskRunFilter(
+                    state=TaskRunFilterState(name=TaskRunFilterStateName(any_=["Cached"]))
+                ),
+            )
+    except Exception as exc:  # cosmetic: the artifact says "unknown"
+        logger.warning("could not count the cached task runs: %s", exc)
+        return None
+    return len(runs)
 
 
 @task(name="record-run", cache_policy=NO_CACHE)  # a side effect: it must run every time
@@ -74,7 +114,7 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
     # Runs killed before recording themselves (veille.run.recovery): recorded now, nothing lost.
     recovery = recover_dead_runs(settings.runs_dir, settings.parquet_dir)
     if recovery.recorded:
-        logger.warning(
+        _run_logger().warning(
             "recorded %d run(s) that died before recording: %s", len(recovery.recorded), recovery.run_ids
         )
     return {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,25 @@ def _run(model: ScriptedModel, corpus: Path, warehouse: Path, **params: Any) -> 
         state = veille_flow(corpus=str(corpus), return_state=True, **params)
     run_dirs = sorted((warehouse / "runs").iterdir(), key=lambda p: p.stat().st_mtime_ns)
     return state, run_dirs[-1]
+
+
+def _ui_view(flow_run_id: Any) -> dict[str, Any]:
+    """The flow run's name and its artifacts, read from the API as the UI does."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    with get_client(sync_client=True) as client:
+        name = client.read_flow_run(flow_run_id).name
+        artifacts = client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
+        )
+    by_key = {a.key: a for a in artifacts}
+    metrics = by_key["veille-metrics"].data
+    return {
+        "name": name,
+        "metrics": json.loads(metrics) if isinstance(metrics, str) else metrics,
+        "report_description": by_key["veille-report"].description or "",
+    }
 
 
 def _alert_codes(run_dir: Path) -> list[str]:
@@ -152,10 +172,28 @@ def test_loop_is_bounded_and_an_unvalidated_report_is_kept(corpus: Path, warehou
     assert (run_dir / "report.md").read_text(encoding="utf-8").startswith("# ")
 
 
-def test_a_failed_branch_gives_a_partial_report_and_a_failed_run(corpus: Path, warehouse: Path) -> None:
+def test_a_failed_branch_gives_a_partial_report_and_a_failed_run(
+    corpus: Path, warehouse: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     model = ScriptedModel(function=responder(analyst_fail={"st-2"}))
+    caplog.set_level("INFO")
     state, run_dir = _run(model, corpus, warehouse)
     assert state.is_failed()
+    # What the Prefect UI shows: the failed branch in the state message and in both artifacts,
+    # the flow run under the veille run id, one log line per analyst branch.
+    assert "1 branch(es) failed: st-2;" in (state.message or "")
+    flow_run_id = state.state_details.flow_run_id
+    ui = _ui_view(flow_run_id)
+    assert ui["name"] == run_dir.name
+    metrics = {row["metric"]: row["value"] for row in ui["metrics"]}
+    assert metrics["failed_branches"] == "st-2"
+    assert "analyse.branch_failed ×1" in metrics["alert_codes"]
+    assert re.match(r"\d+ call\(s\), \d+ attempt\(s\), \d+ in / \d+ out tokens", metrics["role.analyst"])
+    assert metrics["reused.task_results"] == "0 task run(s) Cached"
+    assert "failed branch(es) st-2" in ui["report_description"]
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("analyse st-")]
+    assert sorted(m.split(":")[0] for m in lines) == ["analyse st-1", "analyse st-3"]
+    assert all("2 document(s) read" in m and "finding(s)" in m and "tokens in" in m for m in lines), lines
     findings = read_json(run_dir / "findings.json")
     assert [findings[k]["status"] for k in ("st-1", "st-2", "st-3")] == ["ok", "failed", "ok"]
     assert "ValueError" in findings["st-2"]["error"]

@@ -189,7 +189,11 @@ class RunLog:
             raise self.error
         if info.status == "failed":
             return Failed(
-                message=f"{info.subtasks_failed} branch(es) failed; partial report in {self.folder.path}",
+                # The UI shows this message on the flow run: name the branches, not only their count.
+                message=(
+                    f"{info.subtasks_failed} branch(es) failed: {', '.join(self.failed_subtasks())}; "
+                    f"partial report in {self.folder.path}"
+                ),
                 data=str(self.folder.path),
             )
         return str(self.folder.path)
