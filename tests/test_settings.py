@@ -49,3 +49,22 @@ def test_concurrency_cap_defaults_to_at_least_max_subtasks(monkeypatch: pytest.M
     assert Settings(max_subtasks=10).max_concurrent_calls == 3
     with pytest.raises(ValueError):
         Settings(max_concurrent_calls=0)
+
+
+def test_docs_list_every_environment_variable() -> None:
+    """Every settings field's variable, and every variable the code reads, is in docs/configuration.md."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "configuration.md").read_text(encoding="utf-8")
+    missing = [
+        f"VEILLE_{name.upper()}" for name in Settings.model_fields if f"VEILLE_{name.upper()}" not in docs
+    ]
+    read = set()
+    for path in (root / "veille").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        read |= set(re.findall(r"environ\.get\(\s*\"([A-Z][A-Z0-9_]+)\"", text))
+        read |= set(re.findall(r"^_?[A-Z_]*ENV\s*=\s*\"([A-Z][A-Z0-9_]+)\"", text, re.MULTILINE))
+    assert {"VEILLE_CONFIG", "GEMINI_API_KEY", "VEILLE_TEST_KILL_AT"} <= read  # the scan finds them
+    missing += sorted(name for name in read if name not in docs)
+    assert missing == [], f"not in docs/configuration.md: {missing}"
