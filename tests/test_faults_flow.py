@@ -204,15 +204,19 @@ def test_connection_refused_stops_the_run_clearly_and_keeps_the_ingestion(
 ) -> None:
     _, _, run = gemini_flow
 
-    result = run(env={"VEILLE_GEMINI_BASE_URL": closed_port_url(), "VEILLE_HTTP_ATTEMPTS": "2"})
+    base_url = closed_port_url()
+    result = run(env={"VEILLE_GEMINI_BASE_URL": base_url, "VEILLE_HTTP_ATTEMPTS": "2"})
 
     assert result.state.is_failed()
     run_info = result.run
     assert run_info["status"] == "failed" and "ConnectError" in run_info["error"]
     [failed] = [a for a in result.alerts if a["code"] == "run.failed"]
-    assert "TransientModelError" in failed["message"] or "GeminiTransientError" in failed["message"]
+    # One clear error naming the address, without task retries stretching it to a minute.
+    assert f"cannot connect to the Gemini API at {base_url}" in failed["message"]
+    assert "VEILLE_GEMINI_BASE_URL" in failed["message"]
     calls = result.calls()
-    assert [c.error_class for c in calls] == ["ConnectError"] * 3  # first try + 2 task retries
+    assert [c.error_class for c in calls] == ["ConnectError"]  # the SDK's retries, no task retry
+    assert calls[0].latency_s < 15, calls[0]
     assert result.parquet("SELECT status FROM runs WHERE run_id = ?") == [("failed",)]
     assert ("run.failed", None) in result.parquet_alerts()
     # What completed before the fault is kept: the ingestion and the run folder's ingest record.
@@ -222,7 +226,7 @@ def test_connection_refused_stops_the_run_clearly_and_keeps_the_ingestion(
     assert (result.run_dir / "ingest.json").is_file()
     reliability.record(
         "connection refused (nothing listens on the API port)",
-        "SDK retries, task retries, then a clear stop: run Failed with run.failed",
+        "SDK retries, then a clear stop naming the URL (no task retries): run Failed with run.failed",
         f"{len(calls)} journalled ConnectError calls, run Failed ('{run_info['error'][:60]}…'), "
         "run + alert rows in Parquet, ingestion kept",
     )

@@ -345,11 +345,22 @@ def test_timeouts_beyond_the_budget_are_transient(
     assert "Timeout" in record.error_class
 
 
-def test_connection_refused_is_transient(client_factory: Any, tmp_path: Path) -> None:
-    client = client_factory(base_url=closed_port_url(), http_attempts=2)
+def test_connection_refused_names_the_url_and_fails_fast(client_factory: Any, tmp_path: Path) -> None:
+    import time
 
-    with pytest.raises(TransientModelError):
+    from tasks.clients import is_retryable
+    from veille.models.gemini import GeminiConnectionError
+
+    url = closed_port_url()
+    client = client_factory(base_url=url, http_attempts=2)
+
+    started = time.monotonic()
+    with pytest.raises(GeminiConnectionError) as info:
         critic_call(client)
+    assert time.monotonic() - started < 10
+    assert isinstance(info.value, TransientModelError)  # what it is, though the tasks do not retry it
+    assert f"cannot connect to the Gemini API at {url}" in str(info.value)
+    assert not is_retryable(info.value)  # a wrong base URL: task retries would only make it a minute
 
     [record] = read_journal(tmp_path / "calls.jsonl")
     assert record.error_class == "ConnectError"

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REASK_TEMPLATE",
+    "GeminiConnectionError",
     "GeminiError",
     "GeminiModel",
     "GeminiTransientError",
@@ -79,6 +80,14 @@ class GeminiTransientError(TransientModelError):
     def __init__(self, message: str, *, error_class: str) -> None:
         super().__init__(message)
         self.error_class = error_class
+
+
+class GeminiConnectionError(GeminiTransientError):
+    """Nothing answers at the API address, after the SDK's own retries. Not retried by the tasks:
+    a wrong ``gemini_base_url`` (a closed port) is far likelier than an outage that ends within
+    seconds, and task retries would only stretch a clear error to a minute."""
+
+    retryable = False
 
 
 def thinking_config(model: str, level: str) -> types.ThinkingConfig | None:
@@ -277,6 +286,15 @@ class GeminiModel:
     def _other_error(self, exc: Exception, kind: str | None, attempt: int) -> ModelError:
         name = type(exc).__name__
         detail = self._scrub(str(exc))[:500]
+        if kind == "connect":
+            where = self._settings.gemini_base_url or (
+                "Vertex AI" if self._settings.vertexai else "https://generativelanguage.googleapis.com"
+            )
+            return GeminiConnectionError(
+                f"cannot connect to the Gemini API at {where} ({name} after {attempt} request(s) and the "
+                f"SDK's retries): {detail}; check VEILLE_GEMINI_BASE_URL / gemini_base_url",
+                error_class=name,
+            )
         if kind is not None:
             return GeminiTransientError(
                 f"Gemini request failed ({name}) after retries: {detail}", error_class=name
