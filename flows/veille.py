@@ -29,6 +29,7 @@ from veille.collect import sources_file
 from veille.corpus.reference import load_reference
 from veille.corpus.request import load_request
 from veille.grid import load_grid
+from veille.ops.logfilter import install_expected_failure_filter
 from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
 from veille.run.info import record_note
@@ -42,6 +43,8 @@ from veille.steps.write import finalize_report
 from veille.store.readers import document_snapshot
 
 __all__ = ["veille_flow"]
+
+install_expected_failure_filter()  # expected failures: one ERROR line, no traceback
 
 
 # The task runner (threads or Dask) is picked from Settings when each run starts (docs/operations.md).

@@ -45,6 +45,7 @@ class InjectedFaultError(RuntimeError):
     """Fault injected by the ``fail_subtasks`` flow parameter (tests, operations drills)."""
 
     retryable = False  # the same fault would fire again: no task retries
+    expected_failure = True  # a drill: one log line, no traceback (veille/ops/logfilter.py)
 
 
 def analyst_jobs(

@@ -15,6 +15,8 @@ __all__ = ["CorpusError", "StrictModeError"]
 class CorpusError(ValueError):
     """Invalid corpus input. ``str(e)`` reads ``<file>: field '<field>': <problem>; expected <expectation>``."""
 
+    expected_failure = True  # bad input, not a bug: logged without a traceback (veille/ops/logfilter.py)
+
     def __init__(self, path: Path | str, field: str | None, expected: str, problem: str) -> None:
         self.path = Path(path)
         self.field = field

@@ -88,6 +88,7 @@ class GeminiConnectionError(GeminiTransientError):
     seconds, and task retries would only stretch a clear error to a minute."""
 
     retryable = False
+    expected_failure = True  # one log line naming the address, no traceback (veille/ops/logfilter.py)
 
 
 def thinking_config(model: str, level: str) -> types.ThinkingConfig | None:

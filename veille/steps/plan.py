@@ -33,6 +33,7 @@ class PlanUnusableError(ValueError):
     """No sub-task with valid sources is left: the run cannot go on (not retryable)."""
 
     retryable = False
+    expected_failure = True  # logged as one line, without a traceback (veille/ops/logfilter.py)
 
 
 class CatalogueLike(Protocol):

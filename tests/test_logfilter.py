@@ -1,0 +1,66 @@
+"""Expected failures are logged by Prefect's run loggers as one line, other errors with their traceback."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import pytest
+
+from tasks.analyse import InjectedFaultError
+from veille.corpus.errors import CorpusError
+from veille.models.gemini import GeminiConnectionError
+from veille.ops.logfilter import RUN_LOGGERS, install_expected_failure_filter
+from veille.steps.plan import PlanUnusableError
+
+
+def _log_failure(logger_name: str, exc: BaseException) -> logging.LogRecord:
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    logger = logging.getLogger(logger_name)
+    handler = Keep()
+    logger.addHandler(handler)
+    try:
+        try:
+            raise exc
+        except BaseException:
+            logger.error("Task run failed with exception: %r", exc, exc_info=True)
+    finally:
+        logger.removeHandler(handler)
+    (record,) = records
+    return record
+
+
+@pytest.mark.parametrize("name", RUN_LOGGERS)
+@pytest.mark.parametrize(
+    "exc",
+    [
+        InjectedFaultError("st-2: injected fault (fail_subtasks)"),
+        CorpusError("corpus/docs/a.md", "id", "a lowercase id", "got 'Doc'"),
+        PlanUnusableError("plan inutilisable"),
+        GeminiConnectionError(
+            "cannot connect to the Gemini API at http://127.0.0.1:9", error_class="ConnectError"
+        ),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_expected_failures_lose_their_traceback(name: str, exc: BaseException) -> None:
+    install_expected_failure_filter()
+    install_expected_failure_filter()  # idempotent
+    assert sum(type(f).__name__ == "ExpectedFailureFilter" for f in logging.getLogger(name).filters) == 1
+    record = _log_failure(name, exc)
+    text = logging.Formatter().format(record)
+    assert "Traceback" not in text and "\n" not in text
+    assert type(exc).__name__ in text and str(exc).split(":")[0] in text
+
+
+def test_other_errors_keep_their_traceback() -> None:
+    install_expected_failure_filter()
+    record = _log_failure("prefect.task_runs", ValueError("a bug"))
+    assert record.exc_info is not None and record.exc_info[0] is ValueError
+    assert "Traceback" in logging.Formatter().format(record)
+    assert sys.exc_info() == (None, None, None)

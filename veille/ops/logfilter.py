@@ -1,0 +1,37 @@
+"""One clear ERROR line for an expected failure, instead of Prefect's traceback.
+
+Prefect logs a failed task run (``Task run failed with exception: …``) and a failed flow run
+(``Encountered exception during execution: …``) with ``exc_info``: some 35 lines of frames for a
+run that failed on purpose or on bad input — a drill (``fail_subtasks``), a corpus refused in strict
+mode, an unusable plan, nothing listening at the Gemini address. Prefect 3.9 has no setting for
+it, so a logging filter on its run loggers drops the frames when the exception's class says
+``expected_failure = True``; the line keeps the exception's type and message, and any other
+exception keeps its traceback. Installed when the flow module is imported (CLI runs, deployments,
+``veille serve``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+__all__ = ["RUN_LOGGERS", "ExpectedFailureFilter", "install_expected_failure_filter"]
+
+RUN_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
+
+
+class ExpectedFailureFilter(logging.Filter):
+    """Strips the traceback of records about an exception marked ``expected_failure``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and getattr(exc, "expected_failure", False):
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def install_expected_failure_filter() -> None:
+    """Add the filter to Prefect's run loggers once (idempotent)."""
+    for name in RUN_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, ExpectedFailureFilter) for f in logger.filters):
+            logger.addFilter(ExpectedFailureFilter())
