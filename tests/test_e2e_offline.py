@@ -85,7 +85,7 @@ def test_run_folder_is_complete_and_consistent(offline_run: Path) -> None:
 def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
     offline_run: Path, bundled_corpus_path: Path
 ) -> None:
-    from veille.models.journal import read_journal
+    from veille.journal import read_journal
 
     warehouse = offline_run.parents[1]
     assert {r.role for r in read_journal(offline_run / "calls.jsonl")} >= {"writer", "critic", "judge"}
