@@ -72,6 +72,7 @@ def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--no-first", action="store_true", help="skip the fresh-PREFECT_HOME runs")
     args = parser.parse_args()
     exe = str(Path(sys.executable).with_name("veille"))
     with tempfile.TemporaryDirectory(prefix="veille-startup-") as tmp:
@@ -80,7 +81,8 @@ def main() -> None:
         run = [exe, "run", "--corpus", str(corpus), "--backend", "offline"]
         results: dict[str, list[tuple[float, float]]] = {}
         print(f"load average before: {os.getloadavg()}", flush=True)
-        for variant, extra in (("temporary", {}), ("temporary-trimmed", TRIM)):
+        firsts = () if args.no_first else (("temporary", {}), ("temporary-trimmed", TRIM))
+        for variant, extra in firsts:
             home = base / f"home-first-{variant}"
             wall, cpu = _timed(run, {**_env(home, base / f"wh-first-{variant}"), **extra})
             print(f"first run, fresh PREFECT_HOME, {variant}: wall {wall:.1f} s, CPU {cpu:.1f} s", flush=True)
