@@ -19,6 +19,7 @@ from typing import Any, Literal
 from veille.alerts import Alert
 
 __all__ = [
+    "GRADES_FILE",
     "GRADE_FAILED",
     "GradeCounts",
     "GradeStatus",
@@ -27,6 +28,7 @@ __all__ = [
     "grade_status",
 ]
 
+GRADES_FILE = "grades.json"  # in the run folder, written by veille.graders.dossier.write_grades
 GRADE_FAILED = "grade.failed"
 GradeStatus = Literal["ok", "partial", "failed", "none"]
 
