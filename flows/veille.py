@@ -134,7 +134,7 @@ def veille_flow(
         if run.final is not None:
             with run.grading(log):  # grading informs; it must not fail a run whose report is written
                 grades = grade_run(folder.path, reference, request, asker)
-                log.info("grade: %d grade(s) written", len(grades))
+                log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
     recorded = record_run(settings, folder.path)
     run_lock.release()
     log.info("record: %s", record_note(recorded))

@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.fake_gemini import Reply
 from tests.flowkit import AXES, PERFECT, draft_from
-from veille.roles import analyst, critic, planner, reviser, writer
+from veille.roles import analyst, critic, judge, planner, reviser, writer
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
 from veille.roles.writer import Draft
@@ -25,6 +25,7 @@ _ROLES = {
     writer.INSTRUCTIONS: "writer",
     critic.INSTRUCTIONS: "critic",
     reviser.INSTRUCTIONS: "reviser",
+    judge.INSTRUCTIONS: "judge",
 }
 
 
@@ -61,6 +62,10 @@ def gemini_responder(
             answer = Draft(markdown=draft_from({"sources": [{"number": n} for n in numbers]}))
         elif role == "critic":
             answer = PERFECT
+        elif role == "judge":  # one score per response id the prompt shows (r0, r1, …)
+            ids = re.findall(r'<reponse id="(r\d+)"', prompt)
+            score = {"accuracy": 4, "usefulness": 4, "tone": 5, "format": 4, "justification": "Proche."}
+            answer = {key: score for key in ids}
         else:
             return Reply.error(400, f"fake Gemini: unrecognised system instruction for model {model}")
         return Reply.json(answer, delay_s=delay_s, **tokens)

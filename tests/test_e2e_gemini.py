@@ -67,3 +67,46 @@ def test_flow_through_the_real_sdk(
     for path in warehouse.rglob("*"):
         if path.is_file():
             assert CANARY.encode() not in path.read_bytes(), path
+
+
+REFERENCE_DOSSIER = (
+    "# Kestrel, Tamaris ou Orvet\n\n## Synthèse\n\nKestrel mène sur le débit. Tamaris coûte plus cher. "
+    "Orvet a corrigé sa faille.\n\n## Points clés\n\n- Kestrel : débit mesuré au banc [1].\n\n"
+    "## Ce qui reste incertain\n\n- Le coût du support.\n"
+)
+
+
+def test_an_unchanged_rerun_makes_no_request(
+    server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a reference, grading asks the judge: its validated answer is cached like the others.
+    for name, value in {
+        "GEMINI_API_KEY": CANARY,
+        "VEILLE_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
+        "VEILLE_GEMINI_BASE_URL": server.base_url,
+        "VEILLE_GEMINI_API_VERSION": "v1beta",
+        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
+    }.items():
+        monkeypatch.setenv(name, value)
+    corpus = write_corpus(tmp_path / "corpus")
+    (corpus / "reference").mkdir()
+    (corpus / "reference" / "dossier.md").write_text(REFERENCE_DOSSIER, encoding="utf-8")
+    (corpus / "reference" / "facts.yaml").write_text("figures: []\n", encoding="utf-8")
+
+    first = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
+    assert first.is_completed(), first.message
+    roles = [role_of(r.body) for r in server.requests]
+    assert roles.count("judge") == 1 and "unknown" not in roles
+    first_dir = Path(first.result())
+    grades = json.loads((first_dir / "grades.json").read_text(encoding="utf-8"))
+    assert not [g for g in grades if (g.get("details") or {}).get("error")]
+    sent = len(server.requests)
+
+    second = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
+    assert second.is_completed(), second.message
+    assert len(server.requests) == sent  # 0 requests: every answer, the judge's included, is cached
+    second_dir = Path(second.result())
+    calls = read_journal(second_dir / "calls.jsonl")
+    assert calls and all(c.cache_hit for c in calls)
+    assert {c.role for c in calls} >= {"writer", "critic", "judge"}
+    assert json.loads((second_dir / "grades.json").read_text(encoding="utf-8")) == grades

@@ -33,11 +33,11 @@ from veille.graders.combos import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader
 from veille.graders.numeric import NumericGrader, contains_verbatim
 from veille.graders.rouge import RougeL
+from veille.gradestatus import GRADES_FILE
 from veille.models.base import ModelError
 from veille.roles.base import Asker
 
 __all__ = [
-    "GRADES_FILE",
     "StructuralChecks",
     "TargetedGrade",
     "grade_dossier",
@@ -45,7 +45,6 @@ __all__ = [
     "write_grades",
 ]
 
-GRADES_FILE = "grades.json"
 _SOURCES_HEADING = re.compile(r"^##\s+Sources\s*$", re.MULTILINE | re.IGNORECASE)
 _CITATION = re.compile(r"\[(\d+)\]")
 

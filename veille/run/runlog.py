@@ -6,13 +6,14 @@ Kept out of flows/veille.py so the flow reads like the seeds' diagrams.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from veille.alerts import Alert
+from veille.gradestatus import GRADE_FAILED, failure_alerts, grade_counts
 from veille.journal import CallRecord
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
@@ -93,8 +94,16 @@ class RunLog:
             yield
         except Exception as exc:
             log.warning("grade: failed (%s: %s)", type(exc).__name__, exc)
-            self.alerts.append(run_alert("grade.failed", _error_text(exc), "warning"))
+            self.alerts.append(run_alert(GRADE_FAILED, _error_text(exc), "warning"))
             self.folder.write_alerts(self.alerts)
+
+    def keep_grades(self, grades: Sequence[Mapping[str, Any]]) -> str:
+        """A ``grade.failed`` alert per grader that raised, into alerts.json (written before
+        grading) so the summary shows it; returns the grade step's summary, null grades apart."""
+        failed = self.add(failure_alerts(grades))
+        if failed:
+            self.folder.write_alerts(self.alerts)
+        return grade_counts(grades).note()
 
     def add(self, alerts: Iterable[Alert]) -> list[Alert]:
         """Keeps ``alerts``; returns them."""

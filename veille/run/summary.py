@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from veille.alerts import Alert
+from veille.gradestatus import GRADES_FILE, grade_counts, grade_status
 from veille.journal import CallRecord, read_journal
 from veille.store.ingest import IngestReport
 
@@ -31,18 +32,20 @@ INGEST_FILE = "ingest.json"
 class RoleUsage:
     role: str
     calls: int  # logical calls (attempts of one call share a call_id)
-    attempts: int
+    attempts: int  # journal records, cache hits included
     cache_hits: int
     input_tokens: int
     output_tokens: int  # thinking tokens included (billed as output)
     cost_usd: float | None  # None when any call could not be priced
     estimated: bool  # token counts estimated by us, not reported by a provider
+    billed_attempts: int = 0  # attempts that reached the model and got an answer (not the cache)
 
     def as_row(self) -> dict[str, Any]:
         return {
             "role": self.role,
             "calls": self.calls,
             "attempts": self.attempts,
+            "billed_attempts": self.billed_attempts,
             "cache_hits": self.cache_hits,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
@@ -71,9 +74,19 @@ def role_usage(calls_path: Path) -> list[RoleUsage]:
                 output_tokens=sum(r.output_tokens + r.reasoning_tokens for r in records),
                 cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
                 estimated=any(r.estimated for r in records),
+                billed_attempts=sum(1 for r in records if _billed(r)),
             )
         )
     return out
+
+
+def _billed(record: CallRecord) -> bool:
+    """An attempt the provider answered (valid or not): what a paid backend bills, cache hits aside.
+    A request that failed without an answer (timeout, 5xx) reports no usage and counts as not billed."""
+    if record.cache_hit:
+        return False
+    tokens = record.input_tokens + record.output_tokens + record.reasoning_tokens
+    return record.status in ("ok", "schema_error") or tokens > 0
 
 
 def usage_note(records: Sequence[CallRecord], *roles: str) -> str:
@@ -114,6 +127,19 @@ def _load(path: Path, default: Any) -> Any:
         return default
 
 
+def _grading_line(grades: list[dict[str, Any]], alerts: list[dict[str, Any]]) -> str:
+    """``Notation : partial — 13 note(s) : 7 chiffrée(s), 6 nulle(s) dont 3 en échec``."""
+    status = grade_status(grades, alerts)
+    if status == "none":
+        return "Notation : none (pas de référence, rien à noter)"
+    counts = grade_counts(grades)
+    failed = f" dont {counts.failed} en échec" if counts.failed else ""
+    return (
+        f"Notation : {status} — {counts.total} note(s) : {counts.scored} chiffrée(s), "
+        f"{counts.null} nulle(s){failed}"
+    )
+
+
 def format_summary(run_dir: Path) -> str:
     """Sub-tasks and their documents, excluded documents, alerts, rounds and verdict, usage per role,
     report path: the lines ``make run`` prints."""
@@ -141,13 +167,15 @@ def format_summary(run_dir: Path) -> str:
             f"  tour {r['round']} : moyenne {r['mean']:.2f}, {r['word_count']} mots, "
             f"{len(r['instructions'])} consigne(s){' — valide' if r['valid'] else ''}"
         )
+    lines.append(_grading_line(_load(run_dir / GRADES_FILE, []), alerts))
     lines.append("Appels au modèle (par rôle) :")
     total_cost: float | None = 0.0
     for u in role_usage(run_dir / "calls.jsonl"):
         cost = "inconnu" if u.cost_usd is None else f"{u.cost_usd:.4f} $"
         est = " (estimés)" if u.estimated else ""
         lines.append(
-            f"  {u.role:<8} {u.calls:>3} appel(s), {u.input_tokens:>7} tokens entrée, "
+            f"  {u.role:<8} {u.calls:>3} appel(s), {u.billed_attempts:>3} tentative(s), "
+            f"{u.input_tokens:>7} tokens entrée, "
             f"{u.output_tokens:>6} sortie{est}, {cost}"
             + (f", {u.cache_hits} depuis le cache" if u.cache_hits else "")
         )

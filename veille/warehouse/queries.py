@@ -166,7 +166,21 @@ def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             )
     else:  # no index, or it lists runs whose files are gone: read every run's file
         source = f"SELECT * FROM read_parquet(getvariable('parquet_dir') || '/runs/run_date=*/*.parquet', {per_run})"
-    con.execute(f"CREATE VIEW {SUMMARY_VIEW} AS {source}")
+    # The current schema's empty table first: columns added by a migration bind (as NULL) even
+    # when every recorded run predates them.
+    con.execute(f"CREATE VIEW {SUMMARY_VIEW} AS {_typed_nulls(con, 'runs')} UNION ALL BY NAME {source}")
+
+
+def _typed_nulls(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """``SELECT CAST(NULL AS <type>) AS <column>, … WHERE false``: zero rows of ``table``'s current
+    schema (and ``run_date``), as SQL, so no helper relation is left in the connection."""
+    empty = TABLES[table].empty_table().append_column("run_date", pa.array([], pa.date32()))
+    relation = con.from_arrow(empty)
+    columns = ", ".join(
+        f'CAST(NULL AS {type_}) AS "{name}"'
+        for name, type_ in zip(relation.columns, relation.types, strict=True)
+    )
+    return f"SELECT {columns} WHERE false"
 
 
 def _create_empty_view(con: duckdb.DuckDBPyConnection, table: str, *, name: str | None = None) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from veille.alerts import Alert
+from veille.gradestatus import GRADE_FAILED, failure_alerts, grade_status
 from veille.journal import CallRecord
 from veille.warehouse.errors import WarehouseError
 from veille.warehouse.schema import SAFE_NAME_RE, SCHEMA_VERSION, TABLES
@@ -229,18 +230,17 @@ def _grade_rows(run_dir: Path, run_id: str) -> list[Row]:
     return rows
 
 
+def _as_grades(rows: list[Row]) -> list[Row]:
+    """grader_scores rows as grades.json entries (details parsed), for veille.gradestatus."""
+    return [{**g, "details": json.loads(g["details_json"])} for g in rows]
+
+
 def _grade_failure_alerts(run_id: str, grades: list[Row], alerts: list[Row]) -> None:
-    """Append a ``grade.failed`` alert for each grader of the final report that gave no score."""
-    for g in grades:
-        error = json.loads(g["details_json"]).get("error")
-        if error and g["target"] == "final":
-            alert = Alert(
-                code="grade.failed",
-                severity="warning",
-                stage="grade",
-                message=f"grader {g['grader']} gave no score: {error}",
-                subject=g["grader"],
-            )
+    """Append a ``grade.failed`` alert for each grader of the final report that gave no score,
+    unless alerts.json has it already (the flow writes them since schema version 2)."""
+    alerted = {a["subject"] for a in alerts if a["code"] == GRADE_FAILED}
+    for alert in failure_alerts(_as_grades(grades)):
+        if alert.subject not in alerted:
             alerts.append({"run_id": run_id, "seq": len(alerts) + 1, **alert.model_dump()})
 
 
@@ -333,6 +333,7 @@ def _runs_row(
             (g["grader"], g["score"]) for g in grades if g["target"] == "final" and g["score"] is not None
         ],
         "revision_gain": revision_gain(grades),
+        "grade_status": grade_status(_as_grades(grades), rows["alerts"]),
         "report_words": reports[0]["words"] if reports else None,
         "missing_files": sorted(missing),
         "settings_json": json.dumps(

@@ -30,7 +30,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -83,6 +83,7 @@ TABLES: dict[str, pa.Schema] = {
             _f("alerts_warning", pa.int32(), False),
             _f("final_scores", pa.map_(pa.string(), pa.float64())),
             _f("revision_gain", pa.float64()),  # judge(final) - judge(round 1), see view revision_gain
+            _f("grade_status", pa.string()),  # ok | partial | failed | none (veille.gradestatus); v2
             _f("report_words", pa.int32()),
             _f("missing_files", _STR_LIST),
             _f("settings_json", pa.string()),
@@ -247,6 +248,16 @@ register_migration(
         "review_rounds, grader_scores, reports, documents",
     )
 )
+
+
+def _add_grade_status(name: str, table: pa.Table) -> pa.Table:
+    # Runs recorded before version 2: their grading status was not recorded (NULL, not "none").
+    if name != "runs" or "grade_status" in table.column_names:
+        return table
+    return table.append_column(pa.field("grade_status", pa.string()), pa.nulls(table.num_rows, pa.string()))
+
+
+register_migration(Migration(2, "runs.grade_status: ok / partial / failed / none", _add_grade_status))
 
 
 def file_schema_version(path: Path) -> int:

@@ -12,6 +12,7 @@ SELECT
     alerts,
     rounds,
     validated,
+    grade_status AS grades,
     round(score_judge, 3) AS judge
 FROM run_trends
 ORDER BY started_at DESC NULLS LAST, run_id DESC

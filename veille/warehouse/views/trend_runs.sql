@@ -28,6 +28,7 @@ SELECT
     subtasks_failed,
     report_words,
     revision_gain,
+    grade_status,
     final_scores['judge'] AS score_judge,
     final_scores['rouge_l'] AS score_rouge_l,
     final_scores['numeric'] AS score_numeric,
