@@ -26,7 +26,7 @@ from tasks.review import review
 from tasks.screen import screen_documents
 from tasks.write import write_report
 from veille.collect import sources_file
-from veille.corpus.reference import load_reference
+from veille.corpus.reference import reference_if_valid
 from veille.corpus.request import load_request
 from veille.grid import load_grid
 from veille.ops.logfilter import install_expected_failure_filter
@@ -90,7 +90,7 @@ def veille_flow(
             ingested = ingest(settings)
             run.keep_ingest(ingested)
             listing = catalogue(settings)
-            request, reference = load_request(settings.corpus_dir), load_reference(settings.corpus_dir)
+            request, reference = load_request(settings.corpus_dir), reference_if_valid(settings.corpus_dir)
             run.request_title = request.title
             grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
             run.snapshot = document_snapshot(settings.database)

@@ -10,7 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from veille.corpus.errors import CorpusError
 from veille.corpus.frontmatter import _load_yaml, _read_text, _yaml_type
 
-__all__ = ["Contradiction", "Facts", "Reference", "load_reference", "unknown_reference_ids"]
+__all__ = [
+    "Contradiction",
+    "Facts",
+    "Reference",
+    "load_reference",
+    "reference_if_valid",
+    "unknown_reference_ids",
+]
 
 
 class Contradiction(BaseModel):
@@ -75,6 +82,15 @@ def load_reference(corpus_dir: Path) -> Reference | None:
             facts_path, field, _facts_expectation(err["type"]), f"{err['msg']} (got {err.get('input')!r})"
         ) from None
     return Reference(dossier=dossier.strip(), facts=facts)
+
+
+def reference_if_valid(corpus_dir: Path) -> Reference | None:
+    """The reference for grading, None when absent or invalid: ingestion has already turned an invalid
+    one into an ``ingest.invalid_reference`` alert (or, in strict mode, stopped the run)."""
+    try:
+        return load_reference(corpus_dir)
+    except CorpusError:
+        return None
 
 
 def _facts_expectation(error_type: str) -> str:
