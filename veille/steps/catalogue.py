@@ -7,7 +7,7 @@ sees the whole catalogue, exactly as before. Above it:
    recent member, with the copies' ids on the line (``doc-05 (+doc-04)``);
 2. if that is still too much, a shortlist by relevance to the request: BM25 (``bm25s``) of each line's
    title and summary against the request's title, text and terms, a document naming more request
-   terms first on ties; lines whose titles differ only by the product named are damped (diversity);
+   terms first on ties; lines whose titles differ only by the product named or a number are damped (diversity);
    as many lines as the budget holds (shown in catalogue order).
 
 Everything left out before planning is returned with its reason (``duplicate``: a copy of a line
@@ -119,13 +119,14 @@ def rank_entries(data: PlannerInput, entries: Sequence[CatalogueEntry]) -> list[
         range(len(entries)),
         key=lambda i: (-round(float(scores[i]), 6), -_names(entries[i], data.terms), entries[i].id),
     )
-    # Diversity: lines whose title says the same once the request terms are removed ("A : prix",
-    # "B : prix") have their score halved at each repeat, so one subject repeated per product does not crowd out a unique one.
+    # Diversity: lines whose title says the same once the request terms and numbers are removed
+    # ("A : prix", "B : prix", "A : prix n° 12") have their score halved at each repeat, so one subject repeated per product does not crowd out a unique one.
     term_words = set(_tokens(" ".join(data.terms)))
     seen: dict[tuple[str, ...], int] = {}
     turn: dict[int, int] = {}
     for i in order:
-        signature = tuple(sorted(set(_tokens(entries[i].title)) - term_words))
+        words = set(_tokens(entries[i].title)) - term_words
+        signature = tuple(sorted(w for w in words if not any(c.isdigit() for c in w)))
         turn[i] = seen.get(signature, 0)
         seen[signature] = turn[i] + 1
     position = {i: n for n, i in enumerate(order)}
