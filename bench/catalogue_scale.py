@@ -5,6 +5,7 @@ Usage (figures recorded in docs/benchmarks.md, section "Catalogue at scale"):
     .venv/bin/python bench/catalogue_scale.py                      # 200, 2000, 20000 documents
     .venv/bin/python bench/catalogue_scale.py --sizes 2000 --repeat 5
     .venv/bin/python bench/catalogue_scale.py --style sentence --json out.json
+    .venv/bin/python bench/catalogue_scale.py --variant distinct   # no two filler lines alike
 
 Each size: ``tests/corpora/generate.py`` writes a corpus (seed 7 unless ``--seed``), it is ingested
 into a temporary DuckDB (not timed), then the *plan step alone* is timed, ``--repeat`` times:
@@ -14,6 +15,11 @@ into a temporary DuckDB (not timed), then the *plan step alone* is timed, ``--re
    collapsing, BM25 shortlist);
 3. offline planner and validation: ``veille.steps.plan.make_plan`` over a ModelClient whose backend is
    the offline engine (journal in memory).
+
+``--variant distinct`` rewrites every filler (neither anchor nor copy) so that no two lines are alike
+(title « … (fiche 123) », summary « … Référence 123. »): near-duplicate collapsing then finds only the
+generator's copies and its repeated off-topic notices, and the BM25 shortlist has to choose among
+thousands of relevant lines.
 
 Reported per size: planner input tokens (estimate, instructions + prompt) against the budget, lines
 shown, copies collapsed and lines left out by the shortlist, coverage (share of the generator's
@@ -47,64 +53,90 @@ def _timed(fn: Callable[[], T]) -> tuple[T, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def _one_size(n_docs: int, seed: int, style: str | None, repeat: int, tmp: Path) -> dict[str, Any]:
+def _distinct(corpus: Path) -> None:
+    """Make every filler line unique (see the module docstring)."""
+    import re
+
+    import yaml
+
+    facts = yaml.safe_load((corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))
+    traps = yaml.safe_load((corpus / "traps.yaml").read_text(encoding="utf-8"))
+    fixed = set(facts["keep"]) | set(facts["exclude"]) | {i for group in traps["duplicates"] for i in group}
+    for path in sorted((corpus / "docs").glob("*.md")):
+        if path.stem in fixed:
+            continue
+        n = int(path.stem.split("-")[1])
+        text = path.read_text(encoding="utf-8")
+        text = re.sub(r'^(title: ".*)"$', rf'\1 (fiche {n})"', text, count=1, flags=re.M)
+        text = re.sub(r'^(summary: ".*)"$', rf'\1 Référence {n}."', text, count=1, flags=re.M)
+        path.write_text(text, encoding="utf-8")
+
+
+def _plan_step(settings: Any, request: Any) -> tuple[Any, Any, dict[str, float]]:
+    """One timed plan step: catalogue read, planner input, offline planner + validation."""
+    from veille.models.factory import build_client
+    from veille.run.folder import new_run_id
+    from veille.steps.catalogue import planner_catalogue
+    from veille.steps.plan import make_plan
+    from veille.store.readers import read_catalogue
+
+    listing, cat_wall, cat_cpu = _timed(
+        partial(read_catalogue, settings.database, with_summaries=settings.planner_sees_summaries)
+    )
+    shown, in_wall, in_cpu = _timed(partial(planner_catalogue, request, listing.entries, settings))
+    with build_client(settings, run_id=new_run_id()) as client:
+        outcome, plan_wall, plan_cpu = _timed(partial(make_plan, client, shown.data))
+    times = {
+        "catalogue_wall": cat_wall,
+        "catalogue_cpu": cat_cpu,
+        "input_wall": in_wall,
+        "input_cpu": in_cpu,
+        "plan_wall": plan_wall,
+        "plan_cpu": plan_cpu,
+        "total_wall": cat_wall + in_wall + plan_wall,
+        "total_cpu": cat_cpu + in_cpu + plan_cpu,
+    }
+    return shown, outcome, times
+
+
+def _one_size(
+    n_docs: int, seed: int, style: str | None, repeat: int, tmp: Path, variant: str
+) -> dict[str, Any]:
     import yaml
 
     from tests.corpora.generate import generate_corpus
     from veille.corpus.request import load_request
-    from veille.models.factory import build_client
-    from veille.run.folder import new_run_id
     from veille.settings import Settings
-    from veille.steps.catalogue import planner_catalogue
-    from veille.steps.plan import make_plan
     from veille.store.ingest import ingest_corpus
-    from veille.store.readers import read_catalogue
 
     corpus = generate_corpus(tmp / f"corpus-{n_docs}", n_docs=n_docs, seed=seed, request_style=style)
+    if variant == "distinct":
+        _distinct(corpus)
     settings = Settings.from_params(
         corpus=str(corpus), backend="offline", use_cache=False, warehouse=str(tmp / f"wh-{n_docs}")
     )
-    _, ingest_wall, _ = _timed(lambda: ingest_corpus(settings.corpus_dir, settings.database))
+    ingest_corpus(settings.corpus_dir, settings.database)  # not timed: the plan step alone is
     request = load_request(corpus)
     facts = yaml.safe_load((corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))
-    runs: list[dict[str, float]] = []
-    result: dict[str, Any] = {}
-    for _ in range(repeat):
-        listing, cat_wall, cat_cpu = _timed(
-            partial(read_catalogue, settings.database, with_summaries=settings.planner_sees_summaries)
-        )
-        shown, in_wall, in_cpu = _timed(partial(planner_catalogue, request, listing.entries, settings))
-        with build_client(settings, run_id=new_run_id()) as client:
-            outcome, plan_wall, plan_cpu = _timed(partial(make_plan, client, shown.data))
-        runs.append(
-            {
-                "catalogue_wall": cat_wall,
-                "catalogue_cpu": cat_cpu,
-                "input_wall": in_wall,
-                "input_cpu": in_cpu,
-                "plan_wall": plan_wall,
-                "plan_cpu": plan_cpu,
-                "total_wall": cat_wall + in_wall + plan_wall,
-                "total_cpu": cat_cpu + in_cpu + plan_cpu,
-            }
-        )
-        placed = {i for st in outcome.plan.sub_tasks for i in st.doc_ids}
-        result = {
-            "documents": n_docs,
-            "request_style": style or "by seed",
-            "tokens": shown.tokens,
-            "budget": shown.budget,
-            "lines": len(shown.data.catalogue),
-            "duplicates": sum(1 for o in shown.left_out if o.reason == "duplicate"),
-            "shortlist_left_out": sum(1 for o in shown.left_out if o.reason == "shortlist"),
-            "sub_tasks": len(outcome.plan.sub_tasks),
-            "keep_placed": sum(1 for i in facts["keep"] if i in placed),
-            "keep": len(facts["keep"]),
-            "excluded_placed": sum(1 for i in facts["exclude"] if i in placed),
-            "ingest_wall_untimed_step": round(ingest_wall, 2),
-        }
-    for key in runs[0]:
-        result[key] = round(statistics.median(r[key] for r in runs), 3)
+    runs = [_plan_step(settings, request) for _ in range(repeat)]
+    shown, outcome, _ = runs[-1]
+    placed = {i for st in outcome.plan.sub_tasks for i in st.doc_ids}
+    result: dict[str, Any] = {
+        "documents": n_docs,
+        "variant": variant,
+        "request_style": style or "by seed",
+        "tokens": shown.tokens,
+        "budget": shown.budget,
+        "lines": len(shown.data.catalogue),
+        "duplicates": sum(1 for o in shown.left_out if o.reason == "duplicate"),
+        "shortlist_left_out": sum(1 for o in shown.left_out if o.reason == "shortlist"),
+        "sub_tasks": len(outcome.plan.sub_tasks),
+        "keep_placed": sum(1 for i in facts["keep"] if i in placed),
+        "keep": len(facts["keep"]),
+        "excluded_placed": sum(1 for i in facts["exclude"] if i in placed),
+    }
+    for key in runs[0][2]:
+        result[key] = round(statistics.median(times[key] for _, _, times in runs), 3)
     return result
 
 
@@ -131,12 +163,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--style", choices=["bullets", "numbered", "sentence", "headings"], default=None)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--variant", choices=["generated", "distinct"], default="generated")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="veille-catalogue-scale-") as tmp:
         for n in args.sizes:
-            row = _one_size(n, args.seed, args.style, args.repeat, Path(tmp))
+            row = _one_size(n, args.seed, args.style, args.repeat, Path(tmp), args.variant)
             rows.append(row)
             print(json.dumps(row), flush=True)
     print(_table(rows))

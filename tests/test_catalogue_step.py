@@ -128,3 +128,35 @@ def test_rank_puts_the_request_subjects_first(bundled_corpus: Path) -> None:
     facts = yaml.safe_load((bundled_corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))
     last = ranked[-len(facts["exclude"]) :]
     assert len(set(last) & set(facts["exclude"])) >= len(facts["exclude"]) - 2
+
+
+def test_distinct_lines_are_shortlisted_and_the_anchors_planned(generated_2000: Path) -> None:
+    """No two filler lines alike (each gets its own number): collapsing finds only the real copies,
+    the BM25 shortlist has to choose among a thousand relevant lines, and the offline planner still
+    places every anchor and reads each contradiction in one sub-task."""
+    from veille.models.offline.planner import plan
+
+    corpus = generated_2000
+    facts = yaml.safe_load((corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))
+    traps = _traps(corpus)
+    fixed = set(facts["keep"]) | set(facts["exclude"]) | {i for group in traps["duplicates"] for i in group}
+    entries = [
+        e
+        if e.id in fixed
+        else e.model_copy(
+            update={"title": f"{e.title} (fiche {n})", "summary": f"{e.summary} Référence {n}."}
+        )
+        for n, e in enumerate(_entries(corpus))
+    ]
+    settings = Settings(corpus_dir=corpus)
+    shown = planner_catalogue(load_request(corpus), entries, settings)
+    assert shown.tokens <= settings.planner_token_budget
+    assert sum(1 for o in shown.left_out if o.reason == "shortlist") > 1000
+    ids = {e.id for e in shown.data.catalogue}
+    assert set(facts["keep"]) <= ids
+    result = plan(shown.data)
+    placed = {i for st in result.sub_tasks for i in st.doc_ids}
+    assert set(facts["keep"]) <= placed, sorted(set(facts["keep"]) - placed)
+    assert all(len(st.doc_ids) <= shown.data.max_docs for st in result.sub_tasks)
+    for c in facts["contradictions"]:
+        assert any(set(c["docs"]) <= set(st.doc_ids) for st in result.sub_tasks), c["id"]

@@ -7,7 +7,7 @@ sees the whole catalogue, exactly as before. Above it:
    recent member, with the copies' ids on the line (``doc-05 (+doc-04)``);
 2. if that is still too much, a shortlist by relevance to the request: BM25 (``bm25s``) of each line's
    title and summary against the request's title, text and terms, a document naming more request
-   terms first on ties; lines whose titles differ only by the product named are damped (diversity);
+   terms first on ties; lines whose titles differ only by the product named or a number are damped (diversity);
    as many lines as the budget holds (shown in catalogue order).
 
 Everything left out before planning is returned with its reason (``duplicate``: a copy of a line
@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from veille.corpus.request import Request
 from veille.corpus.terms import derive_terms
-from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt
+from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt, catalogue_line
 from veille.settings import Settings
 from veille.steps.duplicates import collapse_duplicates
 from veille.tokens import estimate_tokens
@@ -100,37 +100,41 @@ def _tokens(text: str) -> list[str]:
     return [w[:_KEY_LENGTH] for w in _WORD_RE.findall(folded) if len(w) > 2 and not w.isdigit()]
 
 
-def _names(entry: CatalogueEntry, terms: Sequence[str]) -> int:
-    words = set(_tokens(f"{entry.title} {entry.summary or ''}"))
-    return sum(1 for t in terms if (tokens := _tokens(t)) and set(tokens) <= words)
+def _named(words: set[str], term_tokens: Sequence[list[str]]) -> int:
+    return sum(1 for tokens in term_tokens if tokens and set(tokens) <= words)
 
 
 def rank_entries(data: PlannerInput, entries: Sequence[CatalogueEntry]) -> list[CatalogueEntry]:
     """``entries`` by relevance to the request, best first (BM25, then terms named, then id), a line
-    repeating another's title but for the product named damped by half at each repeat."""
+    repeating another's title but for the product named or a number damped by half at each repeat."""
     if not entries:
         return []
-    corpus = [_tokens(f"{e.title} {e.summary or ''}" if data.with_summaries else e.title) for e in entries]
+    titles = [_tokens(e.title) for e in entries]
+    texts = [t + _tokens(e.summary or "") for t, e in zip(titles, entries, strict=True)]
     retriever = bm25s.BM25()
-    retriever.index(corpus, show_progress=False)
+    retriever.index(texts if data.with_summaries else titles, show_progress=False)
     query = _tokens(f"{data.request_title} {data.request}") + _tokens(" ".join(data.terms)) * _TERM_WEIGHT
-    scores = retriever.get_scores(query)
-    order = sorted(
-        range(len(entries)),
-        key=lambda i: (-round(float(scores[i]), 6), -_names(entries[i], data.terms), entries[i].id),
-    )
-    # Diversity: lines whose title says the same once the request terms are removed ("A : prix",
-    # "B : prix") have their score halved at each repeat, so one subject repeated per product does not crowd out a unique one.
-    term_words = set(_tokens(" ".join(data.terms)))
+    scores = [round(float(x), 6) for x in retriever.get_scores(query)]
+    term_tokens = [_tokens(t) for t in data.terms]
+    named = [_named(set(t), term_tokens) for t in texts]
+    order = sorted(range(len(entries)), key=lambda i: (-scores[i], -named[i], entries[i].id))
+    # Diversity: lines whose title says the same once the request terms and numbers are removed
+    # ("A : prix", "B : prix", "A : prix n° 12") have their score halved at each repeat, so one
+    # subject said per product does not crowd out a unique one.
+    term_words = {w for tokens in term_tokens for w in tokens}
     seen: dict[tuple[str, ...], int] = {}
-    turn: dict[int, int] = {}
+    damped: dict[int, float] = {}
     for i in order:
-        signature = tuple(sorted(set(_tokens(entries[i].title)) - term_words))
-        turn[i] = seen.get(signature, 0)
-        seen[signature] = turn[i] + 1
+        signature = tuple(sorted({w for w in titles[i] if w not in term_words and not _has_digit(w)}))
+        turn = seen.get(signature, 0)
+        seen[signature] = turn + 1
+        damped[i] = scores[i] * _REPEAT_DAMPING**turn
     position = {i: n for n, i in enumerate(order)}
-    damped = {i: float(scores[i]) * _REPEAT_DAMPING ** turn[i] for i in order}
     return [entries[i] for i in sorted(order, key=lambda i: (-round(damped[i], 6), position[i]))]
+
+
+def _has_digit(word: str) -> bool:
+    return not word.isalpha()  # tokens are [a-z0-9]+
 
 
 def _fit(data: PlannerInput, ranked: Sequence[CatalogueEntry], budget: int) -> int:
@@ -141,7 +145,13 @@ def _fit(data: PlannerInput, ranked: Sequence[CatalogueEntry], budget: int) -> i
         shown = sorted(ranked[:n], key=lambda e: position[e.id])
         return planner_tokens(data.model_copy(update={"catalogue": shown}))
 
-    low, high = 1, len(ranked)  # at least one line, even if the request alone fills the budget
+    # Upper bound: the title-only lines alone (summaries only add) must fit, so the search stays
+    # within a few hundred lines even over 20,000.
+    room, high = budget - planner_tokens(data.model_copy(update={"catalogue": []})), 0
+    while high < len(ranked) and room >= 0:
+        room -= estimate_tokens(catalogue_line(ranked[high])) + 1
+        high += 1
+    low = 1  # at least one line, even if the request alone fills the budget
     while low < high:
         mid = (low + high + 1) // 2
         if tokens(mid) <= budget:
@@ -151,37 +161,45 @@ def _fit(data: PlannerInput, ranked: Sequence[CatalogueEntry], budget: int) -> i
     return low
 
 
+def _over(data: PlannerInput, budget: int) -> bool:
+    """Whether the planner input exceeds ``budget``; a lower bound (title-only lines) first, so a
+    20,000-line catalogue is not rendered to learn that it does not fit."""
+    lines = sum(estimate_tokens(catalogue_line(e)) for e in data.catalogue)
+    return lines > budget or planner_tokens(data) > budget
+
+
 def planner_catalogue(
     request: Request, catalogue: Sequence[CatalogueEntry], settings: Settings
 ) -> PlannerCatalogue:
     """The planner's input within ``settings.planner_token_budget`` (see the module docstring)."""
     budget = settings.planner_token_budget
     data = planner_input(request, catalogue, settings)
-    tokens = planner_tokens(data)
-    if tokens <= budget or not catalogue:
-        return PlannerCatalogue(data=data, documents=len(catalogue), tokens=tokens, budget=budget)
+    if not catalogue or not _over(data, budget):
+        return PlannerCatalogue(
+            data=data, documents=len(catalogue), tokens=planner_tokens(data), budget=budget
+        )
     collapsed = collapse_duplicates(data.catalogue)
     left_out = [
-        LeftOut(id=copy, reason="duplicate", detail=f"copie de {rep}")
+        LeftOut.model_construct(
+            id=copy, reason="duplicate", detail=f"copie de {rep}"
+        )  # 20,000: no re-validation
         for copy, rep in sorted(collapsed.copy_of.items())
     ]
     data = data.model_copy(update={"catalogue": collapsed.entries})
-    tokens = planner_tokens(data)
-    if tokens > budget:
+    if _over(data, budget):
         ranked = rank_entries(data, collapsed.entries)
         n = _fit(data, ranked, budget)
         shown = {e.id for e in ranked[:n]}
         left_out += [
-            LeftOut(
+            LeftOut.model_construct(
                 id=e.id, reason="shortlist", detail=f"rang {rank + 1} sur {len(ranked)} (pertinence BM25)"
             )
             for rank, e in enumerate(ranked)
             if e.id not in shown
         ]
         data = data.model_copy(update={"catalogue": [e for e in collapsed.entries if e.id in shown]})
-        tokens = planner_tokens(data)
     order = {e.id: n for n, e in enumerate(catalogue)}
     left_out.sort(key=lambda o: order.get(o.id, len(order)))
     return PlannerCatalogue(
-        data=data, left_out=left_out, documents=len(catalogue), tokens=tokens, budget=budget
+        data=data, left_out=left_out, documents=len(catalogue), tokens=planner_tokens(data), budget=budget
     )

@@ -90,12 +90,12 @@ def title_words(text: str) -> frozenset[str]:
 
 
 def _numbers(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(w for w in words if any(c.isdigit() for c in w))
+    return frozenset(w for w in words if not w.isalpha())  # words are [a-z0-9]+: not alpha = has a digit
 
 
-def _near(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Near-identical titles (``a`` the shorter one)."""
-    if len(a) < _MIN_TITLE_WORDS or _numbers(a) != _numbers(b):
+def _near(a: frozenset[str], b: frozenset[str], numbers: dict[frozenset[str], frozenset[str]]) -> bool:
+    """Near-identical titles (``a`` the shorter one; ``numbers``: each title's number words)."""
+    if len(a) < _MIN_TITLE_WORDS or len(a) / len(b) < _MIN_CONTAINMENT or numbers[a] != numbers[b]:
         return False
     if a <= b and len(a) / len(b) >= _MIN_CONTAINMENT:
         return True
@@ -130,6 +130,7 @@ def _title_groups(titles: Sequence[frozenset[str]], groups: _Groups) -> None:
         if len(next(iter(titles[m] for m in members))) >= _MIN_TITLE_WORDS:
             for m in members[1:]:
                 groups.union(members[0], m)
+    numbers = {words: _numbers(words) for words in keys}
     df = Counter(w for words in keys for w in words)
     postings: dict[str, list[int]] = defaultdict(list)
     for k, words in enumerate(keys):
@@ -144,7 +145,7 @@ def _title_groups(titles: Sequence[frozenset[str]], groups: _Groups) -> None:
             continue
         for other in candidates:
             longer = keys[other]
-            if other != k and len(longer) >= len(words) and _near(words, longer):
+            if other != k and len(longer) >= len(words) and _near(words, longer, numbers):
                 groups.union(distinct[words][0], distinct[longer][0])
 
 

@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from veille.models.offline.axes import Axis
 from veille.models.offline.clusters import Pairs, centroid, units, vectors
 from veille.models.offline.relevance import Context
-from veille.models.offline.text import cosine
+from veille.models.offline.text import cosine, weighted_vector
 
 __all__ = ["fit_capacity", "merge_axes", "split"]
+
+_PAIR_BONUS = 0.3  # redundancy discount of a same-subject pair's member when the caps force a choice
 
 
 def split(ctx: Context, ids: Sequence[str], pairs: Pairs) -> tuple[list[str], list[str]]:
@@ -149,19 +151,35 @@ def fit_capacity(
 
 def _drop_redundant(ctx: Context, tasks: list[tuple[int, list[str]]], pairs: Pairs) -> None:
     """Sub-tasks still over ``max_docs`` (more relevant documents than the caps hold): leave out the
-    most redundant documents (closest to another one of the sub-task), never a same-subject pair's
-    member nor a framing document, so what is unique (a benchmark, an advisory) is read. The plan
-    step sees them unplaced and records them (reason ``cap`` when every sub-task is full)."""
-    cap = ctx.data.max_docs
+    most redundant documents (closest to another one of the sub-task; a same-subject pair's member
+    counts as less redundant), never a framing document, so what is unique (a benchmark, an
+    advisory) is read. The plan step sees them unplaced and records them (reason ``cap`` when every
+    sub-task is full)."""
     paired = {i for _, a, b in pairs for i in (a, b)}
     for _, ids in tasks:
-        if len(ids) <= cap:
-            continue
-        vecs = vectors(ctx, [ctx.by_id[i] for i in ids])
-        while len(ids) > cap:
-            candidates = [i for i in ids if i not in paired and not ctx.by_id[i].framing]
-            if not candidates:
-                break  # left for the plan validator (it truncates with an alert)
+        if len(ids) > ctx.data.max_docs:
+            _trim(ctx, ids, paired)
 
-            redundancy = {i: max(cosine(vecs[i], vecs[j]) for j in ids if j != i) for i in candidates}
-            ids.remove(max(candidates, key=lambda i: (redundancy[i], i)))
+
+def _trim(ctx: Context, ids: list[str], paired: set[str]) -> None:
+    # Request terms left out: two documents on one product are not redundant for naming it.
+    vecs = {i: weighted_vector(sorted(ctx.by_id[i].vocab), ctx.idf) for i in ids}
+    # Each document's neighbours, closest first, computed once (the sub-task may hold hundreds).
+    neighbours = {
+        i: sorted(((cosine(vecs[i], vecs[j]), j) for j in ids if j != i), reverse=True) for i in ids
+    }
+    removed: set[str] = set()
+
+    def redundancy(i: str) -> float:
+        # A same-subject pair's member counts as less redundant: a near-copy still goes long
+        # before a contradiction's member, whose partner differs more.
+        closest = next((sim for sim, j in neighbours[i] if j not in removed), 0.0)
+        return closest - (_PAIR_BONUS if i in paired else 0.0)
+
+    while len(ids) > ctx.data.max_docs:
+        candidates = [i for i in ids if not ctx.by_id[i].framing]
+        if not candidates:
+            return  # left for the plan validator (it truncates with an alert)
+        drop = max(candidates, key=lambda i: (redundancy(i), i))
+        ids.remove(drop)
+        removed.add(drop)

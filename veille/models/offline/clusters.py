@@ -7,7 +7,8 @@ assignment, or clusters by vocabulary when the request states no axis.
   to one axis (x1.5 in the axis label), plus the axis's aspect families it shares (a bridge for short
   axes and other-language sources).
 - A framing document (requirements, sizing: by its words or a configured type) serves every axis
-  it scores on; another document serves a second axis only when both scores are close.
+  it scores on; another document serves a second axis only when both scores are close. An axis left
+  without documents reads the one that scores best on it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from veille.models.offline.vocab import aspects, keys
 __all__ = ["Pairs", "assign", "axis_scores", "centroid", "cluster", "same_subject_pairs", "units"]
 
 Pairs = Sequence[tuple[float, str, str]]
+_ASPECT_WORDS_CAP = 3  # an aspect family counts once per word of it, up to three words
 
 
 def vectors(ctx: Context, docs: Sequence[Doc]) -> dict[str, dict[str, float]]:
@@ -77,7 +79,8 @@ def axis_scores(ctx: Context, docs: Sequence[Doc]) -> dict[str, list[float]]:
         for k, ks in enumerate(axis_keys):
             total = sum(spec(df[s]) * (1.5 if s in label_keys[k] else 1.0) for s in sorted(d.vocab & ks))
             total += ctx.tuning.aspect_weight * sum(
-                spec(df_aspects[f]) for f in sorted(d.aspects & axis_aspects[k])
+                spec(df_aspects[f]) * min(d.aspect_counts.get(f, 1), _ASPECT_WORDS_CAP)
+                for f in sorted(d.aspects & axis_aspects[k])
             )
             row.append(round(total, 6))
         scores[d.id] = row
@@ -150,6 +153,13 @@ def assign(ctx: Context, docs: Sequence[Doc], pairs: Pairs) -> tuple[list[list[s
             if not d.framing:
                 break  # another document serves two axes at most
     _place_unscored(ctx, docs, unplaced, pairs, members, primary)
+    # An axis of the request that got no document is still asked: it reads the document that
+    # scores best on it (as a further axis of that document, not moved).
+    for k in range(n):
+        if not members[k]:
+            top = max(docs, key=lambda d: (scores[d.id][k], d.id), default=None)
+            if top is not None and scores[top.id][k] > 0:
+                members[k].append(top.id)
     # Same subject, different dates: a pair split across axes gets its weaker-fitting member added
     # to the partner's axis (adding, not moving: the other axis may need it too).
     for _, a, b in pairs:

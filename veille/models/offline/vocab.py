@@ -180,10 +180,19 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 KEY_LENGTH = 6
 
 
+# English endings removed before the (French) stemmer, so "security" meets « sécurité » ("secur") and
+# "latency" meets « latence ». Longest first; the rest must keep four letters.
+_EN_SUFFIXES = ("ities", "ings", "ity", "ing", "ied", "ies", "ed", "ly", "y")
+
+
 def key(word: str) -> str:
     """The key of one folded word ('' for a stop word, a bare number or a single letter)."""
     if len(word) < 2 or word in _STOP or word.isdigit():
         return ""
+    for suffix in _EN_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
     return stem(word)[:KEY_LENGTH]
 
 
