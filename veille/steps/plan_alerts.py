@@ -100,13 +100,14 @@ def outcome_alerts(
                 items=[f"{i} → {where.get(i, '?')}" for i in report.placed_by_code],
             )
         )
-    # Every document still out that names a term or is on topic (questioned or not), but injections.
+    # Every document still out that was put back, names a term or is on topic, but injections.
+    questioned = set(report.questioned)
     still = [
         e.id
         for e in catalogue
         if e.id in reasons
         and reasons[e.id].reason != "injection"
-        and (vocabulary.relevance(e).names_term or vocabulary.relevance(e).on_topic)
+        and (e.id in questioned or vocabulary.relevance(e).names_term or vocabulary.relevance(e).on_topic)
     ]
     if still:
         alerts.append(
