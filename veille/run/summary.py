@@ -127,7 +127,6 @@ def _load(path: Path, default: Any) -> Any:
         return default
 
 
-<<<<<<< HEAD
 def _grading_line(grades: list[dict[str, Any]], alerts: list[dict[str, Any]]) -> str:
     """``Notation : partial — 13 note(s) : 7 chiffrée(s), 6 nulle(s) dont 3 en échec``."""
     status = grade_status(grades, alerts)
@@ -139,7 +138,8 @@ def _grading_line(grades: list[dict[str, Any]], alerts: list[dict[str, Any]]) ->
         f"Notation : {status} — {counts.total} note(s) : {counts.scored} chiffrée(s), "
         f"{counts.null} nulle(s){failed}"
     )
-=======
+
+
 _SHOWN = 12  # ids listed per exclusion reason before "… (+N)"
 
 
@@ -157,7 +157,6 @@ def _excluded_lines(plan: dict[str, Any]) -> list[str]:
         more = f" … (+{len(ids) - _SHOWN})" if len(ids) > _SHOWN else ""
         lines.append(f"  {reason} ({len(ids)}) : {', '.join(ids[:_SHOWN])}{more}")
     return lines
->>>>>>> 8cdfa4c (Plan coverage (issue 11, items 2, 3, 5, 7): every catalogue document placed or excluded with a reason (plan.json exclusions); documents the planner left out that concern the request put back (one re-ask with the validator's findings, then placement by code in the closest sub-task within caps); flagged documents off the request's topic excluded (reason injection), relevant ones kept with their flag shown to the analyst and in the sources; plan.low_coverage (error) heading the summary; one alert per condition naming every document (Alert.subjects); per-input planner schema (enums, caps); screen phrasings; unit, property (hypothesis, 500 examples) and fake-Gemini e2e tests; docs)
 
 
 def format_summary(run_dir: Path) -> str:
