@@ -39,6 +39,7 @@ from veille.run.runlog import RunLog
 from veille.run.summary import usage_note
 from veille.settings import Settings
 from veille.steps.catalogue import planner_catalogue
+from veille.steps.screen import flagged_documents
 from veille.steps.write import finalize_report
 from veille.store.readers import document_snapshot
 
@@ -102,7 +103,12 @@ def veille_flow(
             shown = planner_catalogue(request, listing.entries, settings)
             log.info("catalogue: %s", shown.note)
             planned = plan.with_options(result_storage=storage)(
-                client, shown.data, model_key(settings, "planner"), cache_scope=own_scope
+                client,
+                shown.data,
+                model_key(settings, "planner"),
+                cache_scope=own_scope,
+                flagged=flagged_documents(suspected),
+                left_out=shown.left_out,
             )
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             sub_tasks = planned.plan.sub_tasks

@@ -10,6 +10,7 @@ from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 from tasks.clients import MODEL_TASK_RETRIES
 from veille.roles.base import Asker
 from veille.roles.planner import PlannerInput
+from veille.steps.catalogue import LeftOut
 from veille.steps.plan import PlanOutcome, make_plan
 
 __all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan"]
@@ -17,7 +18,7 @@ __all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan"]
 # Bump when the planner's prompt, validation or output format changes. A version constant rather
 # than TASK_SOURCE: editing an unrelated line of this file must not invalidate persisted plans
 # (and, through them, every branch a retry would otherwise reuse).
-PLAN_CACHE_VERSION = "2"  # 2: catalogue delimited as untrusted data
+PLAN_CACHE_VERSION = "3"  # 2: catalogue delimited as untrusted data; 3: coverage, reasons, re-ask
 
 
 def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
@@ -35,10 +36,18 @@ PLAN_CACHE_POLICY = INPUTS - "client" + CacheKeyFnPolicy(cache_key_fn=_version)
     persist_result=True,
     **MODEL_TASK_RETRIES,
 )
-def plan(client: Asker, data: PlannerInput, model_key: str, cache_scope: str = "") -> PlanOutcome:
-    """Planner over the catalogue only, then validation; raises PlanUnusableError on an empty plan.
+def plan(
+    client: Asker,
+    data: PlannerInput,
+    model_key: str,
+    cache_scope: str = "",
+    flagged: dict[str, str] | None = None,
+    left_out: list[LeftOut] | None = None,
+) -> PlanOutcome:
+    """Planner over the catalogue only, then validation and coverage; raises PlanUnusableError on an
+    empty plan. ``flagged``: documents the screen flagged; ``left_out``: left out before planning.
 
     ``cache_scope`` ("" or the flow run's id with ``use_cache=False``) only enters the cache key: a
     retry of the flow run reuses its own plan, other runs do not."""
     del model_key, cache_scope  # part of the cache key only
-    return make_plan(client, data)
+    return make_plan(client, data, flagged=flagged or {}, left_out=left_out or [])

@@ -151,5 +151,7 @@ def bibliography(sources: Sequence[SourceRef]) -> str:
         line = f"- [{s.number}] **{s.id}** — {s.title} — {s.date} — {s.source_type}"
         if s.url:
             line += f" — <{s.url}>"
+        if s.flag:  # flagged by the screen and kept because relevant: the reader should know
+            line += f" — ⚠ {s.flag}"
         lines.append(line)
     return "\n".join(lines)

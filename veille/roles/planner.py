@@ -2,35 +2,67 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, WithJsonSchema, create_model, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from veille.roles.base import Role
 from veille.roles.delimit import data_block
 from veille.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 __all__ = [
+    "EXCLUSION_REASONS",
     "INSTRUCTIONS",
     "LINE_TOKEN_BUDGET",
     "PLANNER",
     "CatalogueEntry",
+    "Exclusion",
+    "ExclusionReason",
     "Plan",
     "PlannerInput",
     "SubTask",
     "build_prompt",
     "catalogue_line",
+    "plan_json_schema",
+    "plan_schema",
     "summary_budget",
 ]
+
+# Why a catalogue document reads in no sub-task (plan.json ``exclusions``, docs/pipeline.md):
+# planner_excluded  the planner listed it in ``excluded`` and code found no reason to overrule it
+# unassigned        the planner neither placed nor excluded it, and it shares nothing with the request
+# cap               it was wanted (by the planner or by the coverage check) but every sub-task was full
+# injection         flagged by the screen and sharing no vocabulary with the request: removed by code
+# shortlist         left out of the catalogue the planner saw (token budget), before planning
+# duplicate         a copy of a document shown to the planner (near-duplicate collapsing)
+ExclusionReason = Literal["planner_excluded", "unassigned", "cap", "injection", "shortlist", "duplicate"]
+EXCLUSION_REASONS: tuple[str, ...] = ExclusionReason.__args__  # type: ignore[attr-defined]
 
 
 class SubTask(BaseModel):
     id: str = Field(description="st-1, st-2, ... (renumbered by code anyway)")
     question: str = Field(description="Autonomous question, understandable without the others")
     doc_ids: list[str] = Field(description="Ids of the documents useful for this sub-task")
+    # Set by code, never by the model (hidden from its schema): documents of this sub-task the
+    # screen flagged, id -> label, shown to the analyst next to the document.
+    flags: SkipJsonSchema[dict[str, str]] = Field(default_factory=dict)
+
+
+class Exclusion(BaseModel):
+    """Why one catalogue document reads in no sub-task (``detail``: for people, e.g. the terms it names)."""
+
+    id: str
+    reason: ExclusionReason
+    detail: str = ""
 
 
 class Plan(BaseModel):
     sub_tasks: list[SubTask]
     excluded: list[str] = Field(default_factory=list, description="Ids of documents of other projects")
+    # Filled by code (plan validation), hidden from the model's schema: one entry per id of
+    # ``excluded``, with its reason.
+    exclusions: SkipJsonSchema[list[Exclusion]] = Field(default_factory=list)
 
 
 class CatalogueEntry(BaseModel):
@@ -51,6 +83,8 @@ class PlannerInput(BaseModel):
     max_subtasks: int
     max_docs: int
     with_summaries: bool = True
+    # The re-ask (coverage check): what the validator found in the previous proposal, one line each.
+    findings: list[str] = Field(default_factory=list)
 
 
 # --- prompt (seed 001) ------------------------------------------------------------------------
@@ -103,10 +137,17 @@ def _prompt(data: PlannerInput, summary_chars: int | None) -> str:
         if any(e.copies for e in data.catalogue)
         else ""
     )
+    findings = ""
+    if data.findings:
+        findings = (
+            "\nContrôle de ta proposition précédente (refais le plan complet en en tenant compte : "
+            "place chaque document cité dans une sous-tâche, ou laisse-le dans excluded s'il ne traite "
+            "vraiment pas de la demande) :\n" + "\n".join(f"- {line}" for line in data.findings) + "\n"
+        )
     return (
         f"Demande : {data.request_title}\n{data.request.strip()}\n{terms}\n"
         f"Contraintes : 3 à {data.max_subtasks} sous-tâches ; {data.max_docs} documents au plus par sous-tâche.\n\n"
-        f"Catalogue ({len(data.catalogue)} documents) :\n{data_block('catalogue', lines)}\n{copies}"
+        f"Catalogue ({len(data.catalogue)} documents) :\n{data_block('catalogue', lines)}\n{copies}{findings}"
     )
 
 
@@ -130,10 +171,102 @@ def build_prompt(data: PlannerInput) -> str:
     return _prompt(data, summary_budget(data))
 
 
+# --- output schema, per input ------------------------------------------------------------------
+
+
+def plan_json_schema(data: PlannerInput) -> dict[str, Any]:
+    """The JSON schema the planner sees for ``data``: every constraint plan validation enforces.
+
+    Sub-task count within ``max_subtasks``, ids ``st-1..st-<max_subtasks>``, 1 to ``max_docs``
+    document ids per sub-task and excluded ids, all taken from the catalogue shown (enums). Only
+    keywords the wire carries (veille.models.wire): no ``pattern``, no ``minLength``.
+    """
+    ids = list(dict.fromkeys(e.id for e in data.catalogue))
+    # An empty enum is not a valid schema: no catalogue, no enum (validation refuses the plan anyway).
+    doc_id: dict[str, Any] = {"type": "string", "enum": ids} if ids else {"type": "string"}
+    # Sub-task ids as an enum (the wire has no ``pattern``: veille.models.wire); code renumbers anyway.
+    sub_task = {
+        "type": "object",
+        "properties": {
+            "id": {
+                "type": "string",
+                "enum": [f"st-{i}" for i in range(1, max(1, data.max_subtasks) + 1)],
+                "description": "st-1, st-2, ...",
+            },
+            # Not blank, as validation requires, cannot be said on the wire (no minLength): a blank
+            # question is the one repair left to validation alone (sub-task dropped, alert).
+            "question": {
+                "type": "string",
+                "description": "Autonomous question, understandable without the others",
+            },
+            "doc_ids": {
+                "type": "array",
+                "items": doc_id,
+                "minItems": 1,
+                "maxItems": max(1, data.max_docs),
+                "description": "Ids of the documents useful for this sub-task",
+            },
+        },
+        "required": ["id", "question", "doc_ids"],
+    }
+    return {
+        "sub_tasks": {
+            "type": "array",
+            "items": sub_task,
+            "minItems": 1,
+            "maxItems": max(1, data.max_subtasks),
+        },
+        "excluded": {
+            "type": "array",
+            "items": doc_id,
+            "description": "Ids of documents of other projects",
+        },
+    }
+
+
+class _Proposal(Plan):
+    """Base of the per-input planner schema: the fields code owns (``exclusions``, a sub-task's
+    ``flags``) are never taken from the model's answer (extra keys are ignored, not refused: the
+    offline engine answers with a dumped :class:`Plan`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_code_fields(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        value = {k: v for k, v in value.items() if k != "exclusions"}
+        if isinstance(value.get("sub_tasks"), list):
+            value["sub_tasks"] = [
+                {k: v for k, v in st.items() if k != "flags"} if isinstance(st, dict) else st
+                for st in value["sub_tasks"]
+            ]
+        return value
+
+
+def plan_schema(data: PlannerInput) -> type[Plan]:
+    """:class:`Plan` with the per-input JSON schema of :func:`plan_json_schema`.
+
+    Only the schema the model sees is strict: parsing stays lenient on purpose, so an answer
+    outside it (a provider that ignores part of a schema, a stand-in) is repaired by
+    :func:`veille.steps.plan.validate_plan`, with an alert per repair, instead of failing the
+    call after re-asks. The subclass validates like :class:`Plan`.
+    """
+    fields = plan_json_schema(data)
+    sub_tasks: Any = Annotated[list[SubTask], WithJsonSchema(fields["sub_tasks"])]
+    excluded: Any = Annotated[list[str], WithJsonSchema(fields["excluded"])]
+    model = create_model(
+        "PlanProposal",
+        __base__=_Proposal,
+        sub_tasks=(sub_tasks, ...),
+        excluded=(excluded, Field(default_factory=list)),
+    )
+    return model
+
+
 PLANNER: Role[PlannerInput, Plan] = Role(
     name="planner",
     input_type=PlannerInput,
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
-    output_schema=lambda _data: Plan,
+    output_schema=plan_schema,
 )

@@ -32,6 +32,7 @@ class SourceRef(BaseModel):
     date: str
     source_type: str
     url: str | None = None
+    flag: str | None = None  # e.g. "injection suspectée": the screen flagged it, the plan kept it
 
 
 class NumberedFinding(BaseModel):

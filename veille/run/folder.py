@@ -140,9 +140,13 @@ class RunFolder:
             "plan.json",
             {
                 "sub_tasks": [
-                    {"id": s.id, "question": s.question, "doc_ids": s.doc_ids} for s in plan.sub_tasks
+                    {"id": s.id, "question": s.question, "doc_ids": s.doc_ids}
+                    | ({"flags": dict(s.flags)} if s.flags else {})
+                    for s in plan.sub_tasks
                 ],
                 "excluded": list(plan.excluded),
+                # Why each excluded document reads in no sub-task (docs/pipeline.md, "Plan").
+                "exclusions": [e.model_dump() for e in plan.exclusions],
             },
         )
 

@@ -140,6 +140,25 @@ def _grading_line(grades: list[dict[str, Any]], alerts: list[dict[str, Any]]) ->
     )
 
 
+_SHOWN = 12  # ids listed per exclusion reason before "… (+N)"
+
+
+def _excluded_lines(plan: dict[str, Any]) -> list[str]:
+    """``Écartés (N) : …``, then one line per reason when plan.json records reasons."""
+    excluded = plan.get("excluded", [])
+    exclusions = plan.get("exclusions") or []
+    if not exclusions:
+        return [f"Écartés ({len(excluded)}) : {', '.join(excluded) or '—'}"]
+    by_reason: dict[str, list[str]] = {}
+    for e in exclusions:
+        by_reason.setdefault(e["reason"], []).append(e["id"])
+    lines = [f"Écartés ({len(excluded)}) :"]
+    for reason, ids in by_reason.items():
+        more = f" … (+{len(ids) - _SHOWN})" if len(ids) > _SHOWN else ""
+        lines.append(f"  {reason} ({len(ids)}) : {', '.join(ids[:_SHOWN])}{more}")
+    return lines
+
+
 def format_summary(run_dir: Path) -> str:
     """Sub-tasks and their documents, excluded documents, alerts, rounds and verdict, usage per role,
     report path: the lines ``make run`` prints."""
@@ -149,13 +168,15 @@ def format_summary(run_dir: Path) -> str:
     alerts = _load(run_dir / "alerts.json", [])
     review = _load(run_dir / "review.json", {"validated": False, "rounds": []})
     lines = [f"Run {run.get('run_id', run_dir.name)} — {run.get('status', '?')} ({run.get('backend', '?')})"]
+    # Error-level alerts first (e.g. plan.low_coverage): a completed run may still miss its subject.
+    lines += [f"ATTENTION [{a['code']}] : {a['message']}" for a in alerts if a.get("severity") == "error"]
     lines.append(f"Sous-tâches ({len(plan['sub_tasks'])}) :")
     for st in plan["sub_tasks"]:
         status = findings.get(st["id"], {}).get("status", "?")
         flag = "" if status == "ok" else f" [{status}]"
         lines.append(f"  {st['id']}{flag} {st['question']}")
         lines.append(f"        {', '.join(st['doc_ids'])}")
-    lines.append(f"Écartés ({len(plan['excluded'])}) : {', '.join(plan['excluded']) or '—'}")
+    lines += _excluded_lines(plan)
     lines.append(f"Alertes ({len(alerts)}) :")
     for alert in alerts:
         lines.append(f"  [{alert['severity']}] {alert['code']} : {alert['message']}")

@@ -25,6 +25,7 @@ class Analysis(BaseModel):
     subtask_id: str
     question: str
     doc_ids: list[str]
+    flags: dict[str, str] = Field(default_factory=dict)  # flagged documents kept by the plan
     status: Literal["ok", "failed"] = "ok"
     error: str | None = None
     findings: Findings = Field(default_factory=lambda: Findings(findings=[]))
@@ -114,7 +115,9 @@ def restrict_citations(
 
 def analyse_subtask(client: Asker, sub_task: SubTask, documents: Sequence[DocumentText]) -> Analysis:
     """One analyst: the autonomous question and the full text of its documents, nothing else."""
-    data = AnalystInput(subtask_id=sub_task.id, question=sub_task.question, documents=list(documents))
+    # A document the screen flagged and the plan kept carries its flag to the analyst.
+    shown = [d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents]
+    data = AnalystInput(subtask_id=sub_task.id, question=sub_task.question, documents=shown)
     result = client.ask(ANALYST, data, subtask_id=sub_task.id)
     findings, alerts = restrict_citations(result.output, [d.id for d in documents], sub_task.id)
     missing = [i for i in sub_task.doc_ids if i not in {d.id for d in documents}]
@@ -132,6 +135,7 @@ def analyse_subtask(client: Asker, sub_task: SubTask, documents: Sequence[Docume
         subtask_id=sub_task.id,
         question=sub_task.question,
         doc_ids=list(sub_task.doc_ids),
+        flags=dict(sub_task.flags),
         findings=findings,
         alerts=alerts,
     )

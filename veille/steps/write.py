@@ -148,6 +148,10 @@ def write_sourced_draft(
         max_words=grid.max_words,
         max_sentence_words=grid.max_sentence_words,
     )
+    flags = {i: label for a in analyses for i, label in a.flags.items()}
+    if flags:  # flagged documents kept by the plan are marked in the sources list
+        sources = [s.model_copy(update={"flag": flags.get(s.id, s.flag)}) for s in sources]
+        data = data.model_copy(update={"sources": sources})
     draft, alerts = write_draft(client, data)
     return WrittenDraft(draft=draft, sources=sources, writer_input=data, alerts=alerts)
 

@@ -191,4 +191,8 @@ def plan(
     pairs = same_subject_pairs(ctx, kept)
     questions = _Questions(ctx)
     build = _axis_sub_tasks if ctx.axes else _cluster_sub_tasks
-    return Plan(sub_tasks=build(ctx, questions, kept, pairs), excluded=excluded)
+    sub_tasks = build(ctx, questions, kept, pairs)
+    # The answer must be valid for the planner's schema (caps included: veille.roles.planner): what
+    # could not be fitted is left unmentioned, so the plan step's coverage check places it.
+    capped = [st.model_copy(update={"doc_ids": st.doc_ids[: data.max_docs]}) for st in sub_tasks]
+    return Plan(sub_tasks=capped[: data.max_subtasks], excluded=excluded)
