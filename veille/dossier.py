@@ -47,6 +47,7 @@ __all__ = [
     "ledger_entries",
     "render_body",
     "render_ledger_entry",
+    "rendered_key_points",
     "supersedes",
 ]
 
@@ -265,6 +266,22 @@ def ledger_entries(section: str) -> list[tuple[list[int], list[int], str]]:
     return out
 
 
+_POINT_RE = re.compile(r"^\s*-\s+(?P<text>.*?)\s*(?P<mark>\(remplacé\))?\s*(?P<cites>(?:\[\d+\])+)\.?\s*$")
+
+
+def rendered_key_points(section: str) -> list[KeyPoint]:
+    """The key points of a rendered ``Points clés`` section (text, citations, superseded mark)."""
+    out = []
+    for line in section.splitlines():
+        match = _POINT_RE.match(line)
+        if match:
+            numbers = [int(n) for n in _NUMBER_RE.findall(match.group("cites"))]
+            out.append(
+                KeyPoint(text=match.group("text"), citations=numbers, superseded=bool(match.group("mark")))
+            )
+    return out
+
+
 # --- the generic superseded rule -----------------------------------------------------------------
 
 # A figure: digits (spaces, commas or dots inside) and the word that follows (its unit, if any).
@@ -279,7 +296,8 @@ _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 def _figures(text: str) -> set[str]:
     """Figures with a unit or a separator ("2 900 EUR", "3.4.2"); bare numbers and dates left out."""
     found = (
-        " ".join(f.replace(" ", " ").split()).lower() for f in _FIGURE_RE.findall(_DATE_RE.sub("", text))
+        " ".join(f.replace(" ", " ").split()).lower().rstrip(".")
+        for f in _FIGURE_RE.findall(_DATE_RE.sub("", text))
     )
     return {f for f in found if not f.isdigit()}
 
