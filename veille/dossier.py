@@ -45,6 +45,7 @@ __all__ = [
     "axis_titles",
     "dossier_schema",
     "ledger_entries",
+    "parse_ledger_entry",
     "render_body",
     "render_ledger_entry",
     "rendered_key_points",
@@ -266,6 +267,20 @@ def ledger_entries(section: str) -> list[tuple[list[int], list[int], str]]:
     return out
 
 
+def parse_ledger_entry(line: str) -> LedgerEntry | None:
+    """A rendered ledger line back as an entry: subject before « — retenu », reason after the sides."""
+    match = _LEDGER_RE.search(line)
+    if match is None:
+        return None
+    subject = re.sub(r"^\s*-\s+", "", line[: match.start()]).rstrip(" —")
+    return LedgerEntry(
+        subject=subject,
+        retained=[int(n) for n in _NUMBER_RE.findall(match.group(1))],
+        rejected=[int(n) for n in _NUMBER_RE.findall(match.group(2))],
+        reason=line[match.end() :].lstrip(" ."),
+    )
+
+
 _POINT_RE = re.compile(r"^\s*-\s+(?P<text>.*?)\s*(?P<mark>\(remplacé\))?\s*(?P<cites>(?:\[\d+\])+)\.?\s*$")
 
 
@@ -302,8 +317,50 @@ def _figures(text: str) -> set[str]:
     return {f for f in found if not f.isdigit()}
 
 
+# French function words of four letters or more: shared, they say nothing of a subject.
+_FUNCTION_WORDS = frozenset(
+    [
+        "plus",
+        "pour",
+        "dans",
+        "avec",
+        "sans",
+        "sont",
+        "être",
+        "cette",
+        "leur",
+        "leurs",
+        "mais",
+        "comme",
+        "elle",
+        "elles",
+        "nous",
+        "vous",
+        "tous",
+        "tout",
+        "toute",
+        "toutes",
+        "entre",
+        "selon",
+        "après",
+        "avant",
+        "depuis",
+        "aussi",
+        "donc",
+        "alors",
+        "très",
+        "moins",
+        "autre",
+        "autres",
+        "même",
+        "dont",
+        "encore",
+    ]
+)
+
+
 def _content_words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD_RE.findall(text)}
+    return {w.lower() for w in _WORD_RE.findall(text)} - _FUNCTION_WORDS
 
 
 def supersedes(entry: LedgerEntry, point: KeyPoint) -> bool:

@@ -33,8 +33,8 @@ from veille.corpus.reference import Facts, Reference
 from veille.dossier import (
     KEY_POINTS_SECTION,
     LEDGER_SECTION,
-    LedgerEntry,
     ledger_entries,
+    parse_ledger_entry,
     rendered_key_points,
     supersedes,
 )
@@ -208,7 +208,7 @@ def _ledger_check(
             if {ids.get(n) for n in retained} & docs and {ids.get(n) for n in rejected} & docs
         ]
         per_item.append({"id": c.id, "stated": bool(stated)})
-    ledger = [LedgerEntry(subject=line, retained=r, rejected=j, reason="") for r, j, line in entries]
+    ledger = [e for _, _, line in entries if (e := parse_ledger_entry(line)) is not None]
     unmarked = [
         p.text
         for p in rendered_key_points(sections.get(KEY_POINTS_SECTION, ""))
