@@ -16,7 +16,13 @@ import pytest
 from flows.veille import veille_flow
 from veille.citations import cited_numbers, invalid_citations
 from veille.corpus.reference import load_reference
-from veille.dossier import KEY_POINTS_SECTION, LEDGER_SECTION, RECOMMENDATION_SECTION, ledger_entries
+from veille.dossier import (
+    KEY_POINTS_SECTION,
+    LEDGER_SECTION,
+    RECOMMENDATION_SECTION,
+    ledger_entries,
+    rendered_key_points,
+)
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
@@ -123,10 +129,17 @@ def test_dossier_states_every_contradiction_and_keeps_superseded_figures_out(
     assert grades["numeric"]["score"] * figures >= 10, grades["numeric"]["details"]
     report = (offline_run / "report.md").read_text(encoding="utf-8")
     sections = split_sections(report)
-    # The rejected figure of each entry ("X retenu contre Y") is in the ledger, not in the key points.
-    for _, _, line in ledger_entries(sections[LEDGER_SECTION]):
-        for rejected in re.findall(r"retenu contre ([^.;]+)", line):
-            assert rejected.strip() not in sections[KEY_POINTS_SECTION], rejected
+    # The rejected figure of each entry ("X retenu contre Y") is stated in the ledger; no key point
+    # sourced only from the rejected side quotes it (one citing the retained side may: "passe de Y à X").
+    points = rendered_key_points(sections[KEY_POINTS_SECTION])
+    for _, rejected_side, line in ledger_entries(sections[LEDGER_SECTION]):
+        for figure in re.findall(r"retenu contre ([^.;]+)", line):
+            quoting = [
+                p.text
+                for p in points
+                if not p.superseded and figure.strip() in p.text and set(p.citations) <= set(rejected_side)
+            ]
+            assert not quoting, (figure, quoting)
     assert sections[RECOMMENDATION_SECTION].strip()
     review = _json(offline_run / "review.json")
     run = _json(offline_run / "run.json")
