@@ -24,7 +24,7 @@ from veille.dossier import KEY_POINTS_SECTION, axis_titles
 from veille.grid import Grid
 from veille.roles.base import In, Out, Role
 from veille.roles.critic import CRITIC
-from veille.roles.judge import JudgeScore, JudgeVerdict
+from veille.roles.judge import JUDGE, JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.roles.reviser import REVISER
 from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
 from veille.steps.review import review_loop
@@ -108,15 +108,12 @@ def evaluations(criteria: Sequence[str]) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({**scores, "remarks": st.lists(TEXT, max_size=3)})
 
 
-def verdicts(n: int) -> st.SearchStrategy[JudgeVerdict]:
+def judge_scores(n: int) -> st.SearchStrategy[list[JudgeScore]]:
     grade = st.integers(min_value=1, max_value=5)
-    score = st.builds(JudgeScore, response_index=st.just(0), accuracy=grade, usefulness=grade, tone=grade,
-                      format=grade, justification=TEXT)  # fmt: skip
-    return st.lists(score, min_size=n, max_size=n).map(
-        lambda scores: JudgeVerdict(
-            scores=[s.model_copy(update={"response_index": i}) for i, s in enumerate(scores)]
-        )
+    score = st.builds(
+        JudgeScore, accuracy=grade, usefulness=grade, tone=grade, format=grade, justification=TEXT
     )
+    return st.lists(score, min_size=n, max_size=n)
 
 
 def _valid(role: Role[Any, Any], data: BaseModel, answer: dict[str, Any]) -> BaseModel:
@@ -247,14 +244,14 @@ FACTS = 'figures: ["1 180 tokens/s"]\ncontradictions: []\n'
     writer=dossier_answers(FLOW_SOURCES, FLOW_AXES),
     revisions=st.lists(dossier_answers(FLOW_SOURCES, FLOW_AXES), min_size=2, max_size=2),
     critiques=st.lists(evaluations(list(CRITERIA)), min_size=3, max_size=3),
-    verdict=verdicts(8),
+    scores=judge_scores(8),
 )
 def test_any_schema_valid_answers_through_the_flow(
     tmp_path_factory: pytest.TempPathFactory,
     writer: dict[str, Any],
     revisions: list[dict[str, Any]],
     critiques: list[dict[str, Any]],
-    verdict: JudgeVerdict,
+    scores: list[JudgeScore],
 ) -> None:
     from flows.veille import veille_flow
     from tasks.clients import model_override
@@ -268,8 +265,9 @@ def test_any_schema_valid_answers_through_the_flow(
     (corpus / "reference" / "facts.yaml").write_text(FACTS, encoding="utf-8")
 
     def judge(request: Any) -> JudgeVerdict:
-        n = len(request.payload["responses"])
-        return JudgeVerdict(scores=verdict.scores[:n])
+        data = JudgeInput.model_validate(request.payload)
+        verdict = make_verdict(scores[: len(data.responses)])
+        return JUDGE.schema_for(data).model_validate(verdict.model_dump())  # schema-valid for this request
 
     fallback = responder()
     model = ScriptedModel(
@@ -298,4 +296,6 @@ def test_any_schema_valid_answers_through_the_flow(
     assert_report_holds(report, sources, planned, [t[4:] for t in titles])
     codes = [a["code"] for a in read_json(run_dir / "alerts.json")]
     assert read_json(run_dir / "run.json")["validated"] or "review.not_validated" in codes
-    assert any(g["grader"] == "judge" for g in read_json(run_dir / "grades.json"))
+    judged = [g for g in read_json(run_dir / "grades.json") if g["grader"] == "judge"]
+    assert judged and all(g["score"] is not None for g in judged)  # every judge answer was usable
+    assert "grade.failed" not in codes

@@ -88,6 +88,47 @@ def _evaluate(
         return {}
 
 
+def _revise(
+    client: Asker,
+    dossier: Dossier,
+    instructions: list[str],
+    grid: Grid,
+    sources: Sequence[SourceRef],
+    axes: Mapping[str, str],
+    number: int,
+    alerts: list[Alert],
+) -> Dossier | None:
+    """The reviser's structure, sanitised (its changes alerted); None when the reviser failed."""
+    reviser_input = ReviserInput(
+        draft=dossier,
+        axes=dict(axes),
+        instructions=instructions,
+        sources=list(sources),
+        mandatory_mentions=list(grid.mandatory_mentions),
+        min_words=grid.min_words,
+        max_words=grid.max_words,
+        max_sentence_words=grid.max_sentence_words,
+        forbidden_words=list(grid.forbidden_words),
+    )
+    try:
+        revised = client.ask(REVISER, reviser_input).output
+    except ModelError as exc:
+        alerts.append(
+            Alert(
+                code="review.reviser_failed",
+                severity="warning",
+                stage="review",
+                message=f"tour {number} : réviseur en échec ({type(exc).__name__}), brouillon conservé",
+            )
+        )
+        return None
+    clean, changed = sanitize_dossier(
+        Dossier.model_validate(revised.model_dump()), sources, list(axes), stage="review"
+    )
+    alerts += changed
+    return clean
+
+
 def review_loop(
     client: Asker,
     draft: Dossier,
@@ -130,33 +171,10 @@ def review_loop(
         )
         if verdict.valid or number == max_rounds:
             break
-        reviser_input = ReviserInput(
-            draft=dossier,
-            axes=dict(axes),
-            instructions=verdict.instructions,
-            sources=list(sources),
-            mandatory_mentions=list(grid.mandatory_mentions),
-            min_words=grid.min_words,
-            max_words=grid.max_words,
-            max_sentence_words=grid.max_sentence_words,
-            forbidden_words=list(grid.forbidden_words),
-        )
-        try:
-            revised = client.ask(REVISER, reviser_input).output
-        except ModelError as exc:
-            alerts.append(
-                Alert(
-                    code="review.reviser_failed",
-                    severity="warning",
-                    stage="review",
-                    message=f"tour {number} : réviseur en échec ({type(exc).__name__}), brouillon conservé",
-                )
-            )
+        revised = _revise(client, dossier, verdict.instructions, grid, sources, axes, number, alerts)
+        if revised is None:
             break
-        dossier, changed = sanitize_dossier(
-            Dossier.model_validate(revised.model_dump()), sources, list(axes), stage="review"
-        )
-        alerts += changed
+        dossier = revised
     validated = rounds[-1].valid
     if not validated:
         alerts.append(
