@@ -160,7 +160,10 @@ def test_a_model_following_the_injection_is_caught_at_every_step(
     assert listed.strip() == bibliography(sources)
     assert set(cited_numbers(body)) == {s.number for s in sources}
     assert {s.id for s in sources} <= planned
-    assert "report.orphan_citation" in codes and "review.not_validated" in codes
+    assert "report.orphan_citation" in codes
+    # Removed by code before review: the critic never read [14] nor the model's Sources.
+    rounds = json.loads((result.run_dir / "review.json").read_text(encoding="utf-8"))["rounds"]
+    assert rounds and all("[14]" not in r["draft"] and "doc-99" not in r["draft"] for r in rounds)
     assert split_sections(report)["Synthèse"]  # the dossier exists; the run goes on
     # Every alert reached the warehouse.
     in_parquet = result.parquet_alerts()
@@ -169,7 +172,8 @@ def test_a_model_following_the_injection_is_caught_at_every_step(
         "prompt injection followed by the model (planner adds doc-99, analysts cite outside their set, "
         "writer/reviser cite [14] and write their own Sources)",
         "detector flags each injected document; validate_plan, foreign-citation removal, orphan "
-        "stripping and the code-built bibliography neutralise the answers, with alerts",
+        "stripping and the code-built bibliography neutralise the answers, with alerts (the writer's "
+        "orphans and headings are removed from its structure before review)",
         f"injection.suspected for {', '.join(suspected)}; plan.unknown_ids, analyse.foreign_citation "
         f"×{codes.count('analyse.foreign_citation')}, report.orphan_citation; report without doc-99 or [14], "
         f"Sources = code-built list of {len(sources)} planned documents; alerts in alerts.json and Parquet",
