@@ -60,9 +60,9 @@ def gemini_responder(
             match = re.search(r"Numéros de sources disponibles : ([\d, ]+)\.", prompt)
             numbers = [int(n) for n in match.group(1).split(",")] if match else []
             numbers = numbers or [int(n) for n in re.findall(r"^\[(\d+)\] ", prompt, flags=re.MULTILINE)]
-            axes = re.findall(r"^### (st-\d+) \(axe", prompt, flags=re.MULTILINE)
-            axes = axes or re.findall(r"^- (st-\d+) : ", prompt, flags=re.MULTILINE)
-            answer = dossier_from(numbers, axes)
+            axis_ids = re.findall(r"^### (st-\d+) \(axe", prompt, flags=re.MULTILINE)
+            axis_ids = axis_ids or re.findall(r"^- (st-\d+) : ", prompt, flags=re.MULTILINE)
+            answer = dossier_from(numbers, axis_ids)
         elif role == "critic":
             answer = PERFECT
         elif role == "judge":  # one score per response id the prompt shows (r0, r1, …)
