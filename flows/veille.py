@@ -127,10 +127,13 @@ def veille_flow(
 
             written = write_report(asker, analyses, request, grid, settings.database)
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
-            reviewed = review(asker, written.draft, grid, written.sources, request.text, settings.max_rounds)
+            axes, noted = written.writer_input.axes, len(written.writer_input.contradictions)
+            reviewed = review(
+                asker, written.dossier, grid, written.sources, request.text, settings.max_rounds, axes, noted
+            )
             run.keep_review(reviewed)
             final = finalize_report(
-                request.title, reviewed.final_draft, written.sources, run.failed_questions()
+                request.title, reviewed.final_dossier, written.sources, axes, run.failed_questions()
             )
             log.info("review: %s; %s", run.keep_final(final), usage_note(records(), "critic", "reviser"))
         run.add(client.alerts())

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from veille.dossier import Dossier
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.roles.writer import SourceRef
@@ -19,11 +20,22 @@ __all__ = ["review"]
 @task(name="review", cache_policy=NO_CACHE)
 def review(
     client: Asker,
-    draft: str,
+    draft: Dossier,
     grid: Grid,
     sources: Sequence[SourceRef],
     request: str,
     max_rounds: int,
+    axes: Mapping[str, str],
+    contradictions: int = 0,
 ) -> ReviewOutcome:
     """No task retries: critic and reviser failures are turned into alerts inside the loop."""
-    return review_loop(client, draft, grid=grid, sources=sources, request=request, max_rounds=max_rounds)
+    return review_loop(
+        client,
+        draft,
+        grid=grid,
+        sources=sources,
+        request=request,
+        max_rounds=max_rounds,
+        axes=axes,
+        contradictions=contradictions,
+    )

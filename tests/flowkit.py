@@ -8,12 +8,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint
 from veille.models.base import ModelRequest
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
-from veille.roles.writer import Draft
 
-__all__ = ["AXES", "DOCS", "PERFECT", "draft_from", "read_json", "responder", "write_corpus"]
+__all__ = ["AXES", "DOCS", "PERFECT", "dossier_from", "read_json", "responder", "write_corpus"]
 
 # id, date, source type, title, body (short French documents about three fictitious engines)
 DOCS: list[tuple[str, str, str, str, str]] = [
@@ -104,19 +104,37 @@ def write_corpus(root: Path, docs: Sequence[tuple[str, str, str, str, str]] = DO
     return root
 
 
-def draft_from(payload: dict[str, Any], *, extra: str = "") -> str:
-    """A draft that passes every hard check, built from the WriterInput / ReviserInput payload."""
-    numbers = [s["number"] for s in payload.get("sources", [])] or [1]
-    bullets = "\n".join(
-        f"- Kestrel et ses concurrents : constat numéro {i} du dossier [{n}]."
-        for i, n in enumerate(numbers, 1)
+def dossier_from(
+    numbers: Sequence[int], axes: Sequence[str], missing_axes: Sequence[str] = (), *, extra: str = ""
+) -> Dossier:
+    """A structure whose rendering passes every hard check: one point per source number, spread over
+    ``axes``; ``extra`` is appended to the first key point's text."""
+    numbers = list(numbers) or [1]
+    axes = list(axes) or ["st-1"]
+    points: dict[str, list[KeyPoint]] = {axis: [] for axis in axes}
+    for i, n in enumerate(numbers):
+        points[axes[i % len(axes)]].append(
+            KeyPoint(text=f"Kestrel et ses concurrents : constat numéro {i + 1} du dossier", citations=[n])
+        )
+    first = points[axes[0]]
+    if first and extra:
+        first[0] = KeyPoint(text=first[0].text + extra, citations=first[0].citations)
+    return Dossier(
+        synthesis=[
+            CitedText(text="Kestrel mène sur le débit mesuré au banc d'essai", citations=numbers[:1]),
+            CitedText(text="Tamaris coûte plus cher par GPU"),
+            CitedText(text="Orvet a corrigé sa faille en version 2.5"),
+        ],
+        sections=[AxisSection(axis=axis, points=kept) for axis, kept in points.items()],
+        uncertainties=[CitedText(text=axis) for axis in missing_axes]
+        or [CitedText(text="Le coût du support.")],
+        recommendation=[CitedText(text="Le débit mesuré favorise Kestrel", citations=numbers[:1])],
     )
-    uncertain = "\n".join(f"- {axis}" for axis in payload.get("missing_axes", [])) or "- Le coût du support."
-    return (
-        "## Synthèse\n\nKestrel mène sur le débit mesuré au banc d'essai. Tamaris coûte plus cher par GPU. "
-        f"Orvet a corrigé sa faille en version 2.5.{extra}\n\n## Points clés\n\n{bullets}\n\n"
-        f"## Ce qui reste incertain\n\n{uncertain}\n"
-    )
+
+
+def _payload_dossier(payload: dict[str, Any]) -> Dossier:
+    numbers = [s["number"] for s in payload.get("sources", [])]
+    return dossier_from(numbers, list(payload.get("axes") or {}), payload.get("missing_axes", []))
 
 
 def responder(
@@ -155,7 +173,7 @@ def responder(
                 findings=findings, open_questions=[f"Reste à vérifier pour {payload['subtask_id']}."]
             )
         if request.role in ("writer", "reviser"):
-            return Draft(markdown=draft_from(payload))
+            return _payload_dossier(payload)
         if request.role == "critic":
             critic_calls["n"] += 1
             return json.dumps(critic(critic_calls["n"]) if critic else PERFECT)

@@ -11,11 +11,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tests.fake_gemini import Reply
-from tests.flowkit import AXES, PERFECT, draft_from
+from tests.flowkit import AXES, PERFECT, dossier_from
 from veille.roles import analyst, critic, judge, planner, reviser, writer
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
-from veille.roles.writer import Draft
 
 __all__ = ["gemini_responder", "role_of"]
 
@@ -57,9 +56,13 @@ def gemini_responder(
             ids = re.findall(r'<document id="([^"]+)"', prompt)
             answer = Findings(findings=[Finding(statement=f"Constat tiré de {i}.", doc_ids=[i]) for i in ids])
         elif role in ("writer", "reviser"):
+            # The writer's prompt lists its numbers and axes; the reviser's its sources and axes.
             match = re.search(r"Numéros de sources disponibles : ([\d, ]+)\.", prompt)
-            numbers = [int(n) for n in match.group(1).split(",")] if match else [1]
-            answer = Draft(markdown=draft_from({"sources": [{"number": n} for n in numbers]}))
+            numbers = [int(n) for n in match.group(1).split(",")] if match else []
+            numbers = numbers or [int(n) for n in re.findall(r"^\[(\d+)\] ", prompt, flags=re.MULTILINE)]
+            axis_ids = re.findall(r"^### (st-\d+) \(axe", prompt, flags=re.MULTILINE)
+            axis_ids = axis_ids or re.findall(r"^- (st-\d+) : ", prompt, flags=re.MULTILINE)
+            answer = dossier_from(numbers, axis_ids)
         elif role == "critic":
             answer = PERFECT
         elif role == "judge":  # one score per response id the prompt shows (r0, r1, …)

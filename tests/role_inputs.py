@@ -15,12 +15,13 @@ from pydantic import BaseModel
 
 import veille.roles
 from tests.test_offline_fixtures import synthetic_analyst_input, synthetic_planner_input
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, axis_titles
 from veille.grid import load_grid
 from veille.roles.base import Role
 from veille.roles.critic import CriticInput
 from veille.roles.judge import JudgeInput
 from veille.roles.reviser import ReviserInput
-from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
+from veille.roles.writer import NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.settings import Settings
 
 __all__ = ["ROLE_INPUTS", "all_roles", "role_cases"]
@@ -52,23 +53,42 @@ def _analyst() -> list[BaseModel]:
     ]
 
 
+QUESTIONS = {"st-1": QUESTION, "st-2": "Combien coûte chaque outil ?"}
+AXES = axis_titles(QUESTIONS)
+
+
 def _writer() -> list[BaseModel]:
     return [
         WriterInput(
             request_title="Sauvegarde",
             request="Comparer Sauvia, Barzo et Quillon et recommander un outil.",
-            questions={"st-1": QUESTION, "st-2": "Combien coûte chaque outil ?"},
+            questions=QUESTIONS,
+            axes=AXES,
             findings=[
                 NumberedFinding(subtask_id="st-1", statement="Débit de Barzo : 2,6 Go/s.", sources=[1]),
                 NumberedFinding(subtask_id="st-2", statement="Sauvia : 95 EUR par To.", sources=[2, 3]),
             ],
-            contradictions=["[2] et [3] divergent sur le prix de Sauvia ; [3] est retenu (plus récent)."],
+            contradictions=[
+                NumberedContradiction(subtask_id="st-2", retained=[3], rejected=[2], reason="plus récent")
+            ],
             open_questions=["Débit de Quillon ?"],
             sources=_sources(3),
             mandatory_mentions=["Barzo"],
             min_words=40,
             max_words=400,
-        )
+        ),
+        # One source, one axis: no contradiction can have two sides.
+        WriterInput(
+            request_title="Sauvegarde",
+            request="Comparer.",
+            questions={"st-1": QUESTION},
+            axes=axis_titles({"st-1": QUESTION}),
+            findings=[
+                NumberedFinding(subtask_id="st-1", statement="Débit de Barzo : 2,6 Go/s.", sources=[1])
+            ],
+            sources=_sources(1),
+            mandatory_mentions=["Barzo"],
+        ),
     ]
 
 
@@ -91,16 +111,26 @@ def _critic() -> list[BaseModel]:
     ]
 
 
+STRUCTURE = Dossier(
+    synthesis=[CitedText(text="Barzo sauvegarde à 2,6 Go/s", citations=[1]), CitedText(text="Sauvia coûte 95 EUR par To"),
+               CitedText(text="Quillon reste à mesurer")],
+    sections=[AxisSection(axis="st-1", points=[KeyPoint(text="Débit de Barzo : 2,6 Go/s", citations=[1])]),
+              AxisSection(axis="st-2", points=[KeyPoint(text="Prix de Sauvia : 95 EUR par To", citations=[2, 3])])],
+    uncertainties=[CitedText(text="Le débit de Quillon n'est pas mesuré", citations=[3])],
+    recommendation=[CitedText(text="Barzo est le plus rapide mesuré", citations=[1])],
+)  # fmt: skip
+
+
 def _reviser() -> list[BaseModel]:
     return [
         ReviserInput(
-            draft=DRAFT,
-            instructions=["Longueur : 38 mots, il en faut entre 40 et 400.", "Citez [4] : orphelin."],
+            draft=STRUCTURE,
+            axes=AXES,
+            instructions=["Longueur : 38 mots, il en faut entre 40 et 400."],
             sources=_sources(3),
             mandatory_mentions=["Barzo"],
             min_words=40,
             max_words=400,
-            invalid_citations=[4],
         )
     ]
 

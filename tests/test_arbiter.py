@@ -26,19 +26,33 @@ SOURCES = [
 ]
 PERFECT = dict.fromkeys(CRITERIA, 5)
 
+# A draft as code renders it (veille.dossier.render_body): the arbiter checks the rendered text.
 VALID_DRAFT = """## Synthèse
 
 Kestrel atteint 1 180 tokens/s au banc d'essai [1]. Tamaris coûte 9 000 EUR par GPU et par an [2]. Le choix dépend du budget.
 
 ## Points clés
 
+### st-1 — Performances
+
 - Kestrel tient la charge de référence sans redémarrage pendant sept jours [1].
-- La licence de Tamaris est facturée par GPU et par an [2].
 - Les deux mesures datent de juillet 2026 [1][2].
+
+### st-2 — Coût
+
+- La licence de Tamaris est facturée par GPU et par an [2].
+
+## Contradictions tranchées
+
+- Kestrel, axe st-1 — retenu : [1] ; écarté : [2]. La mesure interne est plus récente.
 
 ## Ce qui reste incertain
 
 - Le coût du support de Kestrel n'est pas publié.
+
+## Recommandation
+
+Le débit mesuré favorise Kestrel [1].
 """
 
 

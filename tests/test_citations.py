@@ -16,11 +16,12 @@ from veille.citations import (
     renumber_citations,
     strip_citations,
 )
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
 from veille.roles.analyst import ContradictionNote, Finding, Findings
-from veille.roles.writer import SourceRef
+from veille.roles.writer import NumberedContradiction, SourceRef
 from veille.steps.analyse import Analysis
-from veille.steps.write import finalize_report, number_findings
-from veille.textstats import split_sections
+from veille.steps.write import finalize_report, number_findings, sanitize_dossier
+from veille.textstats import MODEL_SECTIONS, section_order, split_sections
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,10 @@ def test_numbering_is_stable_across_branches_and_skips_failed_ones() -> None:
     data, sources = number_findings(analyses, DOCS, request_title="T", request="R")
     assert [(s.number, s.id) for s in sources] == [(1, "doc-b"), (2, "doc-a"), (3, "doc-c")]
     assert [f.sources for f in data.findings] == [[1], [2, 1], [2, 3]]
-    assert data.contradictions == ["Les sources [3][2] divergent ; source retenue : [2] (plus récent)."]
+    assert data.contradictions == [
+        NumberedContradiction(subtask_id="st-3", retained=[2], rejected=[3], reason="plus récent")
+    ]
+    assert list(data.axes) == ["st-1", "st-3"]  # the failed branch has no section
     assert data.missing_axes == ["Question st-2 ?"]
     assert "doc-d" not in {s.id for s in sources}
 
@@ -123,17 +127,25 @@ def test_bibliography_is_built_from_state() -> None:
 
 
 def test_finalize_report_ships_no_orphan_and_a_code_built_sources_section() -> None:
-    body = (
-        "# Titre du modèle\n\n## Synthèse\n\nUn [2]. Deux [7]. Trois [1].\n\n## Points clés\n\n- Fait [1][2]\n\n"
-        "## Ce qui reste incertain\n\n- Rien.\n\n## Sources\n\n1. inventée"
+    # An unsanitised structure (orphan [7]): finalize strips it anyway.
+    dossier = Dossier(
+        synthesis=[CitedText(text="Un", citations=[2]), CitedText(text="Deux", citations=[7]),
+                   CitedText(text="Trois", citations=[1])],
+        sections=[AxisSection(axis="st-1", points=[KeyPoint(text="Fait", citations=[1, 2])])],
+        uncertainties=[CitedText(text="Rien.")],
+        recommendation=[CitedText(text="Choisir A", citations=[1])],
+    )  # fmt: skip
+    final = finalize_report(
+        "Mon titre", dossier, [_ref(1, "doc-a"), _ref(2, "doc-b")], {"st-1": "st-1 — Débit"}, ["Coût ?"]
     )
-    final = finalize_report("Mon titre", body, [_ref(1, "doc-a"), _ref(2, "doc-b")], missing_axes=["Coût ?"])
     assert final.removed_orphans == [7]
     assert invalid_citations(final.markdown.split("## Sources")[0], final.sources) == []
     assert final.markdown.startswith("# Mon titre\n")
-    assert final.markdown.count("## Sources") == 1 and "inventée" not in final.markdown
+    assert final.markdown.count("## Sources") == 1
     sections = split_sections(final.markdown)
+    assert section_order(final.markdown) == [*MODEL_SECTIONS, "Sources"]
     assert sections["Synthèse"].startswith("Un [1].")  # doc-b is cited first, so it becomes [1]
+    assert "### st-1 — Débit" in sections["Points clés"]
     assert "Coût ?" in sections["Ce qui reste incertain"]
     assert sections["Sources"].splitlines()[0].startswith("- [1] **doc-b**")
 
@@ -146,3 +158,35 @@ def test_bibliography_labels_every_item_with_its_citation_number() -> None:
         (str(n), f"{n:02d}") for n in range(1, 13)
     ]
     assert not [line for line in lines if re.match(r"\s*\d+[.)]\s", line)]
+
+
+def test_sanitize_keeps_only_valid_citations_and_names_what_it_removed() -> None:
+    sources = [_ref(1, "doc-a"), _ref(2, "doc-b"), _ref(3, "doc-c")]
+    dossier = Dossier(
+        synthesis=[CitedText(text="## Sources\n\n1. inventée [9]", citations=[1])],
+        sections=[
+            AxisSection(axis="st-1", points=[
+                KeyPoint(text="Fait sourcé [2]", citations=[1]),
+                KeyPoint(text="Fait sans source", citations=[8]),
+                KeyPoint(text="Le prix passe à 2 900 EUR", citations=[3]),
+            ]),
+            AxisSection(axis="st-9", points=[KeyPoint(text="Axe inconnu", citations=[1])]),
+        ],
+        contradictions=[
+            LedgerEntry(subject="Prix", retained=[2], rejected=[3], reason="3 600 EUR retenu contre 2 900 EUR"),
+            LedgerEntry(subject="Sans côté", retained=[1], rejected=[1, 7], reason="?"),
+        ],
+    )  # fmt: skip
+    clean, alerts = sanitize_dossier(dossier, sources, ["st-1", "st-2"])
+    assert [s.axis for s in clean.sections] == ["st-1", "st-2"]  # one per axis, unknown dropped
+    points = clean.sections[0].points
+    assert [(p.text, p.citations) for p in points[:1]] == [("Fait sourcé", [1, 2])]
+    assert len(points) == 2 and points[1].superseded  # cites only the rejected side, quotes its figure
+    assert clean.synthesis == []  # the model's own "## Sources" is dropped: sections are code's
+    assert len(clean.contradictions) == 1
+    codes = {a.code for a in alerts}
+    assert {"report.orphan_citation", "report.uncited_point", "report.unknown_axis", "report.model_heading",
+            "report.invalid_contradiction", "report.superseded_point"} <= codes  # fmt: skip
+    rendered = render_body(clean, {"st-1": "st-1 — Prix", "st-2": "st-2 — Sécurité"})
+    assert section_order(rendered) == list(MODEL_SECTIONS)  # a text cannot open a heading
+    assert "(remplacé) [3]." in rendered and invalid_citations(rendered, sources) == []

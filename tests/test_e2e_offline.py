@@ -7,6 +7,7 @@ test applies to any corpus that ships one.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,13 @@ import pytest
 from flows.veille import veille_flow
 from veille.citations import cited_numbers, invalid_citations
 from veille.corpus.reference import load_reference
+from veille.dossier import (
+    KEY_POINTS_SECTION,
+    LEDGER_SECTION,
+    RECOMMENDATION_SECTION,
+    ledger_entries,
+    rendered_key_points,
+)
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
@@ -103,3 +111,36 @@ def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
     assert _json(rerun / "review.json") == _json(offline_run / "review.json")
     first_grades = {(g["grader"], g["target"]): g["score"] for g in _json(offline_run / "grades.json")}
     assert {(g["grader"], g["target"]): g["score"] for g in _json(rerun / "grades.json")} == first_grades
+
+
+def test_dossier_states_every_contradiction_and_keeps_superseded_figures_out(
+    offline_run: Path, bundled_corpus_path: Path
+) -> None:
+    """Issue 12: the reference's contradictions stated with retained and rejected sources, no key
+    point on the rejected side left unmarked, most reference figures found, a recommendation, and
+    the arbiter's validation within max_rounds."""
+    reference = load_reference(bundled_corpus_path)
+    assert reference is not None
+    grades = {g["grader"]: g for g in _json(offline_run / "grades.json") if g["target"] == "final"}
+    ledger = grades["structure.ledger"]
+    assert ledger["score"] == 1.0, ledger["details"]
+    assert ledger["details"]["superseded_unmarked"] == []
+    figures = len(reference.facts.figures)
+    assert grades["numeric"]["score"] * figures >= 10, grades["numeric"]["details"]
+    report = (offline_run / "report.md").read_text(encoding="utf-8")
+    sections = split_sections(report)
+    # The rejected figure of each entry ("X retenu contre Y") is stated in the ledger; no key point
+    # sourced only from the rejected side quotes it (one citing the retained side may: "passe de Y à X").
+    points = rendered_key_points(sections[KEY_POINTS_SECTION])
+    for _, rejected_side, line in ledger_entries(sections[LEDGER_SECTION]):
+        for figure in re.findall(r"retenu contre ([^.;]+)", line):
+            quoting = [
+                p.text
+                for p in points
+                if not p.superseded and figure.strip() in p.text and set(p.citations) <= set(rejected_side)
+            ]
+            assert not quoting, (figure, quoting)
+    assert sections[RECOMMENDATION_SECTION].strip()
+    review = _json(offline_run / "review.json")
+    run = _json(offline_run / "run.json")
+    assert review["validated"] and len(review["rounds"]) <= run["settings"]["max_rounds"]

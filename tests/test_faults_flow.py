@@ -300,7 +300,7 @@ def test_critic_out_of_range_after_every_re_ask_fails_the_round_not_the_run(
 
 def test_max_tokens_truncation_is_re_asked_asking_for_brevity(gemini_flow: Flow, reliability: Any) -> None:
     server, faults, run = gemini_flow
-    faults.add("writer", Reply.max_tokens('{"markdown": "## Synthèse\\n\\nKestrel mène sur le déb'))
+    faults.add("writer", Reply.max_tokens('{"synthesis": [{"text": "Kestrel mène sur le déb'))
 
     result = run()
 
@@ -320,7 +320,7 @@ def test_writer_truncated_on_every_re_ask_stops_the_run_and_loses_no_branch(
     gemini_flow: Flow, reliability: Any
 ) -> None:
     server, faults, run = gemini_flow
-    faults.add("writer", *[Reply.max_tokens('{"markdown": "## Synth')] * 3)
+    faults.add("writer", *[Reply.max_tokens('{"synthesis": [{"te')] * 3)
 
     first = run()
 

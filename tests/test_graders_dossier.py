@@ -205,3 +205,30 @@ def test_grade_run_without_reference_writes_nothing(
     assert load_reference(corpus) is None
     assert grade_run.fn(run_dir, load_reference(corpus), load_request(corpus), None) == []
     assert not (run_dir / "grades.json").exists()
+
+
+def test_ledger_check_states_each_contradiction_and_lists_unmarked_superseded_points(
+    tmp_path: Path, reference: Reference
+) -> None:
+    run_dir = _run_folder(tmp_path, reference)  # sources.json: number n is doc-n
+    ledger = (
+        "## Contradictions tranchées\n\n"
+        "- Tamaris, axe st-1 — retenu : [3] ; écarté : [2]. La mesure interne prime sur la fiche.\n"
+        "- Orvet, axe st-2 — retenu : [10] ; écarté : [9]. 3 600 EUR retenu contre 2 900 EUR.\n\n"
+    )
+    report = reference.dossier.replace("## Ce qui reste incertain", ledger + "## Ce qui reste incertain")
+    report = report.replace("## Points clés\n\n", "## Points clés\n\n- Orvet : 2 900 EUR par GPU [9].\n"
+                            "- Orvet : 2 900 EUR en 2026 (remplacé) [9].\n")  # fmt: skip
+    (run_dir / "report.md").write_text(report, encoding="utf-8")
+    grades = _by(grade_dossier(run_dir, reference, request="Demande", client=None))
+    ledger_grade = grades[("structure.ledger", "final")]
+    assert ledger_grade.score == pytest.approx(2 / 4)
+    stated = {c["id"]: c["stated"] for c in ledger_grade.details["contradictions"]}
+    assert stated == {"C1": True, "C2": True, "C3": False, "C4": False}
+    assert ledger_grade.details["superseded_unmarked"] == ["Orvet : 2 900 EUR par GPU"]
+    # The hand-written reference has no ledger section: nothing stated there.
+    (run_dir / "report.md").write_text(reference.dossier, encoding="utf-8")
+    assert (
+        _by(grade_dossier(run_dir, reference, request="D", client=None))[("structure.ledger", "final")].score
+        == 0
+    )

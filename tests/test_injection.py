@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from veille.corpus.document import parse_document
+from veille.dossier import CitedText, Dossier
 from veille.roles import analyst, critic, judge, planner, reviser, writer
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.critic import CriticInput
@@ -231,7 +232,11 @@ def test_every_prompt_delimits_untrusted_text_and_says_it_is_data() -> None:
             CriticInput(draft=HOSTILE, criteria={"clarity": "Clair."}, request="R", source_count=1)
         ),
         "reviser": reviser.build_prompt(
-            ReviserInput(draft=HOSTILE, instructions=["Raccourcir."], sources=[source])
+            ReviserInput(
+                draft=Dossier(synthesis=[CitedText(text=HOSTILE)]),
+                instructions=["Raccourcir."],
+                sources=[source],
+            )
         ),
     }
     tags = {"analyst": "document", "writer": "constats", "critic": "brouillon", "reviser": "brouillon"}

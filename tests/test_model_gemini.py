@@ -578,12 +578,19 @@ def test_canary_key_never_appears_in_logs_errors_or_journal(
 
 
 def _role_schemas() -> list[type[BaseModel]]:
+    from veille.dossier import dossier_schema
     from veille.roles.analyst import Findings
     from veille.roles.judge import JudgeVerdict, verdict_schema
     from veille.roles.planner import Plan
-    from veille.roles.writer import Draft
 
-    return [Plan, Findings, Draft, Evaluation, JudgeVerdict, verdict_schema(3)]
+    return [
+        Plan,
+        Findings,
+        dossier_schema([1, 2, 3], ["st-1", "st-2"]),
+        Evaluation,
+        JudgeVerdict,
+        verdict_schema(3),
+    ]
 
 
 @pytest.mark.parametrize("schema", _role_schemas(), ids=lambda s: s.__name__)

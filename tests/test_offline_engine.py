@@ -27,6 +27,7 @@ from tests.test_offline_fixtures import (
 from veille.citations import invalid_citations
 from veille.corpus.request import load_request
 from veille.corpus.terms import derive_terms
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, render_body
 from veille.grid import load_grid
 from veille.models.base import Model, ModelRequest
 from veille.models.factory import build_client
@@ -37,8 +38,8 @@ from veille.roles.analyst import AnalystInput, Findings
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, JudgeVerdict
 from veille.roles.planner import Plan
-from veille.roles.reviser import ReviserInput
-from veille.roles.writer import Draft, NumberedFinding, SourceRef, WriterInput
+from veille.roles.reviser import REVISER, ReviserInput
+from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
 from veille.run.folder import new_run_id
 from veille.settings import PROJECT_ROOT, Settings
 from veille.steps.analyse import analyse_subtask
@@ -86,22 +87,28 @@ def _role_requests() -> list[ModelRequest]:
         request_title="Sauvegarde",
         request="Comparer.",
         questions={"st-1": question},
+        axes={"st-1": "st-1 — Débit de sauvegarde"},
         findings=[NumberedFinding(subtask_id="st-1", statement="Débit de Barzo : 2,6 Go/s.", sources=[1])],
         sources=_sources(2),
         mandatory_mentions=["Barzo"],
     )
-    draft = "## Synthèse\n\nUn. Deux. Trois.\n\n## Points clés\n\n- Débit : 2,6 Go/s [1].\n\n## Ce qui reste incertain\n\n- Rien.\n"
+    structure = Dossier(
+        synthesis=[CitedText(text=t) for t in ("Un.", "Deux.", "Trois.")],
+        sections=[AxisSection(axis="st-1", points=[KeyPoint(text="Débit : 2,6 Go/s", citations=[1])])],
+        uncertainties=[CitedText(text="Rien.")],
+        recommendation=[CitedText(text="Barzo.", citations=[1])],
+    )
+    draft = render_body(structure, writer_input.axes)
     critic_input = CriticInput(draft=draft, criteria=CRITERIA, request="Comparer.", source_count=2)
+    reviser_input = ReviserInput(
+        draft=structure, axes=writer_input.axes, instructions=["Longueur : trop court."], sources=_sources(2)
+    )
     return [
         _request("planner", synthetic_planner_input(), Plan),
         _request("analyst", synthetic_analyst_input(question, ["bk-01", "bk-02"]), Findings),
-        _request("writer", writer_input, Draft),
+        _request("writer", writer_input, WRITER.schema_for(writer_input)),
         _request("critic", critic_input, evaluation_schema(CRITERIA)),
-        _request(
-            "reviser",
-            ReviserInput(draft=draft, instructions=["Longueur : trop court."], sources=_sources(2)),
-            Draft,
-        ),
+        _request("reviser", reviser_input, REVISER.schema_for(reviser_input)),
         _request(
             "judge", JudgeInput(prompt="Comparer.", reference=draft, responses=[draft, "Rien."]), JudgeVerdict
         ),
@@ -293,15 +300,21 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
             )
             reviewed = review_loop(
                 client,
-                draft,
+                written.dossier,
                 grid=grid,
                 sources=sources,
                 request=request.text,
                 max_rounds=settings.max_rounds,
+                axes=writer_input.axes,
+                contradictions=len(writer_input.contradictions),
             )
             records = client.journal.records()
     final = finalize_report(
-        request.title, reviewed.final_draft, sources, [a.question for a in analyses if a.status == "failed"]
+        request.title,
+        reviewed.final_dossier,
+        sources,
+        writer_input.axes,
+        [a.question for a in analyses if a.status == "failed"],
     )
     return {
         "plan": planned.model_dump(mode="json"),

@@ -9,6 +9,15 @@ import pytest
 
 from veille.arbiter import arbitrate
 from veille.citations import invalid_citations
+from veille.dossier import (
+    AxisSection,
+    CitedText,
+    Dossier,
+    KeyPoint,
+    axis_titles,
+    ledger_entries,
+    render_body,
+)
 from veille.grid import Grid
 from veille.models.factory import build_client
 from veille.models.offline.critic import criticise
@@ -17,8 +26,8 @@ from veille.models.offline.reviser import revise
 from veille.models.offline.writer import write
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, verdict_schema
-from veille.roles.reviser import ReviserInput
-from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
+from veille.roles.reviser import REVISER, ReviserInput
+from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.run.folder import new_run_id
 from veille.settings import Settings
 from veille.steps.review import review_loop
@@ -32,6 +41,8 @@ CRITERIA = {
     "correctness": "Orthographe et chiffres exacts.",
 }
 MENTIONS = ["Sauvia", "Barzo", "Quillon"]
+QUESTIONS = {"st-1": "Performances ?", "st-2": "Coût ?", "st-3": "Sécurité ?"}
+AXES = axis_titles(QUESTIONS)
 FORBIDDEN = ["révolutionnaire", "leader", "incroyable"]
 
 
@@ -74,20 +85,33 @@ STATEMENTS = [
     ("st-2", "Support entreprise Sauvia : 15 000 EUR HT par an.", [5]),
     ("st-3", "Quillon 4.2.1 corrige la faille QSA-2026-01 du chiffrement des sauvegardes.", [6]),
     ("st-3", "Les sauvegardes de Quillon sont immuables pendant 30 jours par défaut.", [3]),
+    ("st-1", "Débit annoncé pour Sauvia : 4,0 Go/s par serveur de sauvegarde.", [1]),  # superseded by [2]
 ]
+CONTRADICTION = NumberedContradiction(
+    subtask_id="st-1",
+    retained=[2],
+    rejected=[1],
+    reason="la mesure interne du 2026-06-10 prime sur la fiche fournisseur du 2026-02-01 : source plus "
+    "fiable et plus récente ; 2,1 Go/s retenu contre 4,0 Go/s",
+)
+
+
+def _render(dossier: Dossier) -> str:
+    return render_body(dossier, AXES)
+
+
+def _draft(data: WriterInput | None = None) -> str:
+    return _render(write(data or _writer_input()))
 
 
 def _writer_input(**overrides: object) -> WriterInput:
     values: dict[str, object] = {
         "request_title": "Outil de sauvegarde des serveurs en 2027",
         "request": "Comparer Sauvia, Barzo et Quillon.",
-        "questions": {"st-1": "Performances ?", "st-2": "Coût ?", "st-3": "Sécurité ?"},
+        "questions": QUESTIONS,
+        "axes": AXES,
         "findings": [NumberedFinding(subtask_id=s, statement=t, sources=n) for s, t, n in STATEMENTS],
-        "contradictions": [
-            "Les sources [1][2] divergent ; source retenue : [2] (la mesure interne du 2026-06-10 prime sur la "
-            "fiche fournisseur du 2026-02-01 : source plus fiable et plus récente ; 2,1 Go/s retenu contre "
-            "4,0 Go/s)."
-        ],
+        "contradictions": [CONTRADICTION],
         "open_questions": [
             "Les documents abordent « consommation électrique » sans fait précis exploitable."
         ],
@@ -104,6 +128,8 @@ def _writer_input(**overrides: object) -> WriterInput:
 
 def _critic_input(draft: str, grid: Grid, source_count: int = 6) -> CriticInput:
     return CriticInput(
+        axes=list(AXES.values()),
+        contradictions=1,
         draft=draft,
         criteria=dict(grid.criteria),
         request="Comparer Sauvia, Barzo et Quillon.",
@@ -121,11 +147,16 @@ def _critic_input(draft: str, grid: Grid, source_count: int = 6) -> CriticInput:
 
 def test_writer_draft_meets_every_hard_rule_of_the_arbiter() -> None:
     data = _writer_input()
-    draft = write(data).markdown
+    structure = write(data)
+    WRITER.schema_for(data).model_validate(structure.model_dump())  # the per-request schema
+    draft = _render(structure)
     assert section_order(draft) == list(MODEL_SECTIONS)
-    assert len(sentences(split_sections(draft)["Synthèse"])) == 3
-    for line in split_sections(draft)["Points clés"].splitlines():
-        assert re.search(r"(\[\d+\])[\s.]*$", line), line
+    assert 3 <= len(sentences(split_sections(draft)["Synthèse"])) <= 5
+    key_points = split_sections(draft)["Points clés"]
+    assert [line[4:] for line in key_points.splitlines() if line.startswith("### ")] == list(AXES.values())
+    for line in key_points.splitlines():
+        if line.startswith("- "):
+            assert re.search(r"(\[\d+\])[\s.]*$", line), line
     assert invalid_citations(draft, data.sources) == []  # the [7] of a statement was dropped
     assert all(len(words(s)) <= 25 for s in sentences(draft))
     assert all(m in draft for m in MENTIONS)
@@ -134,8 +165,26 @@ def test_writer_draft_meets_every_hard_rule_of_the_arbiter() -> None:
     assert verdict.valid, verdict.instructions
 
 
+def test_writer_states_the_contradiction_and_leaves_the_rejected_figure_out_of_the_key_points() -> None:
+    draft = _draft()
+    sections = split_sections(draft)
+    ((retained, rejected, line),) = ledger_entries(sections["Contradictions tranchées"])
+    assert (retained, rejected) == ([2], [1]) and "2,1 Go/s retenu contre 4,0 Go/s" in line
+    assert "Sauvia" in line and "plus fiable et plus récente" in line
+    assert "4,0 Go/s" not in sections["Points clés"] and "2,1 Go/s" in sections["Points clés"]
+
+
+def test_writer_recommendation_is_extractive_and_names_the_option_each_axis_favours() -> None:
+    advice = split_sections(_draft())["Recommandation"]
+    assert "extractive" in advice
+    # Rates per second: higher is better; prices: lower is better; figures from retained sources.
+    assert re.search(r"Axe st-1 : .*Sauvia 2,1 Go/s.*Barzo 2,6 Go/s.* favorisent Barzo", advice), advice
+    assert re.search(r"Axe st-2 : .*Sauvia 120 EUR.*Barzo 110 EUR.* favorisent Barzo", advice), advice
+    assert "4,0 Go/s" not in advice
+
+
 def test_writer_keeps_figures_and_cites_only_numbers() -> None:
-    draft = write(_writer_input()).markdown
+    draft = _draft(_writer_input())
     for figure in ("2,1 Go/s", "2,6 Go/s", "110 EUR", "30 jours", "4,0 Go/s"):
         assert figure in draft
     assert "bk-" not in draft and "## Sources" not in draft
@@ -148,7 +197,7 @@ def test_writer_trims_to_the_word_budget_keeping_each_subtask() -> None:
         for k in range(1, 80)
     ]  # fmt: skip
     data = _writer_input(findings=many, max_words=300)
-    draft = write(data).markdown
+    draft = _draft(data)
     assert count_words(draft) <= 300
     body = split_sections(draft)["Points clés"]
     for k in (1, 2, 3):  # every sub-task keeps at least one finding
@@ -164,18 +213,18 @@ def test_writer_leaves_out_superlative_and_promotional_statements() -> None:
             subtask_id="st-2", statement="Sauvia est un outil révolutionnaire à 120 EUR.", sources=[5]
         ),
     ]
-    draft = write(_writer_input(findings=[*_writer_input().findings, *extra])).markdown
+    draft = _draft(_writer_input(findings=[*_writer_input().findings, *extra]))
     assert "la moins chère" not in draft and "révolutionnaire" not in draft
 
 
 def test_writer_names_every_missing_axis() -> None:
     axis = "Que disent les documents sur l'exploitation de Sauvia, Barzo et Quillon ?"
-    draft = write(_writer_input(missing_axes=[axis])).markdown
+    draft = _draft(_writer_input(missing_axes=[axis]))
     assert axis in split_sections(draft)["Ce qui reste incertain"]
 
 
 def test_writer_output_is_stable() -> None:
-    assert write(_writer_input()).markdown == write(_writer_input()).markdown
+    assert write(_writer_input()) == write(_writer_input())
 
 
 # --- critic --------------------------------------------------------------------------------------
@@ -183,7 +232,7 @@ def test_writer_output_is_stable() -> None:
 
 def test_critic_gives_a_compliant_draft_full_marks() -> None:
     grid = _grid()
-    draft = write(_writer_input()).markdown
+    draft = _draft(_writer_input())
     evaluation = criticise(_critic_input(draft, grid))
     evaluation_schema(grid.criteria).model_validate(evaluation)
     scores = [evaluation[c] for c in CRITERIA]
@@ -207,7 +256,7 @@ def test_critic_gives_a_compliant_draft_full_marks() -> None:
 )
 def test_critic_lowers_the_criterion_a_defect_breaks(defect: str, criterion: str) -> None:
     grid = _grid()
-    good = write(_writer_input()).markdown
+    good = _draft(_writer_input())
     bad = {
         "long": good.replace(
             "Licence Barzo",
@@ -229,13 +278,13 @@ def test_critic_lowers_the_criterion_a_defect_breaks(defect: str, criterion: str
 
 def test_critic_remark_quotes_the_long_sentence() -> None:
     grid = _grid(max_sentence_words=8)
-    evaluation = criticise(_critic_input(write(_writer_input()).markdown, grid))
+    evaluation = criticise(_critic_input(_draft(_writer_input()), grid))
     assert any(r.startswith("La phrase « ") and "mots (8 au plus)" in r for r in evaluation["remarks"])
 
 
 def test_critic_scores_any_criterion_name() -> None:
     grid = _grid(criteria={"lisibilite": "Se lit facilement.", "ton": "Neutre."})
-    evaluation = criticise(_critic_input(write(_writer_input()).markdown, grid))
+    evaluation = criticise(_critic_input(_draft(_writer_input()), grid))
     evaluation_schema(grid.criteria).model_validate(evaluation)
     assert set(evaluation) == {"lisibilite", "ton", "remarks"}
 
@@ -243,74 +292,118 @@ def test_critic_scores_any_criterion_name() -> None:
 # --- reviser -------------------------------------------------------------------------------------
 
 
+def test_critic_does_not_give_full_marks_to_a_flat_list() -> None:
+    """The structure is measured: key points without their axis sections, no ledger although the
+    analysts noted a contradiction, no recommendation."""
+    grid = _grid()
+    good = _draft()
+    flat = "\n".join(line for line in good.splitlines() if not line.startswith("### "))
+    sections = split_sections(flat)
+    flat = flat.replace(sections["Contradictions tranchées"], "Rien à signaler.")
+    flat = flat.replace(sections["Recommandation"], "")
+    before, after = criticise(_critic_input(good, grid)), criticise(_critic_input(flat, grid))
+    assert after["correctness"] < before["correctness"] == 5
+    assert sum(after[c] for c in CRITERIA) / len(CRITERIA) < grid.mean_min
+    assert any("liste plate" in r for r in after["remarks"])
+    assert any("contradiction" in r for r in after["remarks"])
+
+
+def _broken() -> Dossier:
+    return Dossier(
+        synthesis=[CitedText(text="Cet outil leader compare les offres ! Barzo domine.")],
+        sections=[
+            AxisSection(axis="st-1", points=[
+                KeyPoint(text="Débit mesuré pour Sauvia : 2,1 Go/s sur notre jeu de référence [2].", citations=[2]),
+            ]),
+            AxisSection(axis="st-2", points=[
+                KeyPoint(text="Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus, selon la "
+                         "grille publiée par l'éditeur au mois de septembre pour toutes les nouvelles "
+                         "souscriptions de l'année 2027", citations=[4, 12]),
+                KeyPoint(text="Un fait sans aucune source.", citations=[]),
+            ]),
+            AxisSection(axis="st-3", points=[
+                KeyPoint(text="Quillon offre la meilleure immutabilité, 30 jours", citations=[3]),
+                KeyPoint(text="Quillon 4.2.1 corrige la faille QSA-2026-01", citations=[6]),
+            ]),
+        ],
+        uncertainties=[CitedText(text="Le coût du support de Quillon n'est pas publié.")],
+        recommendation=[CitedText(text="Barzo est le moins cher par téraoctet", citations=[4])],
+    )  # fmt: skip
+
+
 def test_reviser_repairs_a_draft_the_arbiter_rejects(tmp_path: Path) -> None:
     """Through the project's review loop (critic -> arbiter -> reviser -> critic -> arbiter) over a
     real client on the offline engine: one revision must turn a rejected draft into a valid one."""
     grid = _grid(min_words=80)
     sources = _sources(6)
-    broken = (
-        "## Synthèse\n\nCet outil leader compare les offres ! Barzo domine. Une phrase de plus. Et encore une.\n\n"
-        "## Points clés\n\n"
-        "- Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus, selon la grille publiée "
-        "par l'éditeur au mois de septembre pour toutes les nouvelles souscriptions de l'année 2027 [4][12].\n"
-        "- Un fait sans aucune source.\n"
-        "- Quillon offre la meilleure immutabilité, 30 jours [3].\n"
-        "- Débit mesuré pour Sauvia : 2,1 Go/s [2] sur notre jeu de référence.\n\n"
-        "## Sources\n\n1. bk-01\n"
-    )
     settings = Settings.from_params(backend="offline", use_cache=False, warehouse=str(tmp_path))
     with build_client(settings, run_id=new_run_id()) as client:
         outcome = review_loop(
             client,
-            broken,
+            _broken(),
             grid=grid,
             sources=sources,
             request="Comparer Sauvia, Barzo et Quillon.",
             max_rounds=2,
+            axes=AXES,
         )
         roles = [r.role for r in client.journal.records()]
     assert roles == ["critic", "reviser", "critic"]
     rejected, repaired = outcome.rounds
-    assert rejected.draft == broken and not rejected.valid and rejected.instructions
+    assert not rejected.valid and rejected.instructions
+    assert rejected.draft == _render(rejected.structure)  # the critic saw the structure rendered
+    # Code removed the orphan [12] and the uncited point before the critic saw it, with alerts.
+    assert "[12]" not in rejected.draft and "Un fait sans aucune source" not in rejected.draft
+    codes = {a.code for a in outcome.alerts}
+    assert {"report.orphan_citation", "report.uncited_point"} <= codes
     revised = outcome.final_draft
-    assert repaired.draft == revised
-    assert "[12]" not in revised and "leader" not in revised and "!" not in revised
+    assert repaired.draft == revised == _render(outcome.final_dossier)
+    assert "leader" not in revised and "!" not in revised
     assert "la meilleure" not in revised
-    assert "Un fait sans aucune source" not in revised
-    assert "Sources" not in section_order(revised)
+    assert section_order(revised) == list(MODEL_SECTIONS)
     assert "110 EUR" in revised and "2,1 Go/s" in revised
     assert outcome.validated and repaired.valid, repaired.instructions
 
 
 def test_reviser_uses_mentions_and_words_quoted_in_instructions() -> None:
     grid = _grid(mandatory_mentions=(), forbidden_words=())
-    draft = write(_writer_input(mandatory_mentions=[])).markdown.replace(
-        "Licence Barzo", "Licence phare Barzo"
+    data = _writer_input(mandatory_mentions=[])
+    draft = write(data)
+    for section in draft.sections:
+        for point in section.points:
+            point.text = point.text.replace("Licence Barzo", "Licence phare Barzo")
+    reviser_input = ReviserInput(
+        draft=draft,
+        axes=AXES,
+        instructions=[
+            "Mot interdit : « phare » ; remplacez-le par une formulation neutre et factuelle.",
+            "Mention obligatoire absente : « Plan de reprise » ; citez-la explicitement dans le texte.",
+        ],
+        sources=_sources(6),
+        min_words=grid.min_words,
+        max_words=grid.max_words,
     )
-    revised = revise(
-        ReviserInput(
-            draft=draft,
-            instructions=[
-                "Mot interdit : « phare » ; remplacez-le par une formulation neutre et factuelle.",
-                "Mention obligatoire absente : « Plan de reprise » ; citez-la explicitement dans le texte.",
-            ],
-            sources=_sources(6),
-            min_words=grid.min_words,
-            max_words=grid.max_words,
-        )
-    ).markdown
+    structure = revise(reviser_input)
+    REVISER.schema_for(reviser_input).model_validate(structure.model_dump())  # the same schema
+    revised = _render(structure)
     assert "phare" not in revised
     assert "Plan de reprise" in revised
-    assert len(sentences(split_sections(revised)["Synthèse"])) == 3
+    assert 3 <= len(sentences(split_sections(revised)["Synthèse"])) <= 5
 
 
 def test_reviser_extends_a_short_draft_with_uncited_sources() -> None:
     grid = _grid(min_words=150)
-    short = "## Synthèse\n\nUn. Deux. Trois.\n\n## Points clés\n\n- Licence Barzo : 110 EUR [4].\n\n## Ce qui reste incertain\n\n- Rien.\n"
-    revised = revise(
-        ReviserInput(draft=short, instructions=[], sources=_sources(6), min_words=150, max_words=400)
-    ).markdown
-    assert count_words(short) < count_words(revised)
+    short = Dossier(
+        synthesis=[CitedText(text=t) for t in ("Un.", "Deux.", "Trois.")],
+        sections=[AxisSection(axis="st-2", points=[KeyPoint(text="Licence Barzo : 110 EUR", citations=[4])])],
+        uncertainties=[CitedText(text="Rien.")],
+        recommendation=[CitedText(text="Barzo.", citations=[4])],
+    )
+    revised = _render(
+        revise(ReviserInput(draft=short, axes=AXES, instructions=[], sources=_sources(6), min_words=150,
+                            max_words=400))
+    )  # fmt: skip
+    assert count_words(_render(short)) < count_words(revised)
     # Extended with the sources not cited yet, each cited, until the minimum or the sources run out.
     assert count_words(revised) >= grid.min_words or all(f"[{n}]" in revised for n in range(1, 7))
     assert "Document 1 sur la sauvegarde" in revised
@@ -321,7 +414,7 @@ def test_reviser_extends_a_short_draft_with_uncited_sources() -> None:
 
 
 def test_judge_prefers_the_response_closer_to_the_reference() -> None:
-    reference = write(_writer_input()).markdown
+    reference = _draft(_writer_input())
     close = reference.replace("## Synthèse", "## Synthèse\n")
     partial = (
         "## Synthèse\n\nSauvia et Barzo sont comparés.\n\n## Points clés\n\n- Licence Barzo : 110 EUR [4].\n"

@@ -11,6 +11,7 @@ import pytest
 
 from tasks.outputs import write_outputs
 from veille.alerts import Alert
+from veille.dossier import CitedText, Dossier
 from veille.roles.planner import Plan, SubTask
 from veille.roles.writer import SourceRef, WriterInput
 from veille.run.folder import run_folder_of
@@ -55,6 +56,11 @@ def _ok(sub_task: SubTask) -> Analysis:
     return Analysis(subtask_id=sub_task.id, question=sub_task.question, doc_ids=sub_task.doc_ids)
 
 
+DOSSIER = Dossier(
+    synthesis=[CitedText(text="Kestrel mène", citations=[1]), CitedText(text="Orphelin", citations=[7])]
+)
+
+
 def _reviewed(validated: bool = True) -> ReviewOutcome:
     round_ = RoundRecord(
         round=1,
@@ -64,8 +70,15 @@ def _reviewed(validated: bool = True) -> ReviewOutcome:
         instructions=[],
         word_count=40,
         draft="Kestrel mène [1].",
+        structure=DOSSIER,
     )
-    return ReviewOutcome(validated=validated, rounds=[round_], final_draft="Kestrel mène [1].", alerts=[])
+    return ReviewOutcome(
+        validated=validated,
+        rounds=[round_],
+        final_dossier=DOSSIER,
+        final_draft="Kestrel mène [1].",
+        alerts=[],
+    )
 
 
 def test_a_failing_step_ends_the_block_as_a_run_failed_alert_after_the_alerts_of_earlier_steps(
@@ -137,7 +150,11 @@ def test_plan_and_draft_notes_count_what_the_step_produced(tmp_path: Path) -> No
     assert note == "2 sub-task(s), 1 excluded, 2 alert(s)"
     assert run.plan == PLAN
     written = WrittenDraft(
-        draft="Kestrel mène [1].", sources=SOURCES, writer_input=WRITER_INPUT, alerts=[_alert("c")]
+        dossier=DOSSIER,
+        draft="Kestrel mène [1].",
+        sources=SOURCES,
+        writer_input=WRITER_INPUT,
+        alerts=[_alert("c")],
     )
     assert run.keep_draft(written) == "1 source(s) numbered, 1 alert(s)"
     assert [a.code for a in run.alerts] == ["a", "b", "c"]
@@ -147,7 +164,7 @@ def test_a_partial_report_is_kept_with_its_alerts_and_the_run_ends_failed(tmp_pa
     run = _run(tmp_path)
     run.keep_analyses([_ok(SUB_TASKS[0]), failed_analysis(SUB_TASKS[1], TimeoutError("slow"))])
     run.keep_review(_reviewed(validated=False))
-    final = finalize_report("Titre", "Kestrel mène [1]. Orphelin [7].", SOURCES, run.failed_questions())
+    final = finalize_report("Titre", DOSSIER, SOURCES, {}, run.failed_questions())
     assert run.keep_final(final) == "1 round(s), NOT validated; 1 source(s) cited"
     codes = [a.code for a in run.alerts]
     assert codes == ["analyse.branch_failed", "report.orphan_citation_stripped", "run.partial_report"]

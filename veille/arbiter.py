@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veille.citations import CITATION_RE, invalid_citations
+from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN
 from veille.grid import Grid
 from veille.textstats import (
     MODEL_SECTIONS,
@@ -30,7 +31,6 @@ from veille.textstats import (
 
 __all__ = [
     "SENTENCE_START_WORDS",
-    "SYNTHESIS_SENTENCES",
     "Verdict",
     "arbitrate",
     "long_sentences",
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 SENTENCE_START_WORDS = 8  # how much of a long sentence the instruction quotes
-SYNTHESIS_SENTENCES = 3  # "## Synthèse (3 phrases)"
+_LISTED = ", ".join(f"## {name}" for name in MODEL_SECTIONS)
 
 
 @dataclass(frozen=True)
@@ -82,30 +82,25 @@ def _section_checks(draft: str) -> list[str]:
         if name not in order:
             out.append(
                 f"Section manquante : « ## {name} ». Le rapport doit contenir exactement les sections "
-                "## Synthèse, ## Points clés et ## Ce qui reste incertain, dans cet ordre."
+                f"{_LISTED}, dans cet ordre."
             )
     present = [name for name in order if name in MODEL_SECTIONS]
     if not out and present != list(MODEL_SECTIONS):
-        out.append(
-            "Ordre des sections : placez ## Synthèse, puis ## Points clés, puis ## Ce qui reste incertain."
-        )
+        out.append(f"Ordre des sections : placez-les dans cet ordre : {_LISTED}.")
     if SOURCES_HEADING in order:
         out.append("Supprimez la section « ## Sources » : la liste des sources est ajoutée par le code.")
     extra = [name for name in order if name not in (*MODEL_SECTIONS, SOURCES_HEADING)]
     if extra:
         listed = ", ".join(f"« ## {name} »" for name in extra)
-        out.append(
-            f"Sections en trop : {listed}. Gardez uniquement ## Synthèse, ## Points clés "
-            "et ## Ce qui reste incertain."
-        )
+        out.append(f"Sections en trop : {listed}. Gardez uniquement {_LISTED}.")
     sections = split_sections(draft)
     synthesis = sections.get("Synthèse")
     if synthesis is not None:
         n = len(sentences(synthesis))
-        if n != SYNTHESIS_SENTENCES:
+        if not SYNTHESIS_MIN <= n <= SYNTHESIS_MAX:
             out.append(
-                f"La section Synthèse compte {n} phrase(s) : elle doit en compter exactement "
-                f"{SYNTHESIS_SENTENCES}, courtes et factuelles."
+                f"La section Synthèse compte {n} phrase(s) : elle doit en compter de {SYNTHESIS_MIN} "
+                f"à {SYNTHESIS_MAX}, courtes et factuelles."
             )
     key_points = sections.get("Points clés")
     if key_points is not None:

@@ -114,8 +114,9 @@ def strip_citations(text: str, numbers: Iterable[int]) -> str:
     drop = set(numbers)
     text = normalize_citations(text)
     stripped = CITATION_RE.sub(lambda m: "" if int(m.group(1)) in drop else m.group(0), text)
-    # A marker removed before punctuation leaves "mot ." : tidy the space.
-    return re.sub(r"[ \t]+([.,;:!?])", r"\1", stripped)
+    # A marker removed before a period or comma leaves "mot ." : tidy the space (French keeps its
+    # space before : ; ! ?).
+    return re.sub(r"[ \t]{2,}", " ", re.sub(r"[ \t]+([.,])", r"\1", stripped))
 
 
 def renumber_citations(text: str, sources: Sequence[SourceRef]) -> tuple[str, list[SourceRef]]:

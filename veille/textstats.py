@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from veille.citations import CITATION_RE
+from veille.dossier import DOSSIER_SECTIONS, UNCERTAIN_SECTION
 
 __all__ = [
     "MODEL_SECTIONS",
@@ -18,8 +19,7 @@ __all__ = [
     "words",
 ]
 
-MODEL_SECTIONS = ("Synthèse", "Points clés", "Ce qui reste incertain")
-UNCERTAIN_SECTION = "Ce qui reste incertain"
+MODEL_SECTIONS = DOSSIER_SECTIONS  # the sections code renders, in order (veille.dossier)
 SOURCES_HEADING = "Sources"
 
 # A word keeps its elisions and hyphens ("l'article", "c'est-à-dire" count once): \w+ alone would

@@ -10,7 +10,9 @@ What is measured (each a versioned result with a ``target``: ``final`` or ``roun
 - structural checks from ``facts.yaml``: ``structure.groups`` (each group of documents planned in one
   sub-task), ``structure.keep`` (documents to keep are planned), ``structure.exclude`` (documents
   to exclude are not), ``structure.contradictions`` (each contradiction's keywords appear in the
-  report) and ``structure.citations`` (share of cited numbers that match a source).
+  report), ``structure.ledger`` (each contradiction stated in « Contradictions tranchées » with a
+  retained and a rejected document; key points left unmarked on the rejected side are listed) and
+  ``structure.citations`` (share of cited numbers that match a source).
 
 Texts are compared without their ``## Sources`` list (built by code, formatted differently from the
 reference's); ROUGE-L also ignores citation markers ``[n]``, whose numbering is per run.
@@ -28,6 +30,14 @@ from typing import Any, ClassVar
 
 from veille.citations import cited_numbers
 from veille.corpus.reference import Facts, Reference
+from veille.dossier import (
+    KEY_POINTS_SECTION,
+    LEDGER_SECTION,
+    ledger_entries,
+    parse_ledger_entry,
+    rendered_key_points,
+    supersedes,
+)
 from veille.graders.base import GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader
@@ -36,6 +46,7 @@ from veille.graders.rouge import RougeL
 from veille.gradestatus import GRADES_FILE
 from veille.models.base import ModelError
 from veille.roles.base import Asker
+from veille.textstats import split_sections
 
 __all__ = [
     "StructuralChecks",
@@ -79,6 +90,15 @@ class StructuralChecks:
         return GraderResult(
             grader=f"{self.name}.{check}", version=self.version, score=score, details=dict(details)
         )
+
+    def _ledger(self, facts: Facts, report: str | None, sources: Sequence[Mapping[str, Any]]) -> GraderResult:
+        """``structure.ledger``: reference contradictions stated with retained and rejected sources."""
+        if not facts.contradictions:
+            return self._result("ledger", None, {"reason": "no contradictions in facts.yaml"})
+        if report is None:
+            return self._result("ledger", None, {"reason": "no report.md"})
+        score, details = _ledger_check(facts, report, sources)
+        return self._result("ledger", score, details)
 
     def check(
         self,
@@ -145,6 +165,8 @@ class StructuralChecks:
                 self._result("contradictions", resolved / len(per_item), {"contradictions": per_item})
             )
 
+        results.append(self._ledger(facts, report, sources))
+
         # citations: share of cited numbers that match a source; uncited report scores 0
         if report is None:
             results.append(self._result("citations", None, {"reason": "no report.md"}))
@@ -166,6 +188,34 @@ class StructuralChecks:
                 )
             )
         return results
+
+
+def _ledger_check(
+    facts: Facts, report: str, sources: Sequence[Mapping[str, Any]]
+) -> tuple[float | None, dict[str, Any]]:
+    """Each reference contradiction stated in the ledger (an entry retaining one of its documents
+    and rejecting another), and the key points left unmarked although they cite only the rejected
+    side of an entry on their subject (veille.dossier.supersedes)."""
+    ids = {int(s["number"]): str(s.get("id")) for s in sources if isinstance(s.get("number"), int)}
+    sections = split_sections(strip_sources(report))
+    entries = ledger_entries(sections.get(LEDGER_SECTION, ""))
+    per_item: list[dict[str, Any]] = []
+    for c in facts.contradictions:
+        docs = set(c.docs)
+        stated = [
+            line
+            for retained, rejected, line in entries
+            if {ids.get(n) for n in retained} & docs and {ids.get(n) for n in rejected} & docs
+        ]
+        per_item.append({"id": c.id, "stated": bool(stated)})
+    ledger = [e for _, _, line in entries if (e := parse_ledger_entry(line)) is not None]
+    unmarked = [
+        p.text
+        for p in rendered_key_points(sections.get(KEY_POINTS_SECTION, ""))
+        if not p.superseded and any(supersedes(e, p) for e in ledger)
+    ]
+    score = sum(bool(i["stated"]) for i in per_item) / len(per_item) if per_item else None
+    return score, {"contradictions": per_item, "entries": len(entries), "superseded_unmarked": unmarked}
 
 
 def _read_json(path: Path) -> Any:

@@ -36,6 +36,10 @@ class CriticInput(BaseModel):
     max_sentence_words: int = 25
     forbidden_words: list[str] = Field(default_factory=list)
     mandatory_mentions: list[str] = Field(default_factory=list)
+    # The structure the dossier must show: one "###" section per axis (these titles), a ledger
+    # entry per contradiction the analysts noted, a recommendation.
+    axes: list[str] = Field(default_factory=list)
+    contradictions: int = 0
 
 
 # --- prompt (seed 000) --------------------------------------------------------------------------
@@ -59,6 +63,10 @@ def build_prompt(data: CriticInput) -> str:
         rules.append("mots interdits : " + ", ".join(f"« {w} »" for w in data.forbidden_words))
     if data.mandatory_mentions:
         rules.append("mentions obligatoires : " + ", ".join(f"« {m} »" for m in data.mandatory_mentions))
+    if data.axes:
+        rules.append("une section par axe : " + ", ".join(f"« {a} »" for a in data.axes))
+    if data.contradictions:
+        rules.append(f"{data.contradictions} contradiction(s) relevée(s) par les analystes, à trancher")
     return (
         f"Grille :\n{criteria}\n\nRègles mesurables : {' ; '.join(rules)}.\n\n"
         f"Demande à laquelle le dossier répond : {data.request.strip()}\n\n"

@@ -1,28 +1,27 @@
-"""Writer (seed 004): turns numbered findings into the report; writes source numbers only."""
+"""Writer (seed 004): turns numbered findings into the dossier's structure; cites source numbers only.
+
+Its output schema is built per request (:func:`veille.dossier.dossier_schema`): citations are the
+source numbers of this input, section ids its axes; code renders the Markdown.
+"""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, dossier_schema
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 
 __all__ = [
     "INSTRUCTIONS",
     "WRITER",
-    "Draft",
+    "NumberedContradiction",
     "NumberedFinding",
     "SourceRef",
     "WriterInput",
     "build_prompt",
+    "output_schema",
 ]
-
-
-class Draft(BaseModel):
-    markdown: str = Field(
-        description="Markdown with exactly '## Synthèse', '## Points clés', '## Ce qui reste incertain'; "
-        "no Sources section (code adds it)"
-    )
 
 
 class SourceRef(BaseModel):
@@ -41,12 +40,22 @@ class NumberedFinding(BaseModel):
     sources: list[int]  # source numbers, never document ids
 
 
+class NumberedContradiction(BaseModel):
+    """An analyst's contradiction note with source numbers: which side is retained, and why."""
+
+    subtask_id: str
+    retained: list[int]
+    rejected: list[int]
+    reason: str
+
+
 class WriterInput(BaseModel):
     request_title: str
     request: str
     questions: dict[str, str]  # sub-task id -> question
+    axes: dict[str, str] = Field(default_factory=dict)  # sub-task id -> section title (ok branches)
     findings: list[NumberedFinding]
-    contradictions: list[str] = Field(default_factory=list)  # already phrased with source numbers
+    contradictions: list[NumberedContradiction] = Field(default_factory=list)
     open_questions: list[str] = Field(default_factory=list)
     missing_axes: list[str] = Field(default_factory=list)  # questions of failed branches
     sources: list[SourceRef]
@@ -61,30 +70,44 @@ class WriterInput(BaseModel):
 INSTRUCTIONS = f"""Tu es le rédacteur d'un dossier de veille technique. Tu réponds en français, sur un ton neutre et factuel.
 Tu reçois la demande et les constats des analystes ; chaque constat porte les numéros de ses sources.
 {UNTRUSTED_NOTICE}
-Rédige un rapport Markdown avec exactement ces sections, dans cet ordre :
-## Synthèse (3 phrases)
-## Points clés (puces ; chaque puce finit par le ou les numéros de ses sources, ex. [1][3])
-## Ce qui reste incertain (contradictions non tranchées, questions ouvertes, axes non couverts)
-N'utilise QUE les faits des constats et ne cite QUE les numéros [n] fournis. Recopie les chiffres avec leur unité.
-Quand deux sources se contredisent, dis laquelle tu retiens et pourquoi.
-N'écris ni titre ni section Sources : ils sont ajoutés automatiquement. N'écris jamais d'identifiant de document, seulement des numéros."""
+Tu remplis une structure ; le code en écrit le Markdown, les titres et la liste des sources :
+- synthesis : {SYNTHESIS_MIN} à {SYNTHESIS_MAX} phrases courtes, chacune avec ses numéros de sources ;
+- sections : une par axe (axis = identifiant de la sous-tâche), chaque point clé = un fait avec au moins un numéro de source ;
+- contradictions : pour chaque divergence entre sources, le sujet, les sources retenues, les sources écartées et la raison (date, fiabilité) ;
+  un chiffre des sources écartées n'est pas un point clé, sauf marqué superseded ;
+- uncertainties : questions ouvertes et axes non couverts ;
+- recommendation : ce que les chiffres retenus impliquent pour la demande, avec leurs sources.
+N'utilise QUE les faits des constats et ne cite QUE les numéros fournis, dans les listes citations (jamais dans le texte).
+Recopie les chiffres avec leur unité. N'écris jamais d'identifiant de document, seulement des numéros."""
+
+
+def _cites(numbers: list[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers)
 
 
 def build_prompt(data: WriterInput) -> str:
     """Request, rules of the grid, numbered findings (as data), contradictions, gaps."""
     by_subtask: dict[str, list[str]] = {}
     for f in data.findings:
-        cites = "".join(f"[{n}]" for n in f.sources)
+        cites = _cites(f.sources)
         by_subtask.setdefault(f.subtask_id, []).append(f"- {f.statement.strip()} {cites}")
     parts = []
     for st_id, question in data.questions.items():
         lines = by_subtask.get(st_id, [])
         if lines:
-            parts.append(f"### {st_id} — {question}\n" + "\n".join(lines))
+            parts.append(
+                f"### {st_id} (axe « {data.axes.get(st_id, st_id)} ») — {question}\n" + "\n".join(lines)
+            )
     findings = data_block("constats", "\n\n".join(parts) or "(aucun constat)")
     extra = []
     if data.contradictions:
-        extra.append("Contradictions relevées :\n" + "\n".join(f"- {c}" for c in data.contradictions))
+        extra.append(
+            "Contradictions relevées :\n"
+            + "\n".join(
+                f"- ({c.subtask_id}) retenue(s) : {_cites(c.retained)} ; écartée(s) : {_cites(c.rejected)} — {c.reason}"
+                for c in data.contradictions
+            )
+        )
     if data.open_questions:
         extra.append("Questions ouvertes :\n" + "\n".join(f"- {q}" for q in data.open_questions))
     if data.missing_axes:
@@ -106,10 +129,15 @@ def build_prompt(data: WriterInput) -> str:
     ).strip()
 
 
-WRITER: Role[WriterInput, Draft] = Role(
+def output_schema(data: WriterInput) -> type[BaseModel]:
+    """Citations among this input's source numbers, sections among its axes."""
+    return dossier_schema((s.number for s in data.sources), data.axes or data.questions)
+
+
+WRITER: Role[WriterInput, BaseModel] = Role(
     name="writer",
     input_type=WriterInput,
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
-    output_schema=lambda _data: Draft,
+    output_schema=output_schema,
 )

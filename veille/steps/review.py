@@ -4,17 +4,21 @@ The loop stops as soon as the arbiter validates: the reviser is never called aft
 It is bounded by ``max_rounds`` critic evaluations, so the reviser runs at most ``max_rounds - 1``
 times and the kept draft is always one the arbiter has seen. Exhausted → the last draft is kept,
 marked not validated, and an alert is raised.
+
+The draft is the dossier's structure: the critic and the arbiter read it rendered (the grid's hard
+checks run on the text the report will show), the reviser gets the structure back and answers in
+the same schema; code sanitises every structure before it is rendered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert
 from veille.arbiter import arbitrate
-from veille.citations import invalid_citations, normalize_citations
+from veille.dossier import Dossier, render_body
 from veille.grid import Grid
 from veille.models.base import ModelError
 from veille.roles.base import Asker
@@ -22,7 +26,7 @@ from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
 from veille.run.killpoints import kill_point
-from veille.steps.write import strip_title
+from veille.steps.write import sanitize_dossier
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
 
@@ -36,58 +40,122 @@ class RoundRecord(BaseModel):
     valid: bool
     instructions: list[str]
     word_count: int
-    draft: str
+    draft: str  # the structure rendered, as the critic and the arbiter read it
+    structure: Dossier
     remarks: list[str] = Field(default_factory=list)
 
 
 class ReviewOutcome(BaseModel):
     validated: bool
     rounds: list[RoundRecord]
-    final_draft: str
+    final_dossier: Dossier
+    final_draft: str  # final_dossier rendered
     alerts: list[Alert] = Field(default_factory=list)
+
+
+def _critic_input(draft: str, grid: Grid, request: str, sources: Sequence[SourceRef],
+                  axes: Mapping[str, str], contradictions: int) -> CriticInput:  # fmt: skip
+    return CriticInput(
+        draft=draft,
+        criteria=dict(grid.criteria),
+        request=request,
+        source_count=len(sources),
+        min_words=grid.min_words,
+        max_words=grid.max_words,
+        max_sentence_words=grid.max_sentence_words,
+        forbidden_words=list(grid.forbidden_words),
+        mandatory_mentions=list(grid.mandatory_mentions),
+        axes=list(axes.values()),
+        contradictions=contradictions,
+    )
+
+
+def _evaluate(
+    client: Asker, critic_input: CriticInput, number: int, alerts: list[Alert]
+) -> dict[str, object]:
+    try:
+        return client.ask(CRITIC, critic_input).output.model_dump()
+    except ModelError as exc:
+        # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
+        alerts.append(
+            Alert(
+                code="review.critic_failed",
+                severity="warning",
+                stage="review",
+                message=f"tour {number} : critique en échec ({type(exc).__name__}), notes comptées 0",
+            )
+        )
+        return {}
+
+
+def _revise(
+    client: Asker,
+    dossier: Dossier,
+    instructions: list[str],
+    grid: Grid,
+    sources: Sequence[SourceRef],
+    axes: Mapping[str, str],
+    number: int,
+    alerts: list[Alert],
+) -> Dossier | None:
+    """The reviser's structure, sanitised (its changes alerted); None when the reviser failed."""
+    reviser_input = ReviserInput(
+        draft=dossier,
+        axes=dict(axes),
+        instructions=instructions,
+        sources=list(sources),
+        mandatory_mentions=list(grid.mandatory_mentions),
+        min_words=grid.min_words,
+        max_words=grid.max_words,
+        max_sentence_words=grid.max_sentence_words,
+        forbidden_words=list(grid.forbidden_words),
+    )
+    try:
+        revised = client.ask(REVISER, reviser_input).output
+    except ModelError as exc:
+        alerts.append(
+            Alert(
+                code="review.reviser_failed",
+                severity="warning",
+                stage="review",
+                message=f"tour {number} : réviseur en échec ({type(exc).__name__}), brouillon conservé",
+            )
+        )
+        return None
+    clean, changed = sanitize_dossier(
+        Dossier.model_validate(revised.model_dump()), sources, list(axes), stage="review"
+    )
+    alerts += changed
+    return clean
 
 
 def review_loop(
     client: Asker,
-    draft: str,
+    draft: Dossier,
     *,
     grid: Grid,
     sources: Sequence[SourceRef],
     request: str,
     max_rounds: int,
+    axes: Mapping[str, str],
+    contradictions: int = 0,
 ) -> ReviewOutcome:
-    """critic → arbiter → (reviser) until valid or ``max_rounds`` evaluations."""
+    """critic → arbiter → (reviser) until valid or ``max_rounds`` evaluations.
+
+    ``axes``: sub-task id -> section title (the sections the dossier must have); ``contradictions``:
+    how many the analysts noted (the critic expects a ledger entry for them)."""
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
     rounds: list[RoundRecord] = []
-    alerts: list[Alert] = []
+    dossier, alerts = sanitize_dossier(draft, sources, list(axes), stage="review")  # none if the write step's
     for number in range(1, max_rounds + 1):
-        critic_input = CriticInput(
-            draft=draft,
-            criteria=dict(grid.criteria),
-            request=request,
-            source_count=len(sources),
-            min_words=grid.min_words,
-            max_words=grid.max_words,
-            max_sentence_words=grid.max_sentence_words,
-            forbidden_words=list(grid.forbidden_words),
-            mandatory_mentions=list(grid.mandatory_mentions),
+        rendered = render_body(dossier, axes)
+        evaluation = _evaluate(
+            client, _critic_input(rendered, grid, request, sources, axes, contradictions), number, alerts
         )
-        try:
-            evaluation = client.ask(CRITIC, critic_input).output.model_dump()
-        except ModelError as exc:
-            # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
-            alerts.append(
-                Alert(
-                    code="review.critic_failed",
-                    severity="warning",
-                    stage="review",
-                    message=f"tour {number} : critique en échec ({type(exc).__name__}), notes comptées 0",
-                )
-            )
-            evaluation = {}
         kill_point("review")  # crash tests: a critic round evaluated
-        verdict = arbitrate(evaluation, draft, grid, sources)
+        verdict = arbitrate(evaluation, rendered, grid, sources)
+        remarks = evaluation.get("remarks", [])
         rounds.append(
             RoundRecord(
                 round=number,
@@ -96,36 +164,17 @@ def review_loop(
                 valid=verdict.valid,
                 instructions=verdict.instructions,
                 word_count=verdict.word_count,
-                draft=draft,
-                remarks=[str(r) for r in evaluation.get("remarks", [])],
+                draft=rendered,
+                structure=dossier,
+                remarks=[str(r) for r in remarks] if isinstance(remarks, list) else [],
             )
         )
         if verdict.valid or number == max_rounds:
             break
-        reviser_input = ReviserInput(
-            draft=draft,
-            instructions=verdict.instructions,
-            sources=list(sources),
-            mandatory_mentions=list(grid.mandatory_mentions),
-            min_words=grid.min_words,
-            max_words=grid.max_words,
-            max_sentence_words=grid.max_sentence_words,
-            forbidden_words=list(grid.forbidden_words),
-            invalid_citations=invalid_citations(draft, sources),
-        )
-        try:
-            revised = client.ask(REVISER, reviser_input).output
-        except ModelError as exc:
-            alerts.append(
-                Alert(
-                    code="review.reviser_failed",
-                    severity="warning",
-                    stage="review",
-                    message=f"tour {number} : réviseur en échec ({type(exc).__name__}), brouillon conservé",
-                )
-            )
+        revised = _revise(client, dossier, verdict.instructions, grid, sources, axes, number, alerts)
+        if revised is None:
             break
-        draft = normalize_citations(strip_title(revised.markdown))
+        dossier = revised
     validated = rounds[-1].valid
     if not validated:
         alerts.append(
@@ -137,4 +186,7 @@ def review_loop(
                 f"({len(rounds[-1].instructions)} consigne(s) restantes)",
             )
         )
-    return ReviewOutcome(validated=validated, rounds=rounds, final_draft=draft, alerts=alerts)
+    final = rounds[-1].structure
+    return ReviewOutcome(
+        validated=validated, rounds=rounds, final_dossier=final, final_draft=rounds[-1].draft, alerts=alerts
+    )

@@ -1,7 +1,9 @@
-"""The write step (seed 004): sources numbered by code, the writer's draft, the shipped report.
+"""The write step (seed 004): sources numbered by code, the writer's structure, the shipped report.
 
-The writer sees source numbers only; ids and titles stay in state. After review, the report is
-assembled by code: orphans stripped, citations renumbered, ``## Sources`` built from the registry.
+The writer sees source numbers only; ids and titles stay in state. Whatever the model returns, code
+sanitises the structure (:func:`sanitize_dossier`: only valid citations, no uncited key point, one
+section per axis, superseded points marked) and renders it; after review the report is assembled by
+code: failed axes named, citations renumbered, ``## Sources`` built from the registry.
 """
 
 from __future__ import annotations
@@ -24,25 +26,37 @@ from veille.citations import (
     strip_citations,
 )
 from veille.corpus.request import Request
+from veille.dossier import (
+    AxisSection,
+    CitedText,
+    Dossier,
+    KeyPoint,
+    LedgerEntry,
+    axis_titles,
+    render_body,
+    supersedes,
+)
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
-from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
+from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
 from veille.store.readers import source_metadata
-from veille.textstats import SOURCES_HEADING, UNCERTAIN_SECTION, section_order, split_sections
+from veille.textstats import SOURCES_HEADING
 
 __all__ = [
     "FinalReport",
     "WrittenDraft",
     "assemble_report",
-    "ensure_missing_axes",
     "finalize_report",
+    "name_missing_axes",
     "number_findings",
-    "strip_title",
+    "sanitize_dossier",
     "write_draft",
     "write_sourced_draft",
 ]
+
+MISSING_AXIS = "Axe non couvert (analyse en échec) : "
 
 
 def number_findings(
@@ -63,7 +77,7 @@ def number_findings(
     """
     registry = SourceRegistry(catalogue)
     numbered: list[NumberedFinding] = []
-    contradictions: list[str] = []
+    contradictions: list[NumberedContradiction] = []
     open_questions: list[str] = []
     ok = [a for a in analyses if a.status == "ok"]
     for analysis in ok:
@@ -81,17 +95,21 @@ def number_findings(
             ids = [i for i in note.doc_ids if i in catalogue]
             if len(ids) < 2 or note.retained not in catalogue:
                 continue
-            cited = "".join(f"[{n}]" for n in registry.numbers(ids))
             kept = registry.number(note.retained)
-            contradictions.append(
-                f"Les sources {cited} divergent ; source retenue : [{kept}] ({note.reason})."
-            )
+            rejected = [n for n in registry.numbers(ids) if n != kept]
+            if rejected:
+                contradictions.append(
+                    NumberedContradiction(
+                        subtask_id=analysis.subtask_id, retained=[kept], rejected=rejected, reason=note.reason
+                    )
+                )
         open_questions += analysis.findings.open_questions
     sources = registry.sources()
     data = WriterInput(
         request_title=request_title,
         request=request,
         questions={a.subtask_id: a.question for a in analyses},
+        axes=axis_titles({a.subtask_id: a.question for a in ok}),
         findings=numbered,
         contradictions=contradictions,
         open_questions=list(dict.fromkeys(open_questions)),
@@ -105,26 +123,163 @@ def number_findings(
     return data, sources
 
 
-def write_draft(client: Asker, data: WriterInput) -> tuple[str, list[Alert]]:
-    """The writer's Markdown (title stripped, citation lists normalised) and orphan alerts."""
+# --- sanitising a model's structure --------------------------------------------------------------
+
+_MARKER_RE = re.compile(r"\[(\d+)\]")
+_HEADING_RE = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
+_LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list or a quote of its own
+
+
+@dataclass
+class _Tally:
+    """What sanitising removed or changed, turned into one alert per kind."""
+
+    orphans: set[int]
+    headings: int = 0
+    uncited: int = 0
+    empty: int = 0
+    unknown_axes: int = 0
+    invalid_entries: int = 0
+    superseded: int = 0
+
+    def alerts(self, stage: str) -> list[Alert]:
+        out = []
+
+        def add(code: str, severity: str, message: str) -> None:
+            out.append(Alert(code=code, severity=severity, stage=stage, message=message))  # type: ignore[arg-type]
+
+        if self.orphans:
+            add("report.orphan_citation", "warning",
+                f"le modèle cite des numéros sans source {sorted(self.orphans)} : retirés par le code")  # fmt: skip
+        if self.headings:
+            add("report.model_heading", "warning",
+                f"{self.headings} élément(s) contenant un titre Markdown retiré(s) : les sections sont écrites par le code")  # fmt: skip
+        if self.uncited:
+            add("report.uncited_point", "warning",
+                f"{self.uncited} point(s) clé(s) sans citation valide retiré(s) du rapport")  # fmt: skip
+        if self.unknown_axes:
+            add("report.unknown_axis", "warning",
+                f"{self.unknown_axes} section(s) d'un axe inconnu retirée(s)")  # fmt: skip
+        if self.invalid_entries:
+            add("report.invalid_contradiction", "warning",
+                f"{self.invalid_entries} contradiction(s) sans source retenue ou écartée valide retirée(s)")  # fmt: skip
+        if self.superseded:
+            add("report.superseded_point", "info",
+                f"{self.superseded} point(s) clé(s) cité(s) par les seules sources écartées d'une "
+                "contradiction sur leur sujet : marqué(s) « remplacé »")  # fmt: skip
+        if self.empty:
+            add("report.empty_item", "info", f"{self.empty} élément(s) vide(s) ignoré(s)")
+        return out
+
+
+def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
+    """Text on one line without citation markers, and the valid numbers it carried inline. A text
+    that writes a Markdown heading (a section of its own, "## Sources"...) is dropped: sections are
+    code's, so their content is too."""
+    if _HEADING_RE.search(text):
+        tally.headings += 1
+        return "", []
+    text = normalize_citations(" ".join(text.split()))
+    inline = [int(n) for n in _MARKER_RE.findall(text)]
+    tally.orphans.update(n for n in inline if n not in valid)
+    text = _MARKER_RE.sub("", text)
+    text = re.sub(r"[ \t]+([.,])", r"\1", " ".join(text.split()))  # French keeps its space before : ; ! ?
+    return _LEAD_RE.sub("", text).strip(), [n for n in inline if n in valid]
+
+
+def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int]:
+    tally.orphans.update(n for n in numbers if n not in valid)
+    return list(dict.fromkeys(n for n in numbers if n in valid))
+
+
+def _cited(items: Sequence[CitedText], valid: set[int], tally: _Tally) -> list[CitedText]:
+    out = []
+    for item in items:
+        text, inline = _clean(item.text, valid, tally)
+        if not text:
+            tally.empty += 1
+            continue
+        out.append(CitedText(text=text, citations=_numbers([*item.citations, *inline], valid, tally)))
+    return out
+
+
+def _ledger(entries: Sequence[LedgerEntry], valid: set[int], tally: _Tally) -> list[LedgerEntry]:
+    out = []
+    for entry in entries:
+        subject, inline_s = _clean(entry.subject, valid, tally)
+        reason, inline_r = _clean(entry.reason, valid, tally)
+        retained = _numbers(entry.retained, valid, tally)
+        rejected = [n for n in _numbers(entry.rejected, valid, tally) if n not in retained]
+        del inline_s, inline_r  # a number written in the text says nothing of its side
+        if not retained or not rejected:
+            tally.invalid_entries += 1
+            continue
+        out.append(
+            LedgerEntry(subject=subject or "Divergence entre sources", retained=retained, rejected=rejected,
+                        reason=reason)
+        )  # fmt: skip
+    return out
+
+
+def _sections(
+    sections: Sequence[AxisSection], axes: Sequence[str], valid: set[int], tally: _Tally
+) -> list[AxisSection]:
+    """One section per axis, in the axes' order; points without a valid citation dropped."""
+    points: dict[str, list[KeyPoint]] = {axis: [] for axis in axes}
+    for section in sections:
+        if section.axis not in points:
+            tally.unknown_axes += 1
+            continue
+        for point in section.points:
+            text, inline = _clean(point.text, valid, tally)
+            numbers = _numbers([*point.citations, *inline], valid, tally)
+            if not text:
+                tally.empty += 1
+            elif not numbers:
+                tally.uncited += 1  # still checked here although the schema forbids it
+            else:
+                points[section.axis].append(
+                    KeyPoint(text=text, citations=numbers, superseded=point.superseded)
+                )
+    return [AxisSection(axis=axis, points=kept) for axis, kept in points.items()]
+
+
+def sanitize_dossier(
+    dossier: Dossier, sources: Sequence[SourceRef], axes: Sequence[str], *, stage: str = "report"
+) -> tuple[Dossier, list[Alert]]:
+    """What code guarantees whatever the model wrote: citations among ``sources`` only (markers in
+    the text moved to the lists, orphans removed), no key point without a citation, one section per
+    axis, ledger entries with both sides, and a key point citing only the rejected side of a
+    contradiction on its subject marked superseded. One alert per kind of change."""
+    valid = {s.number for s in sources}
+    tally = _Tally(orphans=set())
+    ledger = _ledger(dossier.contradictions, valid, tally)
+    sections = _sections(dossier.sections, axes, valid, tally)
+    for section in sections:
+        for point in section.points:
+            if not point.superseded and any(supersedes(entry, point) for entry in ledger):
+                point.superseded = True
+                tally.superseded += 1
+    clean = Dossier(
+        synthesis=_cited(dossier.synthesis, valid, tally),
+        sections=sections,
+        contradictions=ledger,
+        uncertainties=_cited(dossier.uncertainties, valid, tally),
+        recommendation=_cited(dossier.recommendation, valid, tally),
+    )
+    return clean, tally.alerts(stage)
+
+
+def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]:
+    """The writer's structure, sanitised by code, and the alerts of what code removed."""
     result = client.ask(WRITER, data)
-    draft = normalize_citations(strip_title(result.output.markdown))
-    alerts = []
-    orphans = invalid_citations(draft, data.sources)
-    if orphans:
-        alerts.append(
-            Alert(
-                code="report.orphan_citation",
-                severity="warning",
-                stage="report",
-                message=f"le rédacteur cite des numéros sans source {orphans} : consigne donnée au réviseur",
-            )
-        )
-    return draft, alerts
+    dossier = Dossier.model_validate(result.output.model_dump())
+    return sanitize_dossier(dossier, data.sources, list(data.axes))
 
 
 class WrittenDraft(BaseModel):
-    draft: str
+    dossier: Dossier
+    draft: str  # the structure rendered (what the critic and the arbiter read)
     sources: list[SourceRef]
     writer_input: WriterInput
     alerts: list[Alert] = Field(default_factory=list)
@@ -134,7 +289,7 @@ def write_sourced_draft(
     client: Asker, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
 ) -> WrittenDraft:
     """Number the cited sources (code, in order of first citation across branches), then have the
-    writer turn the numbered findings into the draft: the model sees numbers, never document ids."""
+    writer turn the numbered findings into the structure: the model sees numbers, never document ids."""
     cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
     cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
     metadata = source_metadata(db_path, cited)
@@ -152,79 +307,49 @@ def write_sourced_draft(
     if flags:  # flagged documents kept by the plan are marked in the sources list
         sources = [s.model_copy(update={"flag": flags.get(s.id, s.flag)}) for s in sources]
         data = data.model_copy(update={"sources": sources})
-    draft, alerts = write_draft(client, data)
-    return WrittenDraft(draft=draft, sources=sources, writer_input=data, alerts=alerts)
+    dossier, alerts = write_draft(client, data)
+    draft = render_body(dossier, data.axes)
+    return WrittenDraft(dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts)
 
 
-def strip_title(markdown: str) -> str:
-    """Drop a leading ``# title`` line the model may have added (the code writes the title)."""
-    lines = markdown.strip().splitlines()
-    if lines and re.match(r"^#\s+\S", lines[0]):
-        lines = lines[1:]
-    return "\n".join(lines).strip()
-
-
-def ensure_missing_axes(body: str, missing_axes: Sequence[str]) -> str:
-    """Name every failed axis under "Ce qui reste incertain" (added by code when the model did not)."""
-    if not missing_axes:
-        return body
-    uncertain = split_sections(body).get(UNCERTAIN_SECTION, "")
-    lines = [
-        f"- Axe non couvert (analyse en échec) : {axis}" for axis in missing_axes if axis not in uncertain
-    ]
-    if not lines:
-        return body
-    addition = "\n".join(lines)
-    if UNCERTAIN_SECTION not in section_order(body):
-        return f"{body.rstrip()}\n\n## {UNCERTAIN_SECTION}\n\n{addition}\n"
-    # Insert at the end of the section, before the next heading if any.
-    out, inside, inserted = [], False, False
-    for line in body.splitlines():
-        is_heading = re.match(r"^##\s+", line) is not None and not line.startswith("###")
-        if inside and is_heading and not inserted:
-            out.extend([addition, ""])
-            inserted = True
-        if is_heading:
-            inside = line[2:].strip().rstrip("#").strip() == UNCERTAIN_SECTION
-        out.append(line)
-    if not inserted:
-        out.extend(["", addition])
-    return "\n".join(out).strip() + "\n"
+def name_missing_axes(dossier: Dossier, missing_axes: Sequence[str]) -> Dossier:
+    """Every failed axis named under "Ce qui reste incertain" (added by code when the model did not)."""
+    present = " ".join(u.text for u in dossier.uncertainties)
+    added = [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in missing_axes if axis not in present]
+    if not added:
+        return dossier
+    return dossier.model_copy(update={"uncertainties": [*dossier.uncertainties, *added]})
 
 
 def assemble_report(title: str, body: str, sources: Sequence[SourceRef]) -> str:
-    """``# title``, the model text, then the code-built ``## Sources``."""
+    """``# title``, the rendered sections, then the code-built ``## Sources``."""
     text = body.strip()
     sources_text = bibliography(sources) if sources else "Aucune source citée."
-    return f"# {title.strip()}\n\n{text}\n\n## {SOURCES_HEADING}\n\n{sources_text}\n"
+    return f"# {' '.join(title.split())}\n\n{text}\n\n## {SOURCES_HEADING}\n\n{sources_text}\n"
 
 
 @dataclass(frozen=True)
 class FinalReport:
-    """The shipped report: orphans stripped, citations renumbered, Sources appended."""
+    """The shipped report: failed axes named, citations renumbered, Sources appended."""
 
     markdown: str  # the whole report.md
-    body: str  # the model text as shipped (no title, no Sources)
+    body: str  # the rendered sections as shipped (no title, no Sources)
     sources: list[SourceRef]  # renumbered, cited ones only
     removed_orphans: list[int]  # orphan numbers stripped by code (an alert is due when non-empty)
 
 
 def finalize_report(
-    title: str, body: str, sources: Sequence[SourceRef], missing_axes: Sequence[str] = ()
+    title: str,
+    dossier: Dossier,
+    sources: Sequence[SourceRef],
+    axes: Mapping[str, str],
+    missing_axes: Sequence[str] = (),
 ) -> FinalReport:
-    """Zero tolerance for orphans: strip them, renumber by first appearance, append the bibliography."""
-    body = strip_title(body)
-    # A "## Sources" section written by the model is dropped: the code writes it.
-    if SOURCES_HEADING in section_order(body):
-        kept = [
-            f"## {name}\n\n{text}" if name else text
-            for name, text in split_sections(body).items()
-            if name != SOURCES_HEADING and (name or text)
-        ]
-        body = "\n\n".join(kept)
+    """Render the reviewed structure, name failed axes, renumber by first appearance, append the
+    bibliography. Zero tolerance for orphans (none survive sanitising; stripped here anyway)."""
+    body = render_body(name_missing_axes(dossier, missing_axes), axes)
     orphans = invalid_citations(body, sources)
     if orphans:
         body = strip_citations(body, orphans)
-    body = ensure_missing_axes(body, missing_axes)
     body, kept_sources = renumber_citations(body, sources)
     return FinalReport(assemble_report(title, body, kept_sources), body, kept_sources, orphans)

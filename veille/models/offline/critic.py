@@ -3,12 +3,15 @@
 The proxies follow the grid rules the arbiter checks (same word and sentence measures), so a
 draft that meets every rule can score 5 everywhere and the loop can validate:
 
-- clarity: sentences over the limit, repeated sentences, synthesis not in three sentences;
+- clarity: sentences over the limit, repeated sentences, synthesis not in three to five sentences;
 - concreteness: share of key-point bullets quoting a figure;
 - citations: share of key-point bullets ending with their sources, orphan numbers, uncited text;
 - tone: forbidden words, promotional words, superlatives, exclamation marks;
-- correctness: sections (present, in order, no Sources section), mandatory mentions, word range,
-  doubled words and unbalanced brackets.
+- correctness: sections (present, in order, no Sources section), the structure (one ``###``
+  section per expected axis, a ledger entry when the analysts noted contradictions, a
+  recommendation), mandatory mentions, word range, doubled words and unbalanced brackets.
+
+A flat list of quoted bullets therefore does not score 5: the structure is measured, not assumed.
 
 A criterion with another name gets the mean of the five (rounded down).
 """
@@ -20,6 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from veille.dossier import (
+    EMPTY_RECOMMENDATION,
+    KEY_POINTS_SECTION,
+    LEDGER_SECTION,
+    RECOMMENDATION_SECTION,
+    SYNTHESIS_MAX,
+    SYNTHESIS_MIN,
+    ledger_entries,
+)
 from veille.models.offline.markdown import (
     MODEL_SECTIONS,
     bullets,
@@ -68,6 +80,7 @@ class Measures:
     superlatives: list[str] = field(default_factory=list)
     exclamations: int = 0
     section_problems: list[str] = field(default_factory=list)
+    structure_problems: list[str] = field(default_factory=list)
     missing_mentions: list[str] = field(default_factory=list)
     words: int = 0
     out_of_range: bool = False
@@ -104,21 +117,21 @@ def measure(data: CriticInput) -> Measures:
     present = [n for n in order if n in MODEL_SECTIONS]
     if not m.section_problems and present != list(MODEL_SECTIONS):
         m.section_problems.append("ordre")
-        m.remarks.append(
-            "Remettez les sections dans l'ordre : Synthèse, Points clés, Ce qui reste incertain."
-        )
+        m.remarks.append("Remettez les sections dans l'ordre : " + ", ".join(MODEL_SECTIONS) + ".")
     for name in order:
         if name not in MODEL_SECTIONS:
             m.section_problems.append(name)
             m.remarks.append(
-                f"Supprimez la section « ## {name} » : seules les trois sections prévues sont attendues."
+                f"Supprimez la section « ## {name} » : seules les sections prévues sont attendues."
             )
     synthesis = sections.get(MODEL_SECTIONS[0], "")
     m.synthesis_sentences = len(sentences(synthesis))
-    if MODEL_SECTIONS[0] in order and m.synthesis_sentences != 3:
+    if MODEL_SECTIONS[0] in order and not SYNTHESIS_MIN <= m.synthesis_sentences <= SYNTHESIS_MAX:
         m.remarks.append(
-            f"La synthèse compte {m.synthesis_sentences} phrase(s) : ramenez-la à trois phrases courtes."
+            f"La synthèse compte {m.synthesis_sentences} phrase(s) : ramenez-la à {SYNTHESIS_MIN} à "
+            f"{SYNTHESIS_MAX} phrases courtes."
         )
+    _structure(data, sections, m)
 
     key_points = bullets(sections.get(MODEL_SECTIONS[1], ""))
     m.bullets = len(key_points)
@@ -186,6 +199,29 @@ def measure(data: CriticInput) -> Measures:
     return m
 
 
+def _structure(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
+    """The dossier's shape: a section per axis, the ledger, the recommendation."""
+    key_points = sections.get(KEY_POINTS_SECTION, "")
+    headings = {line[3:].strip() for line in key_points.splitlines() if line.startswith("### ")}
+    for axis in data.axes:
+        if axis not in headings:
+            m.structure_problems.append(axis)
+            m.remarks.append(f"Ajoutez la section « ### {axis} » sous Points clés, avec ses faits sourcés.")
+    if data.axes and not headings:
+        m.structure_problems.append("flat")
+        m.remarks.append("Les points clés forment une liste plate : regroupez-les par axe de la demande.")
+    if data.contradictions and not ledger_entries(sections.get(LEDGER_SECTION, "")):
+        m.structure_problems.append("ledger")
+        m.remarks.append(
+            f"Les analystes ont relevé {data.contradictions} contradiction(s) : dites, pour chacune, "
+            "la source retenue, la source écartée et pourquoi."
+        )
+    advice = sections.get(RECOMMENDATION_SECTION, "").strip()
+    if not advice or advice == EMPTY_RECOMMENDATION:
+        m.structure_problems.append("recommendation")
+        m.remarks.append("Formulez une recommandation qui découle des chiffres retenus, avec leurs sources.")
+
+
 def _clamp(value: int) -> int:
     return max(1, min(5, value))
 
@@ -202,7 +238,8 @@ def _ratio_score(ratio: float, steps: tuple[float, float, float]) -> int:
 
 
 def scores(m: Measures, data: CriticInput) -> dict[str, int]:
-    clarity = _clamp(5 - len(m.long_sentences) - len(m.duplicates) - (m.synthesis_sentences != 3))
+    synthesis_off = not SYNTHESIS_MIN <= m.synthesis_sentences <= SYNTHESIS_MAX
+    clarity = _clamp(5 - len(m.long_sentences) - len(m.duplicates) - synthesis_off)
     concreteness = _ratio_score(m.bullets_with_figures / m.bullets, (0.5, 0.35, 0.2)) if m.bullets else 1
     citations = _ratio_score(m.bullets_cited / m.bullets, (1.0, 0.9, 0.7)) if m.bullets else 1
     if m.orphans:
@@ -211,7 +248,12 @@ def scores(m: Measures, data: CriticInput) -> dict[str, int]:
         5 - 2 * len(m.forbidden) - len(m.promotional) - bool(m.superlatives) - min(m.exclamations, 2)
     )
     correctness = _clamp(
-        5 - len(m.section_problems) - len(m.missing_mentions) - m.out_of_range - len(m.typos)
+        5
+        - len(m.section_problems)
+        - len(m.structure_problems)
+        - len(m.missing_mentions)
+        - m.out_of_range
+        - len(m.typos)
     )
     return {
         "clarity": clarity,

@@ -7,7 +7,7 @@ so a draft the offline writer or reviser calls compliant is compliant for the ar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from veille.textstats import MODEL_SECTIONS, count_words, sentences, split_sections, words
 
@@ -15,7 +15,6 @@ __all__ = [
     "BULLET_RE",
     "CITE_TAIL_RE",
     "MODEL_SECTIONS",
-    "assemble",
     "bullets",
     "count_words",
     "ends_with_citation",
@@ -35,29 +34,24 @@ def sentence_words(sentence: str) -> int:
 
 
 def bullets(section: str) -> list[str]:
-    """Texts of the bullets of a section (continuation lines joined)."""
+    """Texts of the bullets of a section (continuation lines joined; a blank line or a heading ends
+    a bullet)."""
     out: list[str] = []
+    open_bullet = False
     for line in section.splitlines():
         match = BULLET_RE.match(line)
         if match:
             out.append(match.group("text").strip())
-        elif line.strip() and out:
+            open_bullet = True
+        elif not line.strip() or line.lstrip().startswith("#"):
+            open_bullet = False
+        elif open_bullet:
             out[-1] = f"{out[-1]} {line.strip()}"
     return out
 
 
 def ends_with_citation(bullet: str) -> bool:
     return CITE_TAIL_RE.search(bullet) is not None
-
-
-def assemble(synthesis: Sequence[str], key_points: Sequence[str], uncertain: Sequence[str]) -> str:
-    """The three sections, in order, as Markdown."""
-    parts = [
-        f"## {MODEL_SECTIONS[0]}\n\n" + " ".join(s.strip() for s in synthesis if s.strip()),
-        f"## {MODEL_SECTIONS[1]}\n\n" + "\n".join(f"- {b}" for b in key_points),
-        f"## {MODEL_SECTIONS[2]}\n\n" + "\n".join(f"- {u}" for u in uncertain),
-    ]
-    return "\n\n".join(parts).strip() + "\n"
 
 
 # Where a long sentence may be cut, best first: strong punctuation, then commas, then conjunctions.

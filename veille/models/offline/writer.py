@@ -1,14 +1,17 @@
-"""Offline writer: assembles the report format from numbered findings.
+"""Offline writer: the dossier's structure from numbered findings.
 
-- ``## Synthèse``: exactly three short sentences (scope and mandatory mentions, the most concrete
-  finding, how contradictions were settled or what remains open).
-- ``## Points clés``: one bullet per finding, grouped by sub-task, each ending with its source
-  numbers; then one bullet per contradiction. Long sentences are cut at a comma or conjunction;
-  when the text is over the word budget, the least concrete bullets go first (every sub-task
-  keeps at least one).
-- ``## Ce qui reste incertain``: open questions, then every missing axis, named in full.
+- synthesis: three or four short sentences (scope and mandatory mentions, the most concrete
+  finding, how contradictions were settled, which option the comparable figures favour);
+- one section per axis: its findings, each with its source numbers; promotional or superlative
+  statements left out, long sentences cut at a comma or conjunction; a finding superseded by a
+  contradiction of its axis is left out of the key points (:mod:`.ledger`), the ledger states it;
+- the ledger: one entry per analyst note, retained and rejected sources, the date/authority reason;
+- uncertainties: open questions, then every missing axis, named in full;
+- the recommendation, extractive and saying so (:mod:`.compare`).
 
-Only numbers present in ``sources`` are ever written.
+Over the word budget (measured on the rendered text, as the arbiter measures it), the least
+concrete key points go first (every axis keeps its most concrete one). Only numbers present in
+``sources`` are ever written.
 """
 
 from __future__ import annotations
@@ -17,9 +20,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veille.models.offline.markdown import assemble, count_words, fit_sentence, sentence_words
-from veille.models.offline.text import SUPERLATIVE_RE, extract_figures
-from veille.roles.writer import Draft, WriterInput
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
+from veille.models.offline.compare import recommendation
+from veille.models.offline.ledger import Statement, ledger, superseded
+from veille.models.offline.markdown import count_words, fit_sentence, sentence_words
+from veille.models.offline.text import (
+    SUPERLATIVE_RE,
+    date_key,
+    extract_dates,
+    extract_figures,
+    figure_unit,
+    is_year,
+)
+from veille.roles.writer import WriterInput
 
 __all__ = ["write"]
 
@@ -28,32 +41,21 @@ _PROMO_RE = re.compile(
     r"\b(révolutionnaire|incroyable|exceptionnel(le)?s?|inégalée?s?|leader|n°\s?1|meilleur du marché)\b",
     re.IGNORECASE,
 )
+_SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
+MISSING_AXIS = "Axe non couvert (analyse en échec) : "  # the form the report code looks for
 
 
 @dataclass
-class _Bullet:
-    text: str  # findings: without citations; contradictions: with their inline citations
+class _Point:
+    text: str  # without citation markers, cut to the sentence limit
     numbers: list[int]
-    subtask: str
-    rank: int  # order within its sub-task (contradictions: negative)
-    value: float  # how concrete: figures, subjects compared
-    pinned: bool = False  # contradictions and the best finding of each sub-task are kept
+    axis: str
+    rank: int  # order within its axis
+    value: float  # how concrete: figures, options compared
+    pinned: bool = False  # the most concrete point of each axis is kept
 
-    def render(self, max_words: int) -> str:
-        parts = [
-            p
-            for sentence in _CITED_SENTENCE_RE.findall(self.text)
-            for p in fit_sentence(sentence.strip(), max_words)
-        ]
-        body = " ".join(parts).rstrip(".!?… ")
-        if re.search(r"\]\s*$", body):  # already ends with its sources
-            return f"{body}."
-        cites = "".join(f"[{n}]" for n in self.numbers)
-        return f"{body} {cites}." if cites else f"{body}."
-
-
-# A sentence, with the citation markers that follow its final period.
-_CITED_SENTENCE_RE = re.compile(r".+?(?:[.!?…](?:\s*\[\d+\])*(?=\s|$)|$)")
+    def statement(self) -> Statement:
+        return Statement(self.axis, self.text, tuple(self.numbers))
 
 
 def _clean(text: str, valid: set[int]) -> tuple[str, list[int]]:
@@ -64,6 +66,12 @@ def _clean(text: str, valid: set[int]) -> tuple[str, list[int]]:
     return stripped, list(dict.fromkeys(numbers))
 
 
+def _fit(text: str, limit: int) -> str:
+    """Every sentence of ``text`` within ``limit`` words, each ending with a period."""
+    parts = [p for s in _SENTENCE_RE.split(text.strip()) if s.strip() for p in fit_sentence(s.strip(), limit)]
+    return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
+
+
 def _join(items: Sequence[str]) -> str:
     items = list(items)
     if len(items) <= 1:
@@ -71,125 +79,167 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " et " + items[-1]
 
 
-def _contradiction_text(text: str, valid: set[int]) -> tuple[str, list[int]]:
-    """A phrased contradiction with its citations kept in place and orphan numbers removed; a final
-    parenthesis and semicolons opened into sentences so it can be cut to length."""
-    text = _CITE_RE.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", text.strip())
-    numbers = list(dict.fromkeys(int(n) for n in _CITE_RE.findall(text)))
-    text = re.sub(r"\s*\(([^()]*)\)\s*\.?\s*$", r". \1.", text)
-    text = text.replace(" ; ", ". ")
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
-    return " ".join(s[:1].upper() + s[1:] for s in sentences), numbers
-
-
-def _value(text: str, mentions: Sequence[str]) -> float:
+def _value(text: str, mentions: Sequence[str], written: str = "") -> float:
+    """Measured figures, options compared. A date counts when it is after ``written`` (the source's
+    date: a commitment, "maintenue jusqu'en 2029"), not before it (history); a bare year never."""
     named = sum(1 for m in mentions if m and m.casefold() in text.casefold())
-    return min(len(extract_figures(text)), 3) + (1.5 if named >= 2 else 0.0)
+    dates = set(extract_dates(text))
+    measured = [
+        f
+        for f in extract_figures(text)
+        if figure_unit(f) and not is_year(f) and (f not in dates or date_key(f) > written[:7])
+    ]
+    return min(len(measured), 3) + (1.5 if named >= 2 else 0.0)
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n <= 1 else f"{n} {noun}s"
 
 
-def _synthesis(data: WriterInput, bullets: Sequence[_Bullet], valid: set[int]) -> list[str]:
-    limit = data.max_sentence_words
-    n_parts = len({b.subtask for b in bullets if b.rank >= 0}) or len(data.questions)
-    mentions = [m for m in data.mandatory_mentions if m.strip()]
-    scope = f"en {_count(n_parts, 'volet')}, à partir de {_count(len(valid), 'source')}"
-    first = f"Ce dossier compare {_join(mentions)} {scope}."
-    if not mentions or sentence_words(first) > limit:
-        first = f"Ce dossier traite la demande {scope}."
-    # The most concrete finding that fits in one sentence, comparisons first.
-    candidates = sorted(
-        (b for b in bullets if b.rank >= 0 and b.value > 0 and sentence_words(b.text) <= limit - 2),
-        key=lambda b: (-b.value, sentence_words(b.text), b.subtask, b.rank),
-    )
-    if candidates:
-        best = candidates[0]
-        # Introduced, so the synthesis does not repeat the key point word for word.
-        second = f"À retenir : {best.text.rstrip('.!?… ')} " + "".join(f"[{n}]" for n in best.numbers) + "."
-    else:
-        second = "Les points clés ci-dessous reprennent les faits vérifiables des documents."
-    n_contradictions = len(data.contradictions)
-    if n_contradictions == 1:
-        third = "Une divergence entre sources est tranchée selon la date et la fiabilité des sources."
-    elif n_contradictions:
-        third = f"{n_contradictions} divergences entre sources sont tranchées selon la date et la fiabilité des sources."
-    elif data.open_questions or data.missing_axes:
-        third = "Les points encore ouverts sont listés dans la dernière section."
-    else:
-        third = "Aucune divergence entre sources n'a été relevée."
-    return [first, second, third]
-
-
-def write(data: WriterInput) -> Draft:
-    valid = {s.number for s in data.sources}
-    limit = data.max_sentence_words
-    order = list(dict.fromkeys([*data.questions, *(f.subtask_id for f in data.findings)]))
-    bullets: list[_Bullet] = []
-    seen: dict[str, _Bullet] = {}
+def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Point]:
+    """One point per distinct statement (two branches' twins merged), in axis order."""
+    points: list[_Point] = []
+    dates = {s.number: s.date for s in data.sources}
+    seen: dict[str, _Point] = {}
     ranks: dict[str, int] = {}
-    for finding in sorted(data.findings, key=lambda f: order.index(f.subtask_id)):
+    for finding in sorted(
+        (f for f in data.findings if f.subtask_id in axes), key=lambda f: axes.index(f.subtask_id)
+    ):
         text, inline = _clean(finding.statement, valid)
         numbers = list(dict.fromkeys([*inline, *(n for n in finding.sources if n in valid)]))
         if not numbers or not text or _PROMO_RE.search(text) or SUPERLATIVE_RE.search(text):
             continue  # a fact without a valid source, promotional or superlative, is not written
         key = text.casefold()
-        if key in seen:  # the same statement from two branches: one bullet, all its sources
+        if key in seen:
             twin = seen[key]
             twin.numbers = list(dict.fromkeys([*twin.numbers, *numbers]))
             continue
         rank = ranks.get(finding.subtask_id, 0)
         ranks[finding.subtask_id] = rank + 1
-        bullet = _Bullet(text, numbers, finding.subtask_id, rank, _value(text, data.mandatory_mentions))
-        seen[key] = bullet
-        bullets.append(bullet)
-    for subtask in order:  # each sub-task keeps its most concrete finding
-        own = [b for b in bullets if b.subtask == subtask]
-        if own:
-            max(own, key=lambda b: (b.value, -b.rank)).pinned = True
-    for n, phrased in enumerate(data.contradictions):
-        text, numbers = _contradiction_text(phrased, valid)
-        if numbers:
-            bullets.append(
-                _Bullet(text, numbers, "~", -1 - n, _value(text, data.mandatory_mentions), pinned=True)
-            )
+        written = min((dates[n] for n in numbers if n in dates), default="")
+        value = _value(text, data.mandatory_mentions, written)
+        point = _Point(_fit(text, data.max_sentence_words), numbers, finding.subtask_id, rank, value)
+        seen[key] = point
+        points.append(point)
+    return points
 
-    uncertain: list[str] = []
+
+def _synthesis(
+    data: WriterInput, points: Sequence[_Point], entries: Sequence[LedgerEntry], leads: dict[str, int]
+) -> list[CitedText]:
+    limit = data.max_sentence_words
+    mentions = [m for m in data.mandatory_mentions if m.strip()]
+    scope = f"en {_count(len(data.axes) or len(data.questions), 'volet')}, à partir de {_count(len(data.sources), 'source')}"
+    first = f"Ce dossier compare {_join(mentions)} {scope}."
+    if not mentions or sentence_words(first) > limit:
+        first = f"Ce dossier traite la demande {scope}."
+    out = [CitedText(text=first)]
+    candidates = sorted(
+        (
+            p
+            for p in points
+            if p.value > 0 and sentence_words(p.text) <= limit - 3 and len(_SENTENCE_RE.split(p.text)) == 1
+        ),
+        key=lambda p: (-p.value, sentence_words(p.text), p.axis, p.rank),
+    )
+    if candidates:  # introduced, so the synthesis does not repeat the key point word for word
+        best = candidates[0]
+        out.append(CitedText(text=f"À retenir : {best.text}", citations=list(best.numbers)))
+    else:
+        out.append(
+            CitedText(text="Les points clés ci-dessous reprennent les faits vérifiables des documents.")
+        )
+    if entries:
+        n = len(entries)
+        what = (
+            "Une divergence entre sources est tranchée"
+            if n == 1
+            else f"{n} divergences entre sources sont tranchées"
+        )
+        out.append(CitedText(text=f"{what} selon la date et la fiabilité des sources."))
+    elif data.open_questions or data.missing_axes:
+        out.append(CitedText(text="Les points encore ouverts sont listés dans une section dédiée."))
+    else:
+        out.append(CitedText(text="Aucune divergence entre sources n'a été relevée."))
+    if leads:
+        option, n = max(leads.items(), key=lambda kv: (kv[1], -list(leads).index(kv[0])))
+        total = sum(leads.values())
+        sentence = f"Sur les chiffres comparables, {option} ressort sur {n} comparaison(s) sur {total}."
+        if sentence_words(sentence) <= limit:
+            out.append(CitedText(text=sentence))
+    return out
+
+
+def _uncertain(data: WriterInput, valid: set[int]) -> list[CitedText]:
+    out = []
     for question in data.open_questions:
-        text, _ = _clean(question, valid)
+        text, numbers = _clean(question, valid)
         if text:
-            uncertain.append(" ".join(fit_sentence(text, limit)))
-    for axis in data.missing_axes:
-        # Named in full, in the form the report code looks for, so it is not added twice.
-        uncertain.append(f"Axe non couvert (analyse en échec) : {axis}")
-    if not uncertain:
-        uncertain.append("Les documents fournis ne laissent pas de question ouverte identifiée.")
+            out.append(CitedText(text=_fit(text, data.max_sentence_words), citations=numbers))
+    out += [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in data.missing_axes]
+    return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
 
-    if not bullets:
-        # No finding survived: list the sources themselves (cited), so the key points stay sourced.
-        for source in sorted(data.sources, key=lambda x: x.number):
-            kind = source.source_type.replace("-", " ")
-            text = f"Document consulté : « {source.title} » ({kind}, {source.date})."
-            bullets.append(_Bullet(text, [source.number], "~sources", source.number, 0.0, pinned=True))
-    synthesis = _synthesis(data, bullets, valid)
 
-    def draft_for(kept: Sequence[_Bullet]) -> str:
-        return assemble(synthesis, [b.render(limit) for b in kept], uncertain)
+def _fallback(data: WriterInput, axes: Sequence[str]) -> list[_Point]:
+    """No finding survived: the sources themselves (cited), so the key points stay sourced."""
+    out = []
+    for source in sorted(data.sources, key=lambda x: x.number):
+        kind = source.source_type.replace("-", " ")
+        text = _fit(
+            f"Document consulté : « {source.title} » ({kind}, {source.date}).", data.max_sentence_words
+        )
+        out.append(_Point(text, [source.number], axes[0], source.number, 0.0, pinned=True))
+    return out if axes else []
 
-    kept = list(bullets)
-    markdown = draft_for(kept)
-    # Over the word budget: the sub-task with the most bullets loses its least concrete one.
-    while count_words(markdown) > data.max_words:
-        droppable = [b for b in kept if not b.pinned]
+
+def write(data: WriterInput) -> Dossier:
+    valid = {s.number for s in data.sources}
+    titles = data.axes or {sid: sid for sid in data.questions}
+    axes = list(titles)
+    options = [m for m in data.mandatory_mentions if m.strip()]
+    points = _points(data, axes, valid)
+    entries = ledger(
+        data.contradictions, data.sources, [p.statement() for p in points], options, data.max_sentence_words
+    )
+    gone = superseded([p.statement() for p in points], data.contradictions, entries, options)
+    points = [p for i, p in enumerate(points) if i not in gone] or _fallback(data, axes)
+    for axis in axes:  # each axis keeps its most concrete point
+        own = [p for p in points if p.axis == axis]
+        if own:
+            max(own, key=lambda p: (p.value, -p.rank)).pinned = True
+    retained = {n for e in entries for n in e.retained}
+    rejected = {n for e in entries for n in e.rejected} - retained
+    for p in points:  # a point of a retained source states what a contradiction settled
+        p.value += 1.0 if set(p.numbers) & retained else 0.0
+    advice, leads = recommendation([p.statement() for p in points], options, titles, rejected)
+    synthesis = _synthesis(data, points, entries, leads)
+    uncertain = _uncertain(data, valid)
+
+    def dossier_for(kept: Sequence[_Point]) -> Dossier:
+        sections = [
+            AxisSection(
+                axis=axis, points=[KeyPoint(text=p.text, citations=p.numbers) for p in kept if p.axis == axis]
+            )
+            for axis in axes
+        ]
+        return Dossier(synthesis=synthesis, sections=sections, contradictions=entries,
+                       uncertainties=uncertain, recommendation=advice)  # fmt: skip
+
+    kept = list(points)
+    dossier = dossier_for(kept)
+    # Over the word budget: the axis with the most points loses its least concrete one.
+    while count_words(render_body(dossier, titles)) > data.max_words:
+        droppable = [p for p in kept if not p.pinned]
         if not droppable:
             break
-        sizes = {b.subtask: sum(1 for k in kept if k.subtask == b.subtask) for b in droppable}
-        victim = min(droppable, key=lambda b: (-sizes[b.subtask], b.value, -b.rank, b.subtask))
-        kept.remove(victim)
-        markdown = draft_for(kept)
-    # Still too long (few, very long findings): drop open questions from the end, keeping missing axes.
-    while count_words(markdown) > data.max_words and len(uncertain) > len(data.missing_axes) + 1:
+        sizes = {p.axis: sum(1 for k in kept if k.axis == p.axis) for p in droppable}
+        kept.remove(min(droppable, key=lambda p: (-sizes[p.axis], p.value, -p.rank, p.axis)))
+        dossier = dossier_for(kept)
+    # Still too long (few, very long findings): open questions go from the end, missing axes stay.
+    while (
+        count_words(render_body(dossier, titles)) > data.max_words
+        and len(uncertain) > len(data.missing_axes) + 1
+    ):
         uncertain.pop(len(uncertain) - len(data.missing_axes) - 1)
-        markdown = draft_for(kept)
-    return Draft(markdown=markdown)
+        dossier = dossier_for(kept)
+    return dossier

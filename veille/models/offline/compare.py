@@ -1,0 +1,137 @@
+"""Offline writer, the recommendation: honest about being extractive.
+
+Per axis, the retained figures of each option (the request's mandatory mentions), in a unit that at
+least two options share, computed from the kept key points; and which option they favour when the
+unit says which way is better (a rate per second: higher; a price, a duration in ms, an effort in
+ETP: lower). Nothing is weighed across axes: the last item counts the axes each option leads and
+leaves the choice to the reader's priorities.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from veille.dossier import CitedText
+from veille.models.offline.ledger import Statement, mentioned, window
+from veille.models.offline.text import extract_figures, figure_unit, figure_value, is_year
+
+__all__ = ["Value", "option_values", "recommendation"]
+
+_CLAUSE_RE = re.compile(r", | ; | : | et | puis | contre | alors que | tandis que ")
+_HIGHER = re.compile(r"/s$|/sec$|par seconde$")
+_LOWER = re.compile(r"^(?:k |m |md )?(?:eur|euros?|€|\$|usd|dollars)(?: ht| ttc)?$|^ms$|^etp$|^fte$")
+_UNITS_PER_AXIS = 2  # comparisons shown per axis at most
+
+
+@dataclass(frozen=True)
+class Value:
+    option: str
+    figure: str
+    unit: str
+    value: float
+    statement: Statement
+
+
+def option_values(statement: Statement, options: Sequence[str]) -> list[Value]:
+    """Figures of ``statement`` with the option they belong to: the one option named in their clause,
+    else the one option the whole statement names."""
+    whole = mentioned(statement.text, options)
+    out = []
+    for clause in _CLAUSE_RE.split(statement.text):
+        named = mentioned(clause, options)
+        owner = named[0] if len(named) == 1 else (whole[0] if not named and len(whole) == 1 else None)
+        if owner is None:
+            continue
+        for figure in extract_figures(clause):
+            value, unit = figure_value(figure), figure_unit(figure)
+            if value is not None and unit and not is_year(figure):
+                out.append(Value(owner, figure, unit, value, statement))
+    return out
+
+
+def _direction(unit: str) -> int:
+    """+1: higher is better, -1: lower is better, 0: the unit does not say."""
+    if _HIGHER.search(unit):
+        return 1
+    return -1 if _LOWER.search(unit) else 0
+
+
+def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, list[Value]]:
+    """unit -> one value per option. The statement naming the most options in that unit anchors
+    the row; a missing option is filled from another statement whose words around the figure
+    overlap the anchor's (it measures the same thing)."""
+    out: dict[str, list[Value]] = {}
+    for unit in dict.fromkeys(v.unit for v in values):
+        same = [v for v in values if v.unit == unit]
+        statements = list(dict.fromkeys(v.statement for v in same))
+        anchor = max(statements, key=lambda st: len({v.option for v in same if v.statement == st}))
+        chosen: dict[str, Value] = {}
+        for v in same:
+            if v.statement == anchor and v.option not in chosen:
+                chosen[v.option] = v
+        around = set().union(*(window(v.statement.text, v.figure, options) for v in chosen.values()))
+        for v in same:
+            if v.option not in chosen and around & window(v.statement.text, v.figure, options):
+                chosen[v.option] = v
+        if len(chosen) >= 2:
+            out[unit] = [chosen[o] for o in options if o in chosen]
+    return out
+
+
+def _line(axis: str, row: Sequence[Value]) -> tuple[CitedText, str | None]:
+    """The row as a sentence, and the option it favours (None: a tie). ``row``'s unit has a direction."""
+    listed = ", ".join(f"{v.option} {v.figure}" for v in row)
+    direction = _direction(row[0].unit)
+    numbers = list(dict.fromkeys(n for v in row for n in v.statement.numbers))
+    best = max(row, key=lambda v: direction * v.value)
+    if sum(1 for v in row if v.value == best.value) > 1:
+        return CitedText(
+            text=f"Axe {axis} : {listed} ; pas d'écart entre les options", citations=numbers
+        ), None
+    return CitedText(
+        text=f"Axe {axis} : {listed} ; ces chiffres favorisent {best.option}", citations=numbers
+    ), best.option
+
+
+def recommendation(
+    statements: Sequence[Statement],
+    options: Sequence[str],
+    axes: Mapping[str, str],
+    rejected: Collection[int] = (),
+) -> tuple[list[CitedText], dict[str, int]]:
+    """The recommendation items, and how many comparisons each option leads. Statements citing only
+    ``rejected`` sources (the losing side of a contradiction) give no figure: only retained ones count."""
+    items = [
+        CitedText(
+            text="Cette recommandation est extractive : elle met côte à côte les chiffres retenus de "
+            "chaque option, axe par axe, sans les pondérer"
+        )
+    ]
+    leads: dict[str, int] = {}
+    for axis in axes:
+        kept = [s for s in statements if s.axis == axis and not set(s.numbers) <= set(rejected)]
+        values = [v for s in kept for v in option_values(s, options)]
+        # A unit that does not say which way is better gives no row: it would favour nobody.
+        rows = [r for r in _comparable(values, options).values() if _direction(r[0].unit)]
+        for row in rows[:_UNITS_PER_AXIS]:
+            item, favoured = _line(axis, row)
+            items.append(item)
+            if favoured:
+                leads[favoured] = leads.get(favoured, 0) + 1
+    if leads:
+        ranked = sorted(leads.items(), key=lambda kv: (-kv[1], options.index(kv[0])))
+        counted = ", ".join(f"{o} sur {n} comparaison(s)" for o, n in ranked)
+        items.append(
+            CitedText(
+                text=f"Les chiffres retenus favorisent {counted} ; le choix dépend du poids donné à chaque axe"
+            )
+        )
+    elif len(items) == 1:
+        items.append(
+            CitedText(
+                text="Aucun axe ne donne de chiffre comparable pour deux options : le choix reste à instruire"
+            )
+        )
+    return items, leads

@@ -1,0 +1,158 @@
+"""Offline writer, the contradictions: the ledger from the analysts' notes, and which findings it
+supersedes.
+
+A ledger entry names its subject (the options its sources' titles name, and the axis), the
+retained and the rejected sources, and the analyst's date/authority reason. A finding is superseded
+when it cites only rejected sources of a note of its axis and either quotes a figure the note
+rejects ("4,2 Go/s retenu contre 5,0 Go/s") or measures the same thing, in the same
+unit and for the same option, as a finding of a retained source (same-unit figures whose
+surrounding words overlap). Nothing here is specific to a corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from veille.dossier import KeyPoint, LedgerEntry, supersedes
+from veille.models.offline.markdown import fit_sentence
+from veille.models.offline.text import extract_figures, figure_unit, fold, is_year, stems
+from veille.roles.writer import NumberedContradiction, SourceRef
+
+__all__ = ["Statement", "ledger", "mentioned", "superseded", "window"]
+
+_VERSUS_RE = re.compile(r"retenue?s?\s+contre\s+([^;.]+)", re.IGNORECASE)
+_CONTEXT_SHARED = 2  # stems two same-unit figures share around them to measure the same thing
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A finding as the writer keeps it: its axis, text (no citation markers) and source numbers."""
+
+    axis: str
+    text: str
+    numbers: tuple[int, ...]
+
+
+def mentioned(text: str, options: Sequence[str]) -> list[str]:
+    """The options named in ``text`` (whole words, accents and case folded)."""
+    folded = fold(text)
+    return [o for o in options if o.strip() and re.search(rf"\b{re.escape(fold(o))}\b", folded)]
+
+
+def window(text: str, figure: str, options: Sequence[str]) -> set[str]:
+    """Stems around ``figure`` in ``text`` (what it measures), option names and its unit left out."""
+    pos = text.find(figure)
+    if pos < 0:
+        return set()
+    before = text[:pos].split()[-6:]
+    after = text[pos + len(figure) :].split()[:4]
+    ignored = set(stems(" ".join(options))) | set(stems(figure_unit(figure)))
+    return set(stems(" ".join(before + after))) - ignored
+
+
+def _unit_figures(text: str) -> list[str]:
+    return [f for f in extract_figures(text) if figure_unit(f) and not is_year(f)]
+
+
+def _rejected_figures(reason: str) -> set[str]:
+    return {f for clause in _VERSUS_RE.findall(reason) for f in extract_figures(clause)}
+
+
+def _same_measure(point: Statement, other: Statement, options: Sequence[str]) -> bool:
+    names = set(mentioned(point.text, options))
+    if names and not names & set(mentioned(other.text, options)):
+        return False
+    for figure in _unit_figures(point.text):
+        around = window(point.text, figure, options)
+        for theirs in _unit_figures(other.text):
+            if figure_unit(theirs) != figure_unit(figure):
+                continue
+            if len(around & window(other.text, theirs, options)) >= _CONTEXT_SHARED:
+                return True
+    return False
+
+
+def superseded(
+    statements: Sequence[Statement],
+    notes: Sequence[NumberedContradiction],
+    entries: Sequence[LedgerEntry],
+    options: Sequence[str],
+) -> set[int]:
+    """Indexes of the statements a contradiction of their axis supersedes (see the module doc), and
+    of those the generic rule of :func:`veille.dossier.supersedes` would mark."""
+    out: set[int] = set()
+    for index, point in enumerate(statements):
+        as_point = KeyPoint(text=point.text, citations=list(point.numbers))
+        if any(supersedes(entry, as_point) for entry in entries):
+            out.add(index)
+            continue
+        for note in notes:
+            if note.subtask_id != point.axis or not set(point.numbers) <= set(note.rejected):
+                continue
+            if set(extract_figures(point.text)) & _rejected_figures(note.reason):
+                out.add(index)
+                break
+            retained = [s for s in statements if s.axis == point.axis and set(s.numbers) & set(note.retained)]
+            if any(_same_measure(point, other, options) for other in retained):
+                out.add(index)
+                break
+    return out
+
+
+def _subject(
+    note: NumberedContradiction,
+    sources: Mapping[int, SourceRef],
+    statements: Sequence[Statement],
+    options: Sequence[str],
+) -> str:
+    """The options every source title of the note names (else any of them; else those every
+    finding of its axis from the rejected sources names), and the axis id."""
+    titles = [sources[n].title for n in (*note.retained, *note.rejected) if n in sources]
+    named = [mentioned(t, options) for t in titles]
+    common = [o for o in options if named and all(o in n for n in named)]
+    names = common or list(dict.fromkeys(o for n in named for o in n))
+    if not names:
+        own = set(note.rejected)
+        found = [
+            mentioned(s.text, options)
+            for s in statements
+            if s.axis == note.subtask_id and set(s.numbers) & own
+        ]
+        names = [o for o in options if found and all(o in n for n in found)]
+    where = f"axe {note.subtask_id}"
+    return f"{' et '.join(names)}, {where}" if names else where[:1].upper() + where[1:]
+
+
+def ledger(
+    notes: Sequence[NumberedContradiction],
+    sources: Sequence[SourceRef],
+    statements: Sequence[Statement],
+    options: Sequence[str],
+    max_words: int,
+) -> list[LedgerEntry]:
+    """One entry per note (two notes rejecting the same source on one subject merged): subject,
+    retained and rejected numbers, the reason cut to length."""
+    by_number = {s.number: s for s in sources}
+    valid = set(by_number)
+    out: list[LedgerEntry] = []
+    for note in notes:
+        retained = [n for n in note.retained if n in valid]
+        rejected = [n for n in note.rejected if n in valid and n not in retained]
+        if not retained or not rejected:
+            continue
+        parts = [
+            p.rstrip(" .") + "." for c in note.reason.split(" ; ") for p in fit_sentence(c.strip(), max_words)
+        ]
+        reason = " ".join(p[:1].upper() + p[1:] for p in parts if p.strip(" ."))
+        subject = _subject(note, by_number, statements, options)
+        twin = next((e for e in out if e.subject == subject and set(e.rejected) & set(rejected)), None)
+        if twin is None:
+            out.append(LedgerEntry(subject=subject, retained=retained, rejected=rejected, reason=reason))
+            continue
+        # Two notes settling the same rejected source on one subject: one entry, both reasons.
+        twin.retained = list(dict.fromkeys([*twin.retained, *retained]))
+        twin.rejected = [n for n in dict.fromkeys([*twin.rejected, *rejected]) if n not in twin.retained]
+        twin.reason = f"{twin.reason} {reason}" if reason not in twin.reason else twin.reason
+    return out
