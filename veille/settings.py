@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     dask_address: str | None = None
     max_workers: int = 8
 
+    # --- warehouse ---
+    query_timeout_s: float = Field(default=60.0, gt=0, description="`veille sql` and the API stop a query after this")
+
     @field_validator("roles", mode="before")
     @classmethod
     def _merge_roles(cls, value: Any) -> Any:
