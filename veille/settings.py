@@ -117,7 +117,9 @@ class Settings(BaseSettings):
     max_workers: int = 8
 
     # --- warehouse ---
-    query_timeout_s: float = Field(default=60.0, gt=0, description="`veille sql` and the API stop a query after this")
+    query_timeout_s: float = Field(
+        default=60.0, gt=0, description="`veille sql` and the API stop a query after this"
+    )
 
     @field_validator("roles", mode="before")
     @classmethod

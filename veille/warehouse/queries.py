@@ -12,10 +12,10 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -35,8 +35,11 @@ __all__ = [
     "check_read_only",
     "connect",
     "query",
+    "query_arrow",
     "read_sql",
 ]
+
+_T = TypeVar("_T")
 
 VIEWS_DIR = package_dir("veille.warehouse", "views")
 SQL_DIR = package_dir("veille.warehouse", "sql")  # named queries of the CLI (not views)
@@ -269,17 +272,41 @@ def query(
     A query still running after ``timeout_s`` seconds (None: no limit) is interrupted and raises
     :class:`QueryTimeoutError`.
     """
+    return _run(parquet_dir, sql, params, _fetch, views_dir, read_only_check, timeout_s)
+
+
+def query_arrow(
+    parquet_dir: Path,
+    sql: str,
+    params: Sequence[Any] | Mapping[str, Any] | None = None,
+    *,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+) -> pa.Table:
+    """:func:`query`, the result as an Arrow table (exact types; ``.to_pandas()`` for a DataFrame)."""
+    return _run(parquet_dir, sql, params, _fetch_arrow, None, True, timeout_s)
+
+
+def _run(
+    parquet_dir: Path,
+    sql: str,
+    params: Sequence[Any] | Mapping[str, Any] | None,
+    fetch: Callable[[duckdb.DuckDBPyConnection, str, Any], _T],
+    views_dir: Path | None,
+    read_only_check: bool,
+    timeout_s: float | None,
+) -> _T:
     con = connect(parquet_dir, views_dir=views_dir, queries=[sql])
     try:
         if read_only_check:
             check_read_only(con, sql)
         try:
-            return _fetch_within(con, sql, params, timeout_s)
+            return _within(timeout_s, con, lambda: fetch(con, sql, params))
         except duckdb.CatalogException:
             # The lexical scan missed a view the query reads: retry once with every view.
             con.close()
             con = connect(parquet_dir, views_dir=views_dir)
-            return _fetch_within(con, sql, params, timeout_s)
+            retry = con
+            return _within(timeout_s, retry, lambda: fetch(retry, sql, params))
     except duckdb.PermissionException as exc:
         raise ReadOnlyQueryError(
             f"the warehouse query may only read the warehouse ({Path(parquet_dir).resolve()}): {exc}"
@@ -290,22 +317,17 @@ def query(
         con.close()
 
 
-def _fetch_within(
-    con: duckdb.DuckDBPyConnection,
-    sql: str,
-    params: Sequence[Any] | Mapping[str, Any] | None,
-    timeout_s: float | None,
-) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """:func:`_fetch`, interrupted after ``timeout_s``: DuckDB has no statement timeout, so a timer
+def _within(timeout_s: float | None, con: duckdb.DuckDBPyConnection, fetch: Callable[[], _T]) -> _T:
+    """``fetch()``, interrupted after ``timeout_s``: DuckDB has no statement timeout, so a timer
     thread calls ``interrupt()`` on the connection, and the running statement stops."""
     if timeout_s is None:
-        return _fetch(con, sql, params)
+        return fetch()
     timer = threading.Timer(timeout_s, con.interrupt)
     timer.daemon = True
     started = time.monotonic()
     timer.start()
     try:
-        return _fetch(con, sql, params)
+        return fetch()
     except duckdb.InterruptException as exc:
         raise QueryTimeoutError(
             f"query stopped after {time.monotonic() - started:.1f} s: longer than the "
@@ -320,3 +342,9 @@ def _fetch(
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     relation = con.execute(sql, params) if params is not None else con.execute(sql)
     return [d[0] for d in relation.description or []], relation.fetchall()
+
+
+def _fetch_arrow(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None
+) -> pa.Table:
+    return con.sql(sql, params=params).to_arrow_table()
