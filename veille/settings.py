@@ -120,6 +120,10 @@ class Settings(BaseSettings):
     query_timeout_s: float = Field(
         default=60.0, gt=0, description="`veille sql` and the API stop a query after this"
     )
+    # quality.regression: judge score below the median of the previous completed runs of the corpus
+    quality_window: int = Field(default=7, ge=1, description="previous completed runs of the median")
+    quality_threshold: float = Field(default=0.1, ge=0, description="drop below the median that alerts")
+    quality_min_runs: int = Field(default=3, ge=1, description="fewer previous runs: no verdict")
 
     @field_validator("roles", mode="before")
     @classmethod
