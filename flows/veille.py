@@ -17,7 +17,7 @@ from tasks.analyse import analyse, analyst_jobs, cache_scopes
 from tasks.asks import CachedAsker
 from tasks.clients import backend_label, model_key, open_client, role_keys
 from tasks.collect import collect
-from tasks.grade import grade_run
+from tasks.grade import grade_run, quality_alerts
 from tasks.ingest import catalogue, ingest
 from tasks.outputs import write_outputs
 from tasks.plan import plan
@@ -144,6 +144,9 @@ def veille_flow(
             with run.grading(log):  # grading informs; it must not fail a run whose report is written
                 grades = grade_run(folder.path, reference, request, asker)
                 log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
+                if regressed := run.add(quality_alerts(settings, folder.path, grades)):
+                    log.warning("quality: %s", regressed[0].message)
+                    folder.write_alerts(run.alerts)
     recorded = record_run(settings, folder.path)
     run_lock.release()
     log.info("record: %s", record_note(recorded))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from pathlib import Path
@@ -52,7 +53,8 @@ def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
         markdown=markdown, key=keys["report"], description=report_description(result.run_id, run_dir)
     )
     create_table_artifact(
-        table=metrics_table(result.summary) + detail_rows(run_dir, _cached_task_runs()),
+        table=metrics_table(result.summary, _alerts(Path(run_dir)))
+        + detail_rows(run_dir, _cached_task_runs()),
         key=keys["metrics"],
         description=f"Cost, tokens, scores and alerts of run {result.run_id}",
     )
@@ -96,6 +98,15 @@ def _cached_task_runs() -> int | None:
         logger.warning("could not count the cached task runs: %s", exc)
         return None
     return len(runs)
+
+
+def _alerts(run_dir: Path) -> list[dict[str, Any]]:
+    """alerts.json (for the metrics artifact's headline alerts); [] when absent or unreadable."""
+    try:
+        alerts = json.loads((run_dir / "alerts.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [a for a in alerts if isinstance(a, dict)] if isinstance(alerts, list) else []
 
 
 @task(name="record-run", cache_policy=NO_CACHE)  # a side effect: it must run every time

@@ -122,12 +122,12 @@ def test_trends_prints_runs_and_writes_png_and_html(
 ) -> None:
     code, out, _ = run(app, "trends", "--warehouse", str(warehouse))
     assert code == 0
-    assert "3 runs since" in out  # the 90-day-old run is outside the default window
+    assert "3 run(s) since" in out  # the 90-day-old run is outside the default window
     png = warehouse / "trends.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     html_path = tmp_path / "trends.html"
     code, out, _ = run(app, "trends", "--warehouse", str(warehouse), "--days", "0", "--chart", str(html_path))
-    assert code == 0 and "4 runs since" in out
+    assert code == 0 and "4 run(s) since" in out
     page = html_path.read_text(encoding="utf-8")
     assert "<svg" in page and "src=" not in page  # self-contained: inline SVG, no external resource
     code, _, err = run(app, "trends", "--warehouse", str(warehouse), "--chart", str(tmp_path / "x.pdf"))
@@ -137,3 +137,77 @@ def test_trends_prints_runs_and_writes_png_and_html(
 def test_empty_warehouse_is_a_clear_error(app: typer.Typer, tmp_path: Path) -> None:
     code, _, err = run(app, "runs", "--warehouse", str(tmp_path / "empty"))
     assert code == 1 and "no warehouse here yet" in err
+
+
+def test_sql_prints_wide_rows_vertically_unless_asked(
+    app: typer.Typer, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, _ = run(app, "sql", "SELECT * FROM runs ORDER BY started_at", "--warehouse", str(warehouse))
+    assert code == 0
+    assert out.count("-[ row ") == 4 and "\nrun_id            | " in out  # one block per row
+    code, out, _ = run(app, "sql", "SELECT run_id, status FROM runs", "--warehouse", str(warehouse))
+    assert code == 0 and "┃ run_id" in out and "-[ row" not in out  # narrow: a table
+    code, out, _ = run(
+        app,
+        "sql",
+        "SELECT run_id, status FROM runs ORDER BY run_id",
+        "--warehouse",
+        str(warehouse),
+        "--format",
+        "markdown",
+    )
+    lines = out.splitlines()
+    assert lines[:2] == ["| run_id | status |", "|---|---|"] and len(lines) == 6
+    code, out, _ = run(app, "sql", "SELECT * FROM runs", "--warehouse", str(warehouse), "--format", "table")
+    assert code == 0 and "┃ run_id" in out and "settings_json" in out  # whole, however wide
+    code, _, err = run(app, "sql", "SELECT 1", "--warehouse", str(warehouse), "--format", "xml")
+    assert code == 2 and "expected auto, table, vertical, markdown, csv, json" in err
+
+
+def test_sql_stops_at_the_query_timeout_with_one_line(
+    app: typer.Typer, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VEILLE_QUERY_TIMEOUT_S", "1")
+    code, out, err = run(
+        app, "sql", "SELECT count(*) FROM range(100000000000)", "--warehouse", str(warehouse)
+    )
+    assert code == 1 and out == ""
+    assert err.startswith("error: query stopped after ") and "1 s query timeout" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_runs_and_trends_show_one_line_per_flow_run_per_corpus(app: typer.Typer, tmp_path: Path) -> None:
+    settings = Settings(warehouse_dir=tmp_path / "wh")
+    day = datetime.now(UTC).replace(hour=2, minute=0, second=0, microsecond=0) - timedelta(days=1)
+    retried = {"flow_run_id": "abcdef12-0000-4000-8000-000000000000", "corpus_dir": "/srv/corpus-a"}
+    first = write_synthetic_run(
+        settings.runs_dir,
+        day,
+        seed=1,
+        status="failed",
+        with_grades=False,
+        run_fields={**retried, "attempt": 1},
+    )
+    second = write_synthetic_run(
+        settings.runs_dir, day + timedelta(minutes=15), seed=2, run_fields={**retried, "attempt": 2}
+    )
+    other = write_synthetic_run(
+        settings.runs_dir, day + timedelta(minutes=5), seed=3, run_fields={"corpus_dir": "/srv/corpus-b"}
+    )
+    for folder in (first, second, other):
+        record_run_dir(folder, settings.parquet_dir)
+    code, out, _ = run(app, "runs", "--warehouse", str(settings.warehouse_dir))
+    assert code == 0 and first.name not in out
+    line = next(x for x in out.splitlines() if second.name in x)
+    assert "│ 2/2 " in line and "abcdef12" in line and "corpus-a" in line
+    code, out, _ = run(
+        app, "trends", "--warehouse", str(settings.warehouse_dir), "--chart", str(tmp_path / "t.png")
+    )
+    assert code == 0 and first.name not in out
+    titles = [x.strip() for x in out.splitlines() if "run(s) since" in x]
+    request = "Veille : inférence LLM en production"
+    assert [t.split(" since")[0] for t in titles] == [
+        f"corpus-a — {request}: 1 run(s)",
+        f"corpus-b — {request}: 1 run(s)",
+    ]  # two series, each its own table

@@ -85,9 +85,10 @@ def test_nothing_outside_the_warehouse_can_be_read(app: typer.Typer, warehouse: 
 
 
 REFUSED = [
-    ("INSTALL httpfs", "LOAD"),
+    ("INSTALL httpfs", "INSTALL"),
     ("LOAD httpfs", "LOAD"),
-    ("FORCE INSTALL sqlite_scanner", "LOAD"),
+    ("FORCE INSTALL sqlite_scanner", "FORCE INSTALL"),
+    ("UPDATE EXTENSIONS", "UPDATE EXTENSIONS"),
     ("RESET enable_external_access", "SET"),
     ("SET allowed_directories = ['/']", "SET"),
     ("SET GLOBAL lock_configuration = false", "SET"),

@@ -116,6 +116,15 @@ class Settings(BaseSettings):
     dask_address: str | None = None
     max_workers: int = 8
 
+    # --- warehouse ---
+    query_timeout_s: float = Field(
+        default=60.0, gt=0, description="`veille sql` and the API stop a query after this"
+    )
+    # quality.regression: judge score below the median of the previous completed runs of the corpus
+    quality_window: int = Field(default=7, ge=1, description="previous completed runs of the median")
+    quality_threshold: float = Field(default=0.1, ge=0, description="drop below the median that alerts")
+    quality_min_runs: int = Field(default=3, ge=1, description="fewer previous runs: no verdict")
+
     @field_validator("roles", mode="before")
     @classmethod
     def _merge_roles(cls, value: Any) -> Any:

@@ -73,6 +73,7 @@ class RunInfo(BaseModel):
 
     run_id: str
     flow_run_id: str | None = None
+    attempt: int | None = None  # the flow run's attempt (Prefect's run count): a Retry is attempt 2
     deployment: str | None = None
     started_at: str
     finished_at: str

@@ -12,12 +12,13 @@ from veille.alerts import Alert
 from veille.journal import CallRecord
 from veille.roles.planner import Plan
 from veille.run.folder import RunInfo
-from veille.settings import ROLES, Settings
+from veille.settings import Settings
 from veille.steps.analyse import Analysis
 from veille.steps.write import FinalReport
 
 __all__ = [
     "final_alerts",
+    "flow_run_facts",
     "make_run_info",
     "record_note",
     "run_alert",
@@ -29,14 +30,20 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _models(settings: Settings, records: Iterable[CallRecord]) -> dict[str, str]:
-    models: dict[str, str] = {
-        role: settings.role(role).model for role in ROLES if role in settings.roles and role != "judge"
-    }
-    for record in records:  # what actually answered (e.g. "offline") wins over the configured id
-        if record.role in models:
-            models[record.role] = record.model
-    return models
+def _models(records: Iterable[CallRecord]) -> dict[str, str]:
+    """Role -> the model that answered its calls: only roles that made a call (an offline run
+    lists ``offline``, never a configured Gemini id for a role that made no call)."""
+    return {record.role: record.model for record in records if record.model}
+
+
+def flow_run_facts() -> dict[str, Any]:
+    """The Prefect flow run this run belongs to: ``flow_run_id`` and ``attempt`` (None outside one)."""
+    from prefect.runtime import flow_run
+
+    flow_run_id = flow_run.id
+    if not flow_run_id:
+        return {"flow_run_id": None, "attempt": None}
+    return {"flow_run_id": str(flow_run_id), "attempt": max(1, int(flow_run.run_count or 1))}
 
 
 def make_run_info(
@@ -53,14 +60,13 @@ def make_run_info(
     records: Iterable[CallRecord],
     error: BaseException | None,
 ) -> RunInfo:
-    from prefect.runtime import deployment, flow_run
+    from prefect.runtime import deployment
 
     failed = sum(1 for a in analyses if a.status == "failed")
     status = "failed" if error is not None or failed else "completed"
-    flow_run_id = flow_run.id
     return RunInfo(
         run_id=run_id,
-        flow_run_id=str(flow_run_id) if flow_run_id else None,
+        **flow_run_facts(),
         deployment=deployment.name if deployment.id else None,
         started_at=started.isoformat(),
         finished_at=utc_now().isoformat(),
@@ -68,7 +74,7 @@ def make_run_info(
         corpus_dir=str(settings.corpus_dir),
         request_title=request_title,
         backend=backend,
-        models=_models(settings, records),
+        models=_models(records),
         validated=validated,
         rounds=rounds,
         subtasks_total=len(plan.sub_tasks) if plan else 0,

@@ -18,7 +18,7 @@ from veille.journal import CallRecord
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo, new_run_id, note_run_folder
-from veille.run.info import final_alerts, make_run_info, run_alert, utc_now
+from veille.run.info import final_alerts, flow_run_facts, make_run_info, run_alert, utc_now
 from veille.run.summary import INGEST_FILE, ingest_record
 from veille.settings import Settings
 from veille.steps.analyse import Analysis
@@ -26,6 +26,7 @@ from veille.steps.plan import PlanOutcome
 from veille.steps.review import ReviewOutcome
 from veille.steps.write import FinalReport, WrittenDraft
 from veille.store.ingest import IngestReport
+from veille.warehouse.runrow import START_FILE
 
 if TYPE_CHECKING:
     from prefect.states import State
@@ -74,7 +75,18 @@ class RunLog:
     def start(cls, settings: Settings) -> RunLog:
         """A new run: id from its start time, folder created under ``settings.runs_dir``."""
         started = utc_now()
-        return cls(settings, RunFolder(settings.runs_dir, new_run_id(started)).create(), started)
+        folder = RunFolder(settings.runs_dir, new_run_id(started)).create()
+        # Read by the warehouse if the run dies before run.json: its flow run and attempt survive.
+        folder.write_json(
+            START_FILE,
+            {
+                "run_id": folder.run_id,
+                "started_at": started.isoformat(),
+                **flow_run_facts(),
+                "corpus_dir": str(settings.corpus_dir),
+            },
+        )
+        return cls(settings, folder, started)
 
     @contextmanager
     def failure_as_alert(self) -> Iterator[None]:

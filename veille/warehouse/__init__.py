@@ -22,7 +22,12 @@ from veille.warehouse.commit import (
     update_summary_index,
     write_run_tables,
 )
-from veille.warehouse.errors import ReadOnlyQueryError, RunAlreadyRecordedError, WarehouseError
+from veille.warehouse.errors import (
+    QueryTimeoutError,
+    ReadOnlyQueryError,
+    RunAlreadyRecordedError,
+    WarehouseError,
+)
 from veille.warehouse.queries import VIEWS_DIR, check_read_only, connect, query, read_sql
 from veille.warehouse.rows import build_tables, iter_run_dirs, run_date_of
 from veille.warehouse.schema import (
@@ -42,6 +47,7 @@ __all__ = [
     "TABLES",
     "VIEWS_DIR",
     "Migration",
+    "QueryTimeoutError",
     "ReadOnlyQueryError",
     "RecordResult",
     "RunAlreadyRecordedError",

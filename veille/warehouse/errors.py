@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ReadOnlyQueryError", "RunAlreadyRecordedError", "WarehouseError"]
+__all__ = ["QueryTimeoutError", "ReadOnlyQueryError", "RunAlreadyRecordedError", "WarehouseError"]
 
 
 class WarehouseError(Exception):
@@ -17,3 +17,7 @@ class RunAlreadyRecordedError(WarehouseError):
 
 class ReadOnlyQueryError(WarehouseError):
     """A query tried to write, attach, copy or read outside the warehouse."""
+
+
+class QueryTimeoutError(WarehouseError):
+    """A query ran longer than the query timeout (``Settings.query_timeout_s``) and was interrupted."""

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -21,10 +23,23 @@ import pyarrow.parquet as pq
 
 from veille.resources import package_dir
 from veille.warehouse.commit import committed_files, committed_runs, summary_index_path
-from veille.warehouse.errors import ReadOnlyQueryError, WarehouseError
+from veille.warehouse.errors import QueryTimeoutError, ReadOnlyQueryError, WarehouseError
 from veille.warehouse.schema import TABLES
 
-__all__ = ["SQL_DIR", "SUMMARY_VIEW", "VIEWS_DIR", "check_read_only", "connect", "query", "read_sql"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "SQL_DIR",
+    "SUMMARY_VIEW",
+    "TABLE_VIEWS",
+    "VIEWS_DIR",
+    "check_read_only",
+    "connect",
+    "query",
+    "query_arrow",
+    "read_sql",
+]
+
+_T = TypeVar("_T")
 
 VIEWS_DIR = package_dir("veille.warehouse", "views")
 SQL_DIR = package_dir("veille.warehouse", "sql")  # named queries of the CLI (not views)
@@ -62,6 +77,11 @@ class _View:
     table: str | None  # the warehouse table it reads, for table views
 
 
+# A table's view is named after it, except ``runs``: its rows are attempts (``run_records``, numbered
+# by ``run_attempts``); the view ``runs`` is the last attempt of each flow run.
+TABLE_VIEWS = {name: name for name in TABLES} | {"runs": "run_records"}
+
+
 def _view_catalogue(views_dir: Path) -> dict[str, _View]:
     files = sorted(views_dir.glob("*.sql"))
     if not files:
@@ -73,8 +93,10 @@ def _view_catalogue(views_dir: Path) -> dict[str, _View]:
         if match is None:
             raise WarehouseError(f"{path}: expected a CREATE [OR REPLACE] VIEW <name> AS ... statement")
         table = path.stem.removeprefix("table_") if path.stem.startswith("table_") else None
-        if table is not None and table != match.group(1):
-            raise WarehouseError(f"{path}: a table view file must create the view {table!r}")
+        if table is not None and TABLE_VIEWS.get(table) != match.group(1):
+            raise WarehouseError(
+                f"{path}: a table view file must create the view {TABLE_VIEWS.get(table, table)!r}"
+            )
         views[match.group(1)] = _View(match.group(1), sql, table)
     return views
 
@@ -128,13 +150,14 @@ def connect(
         con.execute("SET autoinstall_known_extensions = false")
         con.execute("SET parquet_metadata_cache = true")
         con.execute("SET TimeZone = 'UTC'")  # timestamps print in UTC, as stored
+        con.execute("SET enable_progress_bar = false")  # a long query must not draw on stderr
         con.execute("SET VARIABLE parquet_dir = ?", [str(root)])
         for name in _needed_views(views, queries):
             view = views[name]
             if name == SUMMARY_VIEW:
                 _create_summary_view(con, root)
             elif view.table in TABLES and not committed_files(root, view.table):
-                _create_empty_view(con, view.table)
+                _create_empty_view(con, view.table, name=view.name)
             else:
                 con.execute(view.sql)
         con.execute("SET lock_configuration = true")
@@ -202,7 +225,19 @@ def _statement_type(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[str, str]
     if len(statements) != 1:
         raise ReadOnlyQueryError(f"give exactly one SQL statement (got {len(statements)})")
     statement = statements[0]
-    return statement.type.name, statement.query
+    try:
+        kind = statement.type.name
+    except ValueError:
+        # A statement type DuckDB's Python enum does not know (UPDATE EXTENSIONS): not a SELECT.
+        return _leading_keywords(statement.query), statement.query
+    if kind == "LOAD":  # DuckDB files INSTALL under LOAD; say what the user wrote
+        kind = _leading_keywords(statement.query)
+    return kind, statement.query
+
+
+def _leading_keywords(sql: str) -> str:
+    match = re.match(r"\s*((?:FORCE\s+)?INSTALL|LOAD|UPDATE\s+EXTENSIONS|\w+)", _strip_comments(sql), re.I)
+    return " ".join(match.group(1).upper().split()) if match else "this"
 
 
 def check_read_only(con: duckdb.DuckDBPyConnection, sql: str) -> None:
@@ -218,6 +253,9 @@ def check_read_only(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         )
 
 
+DEFAULT_TIMEOUT_S = 60.0  # Settings.query_timeout_s
+
+
 def query(
     parquet_dir: Path,
     sql: str,
@@ -225,23 +263,50 @@ def query(
     *,
     views_dir: Path | None = None,
     read_only_check: bool = True,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Run one read-only query against the views; return (column names, rows).
 
     A write, ATTACH, COPY, SET… raises :class:`ReadOnlyQueryError`; so does reading a file outside
     the warehouse (DuckDB refuses it: external access is off, only the Parquet directory is allowed).
+    A query still running after ``timeout_s`` seconds (None: no limit) is interrupted and raises
+    :class:`QueryTimeoutError`.
     """
+    return _run(parquet_dir, sql, params, _fetch, views_dir, read_only_check, timeout_s)
+
+
+def query_arrow(
+    parquet_dir: Path,
+    sql: str,
+    params: Sequence[Any] | Mapping[str, Any] | None = None,
+    *,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+) -> pa.Table:
+    """:func:`query`, the result as an Arrow table (exact types; ``.to_pandas()`` for a DataFrame)."""
+    return _run(parquet_dir, sql, params, _fetch_arrow, None, True, timeout_s)
+
+
+def _run(
+    parquet_dir: Path,
+    sql: str,
+    params: Sequence[Any] | Mapping[str, Any] | None,
+    fetch: Callable[[duckdb.DuckDBPyConnection, str, Any], _T],
+    views_dir: Path | None,
+    read_only_check: bool,
+    timeout_s: float | None,
+) -> _T:
     con = connect(parquet_dir, views_dir=views_dir, queries=[sql])
     try:
         if read_only_check:
             check_read_only(con, sql)
         try:
-            return _fetch(con, sql, params)
+            return _within(timeout_s, con, lambda: fetch(con, sql, params))
         except duckdb.CatalogException:
             # The lexical scan missed a view the query reads: retry once with every view.
             con.close()
             con = connect(parquet_dir, views_dir=views_dir)
-            return _fetch(con, sql, params)
+            retry = con
+            return _within(timeout_s, retry, lambda: fetch(retry, sql, params))
     except duckdb.PermissionException as exc:
         raise ReadOnlyQueryError(
             f"the warehouse query may only read the warehouse ({Path(parquet_dir).resolve()}): {exc}"
@@ -252,8 +317,34 @@ def query(
         con.close()
 
 
+def _within(timeout_s: float | None, con: duckdb.DuckDBPyConnection, fetch: Callable[[], _T]) -> _T:
+    """``fetch()``, interrupted after ``timeout_s``: DuckDB has no statement timeout, so a timer
+    thread calls ``interrupt()`` on the connection, and the running statement stops."""
+    if timeout_s is None:
+        return fetch()
+    timer = threading.Timer(timeout_s, con.interrupt)
+    timer.daemon = True
+    started = time.monotonic()
+    timer.start()
+    try:
+        return fetch()
+    except duckdb.InterruptException as exc:
+        raise QueryTimeoutError(
+            f"query stopped after {time.monotonic() - started:.1f} s: longer than the "
+            f"{timeout_s:g} s query timeout (setting query_timeout_s, VEILLE_QUERY_TIMEOUT_S)"
+        ) from exc
+    finally:
+        timer.cancel()
+
+
 def _fetch(
     con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     relation = con.execute(sql, params) if params is not None else con.execute(sql)
     return [d[0] for d in relation.description or []], relation.fetchall()
+
+
+def _fetch_arrow(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None
+) -> pa.Table:
+    return con.sql(sql, params=params).to_arrow_table()

@@ -30,7 +30,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -54,6 +54,8 @@ TABLES: dict[str, pa.Schema] = {
         [
             _f("run_id", pa.string(), False),
             _f("flow_run_id", pa.string()),
+            # Attempt of the flow run (Prefect's run count: a Retry is the same flow run, attempt 2).
+            _f("attempt", pa.int32()),
             _f("deployment", pa.string()),
             _f("status", pa.string(), False),
             _f("started_at", _TS),
@@ -258,6 +260,23 @@ def _add_grade_status(name: str, table: pa.Table) -> pa.Table:
 
 
 register_migration(Migration(2, "runs.grade_status: ok / partial / failed / none", _add_grade_status))
+
+
+def _add_attempt(name: str, table: pa.Table) -> pa.Table:
+    """Version 3: ``runs.attempt``. Old rows get NULL; the views number them by start time."""
+    if name != "runs" or "attempt" in table.column_names:
+        return table
+    position = table.column_names.index("flow_run_id") + 1 if "flow_run_id" in table.column_names else 1
+    return table.add_column(position, _f("attempt", pa.int32()), pa.nulls(table.num_rows, pa.int32()))
+
+
+register_migration(
+    Migration(
+        3,
+        "runs.attempt: the attempt of the flow run (a Retry is one flow run with two attempts)",
+        _add_attempt,
+    )
+)
 
 
 def file_schema_version(path: Path) -> int:

@@ -6,10 +6,10 @@ totals, computed here from the rows of the other tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["alert_counts", "call_totals", "metrics_table", "revision_gain"]
+__all__ = ["HEADLINE_ALERTS", "alert_counts", "call_totals", "metrics_table", "revision_gain"]
 
 Row = dict[str, Any]
 
@@ -56,8 +56,17 @@ def alert_counts(alerts: list[Row]) -> Row:
     }
 
 
-def metrics_table(summary: Mapping[str, Any]) -> list[dict[str, str]]:
-    """The run's headline metrics as (metric, value) rows, for a Prefect table artifact."""
+# Alert codes whose message the metrics artifact shows in full (the others are counted).
+HEADLINE_ALERTS = ("quality.regression",)
+
+
+def metrics_table(
+    summary: Mapping[str, Any], alerts: Sequence[Mapping[str, Any]] = ()
+) -> list[dict[str, str]]:
+    """The run's headline metrics as (metric, value) rows, for a Prefect table artifact.
+
+    ``alerts`` (the run's alerts.json entries): those of :data:`HEADLINE_ALERTS` get a row each.
+    """
     scores = dict(summary.get("final_scores") or [])
     cost = summary.get("cost_usd") or 0.0
     rows: list[tuple[str, Any]] = [
@@ -81,6 +90,7 @@ def metrics_table(summary: Mapping[str, Any]) -> list[dict[str, str]]:
     rows += [(f"score.{name}", f"{value:.3f}") for name, value in sorted(scores.items())]
     if summary.get("revision_gain") is not None:
         rows.append(("revision_gain", f"{summary['revision_gain']:+.3f}"))
+    rows += [(str(a["code"]), a.get("message")) for a in alerts if a.get("code") in HEADLINE_ALERTS]
     if summary.get("missing_files"):
         rows.append(("missing_files", ", ".join(summary["missing_files"])))
     return [{"metric": name, "value": "" if value is None else str(value)} for name, value in rows]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -44,11 +45,15 @@ def write_synthetic_run(
     rounds: int = 2,
     with_grades: bool = True,
     unpriced_model: bool = False,
+    run_fields: Mapping[str, Any] | None = None,
+    judge_score: float | None = None,
 ) -> Path:
     """Write one synthetic run folder under ``runs_dir`` and return it.
 
     ``calls`` journal rows are spread over the roles (one planner call, analysts, then writer,
     critic/reviser per round and the judge); ``unpriced_model`` leaves one call without a cost.
+    ``run_fields`` replace run.json fields (``flow_run_id``, ``attempt``, ``corpus_dir``...);
+    ``judge_score`` sets the final report's judge score (else drawn from the seed).
     """
     rng = random.Random(seed)
     run_id = make_run_id(started_at, rng)
@@ -58,6 +63,8 @@ def write_synthetic_run(
     subtasks = [f"st-{i}" for i in range(1, 5)]
     validated = rounds < 3
     _write_run_json(run_dir, run_id, seed, started_at, finished_at, status, rounds, validated, subtasks)
+    if run_fields:
+        _write(run_dir / "run.json", {**json.loads((run_dir / "run.json").read_text()), **run_fields})
     _write_plan_and_findings(run_dir, subtasks)
     _write_sources(run_dir)
     _write_review(run_dir, rounds, validated)
@@ -74,7 +81,7 @@ def write_synthetic_run(
     )
     _write_report_and_documents(run_dir)
     if with_grades:
-        _write_grades(run_dir, rng, rounds)
+        _write_grades(run_dir, rng, rounds, judge_score)
     return run_dir
 
 
@@ -262,8 +269,9 @@ def _write_report_and_documents(run_dir: Path) -> None:
     )
 
 
-def _write_grades(run_dir: Path, rng: random.Random, rounds: int) -> None:
-    judge_final = round(rng.uniform(0.55, 0.95), 3)
+def _write_grades(run_dir: Path, rng: random.Random, rounds: int, judge_score: float | None) -> None:
+    drawn = round(rng.uniform(0.55, 0.95), 3)  # drawn even when given: the later draws stay the same
+    judge_final = drawn if judge_score is None else judge_score
     grades = [
         {
             "grader": "rouge_l",

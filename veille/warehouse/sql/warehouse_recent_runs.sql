@@ -1,8 +1,12 @@
--- `veille runs`: the most recent runs first. Parameter: $limit (number of runs).
+-- `veille runs`: one row per flow run (its last attempt), the most recent first; attempt "2/2"
+-- is a flow run retried once. Parameter: $limit (number of runs).
 SELECT
     run_id,
     strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS started_utc,
     status,
+    attempt || '/' || attempt_count AS attempt,
+    left(run_key, 8) AS flow_run,
+    regexp_extract(coalesce(corpus_dir, ''), '([^/]*)/?$', 1) AS corpus,
     backend,
     deployment,
     calls,

@@ -1,7 +1,14 @@
--- `veille trends`: one row per run since $since (a DATE), oldest first.
+-- `veille trends`: one row per flow run (its last attempt) since $since (a DATE), by series
+-- (corpus, request) then oldest first. Columns: veille/cli/chart.py TREND_COLUMNS.
 SELECT
     run_date,
+    started_at,
     run_id,
+    run_key,
+    attempt,
+    attempt_count,
+    corpus_dir,
+    request_title,
     status,
     cost_usd,
     cost_complete,
@@ -17,4 +24,4 @@ SELECT
     revision_gain
 FROM run_trends
 WHERE run_date >= $since
-ORDER BY started_at NULLS LAST, run_id;
+ORDER BY corpus_dir NULLS LAST, request_title NULLS LAST, started_at NULLS LAST, run_id;
