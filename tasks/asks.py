@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, TypeVar
 
 from prefect import task
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
@@ -55,13 +55,6 @@ def ask(
     return client.ask(role, data)
 
 
-@runtime_checkable
-class CacheNoting(Protocol):
-    """A client that journals the answers served from the task cache (``ModelClient`` does)."""
-
-    def note_cached(self, role: str, result: ModelResult[Any], *, subtask_id: str | None = None) -> None: ...
-
-
 class CachedAsker:
     """An :class:`~veille.roles.base.Asker` whose ``roles`` are asked through the cached ``ask`` task;
     other roles go straight to ``client``. ``model_keys`` maps a role name to its model key."""
@@ -85,16 +78,7 @@ class CachedAsker:
         if role.name not in self.roles or subtask_id is not None:
             return self.client.ask(role, data, subtask_id=subtask_id)
         cached = ask.with_options(result_storage=self.storage)
-        state = cached(
-            self.client,
-            role,
-            data,
-            role.name,
-            self.model_keys.get(role.name, ""),
-            self.cache_scope,
-            return_state=True,
+        result: ModelResult[Out] = cached(
+            self.client, role, data, role.name, self.model_keys.get(role.name, ""), self.cache_scope
         )
-        result: ModelResult[Out] = state.result()
-        if state.name == "Cached" and isinstance(self.client, CacheNoting):
-            self.client.note_cached(role.name, result)  # the journal lists the answer, at cost 0
         return result

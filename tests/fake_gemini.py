@@ -250,6 +250,14 @@ class FakeGemini:
         with self._lock:
             return list(self._requests)
 
+    def settled(self, timeout_s: float = 5.0) -> list[RecordedRequest]:
+        """The requests once every one has finished: the client may read a reply before the
+        server thread has recorded that it sent it."""
+        deadline = time.monotonic() + timeout_s
+        while any(r.finished_at is None for r in self.requests) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return self.requests
+
     @property
     def pending(self) -> int:
         with self._lock:

@@ -106,7 +106,6 @@ def test_an_unchanged_rerun_makes_no_request(
     assert second.is_completed(), second.message
     assert len(server.requests) == sent  # 0 requests: every answer, the judge's included, is cached
     second_dir = Path(second.result())
-    calls = read_journal(second_dir / "calls.jsonl")
-    assert calls and all(c.cache_hit for c in calls)
-    assert {c.role for c in calls} >= {"writer", "critic", "judge"}
+    # The journal lists model calls made: the task cache served every answer, so there is none.
+    assert read_journal(second_dir / "calls.jsonl") == []
     assert json.loads((second_dir / "grades.json").read_text(encoding="utf-8")) == grades

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -117,22 +118,21 @@ def test_sigkill_of_veille_run_at_random_moments_leaves_no_server(tmp_path: Path
     )
     exe = str(Path(sys.executable).with_name("veille"))
     rng = random.Random(15)
-    trials: list[str] = []
-    servers_seen = 0
-    for trial in range(20):
+    # Half the kills once the server is announced (plus 0-4 s), half anywhere in 0.3-15 s.
+    delays = [rng.uniform(0, 4) if trial % 2 == 0 else rng.uniform(0.3, 15) for trial in range(20)]
+
+    def one_kill(trial: int) -> tuple[str, int | None, list[int], bool]:
+        after_server, delay = trial % 2 == 0, delays[trial]
         err_path = tmp_path / f"err-{trial}.txt"
         with err_path.open("w") as err:
             proc = subprocess.Popen(
                 [exe, "run", "--corpus", str(corpus), "--backend", "offline"],
-                env=env,
+                env={**env, "VEILLE_WAREHOUSE_DIR": str(tmp_path / f"warehouse-{trial}")},
                 stdout=subprocess.DEVNULL,
                 stderr=err,
                 start_new_session=True,  # its own process group: what it starts is found by pgid
             )
         try:
-            # Half the kills once the server is announced (plus 0-4 s), half anywhere in 0.3-15 s.
-            after_server = trial % 2 == 0
-            delay = rng.uniform(0, 4) if after_server else rng.uniform(0.3, 15)
             deadline = time.monotonic() + 240
             while (
                 after_server and not SERVER_LINE.search(err_path.read_text()) and time.monotonic() < deadline
@@ -145,16 +145,22 @@ def test_sigkill_of_veille_run_at_random_moments_leaves_no_server(tmp_path: Path
             proc.wait(timeout=60)
             match = SERVER_LINE.search(err_path.read_text())
             port = int(match.group(1)) if match else None
-            servers_seen += port is not None
             gone_by = time.monotonic() + 10
             while (
                 _group(proc.pid) or (port is not None and _listening(port))
             ) and time.monotonic() < gone_by:
                 time.sleep(0.2)
-            left, listening = _group(proc.pid), port is not None and _listening(port)
-            trials.append(f"{trial}: kill at {'server+' if after_server else ''}{delay:.1f}s, port {port}")
-            assert not left and not listening, (trials[-1], left, listening)
+            label = f"{trial}: kill at {'server+' if after_server else ''}{delay:.1f}s, port {port}"
+            return label, port, _group(proc.pid), port is not None and _listening(port)
         finally:
             for pid in _group(proc.pid):
                 os.kill(pid, signal.SIGKILL)
+
+    # Three runs at a time: each mostly waits (its kill delay), and 20 in a row took ~4 min.
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        outcomes = list(pool.map(one_kill, range(20)))
+    trials = [label for label, *_ in outcomes]
+    for label, _port, left, listening in outcomes:
+        assert not left and not listening, (label, left, listening)
+    servers_seen = sum(port is not None for _, port, _, _ in outcomes)
     assert servers_seen >= 10, trials  # most kills hit a started server

@@ -430,11 +430,14 @@ def test_hallucinated_ids_in_the_plan_are_removed_with_an_alert(gemini_flow: Flo
 
     assert result.state.is_completed(), result.state.message
     plan = json.loads((result.run_dir / "plan.json").read_text(encoding="utf-8"))
-    assert [st["doc_ids"] for st in plan["sub_tasks"]] == [["doc-01", "doc-02"], ["doc-05", "doc-06"]]
+    planned = [st["doc_ids"] for st in plan["sub_tasks"]]
+    assert planned[0] == ["doc-01", "doc-02"] and ["doc-05", "doc-06"] in planned
+    placed = {i for ids in planned for i in ids}
+    assert placed <= CORPUS_IDS and not placed & {"doc-99", "doc-41", "doc-88"}
     shown = {i for r in _requests_for(server, "analyst") for i in _document_ids(prompt_of(r.body))}
-    assert shown == {"doc-01", "doc-02", "doc-05", "doc-06"} and shown <= CORPUS_IDS
+    assert shown == placed
     codes = alert_codes(result)
-    assert codes.count("plan.unknown_ids") == 2 and "plan.empty_subtask" in codes
+    assert codes.count("plan.unknown_ids") == 2
     assert ("plan.unknown_ids", "st-1") in result.parquet_alerts()
     assert not {s["id"] for s in _sources(result)} - CORPUS_IDS
     reliability.record(

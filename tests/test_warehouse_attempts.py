@@ -99,7 +99,7 @@ def test_partitions_without_the_attempt_column_are_numbered(tmp_path: Path) -> N
     upgraded = wh.upgrade_table("runs", pq.read_table(first.files["runs"]), 2)
     assert upgraded.schema.field("attempt").type == pa.int32()
     assert upgraded.column("attempt").to_pylist() == [None]
-    assert [m.version for m in MIGRATIONS][-1] == wh.SCHEMA_VERSION == 3
+    assert [m.version for m in MIGRATIONS][2] == 3 <= wh.SCHEMA_VERSION
 
 
 def test_a_run_that_died_keeps_its_start_time_and_flow_run_id(tmp_path: Path) -> None:
@@ -146,3 +146,18 @@ def test_install_is_refused_by_its_name(tmp_path: Path) -> None:
     for statement, kind in [("INSTALL httpfs", "INSTALL"), ("LOAD httpfs", "LOAD")]:
         with pytest.raises(wh.ReadOnlyQueryError, match=f"read-only: {kind} statements are refused"):
             wh.query(tmp_path / "parquet", statement)
+
+
+def test_alerts_of_files_before_version_4_get_their_subject_as_subjects(tmp_path: Path) -> None:
+    """Schema version 3 alerts (no ``subjects``): the view still binds, migration 4 lists the subject."""
+    result = _record(tmp_path, T0, 1)
+    path = result.files["alerts"]
+    table = pq.read_table(path)
+    assert table.num_rows > 0 and "subjects" in table.column_names
+    old = table.drop_columns(["subjects"]).replace_schema_metadata({b"veille.schema_version": b"3"})
+    pq.write_table(old, path)
+    _, rows = wh.query(tmp_path / "parquet", "SELECT subject, subjects FROM alerts ORDER BY seq")
+    assert len(rows) == table.num_rows and all(subjects is None for _, subjects in rows)
+    upgraded = wh.upgrade_table("alerts", pq.read_table(path), 3)
+    expected = [[s] if s else [] for s in table.column("subject").to_pylist()]
+    assert upgraded.column("subjects").to_pylist() == expected

@@ -193,10 +193,16 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
 
     _, rows = query(
         warehouse / "parquet",
-        "SELECT run_id, status FROM runs WHERE run_id IN (?, ?) ORDER BY run_id",
+        "SELECT run_id, status, attempt, attempt_count FROM run_attempts WHERE run_id IN (?, ?) "
+        "ORDER BY run_id",
         [first["run_id"], second["run_id"]],
     )
-    assert rows == [(first["run_id"], "failed"), (second["run_id"], "completed")]
+    assert rows == [(first["run_id"], "failed", 1, 2), (second["run_id"], "completed", 2, 2)]
+    # `runs` is one line per flow run: its last attempt.
+    _, rows = query(
+        warehouse / "parquet", "SELECT run_id, status FROM runs WHERE flow_run_id = ?", [str(run.id)]
+    )
+    assert rows == [(second["run_id"], "completed")]
     _, rows = query(
         warehouse / "parquet",
         "SELECT DISTINCT subtask_id FROM llm_calls WHERE run_id = ? AND role = 'analyst'",

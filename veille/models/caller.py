@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from veille.alerts import Alert
-from veille.journal import CallJournal, CallRecord, prefect_run_ids
-from veille.models.attempts import LogicalCall, Recorder, new_call_id, payload_dict, utc_now
+from veille.journal import CallJournal, prefect_run_ids
+from veille.models.attempts import LogicalCall, Recorder, new_call_id, payload_dict
 from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
@@ -158,28 +158,6 @@ class ModelClient:
             role.schema_for(data),
             payload=data,
             subtask_id=subtask_id,
-        )
-
-    def note_cached(self, role: str, result: ModelResult[Any], *, subtask_id: str | None = None) -> None:
-        """Journal an answer the flow's task cache served (no request made): one ok record, cost 0,
-        ``cache_hit`` set, so calls.jsonl and ``llm_calls`` still list every answer the run used."""
-        flow_id, task_id = prefect_run_ids()
-        self._journal.append(
-            CallRecord(
-                run_id=self.run_id,
-                call_id=new_call_id(),
-                attempt=1,
-                flow_run_id=flow_id,
-                task_run_id=task_id,
-                role=role,
-                subtask_id=subtask_id,
-                backend=self.backend,
-                model=result.model,
-                cost_usd=0.0,
-                status="ok",
-                cache_hit=True,
-                started_at=utc_now(),
-            )
         )
 
     async def acall(

@@ -282,6 +282,10 @@ def _reask(
     return revised, proposed, alerts
 
 
+def _first_answer(alert: Alert) -> Alert:
+    return alert.model_copy(update={"message": f"{alert.message} (première réponse, avant la relance)"})
+
+
 def _settle(
     data: PlannerInput,
     plan: Plan,
@@ -350,8 +354,9 @@ def make_plan(
     reasked = bool(questioned and reask)
     if reasked:
         revised = _reask(client, data, plan, questioned, vocabulary)
-        if revised is not None:
-            plan, proposed, alerts = revised
+        if revised is not None:  # the first answer's repairs stay on record (hallucinated ids…)
+            plan, proposed = revised[0], revised[1]
+            alerts = [_first_answer(a) for a in alerts] + revised[2]
     placed_by_planner = [i for i in questioned if i not in plan.excluded]
     questioned += [i for i in _questioned(plan, data.catalogue, vocabulary, never) if i not in questioned]
     plan, done = _settle(data, plan, vocabulary, flagged, never, left)

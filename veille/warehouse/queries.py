@@ -158,6 +158,8 @@ def connect(
                 _create_summary_view(con, root)
             elif view.table in TABLES and not committed_files(root, view.table):
                 _create_empty_view(con, view.table, name=view.name)
+            elif view.table in TABLES:
+                _create_table_view(con, view.sql, view.table, view.name)
             else:
                 con.execute(view.sql)
         con.execute("SET lock_configuration = true")
@@ -192,6 +194,17 @@ def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     # The current schema's empty table first: columns added by a migration bind (as NULL) even
     # when every recorded run predates them.
     con.execute(f"CREATE VIEW {SUMMARY_VIEW} AS {_typed_nulls(con, 'runs')} UNION ALL BY NAME {source}")
+
+
+def _create_table_view(con: duckdb.DuckDBPyConnection, sql: str, table: str, name: str) -> None:
+    """The table's view over its files, behind the current schema's empty table: a column added by
+    a migration binds (as NULL) even when every file predates it (``union_by_name`` alone only
+    knows the columns some file has)."""
+    con.execute(sql)
+    con.execute(f'ALTER VIEW "{name}" RENAME TO "_files_{name}"')
+    con.execute(
+        f'CREATE VIEW "{name}" AS {_typed_nulls(con, table)} UNION ALL BY NAME SELECT * FROM "_files_{name}"'
+    )
 
 
 def _typed_nulls(con: duckdb.DuckDBPyConnection, table: str) -> str:

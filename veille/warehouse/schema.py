@@ -30,7 +30,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -155,6 +155,7 @@ TABLES: dict[str, pa.Schema] = {
             _f("stage", pa.string()),
             _f("message", pa.string()),
             _f("subject", pa.string()),
+            _f("subjects", _STR_LIST),  # every subject of a grouped alert (v4)
         ],
     ),
     "review_rounds": _schema(
@@ -276,6 +277,19 @@ register_migration(
         "runs.attempt: the attempt of the flow run (a Retry is one flow run with two attempts)",
         _add_attempt,
     )
+)
+
+
+def _add_alert_subjects(name: str, table: pa.Table) -> pa.Table:
+    """Version 4: ``alerts.subjects``. Old alerts named one subject at most: their list is that one."""
+    if name != "alerts" or "subjects" in table.column_names:
+        return table
+    subjects = [[s] if s else [] for s in table.column("subject").to_pylist()]
+    return table.append_column(_f("subjects", _STR_LIST), pa.array(subjects, _STR_LIST))
+
+
+register_migration(
+    Migration(4, "alerts.subjects: every subject of a grouped alert (one alert, N documents)", _add_alert_subjects)
 )
 
 
