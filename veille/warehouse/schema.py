@@ -289,7 +289,9 @@ def _add_alert_subjects(name: str, table: pa.Table) -> pa.Table:
 
 
 register_migration(
-    Migration(4, "alerts.subjects: every subject of a grouped alert (one alert, N documents)", _add_alert_subjects)
+    Migration(
+        4, "alerts.subjects: every subject of a grouped alert (one alert, N documents)", _add_alert_subjects
+    )
 )
 
 
