@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prefect import get_run_logger, task
+from prefect import get_run_logger, task, unmapped
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 from pydantic import BaseModel
 
-from tasks.clients import MODEL_TASK_RETRIES
+from tasks.clients import MODEL_TASK_RETRIES, model_key
+from tasks.reuse import Reuse
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
+from veille.run.inputs import collect_branches
 from veille.run.killpoints import kill_point
 from veille.steps.analyse import Analysis, analyse_subtask
 from veille.store.readers import fetch_documents
@@ -23,9 +25,9 @@ __all__ = [
     "AnalystJob",
     "InjectedFaultError",
     "analyse",
+    "analyse_sub_tasks",
     "analyst_jobs",
     "branch_note",
-    "cache_scopes",
 ]
 
 # Bump when the analyst's prompt or output handling changes. Not TASK_SOURCE: a code edit elsewhere
@@ -57,21 +59,6 @@ def analyst_jobs(
         AnalystJob(sub_task=st, doc_hashes={i: hashes.get(i, "") for i in st.doc_ids}, model_key=model_key)
         for st in sub_tasks
     ]
-
-
-def cache_scopes(
-    subtask_ids: Sequence[str], drill: Collection[str], *, use_cache: bool, flow_run_id: object
-) -> list[str]:
-    """The ``cache_scope`` of each branch: "" shares results across runs; the flow run's id keeps them
-    within one flow run (its attempts).
-
-    A drill branch (``fail_subtasks``) is scoped to its flow run, so on the first attempt its fault
-    fires whatever earlier nights cached, and on the retry it really runs again while the other
-    branches come from the cache. With ``use_cache=False`` every branch is scoped to the flow run:
-    the first attempt computes all of them, a retry reuses what that attempt finished.
-    """
-    own = f"flow-run:{flow_run_id}"
-    return [own if (not use_cache or sid in drill) else "" for sid in subtask_ids]
 
 
 def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
@@ -120,3 +107,21 @@ def branch_note(subtask_id: str, documents: int, analysis: Analysis, client: obj
         f"{len(analysis.findings.contradictions)} contradiction(s); {tokens_in} tokens in, {tokens_out} out "
         f"({len(records)} model attempt(s))"
     )
+
+
+def analyse_sub_tasks(
+    client: Asker, sub_tasks: Sequence[SubTask], snapshot: Sequence[tuple[str, str]], reuse: Reuse
+) -> list[Analysis]:
+    """One mapped ``analyse`` run per sub-task (results persisted, drill faults injected, see
+    tasks/reuse.py), collected in plan order; a failed branch is a ``failed`` Analysis, the others
+    survive (collect_branches)."""
+    ids = [st.id for st in sub_tasks]
+    branches = analyse.with_options(result_storage=reuse.storage).map(
+        analyst_jobs(sub_tasks, snapshot, model_key(reuse.settings, "analyst")),
+        ids,
+        client=unmapped(client),
+        db_path=unmapped(reuse.settings.database),
+        fault=[sid in reuse.faults for sid in ids],
+        cache_scope=reuse.branch_scopes(ids),
+    )
+    return collect_branches(sub_tasks, branches)

@@ -7,13 +7,16 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 
-from tasks.clients import MODEL_TASK_RETRIES
+from tasks.clients import MODEL_TASK_RETRIES, model_key
+from tasks.reuse import Reuse
+from veille.alerts import Alert
 from veille.roles.base import Asker
 from veille.roles.planner import PlannerInput
-from veille.steps.catalogue import LeftOut
+from veille.steps.catalogue import LeftOut, PlannerCatalogue
 from veille.steps.plan import PlanOutcome, make_plan
+from veille.steps.screen import flagged_documents
 
-__all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan"]
+__all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan", "plan_catalogue"]
 
 # Bump when the planner's prompt, validation or output format changes. A version constant rather
 # than TASK_SOURCE: editing an unrelated line of this file must not invalidate persisted plans
@@ -51,3 +54,21 @@ def plan(
     retry of the flow run reuses its own plan, other runs do not."""
     del model_key, cache_scope  # part of the cache key only
     return make_plan(client, data, flagged=flagged or {}, left_out=left_out or [])
+
+
+def plan_catalogue(
+    client: Asker,
+    shown: PlannerCatalogue,
+    suspected: list[Alert],
+    reuse: Reuse,
+) -> PlanOutcome:
+    """The ``plan`` task over the catalogue step's output, its result persisted (tasks/reuse.py);
+    ``suspected``: the screen's alerts (flagged documents are checked after planning)."""
+    return plan.with_options(result_storage=reuse.storage)(
+        client,
+        shown.data,
+        model_key(reuse.settings, "planner"),
+        cache_scope=reuse.scope,
+        flagged=flagged_documents(suspected),
+        left_out=shown.left_out,
+    )

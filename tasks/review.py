@@ -2,40 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from veille.dossier import Dossier
 from veille.grid import Grid
 from veille.roles.base import Asker
-from veille.roles.writer import SourceRef
 from veille.steps.review import ReviewOutcome, review_loop
+from veille.steps.write import WrittenDraft
 
 __all__ = ["review"]
 
 
-# NO_CACHE: its input includes the live client; the response cache spares unchanged calls.
+# NO_CACHE: its input includes the live client; the critic's and reviser's asks are cached themselves.
 @task(name="review", cache_policy=NO_CACHE)
-def review(
-    client: Asker,
-    draft: Dossier,
-    grid: Grid,
-    sources: Sequence[SourceRef],
-    request: str,
-    max_rounds: int,
-    axes: Mapping[str, str],
-    contradictions: int = 0,
-) -> ReviewOutcome:
+def review(client: Asker, written: WrittenDraft, grid: Grid, request: str, max_rounds: int) -> ReviewOutcome:
     """No task retries: critic and reviser failures are turned into alerts inside the loop."""
     return review_loop(
         client,
-        draft,
+        written.dossier,
         grid=grid,
-        sources=sources,
+        sources=written.sources,
         request=request,
         max_rounds=max_rounds,
-        axes=axes,
-        contradictions=contradictions,
+        axes=written.writer_input.axes,
+        contradictions=len(written.writer_input.contradictions),
     )

@@ -13,9 +13,10 @@ from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.steps.analyse import Analysis
-from veille.steps.write import WrittenDraft, write_sourced_draft
+from veille.steps.review import ReviewOutcome
+from veille.steps.write import FinalReport, WrittenDraft, finalize_report, write_sourced_draft
 
-__all__ = ["WrittenDraft", "write_report"]
+__all__ = ["WrittenDraft", "finish_report", "write_report"]
 
 
 @task(
@@ -28,3 +29,12 @@ def write_report(
 ) -> WrittenDraft:
     """Sources numbered in order of first citation across branches; the writer sees numbers only."""
     return write_sourced_draft(client, analyses, request, grid, db_path)
+
+
+def finish_report(
+    title: str, written: WrittenDraft, reviewed: ReviewOutcome, missing_axes: Sequence[str]
+) -> FinalReport:
+    """The reviewed structure rendered with the sources the writer step numbered (no model call)."""
+    return finalize_report(
+        title, reviewed.final_dossier, written.sources, written.writer_input.axes, missing_axes
+    )

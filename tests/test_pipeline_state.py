@@ -87,7 +87,7 @@ def test_a_failing_step_ends_the_block_as_a_run_failed_alert_after_the_alerts_of
     run = _run(tmp_path)
     reached = []
     with run.failure_as_alert():
-        run.keep_ingest(_ingest())
+        run.keep_ingest(_ingest(), "Titre", [("doc-01", "h1")])
         run.keep_plan(PlanOutcome(plan=PLAN, proposed=PLAN, alerts=[_alert("plan.dropped")]))
         raise ValueError("x" * 900)
         reached.append("after")  # type: ignore[unreachable]

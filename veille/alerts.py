@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["GROUP_SHOWN", "Alert", "Severity", "grouped_alert"]
+__all__ = ["GROUP_SHOWN", "Alert", "Severity", "alert", "grouped_alert"]
 
 Severity = Literal["info", "warning", "error"]
 
@@ -28,6 +28,21 @@ class Alert(BaseModel):
     message: str
     subject: str | None = None  # document id, sub-task id, file path…
     subjects: list[str] = Field(default_factory=list)  # every subject of a grouped alert
+
+
+def alert(
+    stage: str,
+    code: str,
+    message: str,
+    *,
+    severity: Severity = "warning",
+    subject: str | None = None,
+) -> Alert:
+    """One alert of ``stage`` (the one constructor the steps use; ``grouped_alert`` for N subjects)."""
+    subjects = [subject] if subject else []
+    return Alert(
+        code=code, severity=severity, stage=stage, message=message, subject=subject, subjects=subjects
+    )
 
 
 def grouped_alert(

@@ -117,32 +117,10 @@ def _section_checks(draft: str) -> list[str]:
     return out
 
 
-def arbitrate(evaluation: Mapping[str, Any], draft: str, grid: Grid, sources: Sequence[object]) -> Verdict:
-    """Scores + hard checks -> (valid, instructions for the reviser).
-
-    ``evaluation`` is the critic's output as a mapping (criterion -> int, ``remarks`` -> list[str]);
-    ``draft`` is the model text (no title, no Sources section); ``sources`` the numbered sources.
-    """
-    scores = scores_of(evaluation, list(grid.criteria))
+def _hard_checks(draft: str, grid: Grid, sources: Sequence[object], word_count: int) -> list[str]:
+    """The grid's checks code makes whatever the critic says: length, sentences, words, mentions,
+    citations."""
     instructions: list[str] = []
-    for name, definition in grid.criteria.items():
-        score = scores[name]
-        if score < grid.threshold:
-            shown = f"{score}/5" if score else "absente (comptée 0/5)"
-            instructions.append(
-                f"Critère « {name} » : note {shown}, il faut au moins {grid.threshold}/5. {definition}"
-            )
-    mean = sum(scores.values()) / len(scores)
-    remarks = [str(r).strip() for r in evaluation.get("remarks", []) or [] if str(r).strip()]
-    if mean < grid.mean_min:
-        advice = (
-            "Traitez en priorité les remarques ci-dessous."
-            if remarks
-            else "Relisez le texte critère par critère."
-        )
-        instructions.append(f"Moyenne : {mean:.1f}/5, il faut au moins {grid.mean_min}/5. {advice}")
-
-    word_count = count_words(draft)
     if not grid.min_words <= word_count <= grid.max_words:
         instructions.append(
             f"Longueur : {word_count} mots, il en faut entre {grid.min_words} et {grid.max_words}."
@@ -174,6 +152,36 @@ def arbitrate(evaluation: Mapping[str, Any], draft: str, grid: Grid, sources: Se
         instructions.append(
             "Aucune source citée : chaque fait doit finir par le numéro de sa source, ex. [1]."
         )
+    return instructions
+
+
+def arbitrate(evaluation: Mapping[str, Any], draft: str, grid: Grid, sources: Sequence[object]) -> Verdict:
+    """Scores + hard checks -> (valid, instructions for the reviser).
+
+    ``evaluation`` is the critic's output as a mapping (criterion -> int, ``remarks`` -> list[str]);
+    ``draft`` is the model text (no title, no Sources section); ``sources`` the numbered sources.
+    """
+    scores = scores_of(evaluation, list(grid.criteria))
+    instructions: list[str] = []
+    for name, definition in grid.criteria.items():
+        score = scores[name]
+        if score < grid.threshold:
+            shown = f"{score}/5" if score else "absente (comptée 0/5)"
+            instructions.append(
+                f"Critère « {name} » : note {shown}, il faut au moins {grid.threshold}/5. {definition}"
+            )
+    mean = sum(scores.values()) / len(scores)
+    remarks = [str(r).strip() for r in evaluation.get("remarks", []) or [] if str(r).strip()]
+    if mean < grid.mean_min:
+        advice = (
+            "Traitez en priorité les remarques ci-dessous."
+            if remarks
+            else "Relisez le texte critère par critère."
+        )
+        instructions.append(f"Moyenne : {mean:.1f}/5, il faut au moins {grid.mean_min}/5. {advice}")
+
+    word_count = count_words(draft)
+    instructions += _hard_checks(draft, grid, sources, word_count)
     instructions += _section_checks(draft)
 
     if instructions:  # the critic's remarks count only when the grid is not satisfied

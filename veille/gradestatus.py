@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 
 __all__ = [
     "GRADES_FILE",
@@ -86,11 +86,11 @@ def failure_alerts(grades: Sequence[Mapping[str, Any]]) -> list[Alert]:
         if error and str(g.get("target") or "final") == "final" and grader not in seen:
             seen.add(grader)
             out.append(
-                Alert(
-                    code=GRADE_FAILED,
+                alert(
+                    "grade",
+                    GRADE_FAILED,
+                    f"grader {grader} gave no score: {error}",
                     severity="warning",
-                    stage="grade",
-                    message=f"grader {grader} gave no score: {error}",
                     subject=grader,
                 )
             )

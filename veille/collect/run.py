@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from veille.alerts import Alert
+from veille.alerts import Alert, Severity, alert
 from veille.collect.feeds import FeedError, parse_feed
 from veille.collect.fetch import Fetcher, FetchError, HttpCache, Resolver, resolve_host
 from veille.collect.items import Item
@@ -113,12 +113,12 @@ def _source_items(fetcher: Fetcher, source: Source) -> tuple[list[Item], list[st
     return items, problems
 
 
-def _alert(source: Source, problem: str, severity: str = "warning") -> Alert:
-    return Alert(
-        code="collect.source_failed",
-        severity=severity,  # type: ignore[arg-type]
-        stage="collect",
-        message=f"source {source.name!r} ({source.url}): {problem}; the night goes on without it",
+def _alert(source: Source, problem: str, severity: Severity = "warning") -> Alert:
+    return alert(
+        "collect",
+        "collect.source_failed",
+        f"source {source.name!r} ({source.url}): {problem}; the night goes on without it",
+        severity=severity,
         subject=source.name,
     )
 
@@ -197,11 +197,7 @@ def collect_night(corpus_dir: Path, *, max_doc_bytes: int = 1_048_576) -> Collec
     try:
         return collect_corpus(corpus_dir, max_doc_bytes=max_doc_bytes)
     except SourcesError as exc:
-        alert = Alert(
-            code="collect.invalid_sources",
-            severity="error",
-            stage="collect",
-            message=str(exc),
-            subject=SOURCES_FILE,
+        invalid = alert(
+            "collect", "collect.invalid_sources", str(exc), severity="error", subject=SOURCES_FILE
         )
-        return CollectReport(alerts=[alert])
+        return CollectReport(alerts=[invalid])

@@ -108,16 +108,25 @@ class StructuralChecks:
         report: str | None,
         sources: Sequence[Mapping[str, Any]],
     ) -> list[GraderResult]:
-        results: list[GraderResult] = []
         subtasks = [
             (str(s.get("id")), set(map(str, s.get("doc_ids") or [])))
             for s in (plan or {}).get("sub_tasks") or []
             if isinstance(s, Mapping)
         ]
+        return [
+            *self._plan_checks(facts, plan, subtasks),
+            self._contradictions(facts, report),
+            self._ledger(facts, report, sources),
+            self._citations(report, sources),
+        ]
+
+    def _plan_checks(
+        self, facts: Facts, plan: Mapping[str, Any] | None, subtasks: list[tuple[str, set[str]]]
+    ) -> list[GraderResult]:
+        """groups (every document of a group in one and the same sub-task), keep, exclude."""
         planned = set().union(*(docs for _, docs in subtasks)) if subtasks else set()
         no_plan = {"reason": "no plan.json in the run folder"}
-
-        # groups: every document of the group in one and the same sub-task
+        results: list[GraderResult] = []
         if not facts.groups:
             results.append(self._result("groups", None, {"reason": "no groups in facts.yaml"}))
         elif plan is None:
@@ -129,8 +138,6 @@ class StructuralChecks:
                 per_group.append({"docs": group, "ok": bool(together), "subtasks": together})
             ok = sum(g["ok"] for g in per_group)
             results.append(self._result("groups", ok / len(per_group), {"groups": per_group}))
-
-        # keep / exclude
         if not facts.keep:
             results.append(self._result("keep", None, {"reason": "no keep list in facts.yaml"}))
         elif plan is None:
@@ -147,47 +154,31 @@ class StructuralChecks:
             results.append(
                 self._result("exclude", 1 - len(leaked) / len(facts.exclude), {"planned_anyway": leaked})
             )
-
-        # contradictions: resolved when all their keywords appear in the report
-        if not facts.contradictions:
-            results.append(
-                self._result("contradictions", None, {"reason": "no contradictions in facts.yaml"})
-            )
-        elif report is None:
-            results.append(self._result("contradictions", None, {"reason": "no report.md"}))
-        else:
-            per_item: list[dict[str, Any]] = []
-            for c in facts.contradictions:
-                missing = [k for k in c.keywords if not contains_verbatim(report, k)]
-                per_item.append({"id": c.id, "resolved": not missing, "missing_keywords": missing})
-            resolved = sum(i["resolved"] for i in per_item)
-            results.append(
-                self._result("contradictions", resolved / len(per_item), {"contradictions": per_item})
-            )
-
-        results.append(self._ledger(facts, report, sources))
-
-        # citations: share of cited numbers that match a source; uncited report scores 0
-        if report is None:
-            results.append(self._result("citations", None, {"reason": "no report.md"}))
-        else:
-            numbers = {int(s["number"]) for s in sources if isinstance(s.get("number"), int)}
-            body = strip_sources(report)
-            cited = sorted(cited_numbers(body))  # "[1, 3]" lists count too
-            invalid = [n for n in cited if n not in numbers]
-            score = (len(cited) - len(invalid)) / len(cited) if cited else 0.0
-            results.append(
-                self._result(
-                    "citations",
-                    score,
-                    {
-                        "cited": len(cited),
-                        "invalid": invalid,
-                        "uncited_sources": sorted(numbers - set(cited)),
-                    },
-                )
-            )
         return results
+
+    def _contradictions(self, facts: Facts, report: str | None) -> GraderResult:
+        """Resolved when all their keywords appear in the report."""
+        if not facts.contradictions:
+            return self._result("contradictions", None, {"reason": "no contradictions in facts.yaml"})
+        if report is None:
+            return self._result("contradictions", None, {"reason": "no report.md"})
+        per_item: list[dict[str, Any]] = []
+        for c in facts.contradictions:
+            missing = [k for k in c.keywords if not contains_verbatim(report, k)]
+            per_item.append({"id": c.id, "resolved": not missing, "missing_keywords": missing})
+        resolved = sum(i["resolved"] for i in per_item)
+        return self._result("contradictions", resolved / len(per_item), {"contradictions": per_item})
+
+    def _citations(self, report: str | None, sources: Sequence[Mapping[str, Any]]) -> GraderResult:
+        """Share of cited numbers that match a source; an uncited report scores 0."""
+        if report is None:
+            return self._result("citations", None, {"reason": "no report.md"})
+        numbers = {int(s["number"]) for s in sources if isinstance(s.get("number"), int)}
+        cited = sorted(cited_numbers(strip_sources(report)))  # "[1, 3]" lists count too
+        invalid = [n for n in cited if n not in numbers]
+        score = (len(cited) - len(invalid)) / len(cited) if cited else 0.0
+        details = {"cited": len(cited), "invalid": invalid, "uncited_sources": sorted(numbers - set(cited))}
+        return self._result("citations", score, details)
 
 
 def _ledger_check(

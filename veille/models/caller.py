@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import LogicalCall, Recorder, new_call_id, payload_dict
 from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
@@ -121,11 +121,11 @@ class ModelClient:
         """One alert per model whose calls could not be priced."""
         where = self.prices.path or "the price table"
         return [
-            Alert(
-                code="cost.unknown_model",
+            alert(
+                "record",
+                "cost.unknown_model",
+                f"Model {model!r} is not in {where}: its calls are recorded with cost null.",
                 severity="warning",
-                stage="record",
-                message=f"Model {model!r} is not in {where}: its calls are recorded with cost null.",
                 subject=model,
             )
             for model in self.unknown_models

@@ -106,6 +106,7 @@ class PriceTable:
 
 
 def _parse_entry(path: Path, name: str, entry: Any) -> ModelPrice:
+    # Long on purpose: every field of an entry checked in one place, each with its own message.
     where = f'{path}: [models."{name}"]'
     if not isinstance(entry, dict):
         raise PriceTableError(f"{where} must be a table")

@@ -25,6 +25,7 @@ from veille.roles.writer import SourceRef
 
 __all__ = [
     "CALLS_FILE",
+    "OUTPUT_FILES",
     "REPORT_FILE",
     "RunFolder",
     "RunInfo",
@@ -36,6 +37,8 @@ __all__ = [
 
 CALLS_FILE = "calls.jsonl"
 REPORT_FILE = "report.md"
+# What the flow's last log line lists for people (the full contract is in the module docstring).
+OUTPUT_FILES = (REPORT_FILE, "plan.json", "findings.json", "review.json", "alerts.json", CALLS_FILE)
 _RUN_FOLDER_NOTE = "run folder: "
 
 

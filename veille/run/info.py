@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from veille.alerts import Alert
+from veille.alerts import Alert, Severity, alert
 from veille.journal import CallRecord
 from veille.roles.planner import Plan
 from veille.run.folder import RunInfo
@@ -89,11 +89,11 @@ def final_alerts(final: FinalReport, failed: Sequence[str]) -> list[Alert]:
     alerts = []
     if final.removed_orphans:
         alerts.append(
-            Alert(
-                code="report.orphan_citation_stripped",
+            alert(
+                "report",
+                "report.orphan_citation_stripped",
+                f"citations orphelines retirées du rapport final : {final.removed_orphans}",
                 severity="warning",
-                stage="report",
-                message=f"citations orphelines retirées du rapport final : {final.removed_orphans}",
             )
         )
     if failed:
@@ -106,8 +106,8 @@ def final_alerts(final: FinalReport, failed: Sequence[str]) -> list[Alert]:
     return alerts
 
 
-def run_alert(code: str, message: str, severity: str = "error", subject: str | None = None) -> Alert:
-    return Alert(code=code, severity=severity, stage="run", message=message, subject=subject)  # type: ignore[arg-type]
+def run_alert(code: str, message: str, severity: Severity = "error", subject: str | None = None) -> Alert:
+    return alert("run", code, message, severity=severity, subject=subject)
 
 
 def record_note(recorded: Mapping[str, Any]) -> str:

@@ -6,20 +6,38 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from veille.corpus.reference import Reference, reference_if_valid
+from veille.corpus.request import Request, load_request
+from veille.grid import Grid, load_grid
 from veille.roles.planner import SubTask
 from veille.settings import Settings
 from veille.steps.analyse import Analysis, failed_analysis
 
 __all__ = [
     "RESULTS_DIRNAME",
+    "CorpusInputs",
     "collect_branches",
+    "corpus_inputs",
     "results_dir",
 ]
 
 # Persisted task results and cache records (retry only the failed branches). `veille clean` deletes it.
 RESULTS_DIRNAME = "prefect-results"
+
+
+class CorpusInputs(NamedTuple):
+    request: Request
+    reference: Reference | None  # None when absent or invalid (ingestion alerted)
+    grid: Grid  # the writing grid, with the request's mandatory mentions
+
+
+def corpus_inputs(settings: Settings) -> CorpusInputs:
+    """Read once per run, after ingestion, and handed to the steps that need them."""
+    request = load_request(settings.corpus_dir)
+    grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
+    return CorpusInputs(request, reference_if_valid(settings.corpus_dir), grid)
 
 
 def results_dir(settings: Settings) -> Path:

@@ -123,10 +123,20 @@ class RunLog:
         self.alerts += added
         return added
 
-    def keep_ingest(self, report: IngestReport) -> None:
-        """The ingest's alerts, and its summary as ingest.json (written at once: a later failure keeps it)."""
+    def keep_quality(self, alerts: Sequence[Alert]) -> list[Alert]:
+        """Alerts raised after grading (``quality.regression``), into alerts.json at once."""
+        added = self.add(alerts)
+        if added:
+            self.folder.write_alerts(self.alerts)
+        return added
+
+    def keep_ingest(self, report: IngestReport, request_title: str, snapshot: list[tuple[str, str]]) -> str:
+        """The ingest's alerts, and its summary as ingest.json (written at once: a later failure keeps
+        it); the request's title and the document snapshot for the run's records. Returns the log note."""
         self.add(report.alerts)
         self.folder.write_json(INGEST_FILE, ingest_record(report))
+        self.request_title, self.snapshot = request_title, snapshot
+        return f"{report.documents} documents, {len(report.alerts)} alert(s)"
 
     def keep_plan(self, planned: PlanOutcome) -> str:
         self.plan = planned.plan
@@ -160,9 +170,10 @@ class RunLog:
         self.add(written.alerts)
         return f"{len(written.sources)} source(s) numbered, {len(written.alerts)} alert(s)"
 
-    def keep_review(self, reviewed: ReviewOutcome) -> None:
+    def keep_review(self, reviewed: ReviewOutcome) -> ReviewOutcome:
         self.review = reviewed
         self.add(reviewed.alerts)
+        return reviewed
 
     def keep_final(self, final: FinalReport) -> str:
         """The shipped report and its alerts; returns the review step's summary."""

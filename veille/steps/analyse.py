@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
@@ -41,12 +41,12 @@ def failed_analysis(sub_task: SubTask, error: BaseException) -> Analysis:
         status="failed",
         error=f"{type(error).__name__}: {error}"[:500],
         alerts=[
-            Alert(
-                code="analyse.branch_failed",
-                severity="error",
-                stage="analyse",
-                message=f"{sub_task.id} en échec ({type(error).__name__}) : axe absent du rapport — "
+            alert(
+                "analyse",
+                "analyse.branch_failed",
+                f"{sub_task.id} en échec ({type(error).__name__}) : axe absent du rapport — "
                 f"{sub_task.question}",
+                severity="error",
                 subject=sub_task.id,
             )
         ],
@@ -87,23 +87,23 @@ def restrict_citations(
     if foreign:
         dropped = len(findings.findings) - len(kept)
         alerts.append(
-            Alert(
-                code="analyse.foreign_citation",
-                severity="warning",
-                stage="analyse",
-                message=f"{subtask_id} : citations hors périmètre retirées {foreign}"
+            alert(
+                "analyse",
+                "analyse.foreign_citation",
+                f"{subtask_id} : citations hors périmètre retirées {foreign}"
                 + (f" ; {dropped} constat(s) sans source restante supprimé(s)" if dropped else ""),
+                severity="warning",
                 subject=subtask_id,
             )
         )
     if single:
         alerts.append(
-            Alert(
-                code="analyse.contradiction_dropped",
-                severity="warning",
-                stage="analyse",
-                message=f"{subtask_id} : {single} contradiction(s) citant moins de deux documents "
+            alert(
+                "analyse",
+                "analyse.contradiction_dropped",
+                f"{subtask_id} : {single} contradiction(s) citant moins de deux documents "
                 "distincts supprimée(s)",
+                severity="warning",
                 subject=subtask_id,
             )
         )
@@ -123,11 +123,11 @@ def analyse_subtask(client: Asker, sub_task: SubTask, documents: Sequence[Docume
     missing = [i for i in sub_task.doc_ids if i not in {d.id for d in documents}]
     if missing:
         alerts.append(
-            Alert(
-                code="analyse.missing_documents",
+            alert(
+                "analyse",
+                "analyse.missing_documents",
+                f"{sub_task.id} : documents introuvables dans la base {missing}",
                 severity="warning",
-                stage="analyse",
-                message=f"{sub_task.id} : documents introuvables dans la base {missing}",
                 subject=sub_task.id,
             )
         )

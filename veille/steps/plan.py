@@ -20,7 +20,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from veille.alerts import Alert
+from veille.alerts import Alert, Severity, alert
 from veille.models.base import SchemaValidationError
 from veille.roles.base import Asker
 from veille.roles.planner import (
@@ -75,11 +75,8 @@ class CatalogueLike(Protocol):
     def summary(self) -> str | None: ...
 
 
-def _alert(code: str, message: str, subject: str | None = None, severity: str = "warning") -> Alert:
-    subjects = [subject] if subject else []
-    return Alert(
-        code=code, severity=severity, stage="plan", message=message, subject=subject, subjects=subjects
-    )  # type: ignore[arg-type]
+def _alert(code: str, message: str, subject: str | None = None, severity: Severity = "warning") -> Alert:
+    return alert("plan", code, message, severity=severity, subject=subject)
 
 
 def _ordered(known_ids: Collection[str]) -> list[str]:

@@ -13,11 +13,12 @@ the same schema; code sanitises every structure before it is rendered.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from veille.alerts import Alert
-from veille.arbiter import arbitrate
+from veille.alerts import Alert, alert
+from veille.arbiter import Verdict, arbitrate
 from veille.dossier import Dossier, render_body
 from veille.grid import Grid
 from veille.models.base import ModelError
@@ -78,11 +79,11 @@ def _evaluate(
     except ModelError as exc:
         # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
         alerts.append(
-            Alert(
-                code="review.critic_failed",
+            alert(
+                "review",
+                "review.critic_failed",
+                f"tour {number} : critique en échec ({type(exc).__name__}), notes comptées 0",
                 severity="warning",
-                stage="review",
-                message=f"tour {number} : critique en échec ({type(exc).__name__}), notes comptées 0",
             )
         )
         return {}
@@ -114,11 +115,11 @@ def _revise(
         revised = client.ask(REVISER, reviser_input).output
     except ModelError as exc:
         alerts.append(
-            Alert(
-                code="review.reviser_failed",
+            alert(
+                "review",
+                "review.reviser_failed",
+                f"tour {number} : réviseur en échec ({type(exc).__name__}), brouillon conservé",
                 severity="warning",
-                stage="review",
-                message=f"tour {number} : réviseur en échec ({type(exc).__name__}), brouillon conservé",
             )
         )
         return None
@@ -127,6 +128,23 @@ def _revise(
     )
     alerts += changed
     return clean
+
+
+def _round_record(
+    number: int, verdict: Verdict, rendered: str, dossier: Dossier, evaluation: Mapping[str, Any]
+) -> RoundRecord:
+    remarks = evaluation.get("remarks", [])
+    return RoundRecord(
+        round=number,
+        scores=verdict.scores,
+        mean=round(verdict.mean, 3),
+        valid=verdict.valid,
+        instructions=verdict.instructions,
+        word_count=verdict.word_count,
+        draft=rendered,
+        structure=dossier,
+        remarks=[str(r) for r in remarks] if isinstance(remarks, list) else [],
+    )
 
 
 def review_loop(
@@ -155,20 +173,7 @@ def review_loop(
         )
         kill_point("review")  # crash tests: a critic round evaluated
         verdict = arbitrate(evaluation, rendered, grid, sources)
-        remarks = evaluation.get("remarks", [])
-        rounds.append(
-            RoundRecord(
-                round=number,
-                scores=verdict.scores,
-                mean=round(verdict.mean, 3),
-                valid=verdict.valid,
-                instructions=verdict.instructions,
-                word_count=verdict.word_count,
-                draft=rendered,
-                structure=dossier,
-                remarks=[str(r) for r in remarks] if isinstance(remarks, list) else [],
-            )
-        )
+        rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:
             break
         revised = _revise(client, dossier, verdict.instructions, grid, sources, axes, number, alerts)
@@ -178,12 +183,12 @@ def review_loop(
     validated = rounds[-1].valid
     if not validated:
         alerts.append(
-            Alert(
-                code="review.not_validated",
-                severity="warning",
-                stage="review",
-                message=f"grille non satisfaite après {len(rounds)} tour(s) : rapport conservé, non validé "
+            alert(
+                "review",
+                "review.not_validated",
+                f"grille non satisfaite après {len(rounds)} tour(s) : rapport conservé, non validé "
                 f"({len(rounds[-1].instructions)} consigne(s) restantes)",
+                severity="warning",
             )
         )
     final = rounds[-1].structure

@@ -41,7 +41,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.roles.planner import CatalogueEntry
 from veille.steps.screen_patterns import PATTERNS
 
@@ -208,15 +208,13 @@ def injection_alert(doc_id: str, signals: Sequence[Signal]) -> Alert:
     """The ``injection.suspected`` alert for one document (warning: the run goes on, code enforces ids)."""
     kinds = ", ".join(dict.fromkeys(s.kind for s in signals))
     quoted = signals[0].excerpt.replace("«", '"').replace("»", '"')
-    return Alert(
-        code=ALERT_CODE,
+    return alert(
+        "ingest",
+        ALERT_CODE,
+        f"{doc_id} : injection de consignes suspectée ({kinds}) — « {quoted} ». Le document reste "
+        "traité comme une donnée : ses consignes ne sont pas suivies (identifiants du plan, "
+        "citations et sources contrôlés par le code).",
         severity="warning",
-        stage="ingest",
-        message=(
-            f"{doc_id} : injection de consignes suspectée ({kinds}) — « {quoted} ». Le document reste "
-            "traité comme une donnée : ses consignes ne sont pas suivies (identifiants du plan, "
-            "citations et sources contrôlés par le code)."
-        ),
         subject=doc_id,
     )
 

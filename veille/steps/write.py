@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from veille.alerts import Alert
+from veille.alerts import Alert, Severity, alert
 from veille.citations import (
     SourceRegistry,
     bibliography,
@@ -75,6 +75,7 @@ def number_findings(
     Branches are read in sub-task order; a document cited by two branches keeps its first number.
     The writer sees numbers only; ids and titles stay in the returned sources.
     """
+    # One function on purpose: numbers are given in this order (findings, then contradictions).
     registry = SourceRegistry(catalogue)
     numbered: list[NumberedFinding] = []
     contradictions: list[NumberedContradiction] = []
@@ -145,8 +146,8 @@ class _Tally:
     def alerts(self, stage: str) -> list[Alert]:
         out = []
 
-        def add(code: str, severity: str, message: str) -> None:
-            out.append(Alert(code=code, severity=severity, stage=stage, message=message))  # type: ignore[arg-type]
+        def add(code: str, severity: Severity, message: str) -> None:
+            out.append(alert(stage, code, message, severity=severity))
 
         if self.orphans:
             add("report.orphan_citation", "warning",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.corpus.errors import CorpusError
 from veille.corpus.reference import Reference, load_reference
 from veille.corpus.request import parse_request, request_path
@@ -55,11 +55,11 @@ def list_document_files(
             if entry.is_symlink() and escapes(entry.path, root):
                 error = _outside_link(docs_dir, entry.name, root)
                 alerts.append(
-                    Alert(
-                        code="ingest.symlink_outside",
+                    alert(
+                        "ingest",
+                        "ingest.symlink_outside",
+                        str(error),
                         severity="error",
-                        stage="ingest",
-                        message=str(error),
                         subject=f"docs/{entry.name}",
                     )
                 )
@@ -70,11 +70,11 @@ def list_document_files(
                 names.append(entry.name)  # directories/FIFOs named *.md are rejected when parsed
             else:
                 alerts.append(
-                    Alert(
-                        code="ingest.ignored_file",
+                    alert(
+                        "ingest",
+                        "ingest.ignored_file",
+                        f"{docs_dir / entry.name}: ignored (only docs/*.md files are documents)",
                         severity="info",
-                        stage="ingest",
-                        message=f"{docs_dir / entry.name}: ignored (only docs/*.md files are documents)",
                         subject=f"docs/{entry.name}",
                     )
                 )
@@ -91,14 +91,12 @@ def check_corpus(
     _, request_unknown = parse_request(request_path(corpus_dir))
     if request_unknown:
         alerts.append(
-            Alert(
-                code="ingest.unknown_field",
+            alert(
+                "ingest",
+                "ingest.unknown_field",
+                f"{corpus_dir / 'request.md'}: unknown front-matter field(s) {request_unknown} ignored; "
+                "expected only title, terms, mandatory_mentions",
                 severity="warning",
-                stage="ingest",
-                message=(
-                    f"{corpus_dir / 'request.md'}: unknown front-matter field(s) {request_unknown} ignored; "
-                    "expected only title, terms, mandatory_mentions"
-                ),
                 subject="request.md",
             )
         )
@@ -120,12 +118,6 @@ def _check_reference(corpus_dir: Path, strict: bool, alerts: list[Alert]) -> Ref
         if strict:
             raise
         alerts.append(
-            Alert(
-                code="ingest.invalid_reference",
-                severity="error",
-                stage="ingest",
-                message=str(exc),
-                subject=exc.path.name,
-            )
+            alert("ingest", "ingest.invalid_reference", str(exc), severity="error", subject=exc.path.name)
         )
         return None

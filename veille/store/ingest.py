@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.corpus.document import DEFAULT_MAX_DOC_BYTES, KNOWN_FIELDS, DocumentFields, parse_document_fields
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
@@ -66,14 +66,12 @@ def _future_date_alerts(con: duckdb.DuckDBPyConnection, corpus_dir: Path, now: d
     today = now.date()
     rows = con.execute(read_sql("future_documents.sql"), {"today": today + timedelta(days=1)}).fetchall()
     return [
-        Alert(
-            code="ingest.future_date",
+        alert(
+            "ingest",
+            "ingest.future_date",
+            f"{corpus_dir / path}: field 'date': {date.isoformat()} is after today ({today.isoformat()}, UTC); "
+            "expected the document's publication date (document loaded: check for a typo)",
             severity="warning",
-            stage="ingest",
-            message=(
-                f"{corpus_dir / path}: field 'date': {date.isoformat()} is after today ({today.isoformat()}, UTC); "
-                "expected the document's publication date (document loaded: check for a typo)"
-            ),
             subject=path,
         )
         for _doc_id, path, date in rows
@@ -83,11 +81,11 @@ def _future_date_alerts(con: duckdb.DuckDBPyConnection, corpus_dir: Path, now: d
 def _unknown_fields_alert(path: Path | str, rel: str, fields: Sequence[str]) -> Alert:
     names = ", ".join(repr(f) for f in fields)
     known = ", ".join(sorted(KNOWN_FIELDS))
-    return Alert(
-        code="ingest.unknown_field",
+    return alert(
+        "ingest",
+        "ingest.unknown_field",
+        f"{path}: unknown front-matter field(s) {names} ignored (document loaded); expected only {known}",
         severity="warning",
-        stage="ingest",
-        message=f"{path}: unknown front-matter field(s) {names} ignored (document loaded); expected only {known}",
         subject=rel,
     )
 
@@ -189,9 +187,7 @@ class _Ingestion:
             code = (
                 "ingest.duplicate_id" if exc.problem.startswith("duplicate id") else "ingest.invalid_document"
             )
-            self.alerts.append(
-                Alert(code=code, severity="error", stage="ingest", message=str(exc), subject=rel)
-            )
+            self.alerts.append(alert("ingest", code, str(exc), severity="error", subject=rel))
             self.record(rel, None, "skipped", code, str(exc))
             return None
         return doc
@@ -384,14 +380,12 @@ def _reference_alerts(corpus_dir: Path, reference: Reference, valid_ids: Collect
     if not missing:
         return []
     return [
-        Alert(
-            code="ingest.reference_unknown_ids",
+        alert(
+            "ingest",
+            "ingest.reference_unknown_ids",
+            f"{corpus_dir / 'reference' / 'facts.yaml'}: names document(s) {', '.join(missing)} "
+            "that are not valid documents of the corpus; expected ids from docs/*.md",
             severity="warning",
-            stage="ingest",
-            message=(
-                f"{corpus_dir / 'reference' / 'facts.yaml'}: names document(s) {', '.join(missing)} "
-                "that are not valid documents of the corpus; expected ids from docs/*.md"
-            ),
             subject="reference/facts.yaml",
         )
     ]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.warehouse.errors import WarehouseError
 from veille.warehouse.queries import query, read_sql
 
@@ -46,15 +46,13 @@ class QualityCheck:
         return self.drop > self.threshold
 
     def alert(self) -> Alert:
-        return Alert(
-            code=REGRESSION_CODE,
+        return alert(
+            "grade",
+            REGRESSION_CODE,
+            f"score du juge {self.score:.3f} sous la médiane {self.median:.3f} des "
+            f"{self.previous} exécution(s) terminée(s) précédente(s) du même corpus : "
+            f"écart {self.drop:.3f} > seuil {self.threshold:.3f}",
             severity="warning",
-            stage="grade",
-            message=(
-                f"score du juge {self.score:.3f} sous la médiane {self.median:.3f} des "
-                f"{self.previous} exécution(s) terminée(s) précédente(s) du même corpus : "
-                f"écart {self.drop:.3f} > seuil {self.threshold:.3f}"
-            ),
             subject="judge",
         )
 

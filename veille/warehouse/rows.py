@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.gradestatus import GRADE_FAILED, failure_alerts
 from veille.journal import CallRecord
 from veille.warehouse.errors import WarehouseError
@@ -53,11 +53,11 @@ def _call_rows(run_dir: Path, run_id: str, missing: list[str]) -> tuple[list[Row
             record = CallRecord.model_validate_json(line)
         except ValueError as exc:  # a crash mid-append: skip the line, say so
             bad_lines.append(
-                Alert(
-                    code="record.bad_journal_line",
+                alert(
+                    "record",
+                    "record.bad_journal_line",
+                    f"calls.jsonl line {lineno} skipped: {str(exc).splitlines()[0]}",
                     severity="warning",
-                    stage="record",
-                    message=f"calls.jsonl line {lineno} skipped: {str(exc).splitlines()[0]}",
                     subject=f"calls.jsonl:{lineno}",
                 ).model_dump()
             )
@@ -177,9 +177,9 @@ def _grade_failure_alerts(run_id: str, grades: list[Row], alerts: list[Row]) -> 
     """Append a ``grade.failed`` alert for each grader of the final report that gave no score,
     unless alerts.json has it already (the flow writes them since schema version 2)."""
     alerted = {a["subject"] for a in alerts if a["code"] == GRADE_FAILED}
-    for alert in failure_alerts(as_grades(grades)):
-        if alert.subject not in alerted:
-            alerts.append({"run_id": run_id, "seq": len(alerts) + 1, **alert.model_dump()})
+    for failed in failure_alerts(as_grades(grades)):
+        if failed.subject not in alerted:
+            alerts.append({"run_id": run_id, "seq": len(alerts) + 1, **failed.model_dump()})
 
 
 @dataclass(frozen=True)

@@ -89,8 +89,17 @@ class Measures:
 
 
 def measure(data: CriticInput) -> Measures:
-    draft = data.draft
+    """Every check of the draft, in the order its remarks are given to the reviser."""
     m = Measures()
+    sections = split_sections(data.draft)
+    for check in (_sentences, _sections, _structure, _key_points, _citations, _tone, _form):
+        check(data, sections, m)
+    return m
+
+
+def _sentences(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
+    """Sentences too long, sentences repeated."""
+    draft = data.draft
     limit = data.max_sentence_words
     all_sentences = sentences(draft)
     for s in all_sentences:
@@ -108,8 +117,11 @@ def measure(data: CriticInput) -> Measures:
             m.remarks.append(f"La phrase « {_start(s)}… » apparaît deux fois : supprimez la répétition.")
         seen.add(key)
 
+
+def _sections(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
+    """The model's sections present, in order, and no other; the synthesis' length."""
+    draft = data.draft
     order = section_order(draft)
-    sections = split_sections(draft)
     for name in MODEL_SECTIONS:
         if name not in order:
             m.section_problems.append(name)
@@ -131,8 +143,10 @@ def measure(data: CriticInput) -> Measures:
             f"La synthèse compte {m.synthesis_sentences} phrase(s) : ramenez-la à {SYNTHESIS_MIN} à "
             f"{SYNTHESIS_MAX} phrases courtes."
         )
-    _structure(data, sections, m)
 
+
+def _key_points(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
+    """Key points ending with their source, and giving figures."""
     key_points = bullets(sections.get(MODEL_SECTIONS[1], ""))
     m.bullets = len(key_points)
     for b in key_points:
@@ -149,6 +163,11 @@ def measure(data: CriticInput) -> Measures:
             f"Seules {m.bullets_with_figures} puces sur {m.bullets} donnent un chiffre : "
             "reprenez les chiffres des documents avec leur unité."
         )
+
+
+def _citations(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
+    """Citation numbers that resolve to a source; at least one citation."""
+    draft = data.draft
     cited = sorted({int(n) for n in _CITE_RE.findall(draft)})
     m.orphans = [n for n in cited if not 1 <= n <= data.source_count]
     if m.orphans:
@@ -159,6 +178,10 @@ def measure(data: CriticInput) -> Measures:
     if not cited and data.source_count:
         m.remarks.append("Aucune source n'est citée : terminez chaque fait par le numéro de sa source.")
 
+
+def _tone(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
+    """Forbidden, promotional and superlative words; exclamation marks."""
+    draft = data.draft
     m.forbidden = [w for w in data.forbidden_words if w.strip() and _contains(draft, w)]
     for w in m.forbidden:
         m.remarks.append(f"Retirez le mot interdit « {w} » et gardez une formulation neutre.")
@@ -176,6 +199,10 @@ def measure(data: CriticInput) -> Measures:
     if m.exclamations:
         m.remarks.append("Retirez les points d'exclamation : le ton doit rester factuel.")
 
+
+def _form(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
+    """Mandatory mentions, word count, doubled words, unpaired signs."""
+    draft = data.draft
     m.missing_mentions = [x for x in data.mandatory_mentions if x.strip() and x not in draft]
     for x in m.missing_mentions:
         m.remarks.append(f"Mentionnez explicitement « {x} », par exemple dans la synthèse.")
@@ -196,7 +223,6 @@ def measure(data: CriticInput) -> Measures:
             m.remarks.append(
                 f"Les signes {opening} et {closing} ne sont pas appariés : fermez chaque ouverture."
             )
-    return m
 
 
 def _structure(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
