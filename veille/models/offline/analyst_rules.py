@@ -140,8 +140,20 @@ def subjects(question: str, documents: Sequence[DocumentText]) -> list[str]:
 
 
 def doc_names(doc: DocumentText, subjects: Sequence[str]) -> tuple[str, ...]:
+    """The subjects the title names; for a title that names none (« Banc d'essai : les trois
+    offres »), those of the document's opening paragraph, where a comparison says what it compares."""
     title = fold(doc.title)
-    return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", title))
+    named = tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", title))
+    if named:
+        return named
+    opening = fold(_opening(doc.body))
+    return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", opening))
+
+
+def _opening(body: str, chars: int = 600) -> str:
+    """The body up to ``chars`` characters, headings left out."""
+    lines = [line for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return " ".join(lines)[:chars]
 
 
 def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:

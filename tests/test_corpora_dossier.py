@@ -1,0 +1,93 @@
+"""The offline dossier on every test corpus under tests/corpora/ (issue 12): the guarantees code
+gives whatever the corpus.
+
+Each corpus runs through the library pipeline (ingest → plan → analysts → writer → review → final
+report, no Prefect: tests/test_offline_engine.py ``run_bundled_pipeline``). Checked from the corpus's
+own files, never from literals: every section heading with content, a recommendation, every ledger
+entry naming retained and rejected sources of that run, no key point left unmarked on the rejected
+side of a contradiction, no orphan citation. How many of the reference's contradictions the
+offline analyst finds varies by corpus: `bench/corpora_dossier.py` prints it (docs/offline-engine.md).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_offline_engine import run_bundled_pipeline
+from veille.citations import invalid_citations
+from veille.corpus.reference import load_reference
+from veille.dossier import (
+    KEY_POINTS_SECTION,
+    LEDGER_SECTION,
+    RECOMMENDATION_SECTION,
+    ledger_entries,
+    rendered_key_points,
+)
+from veille.graders.dossier import StructuralChecks
+from veille.models.offline.text import figure_unit, split_sentences
+from veille.textstats import MODEL_SECTIONS, split_sections
+
+CORPORA_DIR = Path(__file__).resolve().parent / "corpora"
+CORPORA = sorted(p for p in CORPORA_DIR.iterdir() if (p / "request.md").is_file())
+
+
+@pytest.fixture(params=CORPORA, ids=[p.name for p in CORPORA], scope="module")
+def dossier(request: pytest.FixtureRequest) -> tuple[Path, dict[str, Any]]:
+    return request.param, run_bundled_pipeline(request.param)
+
+
+def test_every_section_and_a_recommendation(dossier: tuple[Path, dict[str, Any]]) -> None:
+    _, out = dossier
+    sections = split_sections(out["report"])
+    for name in (*MODEL_SECTIONS, "Sources"):
+        assert sections.get(name, "").strip(), f"section {name!r} missing or empty"
+    assert sections[RECOMMENDATION_SECTION].strip()
+    body = out["report"].split("\n## Sources")[0]
+    assert invalid_citations(body, [None] * len(out["report_sources"])) == []
+
+
+def test_ledger_entries_resolve_and_no_rejected_point_is_left_unmarked(
+    dossier: tuple[Path, dict[str, Any]],
+) -> None:
+    corpus, out = dossier
+    sections = split_sections(out["report"])
+    numbers = {s["number"] for s in out["report_sources"]}
+    entries = ledger_entries(sections.get(LEDGER_SECTION, ""))
+    for retained, rejected, line in entries:
+        assert retained and rejected, line
+        assert set(retained) | set(rejected) <= numbers, line
+        assert not set(retained) & set(rejected), line
+    reference = load_reference(corpus)
+    assert reference is not None
+    ledger = StructuralChecks()._ledger(reference.facts, out["report"], out["report_sources"])
+    assert ledger.details["superseded_unmarked"] == [], ledger.details
+    # The rejected figure of an entry (« X retenu contre Y ») is not quoted, unmarked, by a key point
+    # sourced only from the rejected side.
+    points = rendered_key_points(sections[KEY_POINTS_SECTION])
+    for _, rejected, line in entries:
+        for figure in re.findall(r"retenu contre (.+?)(?=[.;](?:\s|$)|$)", line):
+            quoting = [
+                p.text
+                for p in points
+                if not p.superseded and figure.strip() in p.text and set(p.citations) <= set(rejected)
+            ]
+            assert not quoting, (figure, quoting)
+
+
+def test_a_table_row_reads_as_one_labelled_sentence() -> None:
+    body = "Texte.\n\n| offre | latence | prix |\n|---|---:|---|\n| Alpha | 12 ms | 3 EUR |\n| Beta | | 4 EUR |\n"
+    assert split_sentences(body) == [
+        "Texte.",
+        "Alpha : latence 12 ms ; prix 3 EUR.",
+        "Beta : prix 4 EUR.",
+    ]
+
+
+def test_spellings_of_one_unit_compare() -> None:
+    assert figure_unit("3 heures") == figure_unit("4 h") == "h"
+    assert figure_unit("12 €") == figure_unit("12 EUR") == "eur"
+    assert figure_unit("12 ms") != figure_unit("12 s")
