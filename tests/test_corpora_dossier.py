@@ -28,7 +28,7 @@ from veille.dossier import (
     rendered_key_points,
 )
 from veille.graders.dossier import StructuralChecks
-from veille.models.offline.text import figure_unit, split_sentences
+from veille.models.offline.text import figure_unit, split_sentences, table_sentences
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 CORPORA_DIR = Path(__file__).resolve().parent / "corpora"
@@ -78,11 +78,12 @@ def test_ledger_entries_resolve_and_no_rejected_point_is_left_unmarked(
             assert not quoting, (figure, quoting)
 
 
-def test_a_table_row_reads_as_one_labelled_sentence() -> None:
+def test_a_table_cell_reads_as_a_sentence_labelled_by_its_row_and_column() -> None:
     body = "Texte.\n\n| offre | latence | prix |\n|---|---:|---|\n| Alpha | 12 ms | 3 EUR |\n| Beta | | 4 EUR |\n"
-    assert split_sentences(body) == [
-        "Texte.",
-        "Alpha : latence 12 ms ; prix 3 EUR.",
+    assert split_sentences(body) == ["Texte."]  # findings come from prose; cells are compared as claims
+    assert table_sentences(body) == [
+        "Alpha : latence 12 ms.",
+        "Alpha : prix 3 EUR.",
         "Beta : prix 4 EUR.",
     ]
 

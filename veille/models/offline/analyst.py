@@ -38,6 +38,7 @@ from veille.models.offline.text import (
     split_sentences,
     stem,
     stems,
+    table_sentences,
     word_count,
 )
 from veille.roles.analyst import AnalystInput, DocumentText, Finding, Findings
@@ -58,6 +59,7 @@ class _Analyst(ContradictionFinder):
         self.unit_words = {w for w in re.findall(r"[a-z0-9/]+", fold(data.question))}
         self.docs = {d.id: d for d in data.documents}
         self._sentences: dict[str, list[Sentence]] = {}
+        self._table_cells: dict[str, list[Sentence]] = {}
         self._claim_cache: dict[str, list[Claim]] = {}
         self.noted_docs: set[str] = set()
 
@@ -65,11 +67,24 @@ class _Analyst(ContradictionFinder):
 
     def sentences(self, doc: DocumentText) -> list[Sentence]:
         cached = self._sentences.get(doc.id)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = self._sentences[doc.id] = self._read(doc, split_sentences(doc.body), first=0)
+        return cached
+
+    def table_cells(self, doc: DocumentText) -> list[Sentence]:
+        """The document's table cells as labelled sentences: compared as claims, never findings
+        (a cell alone is a figure, not a statement worth a key point)."""
+        cached = self._table_cells.get(doc.id)
+        if cached is None:
+            # Indices after the prose sentences': a superseded mark never lands on a finding.
+            first = len(split_sentences(doc.body))
+            cached = self._table_cells[doc.id] = self._read(doc, table_sentences(doc.body), first=first)
+        return cached
+
+    def _read(self, doc: DocumentText, texts: list[str], *, first: int) -> list[Sentence]:
         out: list[Sentence] = []
         title_names = doc_names(doc, self.subjects)
-        for index, text in enumerate(split_sentences(doc.body)):
+        for index, text in enumerate(texts, start=first):
             n_words = word_count(text)
             if n_words < self.tuning.min_words or n_words > self.tuning.max_words:
                 continue
@@ -92,7 +107,6 @@ class _Analyst(ContradictionFinder):
                     doc_ids=[doc.id],
                 )
             )
-        self._sentences[doc.id] = out
         return out
 
     def score(self, s: Sentence) -> float:

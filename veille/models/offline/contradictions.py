@@ -39,6 +39,9 @@ class ContradictionFinder:
     def sentences(self, doc: DocumentText) -> list[Sentence]:
         raise NotImplementedError
 
+    def table_cells(self, doc: DocumentText) -> list[Sentence]:
+        raise NotImplementedError
+
     def _window(self, s: Sentence, figure: str) -> set[str]:
         raise NotImplementedError
 
@@ -48,7 +51,7 @@ class ContradictionFinder:
         if cached is not None:
             return cached
         out: list[Claim] = []
-        for s in self.sentences(doc):
+        for s in [*self.sentences(doc), *self.table_cells(doc)]:
             if not s.unit_figures or len(s.names) > 1:
                 continue  # a comparison sentence: its figures belong to several subjects
             for f in s.unit_figures:

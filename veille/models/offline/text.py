@@ -29,6 +29,7 @@ __all__ = [
     "split_sentences",
     "stem",
     "stems",
+    "table_sentences",
     "weighted_vector",
     "word_count",
     "words",
@@ -153,9 +154,8 @@ _MD_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|`)")
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a Markdown body: headings are skipped, list items and paragraphs are split at
-    sentence ends, and each table row reads as one sentence labelled by the column names
-    (« Produit A : latence 12 ms ; taux 0,9. »), so a figure in a table keeps what it
-    measures. Markdown emphasis is removed."""
+    sentence ends, and each table cell reads as a sentence labelled by its row and column
+    (« Produit A : latence 12 ms. »), so a figure in a table keeps what it measures. Markdown emphasis is removed."""
     out: list[str] = []
     paragraph: list[str] = []
 
@@ -165,21 +165,9 @@ def split_sentences(text: str) -> list[str]:
             out.extend(s.strip() for s in _SENTENCE_END_RE.split(joined) if s.strip())
             paragraph.clear()
 
-    header: list[str] | None = None  # the current Markdown table's column names
     for raw in text.splitlines():
         line = raw.strip()
-        if line.startswith("|"):
-            flush()
-            cells = _table_cells(line)
-            if header is None:
-                header = cells
-            elif not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-                row = _table_row(header, cells)
-                if row:
-                    out.append(row)
-            continue
-        header = None
-        if not line or line.startswith(("#", "```", "---")):
+        if not line or line.startswith(("#", "|", "```", "---")):
             flush()
             continue
         is_item = bool(re.match(r"^([-*+]|\d+[.)])\s+", line))
@@ -196,23 +184,40 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+def table_sentences(text: str) -> list[str]:
+    """Each filled cell of the Markdown tables of ``text`` as a sentence labelled by its row and
+    column (« Produit A : latence 12 ms. »): a figure in a table keeps what it measures, so it can
+    be compared with the same measure stated in prose elsewhere."""
+    out: list[str] = []
+    header: list[str] | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = _table_cells(line)
+        if header is None:
+            header = cells
+        elif not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            out.extend(_table_row(header, cells))
+    return out
+
+
 def _table_cells(line: str) -> list[str]:
     inner = line.strip().strip("|")
     return [_MD_EMPHASIS_RE.sub("", c).strip() for c in inner.split("|")]
 
 
-def _table_row(header: list[str], cells: list[str]) -> str:
-    """``first cell : column value ; column value.`` (cells without a value are left out)."""
+def _table_row(header: list[str], cells: list[str]) -> list[str]:
+    """One sentence per filled cell, ``row label : column value.``: a row holds several measures,
+    and each figure must keep the one column it belongs to."""
     if not cells or not cells[0]:
-        return ""
-    labelled = [
-        f"{name} {value}".strip() if name else value
+        return []
+    return [
+        f"{cells[0]} : {name} {value}.".replace("  ", " ") if name else f"{cells[0]} : {value}."
         for name, value in zip(header[1:], cells[1:], strict=False)
         if value
     ]
-    if not labelled:
-        return ""
-    return f"{cells[0]} : {' ; '.join(labelled)}."
 
 
 # --- figures -----------------------------------------------------------------------------------
