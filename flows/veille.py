@@ -21,6 +21,7 @@ from tasks.ingest import catalogue, ingest
 from tasks.outputs import write_outputs
 from tasks.plan import plan_catalogue
 from tasks.record import record_run
+from tasks.research import search_web
 from tasks.reuse import Reuse
 from tasks.review import review
 from tasks.screen import screen_documents
@@ -54,6 +55,7 @@ def veille_flow(
     use_cache: bool | None = None,
     fail_subtasks: list[str] | None = None,  # fault injection for the retry scenario (first attempt only)
     warehouse: str | None = None,
+    web: bool = False,  # also one Google-Search-grounded call per sub-task (seed 004; Gemini only)
     settings: Settings | None = None,  # `veille run` builds them; a deployment passes the parameters
 ) -> str | State:
     """Write the dossier for ``corpus``; returns the run folder path (a Failed state if a step failed)."""
@@ -64,6 +66,7 @@ def veille_flow(
         max_rounds=max_rounds,
         use_cache=use_cache,
         warehouse=warehouse,
+        web=web,
     )
     log, run = get_run_logger(), RunLog.start(settings)
     folder = run.folder
@@ -90,11 +93,16 @@ def veille_flow(
             log.info("catalogue: %s", shown.note)
             planned = plan_catalogue(client, shown, suspected, reuse)
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
+            searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
             analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse)
             log.info("analyse: %s; %s", run.keep_analyses(analyses), usage_note(records(), "analyst"))
             run.require_a_branch()
+            if settings.web:
+                log.info(
+                    "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
+                )
 
-            written = write_report(asker, analyses, request, grid, settings.database)
+            written = write_report(asker, analyses, request, grid, settings.database, run.web)
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds))
             final = finish_report(request.title, written, reviewed, run.failed_questions())

@@ -14,13 +14,19 @@ from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo
 from veille.run.killpoints import kill_point
 from veille.steps.analyse import Analysis
+from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
 
 __all__ = ["findings_document", "write_outputs"]
 
 
-def findings_document(analyses: Sequence[Analysis]) -> dict[str, dict[str, object]]:
-    """findings.json: one entry per sub-task, failed branches included (status, error)."""
+def findings_document(
+    analyses: Sequence[Analysis], web: Sequence[WebResearch] = ()
+) -> dict[str, dict[str, object]]:
+    """findings.json: one entry per sub-task, failed branches included (status, error); a sub-task
+    searched on the web (``--web``) also has ``web``: its queries, findings (each with the indices
+    of its grounding chunks and its pages' ids) and pages."""
+    researched = {r.subtask_id: r for r in web}
     out: dict[str, dict[str, object]] = {}
     for a in analyses:
         out[a.subtask_id] = {
@@ -31,6 +37,8 @@ def findings_document(analyses: Sequence[Analysis]) -> dict[str, dict[str, objec
             "contradictions": [c.model_dump() for c in a.findings.contradictions],
             "open_questions": list(a.findings.open_questions),
         }
+        if a.subtask_id in researched:  # only then: a run without --web writes what it always did
+            out[a.subtask_id]["web"] = researched[a.subtask_id].model_dump(exclude={"alerts"})
     return out
 
 
@@ -42,6 +50,7 @@ def write_outputs(
     *,
     plan: Plan | None,
     analyses: Sequence[Analysis],
+    web: Sequence[WebResearch] = (),
     sources: Sequence[SourceRef],
     review: ReviewOutcome | None,
     alerts: Sequence[Alert],
@@ -53,7 +62,7 @@ def write_outputs(
     folder.write_documents([{"id": i, "content_hash": h} for i, h in documents])
     if plan is not None:
         folder.write_plan(plan)
-    folder.write_findings(findings_document(analyses))
+    folder.write_findings(findings_document(analyses, web))
     folder.write_sources(sources)
     folder.write_review(
         review.validated if review else False,

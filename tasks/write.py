@@ -13,6 +13,7 @@ from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.steps.analyse import Analysis
+from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
 from veille.steps.write import FinalReport, WrittenDraft, finalize_report, write_sourced_draft
 
@@ -25,10 +26,16 @@ __all__ = ["WrittenDraft", "finish_report", "write_report"]
     **MODEL_TASK_RETRIES,
 )
 def write_report(
-    client: Asker, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
+    client: Asker,
+    analyses: Sequence[Analysis],
+    request: Request,
+    grid: Grid,
+    db_path: Path,
+    web: Sequence[WebResearch] = (),
 ) -> WrittenDraft:
-    """Sources numbered in order of first citation across branches; the writer sees numbers only."""
-    return write_sourced_draft(client, analyses, request, grid, db_path)
+    """Sources (documents and web pages) numbered in order of first citation across branches; the
+    writer sees numbers only."""
+    return write_sourced_draft(client, analyses, request, grid, db_path, web)
 
 
 def finish_report(

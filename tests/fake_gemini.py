@@ -8,7 +8,8 @@ Replies are scripted per call (a FIFO queue of :class:`Reply`, then an optional 
 function of the request body), with the faults the model layer must survive: 429 with and without
 ``RetryInfo``, 5xx, slow replies (client timeouts), hang-ups, a closed port (connection refused),
 a body that is not JSON, model text that is not JSON or violates the schema, ``MAX_TOKENS``
-truncation and blocked prompts. Every request is recorded (path, model, parsed body, headers,
+truncation and blocked prompts; and Google-Search-grounded answers with ``groundingMetadata``
+(:meth:`Reply.grounded`). Every request is recorded (path, model, parsed body, headers,
 arrival and completion times) and the server tracks the maximum number of requests in flight.
 
 Use it as a context manager, or through the ``fake_gemini`` pytest fixture defined here
@@ -24,7 +25,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -70,8 +71,10 @@ class Reply:
         cached_tokens: int | None = None,
         model_version: str = "fake-gemini",
         delay_s: float = 0.0,
+        grounding: Mapping[str, Any] | None = None,
     ) -> Reply:
-        """A 200 answer whose single candidate carries ``text`` (JSON or not: it is the model's text)."""
+        """A 200 answer whose single candidate carries ``text`` (JSON or not: it is the model's text);
+        ``grounding`` is the candidate's ``groundingMetadata`` (see :meth:`grounded`)."""
         usage: dict[str, int] = {}
         if prompt_tokens is not None:
             usage["promptTokenCount"] = prompt_tokens
@@ -82,14 +85,15 @@ class Reply:
         if cached_tokens is not None:
             usage["cachedContentTokenCount"] = cached_tokens
         usage["totalTokenCount"] = (prompt_tokens or 0) + (output_tokens or 0) + (thoughts_tokens or 0)
+        candidate: dict[str, Any] = {
+            "content": {"role": "model", "parts": [{"text": text}]},
+            "finishReason": finish_reason,
+            "index": 0,
+        }
+        if grounding is not None:
+            candidate["groundingMetadata"] = dict(grounding)
         payload = {
-            "candidates": [
-                {
-                    "content": {"role": "model", "parts": [{"text": text}]},
-                    "finishReason": finish_reason,
-                    "index": 0,
-                }
-            ],
+            "candidates": [candidate],
             "usageMetadata": usage,
             "modelVersion": model_version,
             "responseId": "fake-response",
@@ -102,6 +106,46 @@ class Reply:
         if hasattr(obj, "model_dump_json"):
             return cls.text(obj.model_dump_json(), **kwargs)
         return cls.text(json.dumps(obj, ensure_ascii=False), **kwargs)
+
+    @classmethod
+    def grounded(
+        cls,
+        text: str,
+        *,
+        chunks: Sequence[Mapping[str, str | None] | None] = (),
+        supports: Sequence[tuple[str, Sequence[int]]] = (),
+        queries: Sequence[str] = (),
+        segment_text: bool = True,
+        **kwargs: Any,
+    ) -> Reply:
+        """A Google-Search-grounded answer: ``text`` plus ``groundingMetadata`` in the wire format.
+
+        ``chunks``: one ``{"uri", "title"}`` per grounding chunk (a key left out or None is absent;
+        ``None`` is a chunk without ``web``). ``supports``: ``(segment, chunk indices)``, the segment a
+        substring of ``text`` whose UTF-8 byte offsets are computed here (``segment_text=False``
+        sends the offsets only, as the API may). Nothing given: an empty ``groundingMetadata``.
+        """
+        wire_chunks = []
+        for chunk in chunks:
+            web = {k: v for k, v in (chunk or {}).items() if v is not None}
+            wire_chunks.append({"web": web} if chunk is not None else {})
+        data = text.encode("utf-8")
+        wire_supports = []
+        for segment, indices in supports:
+            start = data.find(segment.encode("utf-8"))
+            assert start >= 0, f"support segment not in the text: {segment!r}"
+            wire_segment: dict[str, Any] = {"startIndex": start, "endIndex": start + len(segment.encode())}
+            if segment_text:
+                wire_segment["text"] = segment
+            wire_supports.append({"segment": wire_segment, "groundingChunkIndices": list(indices)})
+        grounding: dict[str, Any] = {}
+        if wire_chunks:
+            grounding["groundingChunks"] = wire_chunks
+        if wire_supports:
+            grounding["groundingSupports"] = wire_supports
+        if queries:
+            grounding["webSearchQueries"] = list(queries)
+        return cls.text(text, grounding=grounding, **kwargs)
 
     @classmethod
     def max_tokens(cls, text: str, **kwargs: Any) -> Reply:

@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.fake_gemini import Reply
 from tests.flowkit import AXES, PERFECT, dossier_from
-from veille.roles import analyst, critic, judge, planner, reviser, writer
+from veille.roles import analyst, critic, judge, planner, researcher, reviser, writer
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
 
@@ -25,6 +25,7 @@ _ROLES = {
     critic.INSTRUCTIONS: "critic",
     reviser.INSTRUCTIONS: "reviser",
     judge.INSTRUCTIONS: "judge",
+    researcher.INSTRUCTIONS: "researcher",
 }
 
 
@@ -38,10 +39,14 @@ def role_of(body: dict[str, Any]) -> str:
 
 
 def gemini_responder(
-    *, axes: Sequence[tuple[str, list[str]]] = AXES, delay_s: float = 0.0
+    *,
+    axes: Sequence[tuple[str, list[str]]] = AXES,
+    delay_s: float = 0.0,
+    researcher: Callable[[str], Reply] | None = None,
 ) -> Callable[[dict[str, Any], str], Reply]:
     """``FakeGemini.responder``: a valid answer for every role of the flow; the plan has one
-    sub-task per ``(question, doc ids)`` of ``axes``."""
+    sub-task per ``(question, doc ids)`` of ``axes``; ``researcher(prompt)`` answers grounded calls
+    (``--web``), which are refused without it."""
 
     def respond(body: dict[str, Any], model: str) -> Reply:
         role = role_of(body)
@@ -65,6 +70,8 @@ def gemini_responder(
             answer = dossier_from(numbers, axis_ids)
         elif role == "critic":
             answer = PERFECT
+        elif role == "researcher" and researcher is not None:
+            return researcher(prompt)
         elif role == "judge":  # one score per response id the prompt shows (r0, r1, …)
             ids = re.findall(r'<reponse id="(r\d+)"', prompt)
             score = {"accuracy": 4, "usefulness": 4, "tone": 5, "format": 4, "justification": "Proche."}

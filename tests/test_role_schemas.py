@@ -72,7 +72,7 @@ def _constraints(node: Any, defs: dict[str, Any], path: str = "") -> set[tuple[s
 
 def test_every_role_has_realistic_inputs() -> None:
     names = [role.name for role in all_roles()]
-    assert set(names) == {"planner", "analyst", "writer", "critic", "reviser", "judge"}
+    assert set(names) == {"planner", "analyst", "writer", "critic", "reviser", "judge", "researcher"}
     assert set(ROLE_INPUTS) == set(names)
     for _, role, data in CASES:
         assert isinstance(data, role.input_type)

@@ -31,7 +31,7 @@ def test_role_override_from_toml_keeps_the_role_temperature(
         settings.roles["critic"].temperature
         == Settings.model_fields["roles"].default_factory()["critic"].temperature
     )  # type: ignore[misc,call-arg]
-    assert set(settings.roles) == {"planner", "analyst", "writer", "critic", "reviser", "judge"}
+    assert set(settings.roles) == {"planner", "analyst", "writer", "critic", "reviser", "judge", "researcher"}
 
 
 def test_unknown_role_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

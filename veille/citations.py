@@ -1,7 +1,8 @@
 """Numbered sources (seed 004): numbers travel in the text, ids and titles stay in state.
 
 - :class:`SourceRegistry` numbers documents in order of first citation; a document cited by two
-  branches keeps one number (stable, de-duplicated).
+  branches keeps one number (stable, de-duplicated). Web pages (``--web``) are entries like the
+  documents, one per URI (their id is derived from it), numbered by the same rule.
 - :func:`bibliography` writes the ``## Sources`` list from state; the model never writes it.
 - :func:`invalid_citations` finds orphan numbers; :func:`renumber_citations` renumbers the final
   report in order of first appearance and keeps only the sources it cites.
@@ -79,6 +80,10 @@ class SourceRegistry:
                     date=str(doc.date),
                     source_type=doc.source_type,
                     url=getattr(doc, "url", None) or None,
+                    flag=getattr(doc, "flag", None) or None,
+                    kind=getattr(doc, "kind", "corpus"),
+                    domain=getattr(doc, "domain", None) or None,
+                    retrieved_at=getattr(doc, "retrieved_at", None) or None,
                 )
             )
         return refs
@@ -146,10 +151,18 @@ def bibliography(sources: Sequence[SourceRef]) -> str:
 
     Each item carries its citation label, ``- [12] **doc-07** — …``: a Markdown ordered list
     (``12. …``) would be renumbered by renderers, and the Prefect UI clips numbers ≥ 10 to their
-    last digit, so [12] in the text would land on an item labelled "2."."""
+    last digit, so [12] in the text would land on an item labelled "2.".
+
+    A web page shows its domain, title, the date it was found and its URL (from the grounding chunk,
+    never fetched): ``- [3] **exemple.org** — Titre — page web consultée le 2026-12-02 — <https://…>``."""
     lines = []
     for s in sorted(sources, key=lambda s: s.number):
-        line = f"- [{s.number}] **{s.id}** — {s.title} — {s.date} — {s.source_type}"
+        if s.kind == "web":  # the title is left out when it only repeats the domain
+            label = s.domain or "web"
+            title = f" — {s.title}" if s.title and s.title != label else ""
+            line = f"- [{s.number}] **{label}**{title} — page web consultée le {s.date}"
+        else:
+            line = f"- [{s.number}] **{s.id}** — {s.title} — {s.date} — {s.source_type}"
         if s.url:
             line += f" — <{s.url}>"
         if s.flag:  # flagged by the screen and kept because relevant: the reader should know

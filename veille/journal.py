@@ -36,7 +36,11 @@ class CallRecord(BaseModel):
     reasoning_tokens: int = 0
     cache_read_tokens: int = 0
     estimated: bool = False
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # grounding included
+    # Google Search grounding (the researcher): queries the answer ran, and their cost (part of
+    # cost_usd; null when the model has no grounding price).
+    search_queries: int = 0
+    grounding_cost_usd: float | None = 0.0
     latency_s: float = 0.0
     status: str  # ok | schema_error | transient_error | error
     error_class: str | None = None

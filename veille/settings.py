@@ -34,8 +34,8 @@ __all__ = [
 # Configuration files ship in the package (veille/data, see veille.resources).
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
-Role = Literal["planner", "analyst", "writer", "critic", "reviser", "judge"]
-ROLES: tuple[Role, ...] = ("planner", "analyst", "writer", "critic", "reviser", "judge")
+Role = Literal["planner", "analyst", "writer", "critic", "reviser", "judge", "researcher"]
+ROLES: tuple[Role, ...] = ("planner", "analyst", "writer", "critic", "reviser", "judge", "researcher")
 
 
 class RoleModel(BaseModel):
@@ -57,6 +57,9 @@ def _default_roles() -> dict[str, RoleModel]:
         "critic": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=0.0),
         "reviser": RoleModel(model="gemini-3.5-flash", thinking="low"),
         "judge": RoleModel(model="gemini-3.1-pro-preview", thinking="low", temperature=0.0),
+        # Web research (--web): Google Search grounding, billed per search query on Gemini 3
+        # (prices.toml). Temperature 1.0 is what Google recommends for grounded answers.
+        "researcher": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=1.0),
     }
 
 
@@ -109,6 +112,9 @@ class Settings(BaseSettings):
     # collapses near-duplicates and shortlists by relevance to the request (veille/steps/catalogue.py).
     planner_token_budget: int = Field(default=8000, ge=1000)
     max_rounds: int = Field(default=3, ge=1)
+    # Web research (seed 004): one grounded call (Google Search) per sub-task, at most web_budget a run.
+    web: bool = False
+    web_budget: int = Field(default=6, ge=0, description="grounded calls per run at most")
     grid_path: Path | None = None  # default: <corpus>/grid.toml if present, else <config_dir>/grid.toml
 
     # --- execution ---
@@ -209,12 +215,14 @@ class Settings(BaseSettings):
         strict: bool = False,
         max_rounds: int | None = None,
         use_cache: bool | None = None,
+        web: bool = False,
         **fields: Any,
     ) -> Settings:
         """The one constructor: explicit parameters (the CLI's options, a deployment's parameters)
         over ``VEILLE_*`` environment over veille.toml. ``None`` means "not given"; ``strict=False``
         means "not forced" (VEILLE_STRICT=true still applies). Values are checked by pydantic, so a bad
-        parameter is a ValidationError naming the field."""
+        parameter is a ValidationError naming the field. ``web=False`` likewise means "not forced"
+        (VEILLE_WEB=true still applies)."""
         overrides: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
         if corpus is not None:
             overrides["corpus_dir"] = Path(corpus).expanduser().resolve()
@@ -224,6 +232,8 @@ class Settings(BaseSettings):
         overrides.update({k: v for k, v in given.items() if v is not None})
         if strict:
             overrides["strict"] = True
+        if web:
+            overrides["web"] = True
         return cls(**overrides)
 
     def role(self, name: str) -> RoleModel:

@@ -147,6 +147,14 @@ def run(
     max_rounds: Annotated[
         int | None, typer.Option("--max-rounds", min=1, help="Critic evaluations at most (review loop).")
     ] = None,
+    web: Annotated[
+        bool,
+        typer.Option(
+            "--web",
+            help="Also search the web for each sub-task (Gemini + Google Search grounding, within "
+            "web_budget calls; offline: corpus only, with a warning).",
+        ),
+    ] = False,
 ) -> None:
     """Run the veille flow on a corpus and print a summary: sub-tasks, exclusions, alerts, review, cost, report."""
 
@@ -169,6 +177,7 @@ def run(
             strict=strict,
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
+            web=web,
         )
     )
     start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ops.ephemeral)

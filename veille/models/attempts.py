@@ -32,7 +32,14 @@ from veille.models.base import (
 from veille.models.cache import ResponseCache
 from veille.secrets import scrub
 
-__all__ = ["BlockedPromptError", "CallOwner", "LogicalCall", "Recorder", "payload_dict"]
+__all__ = [
+    "BlockedPromptError",
+    "CallOwner",
+    "GroundingBudgetError",
+    "LogicalCall",
+    "Recorder",
+    "payload_dict",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +57,15 @@ class BlockedPromptError(ModelError):
         self.reason = reason
 
 
+class GroundingBudgetError(ModelError):
+    """The run's budget of grounded calls (``settings.web_budget``) is spent: no request is made."""
+
+    def __init__(self, role: str, budget: int) -> None:
+        super().__init__(f"{role}: budget of grounded calls spent ({budget} per run, web_budget)")
+        self.role = role
+        self.budget = budget
+
+
 class CallOwner(Protocol):
     """What a logical call needs from its client."""
 
@@ -61,6 +77,8 @@ class CallOwner(Protocol):
     def cap(self) -> AbstractAsyncContextManager[Any]: ...
     def global_slot(self) -> AbstractAsyncContextManager[Any]: ...
     def cost(self, raw: RawResponse) -> float | None: ...
+    def grounding_cost(self, raw: RawResponse) -> float | None: ...
+    def take_grounded_call(self, request: ModelRequest) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -72,6 +90,8 @@ class Answered:
     cost: float | None
     latency: float
     started_at: str
+    search_queries: int = 0  # Google Search grounding: queries run, and what they cost
+    grounding_cost: float | None = 0.0
 
 
 @dataclass(frozen=True)
@@ -101,9 +121,11 @@ class Recorder:
         started_at: str | None = None,
         answered: Answered | None = None,
     ) -> None:
+        search_queries, grounding_cost = 0, 0.0 if answered is None else answered.grounding_cost
         if answered is not None:
             model, usage, cost = answered.model, answered.usage, answered.cost
             latency, started_at = answered.latency, answered.started_at
+            search_queries = answered.search_queries
         usage = usage or Usage()
         if error is not None:
             error_class = error_class or getattr(error, "error_class", None) or type(error).__name__
@@ -127,6 +149,8 @@ class Recorder:
                 cache_read_tokens=usage.cache_read_tokens,
                 estimated=usage.estimated,
                 cost_usd=cost,
+                search_queries=search_queries,
+                grounding_cost_usd=grounding_cost,
                 latency_s=latency,
                 status=status,
                 error_class=error_class,
@@ -155,7 +179,11 @@ class LogicalCall(Generic[T]):
 
     async def run(self) -> ModelResult[T]:
         hit = self._from_cache()
-        return hit if hit is not None else await self._reask_loop()
+        if hit is not None:
+            return hit
+        if self.request.tools:  # a grounded call is billed by Google: counted before it is made
+            self.owner.take_grounded_call(self.request)
+        return await self._reask_loop()
 
     def _from_cache(self) -> ModelResult[T] | None:
         if self.key is None or self.cache is None:
@@ -203,7 +231,9 @@ class LogicalCall(Generic[T]):
         total_usage, total_cost = Usage(), 0.0
         costs_known = True
         feedback: tuple[tuple[str, str], ...] = ()
-        max_attempts = 1 + max(0, self.owner.reask_attempts)
+        # No re-ask of a grounded call: each would be another billed search (and code, not the
+        # model, writes its JSON, so it cannot fail the schema).
+        max_attempts = 1 if self.request.tools else 1 + max(0, self.owner.reask_attempts)
         last_error = ""
         for attempt in range(1, max_attempts + 1):
             request = replace(self.request, feedback=feedback) if feedback else self.request
@@ -212,7 +242,10 @@ class LogicalCall(Generic[T]):
             total_usage = add_usage(total_usage, raw.usage)
             costs_known = costs_known and cost is not None
             total_cost += cost or 0.0
-            answered = Answered(raw.model, raw.usage, cost, latency, started_at)
+            grounding = self.owner.grounding_cost(raw)
+            answered = Answered(
+                raw.model, raw.usage, cost, latency, started_at, raw.search_queries, grounding
+            )
             if raw.blocked_reason:
                 error = BlockedPromptError(self.request.role, raw.blocked_reason)
                 self.recorder.record(attempt, "error", error=error, answered=answered)

@@ -56,6 +56,9 @@ class ModelRequest:
     payload: Mapping[str, Any] = field(default_factory=dict)
     # Earlier invalid answers and the validation error for each, for instructor-style re-asks.
     feedback: tuple[tuple[str, str], ...] = ()
+    # Built-in tools the request enables ("google_search": Gemini's Google Search grounding). A
+    # grounded request is answered in free text plus metadata, which the backend turns into JSON.
+    tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,11 @@ class RawResponse:
     model: str
     finish_reason: str | None = None  # e.g. STOP, MAX_TOKENS, SAFETY
     blocked_reason: str | None = None  # prompt blocked by the provider
+    # Google Search grounding: the queries the model ran, and whether this answers a request sent
+    # with the search tool (Google bills per query on Gemini 3, per grounded request on 2.5:
+    # veille/models/pricing.py).
+    search_queries: int = 0
+    grounded: bool = False
 
 
 @dataclass(frozen=True)

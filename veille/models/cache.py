@@ -50,6 +50,8 @@ def cache_key(request: ModelRequest, backend: str) -> str:
         "temperature": request.temperature,
         "thinking": request.thinking,
     }
+    if request.tools:  # only then: the keys of tool-less requests stay what they were
+        material["tools"] = list(request.tools)
     canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from veille.alerts import Alert, alert
 from veille.journal import CallJournal, prefect_run_ids
-from veille.models.attempts import LogicalCall, Recorder, new_call_id, payload_dict
+from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id, payload_dict
 from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
@@ -91,6 +91,8 @@ class ModelClient:
         self._call_slot = call_slot  # handed in by the flow: the model layer knows nothing of Prefect ops
         self._rebuildable = rebuildable  # True when build_client made the backend from settings
         self._unknown_models: set[str] = set()
+        self._unknown_grounding: set[str] = set()  # grounded models without a grounding price
+        self._grounded_calls = 0
         self._lock = threading.Lock()
         self._loop_thread: LoopThread | None = None
         self._semaphore: asyncio.Semaphore | None = None
@@ -129,6 +131,15 @@ class ModelClient:
                 subject=model,
             )
             for model in self.unknown_models
+        ] + [
+            alert(
+                "record",
+                "cost.unknown_grounding",
+                f"Model {model!r} has no Google Search grounding price in {where}: its grounded calls "
+                "are recorded with cost null.",
+                subject=model,
+            )
+            for model in sorted(self._unknown_grounding)
         ]
 
     def call(
@@ -140,13 +151,14 @@ class ModelClient:
         *,
         payload: BaseModel | Mapping[str, Any] | None = None,
         subtask_id: str | None = None,
+        tools: tuple[str, ...] = (),
     ) -> ModelResult[T]:
         """Blocking call, safe from any thread except the client's own loop thread."""
         loop_thread = self._ensure_loop()
         if threading.current_thread() is loop_thread.thread:
             raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
-        coro = self._call(role, system, prompt, schema, payload, subtask_id, ids)
+        coro = self._call(role, system, prompt, schema, payload, subtask_id, ids, tools)
         return self._submit(loop_thread, coro).result()
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
@@ -158,6 +170,7 @@ class ModelClient:
             role.schema_for(data),
             payload=data,
             subtask_id=subtask_id,
+            tools=role.tools,
         )
 
     async def acall(
@@ -169,11 +182,12 @@ class ModelClient:
         *,
         payload: BaseModel | Mapping[str, Any] | None = None,
         subtask_id: str | None = None,
+        tools: tuple[str, ...] = (),
     ) -> ModelResult[T]:
         """Awaitable call, from any event loop."""
         loop_thread = self._ensure_loop()
         ids = prefect_run_ids()
-        coro = self._call(role, system, prompt, schema, payload, subtask_id, ids)
+        coro = self._call(role, system, prompt, schema, payload, subtask_id, ids, tools)
         if asyncio.get_running_loop() is loop_thread.loop:
             return await coro
         return await asyncio.wrap_future(self._submit(loop_thread, coro))
@@ -259,6 +273,7 @@ class ModelClient:
         payload: BaseModel | Mapping[str, Any] | None,
         subtask_id: str | None,
         ids: tuple[str | None, str | None],
+        tools: tuple[str, ...] = (),
     ) -> ModelResult[T]:
         try:
             role_model = self.settings.roles[role]
@@ -276,22 +291,52 @@ class ModelClient:
             thinking=role_model.thinking,
             subtask_id=subtask_id,
             payload=payload_dict(payload),
+            tools=tools,
         )
         recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id())
         key = cache_key(request, self.backend) if self._cache is not None else None
         return await LogicalCall(self, request, schema, recorder, self._cache, key).run()
 
+    def take_grounded_call(self, request: ModelRequest) -> None:
+        """Count one grounded call against ``settings.web_budget`` (per run and per process: the
+        flow hands grounded calls to at most that many sub-tasks; this is the seam's own stop, so a
+        retry or a stray caller cannot spend more). Raises :class:`GroundingBudgetError` past it."""
+        with self._lock:
+            if self._grounded_calls >= self.settings.web_budget:
+                raise GroundingBudgetError(request.role, self.settings.web_budget)
+            self._grounded_calls += 1
+
     # --- cost and journal -------------------------------------------------------------------
     def cost(self, raw: RawResponse) -> float | None:
+        """The call's cost: tokens, plus Google Search grounding for a grounded answer."""
         if self.backend in FREE_BACKENDS:
             return 0.0
         cost = self.prices.cost(raw.model, raw.usage)
-        if cost is None:
+        grounding = self.grounding_cost(raw)
+        if cost is not None:
+            cost = None if grounding is None else cost + grounding
+        else:  # the model is not in the table
             with self._lock:
                 new = raw.model not in self._unknown_models
                 self._unknown_models.add(raw.model)
             if new:
                 logger.warning("model %r is not in the price table: cost recorded as null", raw.model)
+        return cost
+
+    def grounding_cost(self, raw: RawResponse) -> float | None:
+        """What Google bills for the searches of a grounded answer (0 when it did not search);
+        ``None`` when the model has no grounding price (never a silent 0)."""
+        if self.backend in FREE_BACKENDS or not raw.grounded:
+            return 0.0
+        if raw.model not in self.prices:  # already an unknown model (one alert, not two)
+            return None
+        cost = self.prices.grounding_cost(raw.model, raw.search_queries)
+        if cost is None:
+            with self._lock:
+                new = raw.model not in self._unknown_grounding
+                self._unknown_grounding.add(raw.model)
+            if new:
+                logger.warning("model %r has no grounding price: grounded cost recorded as null", raw.model)
         return cost
 
 

@@ -28,6 +28,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from veille.models.base import ModelError, ModelRequest, RawResponse, TransientModelError, Usage
+from veille.models.grounding import GOOGLE_SEARCH, grounded_answer, search_tools
 from veille.models.wire import wire_schema
 from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub
 
@@ -194,6 +195,14 @@ class GeminiModel:
     def _config(self, request: ModelRequest) -> types.GenerateContentConfig:
         from google.genai import types
 
+        if GOOGLE_SEARCH in request.tools:  # grounded: free text plus metadata, no JSON mode
+            return types.GenerateContentConfig(
+                system_instruction=request.system,
+                temperature=request.temperature,
+                tools=search_tools(),
+                thinking_config=thinking_config(request.model, request.thinking),
+                automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+            )
         return types.GenerateContentConfig(
             system_instruction=request.system,
             temperature=request.temperature,
@@ -313,11 +322,11 @@ class GeminiModel:
     @staticmethod
     def _raw(response: Any, request: ModelRequest) -> RawResponse:
         candidate = response.candidates[0] if response.candidates else None
-        text = ""
+        texts: list[str] = []  # one per part ("" for thoughts): grounding segments index parts
         finish_reason: str | None = None
         if candidate is not None:
             parts = candidate.content.parts if candidate.content and candidate.content.parts else []
-            text = "".join(p.text for p in parts if p.text and not p.thought)
+            texts = [p.text if p.text and not p.thought else "" for p in parts]
             if candidate.finish_reason is not None:
                 finish_reason = getattr(candidate.finish_reason, "value", str(candidate.finish_reason))
         blocked: str | None = None
@@ -331,8 +340,18 @@ class GeminiModel:
             reasoning_tokens=(meta.thoughts_token_count or 0) if meta else 0,
             cache_read_tokens=(meta.cached_content_token_count or 0) if meta else 0,
         )
+        text, queries, grounded = "".join(texts), 0, GOOGLE_SEARCH in request.tools
+        if grounded:  # code writes the JSON: the answer's text with its sources from the metadata
+            answer = grounded_answer(candidate, texts)
+            text, queries = answer.model_dump_json(), len(answer.queries)
         return RawResponse(
-            text=text, usage=usage, model=request.model, finish_reason=finish_reason, blocked_reason=blocked
+            text=text,
+            usage=usage,
+            model=request.model,
+            finish_reason=finish_reason,
+            blocked_reason=blocked,
+            search_queries=queries,
+            grounded=grounded,
         )
 
 

@@ -8,6 +8,14 @@ Thinking tokens are billed as output. When a model has a long-context tier and t
 than its threshold, the long-context prices apply to the whole call (that is how Google bills it).
 A model that is not in the table has no cost (``None``), never a silent 0: the caller records it
 and raises an alert.
+
+Google Search grounding is billed on top of the tokens, per model family: Gemini 3 per search
+query the model ran (``webSearchQueries``; none run, nothing billed), Gemini 2.5 per request sent
+with the tool. Each model entry may
+carry a ``[models."<id>".google_search]`` table (``unit`` = ``query`` | ``request``, ``per_1000``
+USD, ``source``, ``as_of``); a grounded answer of a model without one has no cost (``None``).
+Free allowances (so many grounded prompts a day or a month) are not modelled: the figure is what
+the calls cost once the allowance is used up, an upper bound.
 """
 
 from __future__ import annotations
@@ -16,17 +24,35 @@ import tomllib
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from veille.models.base import Usage
 
-__all__ = ["ModelPrice", "PriceTable", "PriceTableError", "call_cost", "normalise_model_id"]
+__all__ = [
+    "GroundingPrice",
+    "ModelPrice",
+    "PriceTable",
+    "PriceTableError",
+    "call_cost",
+    "grounding_cost",
+    "normalise_model_id",
+]
 
 _PER_MILLION = 1_000_000
 
 
 class PriceTableError(ValueError):
     """The price file is malformed; the message names the file, the entry and the field."""
+
+
+@dataclass(frozen=True)
+class GroundingPrice:
+    """USD per 1 000 units of Google Search grounding: search queries, or grounded requests."""
+
+    unit: Literal["query", "request"]
+    per_1000: float
+    source: str
+    as_of: str
 
 
 @dataclass(frozen=True)
@@ -43,6 +69,7 @@ class ModelPrice:
     long_input: float | None = None
     long_cached_input: float | None = None
     long_output: float | None = None
+    google_search: GroundingPrice | None = None
 
     def rates(self, prompt_tokens: int) -> tuple[float, float, float]:
         """(input, cached_input, output) prices for a prompt of this size."""
@@ -62,6 +89,12 @@ def call_cost(price: ModelPrice, usage: Usage) -> float:
     fresh = usage.input_tokens - cached
     billed_output = usage.output_tokens + usage.reasoning_tokens
     return (fresh * input_rate + cached * cached_rate + billed_output * output_rate) / _PER_MILLION
+
+
+def grounding_cost(price: GroundingPrice, search_queries: int) -> float:
+    """One answer of a grounded request: its queries (unit ``query``) or itself (``request``)."""
+    units = max(0, search_queries) if price.unit == "query" else 1
+    return units * price.per_1000 / 1000
 
 
 def normalise_model_id(model: str) -> str:
@@ -97,6 +130,13 @@ class PriceTable:
         price = self.get(model)
         return None if price is None else call_cost(price, usage)
 
+    def grounding_cost(self, model: str, search_queries: int) -> float | None:
+        """The grounding fee of one grounded answer; ``None`` without a grounding price."""
+        price = self.get(model)
+        if price is None or price.google_search is None:
+            return None
+        return grounding_cost(price.google_search, search_queries)
+
     def __contains__(self, model: object) -> bool:
         return isinstance(model, str) and self.get(model) is not None
 
@@ -121,6 +161,7 @@ def _parse_entry(path: Path, name: str, entry: Any) -> ModelPrice:
         "long_input",
         "long_cached_input",
         "long_output",
+        "google_search",
     }
     unknown = sorted(set(entry) - known)
     if unknown:
@@ -170,4 +211,29 @@ def _parse_entry(path: Path, name: str, entry: Any) -> ModelPrice:
         long_input=number("long_input", required=False),
         long_cached_input=number("long_cached_input", required=False),
         long_output=number("long_output", required=False),
+        google_search=_parse_grounding(where, entry.get("google_search")),
     )
+
+
+def _parse_grounding(where: str, entry: Any) -> GroundingPrice | None:
+    if entry is None:
+        return None
+    where = f"{where}.google_search"
+    if not isinstance(entry, dict):
+        raise PriceTableError(f"{where} must be a table (unit, per_1000, source, as_of)")
+    unknown = sorted(set(entry) - {"unit", "per_1000", "source", "as_of", "via"})
+    if unknown:
+        raise PriceTableError(f"{where}: unknown field(s) {unknown}")
+    unit = entry.get("unit")
+    if unit not in ("query", "request"):
+        raise PriceTableError(f"{where}: `unit` must be 'query' or 'request', got {unit!r}")
+    per_1000 = entry.get("per_1000")
+    if isinstance(per_1000, bool) or not isinstance(per_1000, int | float) or per_1000 < 0:
+        raise PriceTableError(f"{where}: `per_1000` must be a number ≥ 0 (USD per 1000 {unit}s)")
+    as_of = entry.get("as_of")
+    as_of = as_of.isoformat() if isinstance(as_of, date) else as_of
+    source = entry.get("source")
+    for field, value in (("source", source), ("as_of", as_of)):
+        if not isinstance(value, str) or not value.strip():
+            raise PriceTableError(f"{where}: `{field}` is required (a non-empty string)")
+    return GroundingPrice(unit=unit, per_1000=float(per_1000), source=str(source), as_of=str(as_of))

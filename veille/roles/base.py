@@ -31,6 +31,7 @@ class Role(Generic[In, Out]):
     instructions: str
     build_prompt: Callable[[In], str]
     output_schema: Callable[[In], type[Out]]
+    tools: tuple[str, ...] = ()  # built-in provider tools, e.g. ("google_search",) for the researcher
 
     def schema_for(self, data: In) -> type[Out]:
         return self.output_schema(data)

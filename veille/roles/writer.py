@@ -6,6 +6,8 @@ source numbers of this input, section ids its axes; code renders the Markdown.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, dossier_schema
@@ -25,13 +27,18 @@ __all__ = [
 
 
 class SourceRef(BaseModel):
+    """A numbered source: a corpus document, or a web page from the grounding chunks (``--web``)."""
+
     number: int
     id: str
     title: str
-    date: str
+    date: str  # web: the date the search returned the page
     source_type: str
     url: str | None = None
     flag: str | None = None  # e.g. "injection suspectée": the screen flagged it, the plan kept it
+    kind: Literal["corpus", "web"] = "corpus"
+    domain: str | None = None  # web only: the page's domain
+    retrieved_at: str | None = None  # web only: when the grounded answer came back (UTC, ISO 8601)
 
 
 class NumberedFinding(BaseModel):

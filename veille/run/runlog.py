@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from veille.alerts import Alert
 from veille.gradestatus import GRADE_FAILED, failure_alerts, grade_counts
@@ -23,6 +23,7 @@ from veille.run.summary import INGEST_FILE, ingest_record
 from veille.settings import Settings
 from veille.steps.analyse import Analysis
 from veille.steps.plan import PlanOutcome
+from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
 from veille.steps.write import FinalReport, WrittenDraft
 from veille.store.ingest import IngestReport
@@ -31,11 +32,19 @@ from veille.warehouse.runrow import START_FILE
 if TYPE_CHECKING:
     from prefect.states import State
 
-__all__ = ["RunLog", "RunOutputs"]
+__all__ = ["PendingWeb", "RunLog", "RunOutputs"]
 
 
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
+
+
+class PendingWeb(Protocol):
+    """Web research under way (``tasks.research.PendingResearch``): its planning alerts, and a wait."""
+
+    alerts: list[Alert]
+
+    def collect(self) -> list[WebResearch]: ...
 
 
 class RunOutputs(TypedDict):
@@ -43,6 +52,7 @@ class RunOutputs(TypedDict):
 
     plan: Plan | None
     analyses: Sequence[Analysis]
+    web: Sequence[WebResearch]
     sources: Sequence[SourceRef]
     review: ReviewOutcome | None
     alerts: Sequence[Alert]
@@ -67,6 +77,7 @@ class RunLog:
     snapshot: list[tuple[str, str]] = field(default_factory=list)  # (document id, content hash)
     plan: Plan | None = None
     analyses: list[Analysis] = field(default_factory=list)
+    web: list[WebResearch] = field(default_factory=list)  # --web: each researched sub-task's findings
     review: ReviewOutcome | None = None
     final: FinalReport | None = None
     error: BaseException | None = None
@@ -153,6 +164,25 @@ class RunLog:
         failed = self.failed_subtasks()
         return f"{len(analyses) - len(failed)} branch(es) ok, failed: {failed or 'none'}"
 
+    @property
+    def day(self) -> str:
+        """The run's UTC start date (the researcher's "today")."""
+        return self.started.date().isoformat()
+
+    def keep_research(self, pending: PendingWeb) -> str:
+        """The web research of the sub-tasks (waited for) and its alerts, planning ones first;
+        returns its summary."""
+        self.add(pending.alerts)
+        self.web = pending.collect()
+        for research in self.web:
+            self.add(research.alerts)
+        pages = {s.id for r in self.web for s in r.sources}
+        failed = [r.subtask_id for r in self.web if r.status == "failed"]
+        return (
+            f"{len(self.web)} sub-task(s) searched, {sum(len(r.findings) for r in self.web)} web finding(s), "
+            f"{len(pages)} distinct page(s), failed: {failed or 'none'}"
+        )
+
     def failed_subtasks(self) -> list[str]:
         return [a.subtask_id for a in self.analyses if a.status == "failed"]
 
@@ -203,6 +233,7 @@ class RunLog:
         return RunOutputs(
             plan=self.plan,
             analyses=self.analyses,
+            web=self.web,
             sources=self.final.sources if self.final else [],
             review=self.review,
             alerts=self.alerts,

@@ -41,6 +41,7 @@ from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.research import WebResearch
 from veille.store.readers import source_metadata
 from veille.textstats import SOURCES_HEADING
 
@@ -69,14 +70,18 @@ def number_findings(
     min_words: int = 0,
     max_words: int = 10_000,
     max_sentence_words: int = 25,
+    web: Sequence[WebResearch] = (),
 ) -> tuple[WriterInput, list[SourceRef]]:
     """Writer input with source numbers in order of first citation, stable across branches.
 
-    Branches are read in sub-task order; a document cited by two branches keeps its first number.
-    The writer sees numbers only; ids and titles stay in the returned sources.
+    Branches are read in sub-task order, each branch's corpus findings before its web findings
+    (``web``, the ``--web`` research); a document or a web page (one per URI) cited by two branches
+    keeps its first number. The writer sees numbers only; ids, titles and URLs stay in the sources.
     """
     # One function on purpose: numbers are given in this order (findings, then contradictions).
-    registry = SourceRegistry(catalogue)
+    pages = {p.id: p for r in web if r.status == "ok" for p in r.sources}
+    registry = SourceRegistry({**pages, **catalogue})  # a corpus id never starts with "web-"
+    web_by_subtask = {r.subtask_id: r for r in web if r.status == "ok"}
     numbered: list[NumberedFinding] = []
     contradictions: list[NumberedContradiction] = []
     open_questions: list[str] = []
@@ -91,6 +96,14 @@ def number_findings(
                     subtask_id=analysis.subtask_id, statement=f.statement, sources=registry.numbers(ids)
                 )
             )
+        research = web_by_subtask.get(analysis.subtask_id)
+        for w in research.findings if research is not None else []:
+            if ids := [i for i in w.source_ids if i in pages]:
+                numbered.append(
+                    NumberedFinding(
+                        subtask_id=analysis.subtask_id, statement=w.statement, sources=registry.numbers(ids)
+                    )
+                )
     for analysis in ok:
         for note in analysis.findings.contradictions:
             ids = [i for i in note.doc_ids if i in catalogue]
@@ -287,10 +300,16 @@ class WrittenDraft(BaseModel):
 
 
 def write_sourced_draft(
-    client: Asker, analyses: Sequence[Analysis], request: Request, grid: Grid, db_path: Path
+    client: Asker,
+    analyses: Sequence[Analysis],
+    request: Request,
+    grid: Grid,
+    db_path: Path,
+    web: Sequence[WebResearch] = (),
 ) -> WrittenDraft:
     """Number the cited sources (code, in order of first citation across branches), then have the
-    writer turn the numbered findings into the structure: the model sees numbers, never document ids."""
+    writer turn the numbered findings into the structure: the model sees numbers, never document ids
+    nor URLs. ``web``: the sub-tasks' web research (``--web``), numbered with the documents."""
     cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
     cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
     metadata = source_metadata(db_path, cited)
@@ -303,6 +322,7 @@ def write_sourced_draft(
         min_words=grid.min_words,
         max_words=grid.max_words,
         max_sentence_words=grid.max_sentence_words,
+        web=web,
     )
     flags = {i: label for a in analyses for i, label in a.flags.items()}
     if flags:  # flagged documents kept by the plan are marked in the sources list

@@ -217,6 +217,32 @@ def _report_rows(run_dir: Path, run_id: str, missing: list[str]) -> list[Row]:
     return [_report_row(run_id, report_path.read_text(encoding="utf-8"), sources)]
 
 
+def _source_rows(run_dir: Path, run_id: str) -> list[Row]:
+    """sources.json, one row per numbered source; entries written before ``kind`` are corpus ones."""
+    path = run_dir / "sources.json"
+    rows = []
+    for s in read_json(path, [], list) or []:  # its absence is listed once, by the reports reader
+        if not isinstance(s, dict) or not isinstance(s.get("number"), int) or not s.get("id"):
+            continue
+        retrieved = s.get("retrieved_at")
+        rows.append(
+            {
+                "run_id": run_id,
+                "number": s["number"],
+                "source_id": str(s["id"]),
+                "kind": str(s.get("kind") or "corpus"),
+                "title": s.get("title"),
+                "date": None if s.get("date") is None else str(s.get("date")),
+                "source_type": s.get("source_type"),
+                "url": s.get("url"),
+                "domain": s.get("domain"),
+                "retrieved_at": parse_ts(retrieved, f"{path}: retrieved_at") if retrieved else None,
+                "flag": s.get("flag"),
+            }
+        )
+    return rows
+
+
 def _document_rows(run_dir: Path, run_id: str, missing: list[str]) -> list[Row]:
     return [
         {"run_id": run_id, "doc_id": str(d.get("id")), "content_hash": d.get("content_hash")}
@@ -259,6 +285,7 @@ def build_tables(run_dir: Path, *, recorded_at: datetime | None = None) -> dict[
         "review_rounds": rounds,
         "grader_scores": grades,
         "reports": reports,
+        "sources": _source_rows(run_dir, run_id),
         "documents": _document_rows(run_dir, run_id, missing),
     }
     summary = runs_row(run, run_id, times, rows, missing)

@@ -30,7 +30,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -112,6 +112,9 @@ TABLES: dict[str, pa.Schema] = {
             _f("cache_read_tokens", pa.int64(), False),
             _f("estimated", pa.bool_(), False),
             _f("cost_usd", pa.float64()),
+            # v5: Google Search grounding (the researcher, --web): queries run, and their fee (in cost_usd)
+            _f("search_queries", pa.int32()),
+            _f("grounding_cost_usd", pa.float64()),
             _f("latency_s", pa.float64(), False),
             _f("status", pa.string(), False),
             _f("error_class", pa.string()),
@@ -195,6 +198,23 @@ TABLES: dict[str, pa.Schema] = {
             _f("citations", pa.int32(), False),
             _f("sources", pa.int32(), False),
             _f("invalid_citations", pa.list_(pa.int32())),
+        ],
+    ),
+    # v5: the numbered sources of the report (sources.json): corpus documents and web pages.
+    "sources": _schema(
+        "sources",
+        [
+            _f("run_id", pa.string(), False),
+            _f("number", pa.int32(), False),
+            _f("source_id", pa.string(), False),
+            _f("kind", pa.string(), False),
+            _f("title", pa.string()),
+            _f("date", pa.string()),
+            _f("source_type", pa.string()),
+            _f("url", pa.string()),
+            _f("domain", pa.string()),
+            _f("retrieved_at", _TS),
+            _f("flag", pa.string()),
         ],
     ),
     "documents": _schema(
@@ -291,6 +311,28 @@ def _add_alert_subjects(name: str, table: pa.Table) -> pa.Table:
 register_migration(
     Migration(
         4, "alerts.subjects: every subject of a grouped alert (one alert, N documents)", _add_alert_subjects
+    )
+)
+
+
+def _add_grounding(name: str, table: pa.Table) -> pa.Table:
+    """Version 5: ``llm_calls.search_queries`` and ``grounding_cost_usd`` (NULL: not recorded then),
+    placed after ``cost_usd``; the ``sources`` table is new (old runs simply have no partition)."""
+    if name != "llm_calls":
+        return table
+    for column, type_ in (("grounding_cost_usd", pa.float64()), ("search_queries", pa.int32())):
+        if column not in table.column_names:
+            at = table.column_names.index("cost_usd") + 1 if "cost_usd" in table.column_names else 0
+            table = table.add_column(at, _f(column, type_), pa.nulls(table.num_rows, type_))
+    return table
+
+
+register_migration(
+    Migration(
+        5,
+        "llm_calls.search_queries and grounding_cost_usd (Google Search grounding); table sources "
+        "(numbered sources, kind corpus | web)",
+        _add_grounding,
     )
 )
 
