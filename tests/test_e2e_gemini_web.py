@@ -3,7 +3,8 @@
 Done when: the report's Sources list numbers each distinct page once, every web citation resolves to
 a grounding chunk of that run, grounding costs are in the journal and the warehouse, no URL is
 fetched, and the same run without ``--web`` is unchanged (report.md and sources.json as written by
-the code before web research existed: tests/fixtures/web/, captured from commit 7b8529d).
+the code before web research existed: tests/fixtures/web/, captured from commits 7b8529d and
+268d1cb, identical).
 """
 
 from __future__ import annotations
