@@ -47,3 +47,26 @@ def test_web_is_a_setting_the_cli_and_the_flow_set(monkeypatch: pytest.MonkeyPat
     assert Settings.from_params().web is True  # web=False means "not forced"
     monkeypatch.setenv("VEILLE_WEB_BUDGET", "2")
     assert Settings.from_params().web_budget == 2
+
+
+def test_veille_run_takes_web_to_the_flow_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    import flows.veille
+    import veille.ops.ephemeral
+    from veille.cli import app
+
+    seen: list[Settings] = []
+
+    class _Stop(Exception):
+        pass
+
+    def fake_flow(*, settings: Settings, return_state: bool) -> None:
+        seen.append(settings)
+        raise _Stop  # the flow itself is covered above: only what the CLI hands it matters here
+
+    monkeypatch.setattr(flows.veille, "veille_flow", fake_flow)
+    monkeypatch.setattr(veille.ops.ephemeral, "start_temporary_api", lambda: None)
+    CliRunner().invoke(app, ["run", "--web", "--backend", "offline"])
+    CliRunner().invoke(app, ["run", "--backend", "offline"])
+    assert [s.web for s in seen] == [True, False]
