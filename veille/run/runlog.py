@@ -176,6 +176,8 @@ class RunLog:
         self.web = pending.collect()
         for research in self.web:
             self.add(research.alerts)
+        if not self.web:  # offline (web.offline) or a zero budget: say why, not a row of zeros
+            return f"no sub-task searched ({', '.join(a.code for a in pending.alerts) or 'none planned'})"
         pages = {s.id for r in self.web for s in r.sources}
         failed = [r.subtask_id for r in self.web if r.status == "failed"]
         return (
