@@ -50,11 +50,15 @@ def test_web_is_a_setting_the_cli_and_the_flow_set(monkeypatch: pytest.MonkeyPat
 
 
 def test_veille_run_takes_web_to_the_flow_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
     from typer.testing import CliRunner
 
     import flows.veille
     import veille.ops.ephemeral
-    from veille.cli import app
+    from veille.cli import run as run_commands
+
+    app = typer.Typer()  # its own app: veille.cli's registers its commands only in main()
+    run_commands.register(app)
 
     seen: list[Settings] = []
 
