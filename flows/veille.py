@@ -38,7 +38,6 @@ from veille.run.runlog import RunLog
 from veille.run.summary import usage_note
 from veille.settings import Settings
 from veille.steps.catalogue import planner_catalogue
-from veille.store.readers import document_snapshot
 
 __all__ = ["veille_flow"]
 
@@ -81,10 +80,8 @@ def veille_flow(
             if sources_file(settings.corpus_dir).exists():  # watched feeds and pages: tonight's news first
                 run.add(collect(settings).alerts)  # the task logs its summary; failing sources are alerts
             ingested, listing = ingest(settings), catalogue(settings)
-            request, reference, grid = corpus_inputs(settings)
-            log.info(
-                "ingest: %s", run.keep_ingest(ingested, request.title, document_snapshot(settings.database))
-            )
+            request, reference, grid, snapshot = corpus_inputs(settings)
+            log.info("ingest: %s", run.keep_ingest(ingested, request.title, snapshot))
             # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
             if suspected := run.add(screen_documents(settings, listing.entries)):
                 log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
@@ -97,7 +94,7 @@ def veille_flow(
             analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse)
             log.info("analyse: %s; %s", run.keep_analyses(analyses), usage_note(records(), "analyst"))
             run.require_a_branch()
-            if settings.web:
+            if settings.web:  # the grounded research ran beside the analysts
                 log.info(
                     "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
                 )

@@ -14,6 +14,7 @@ from veille.grid import Grid, load_grid
 from veille.roles.planner import SubTask
 from veille.settings import Settings
 from veille.steps.analyse import Analysis, failed_analysis
+from veille.store.readers import document_snapshot
 
 __all__ = [
     "RESULTS_DIRNAME",
@@ -31,13 +32,15 @@ class CorpusInputs(NamedTuple):
     request: Request
     reference: Reference | None  # None when absent or invalid (ingestion alerted)
     grid: Grid  # the writing grid, with the request's mandatory mentions
+    snapshot: list[tuple[str, str]]  # (document id, content hash) after ingestion
 
 
 def corpus_inputs(settings: Settings) -> CorpusInputs:
     """Read once per run, after ingestion, and handed to the steps that need them."""
     request = load_request(settings.corpus_dir)
     grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
-    return CorpusInputs(request, reference_if_valid(settings.corpus_dir), grid)
+    snapshot = document_snapshot(settings.database)
+    return CorpusInputs(request, reference_if_valid(settings.corpus_dir), grid, snapshot)
 
 
 def results_dir(settings: Settings) -> Path:
