@@ -157,6 +157,7 @@ def run(
     ] = False,
 ) -> None:
     """Run the veille flow on a corpus and print a summary: sub-tasks, exclusions, alerts, review, cost, report."""
+    # Long mostly by its option declarations above; the body is build settings, run, print.
 
     from flows.veille import veille_flow
     from veille.corpus.errors import CorpusError

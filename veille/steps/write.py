@@ -60,6 +60,49 @@ __all__ = [
 MISSING_AXIS = "Axe non couvert (analyse en échec) : "
 
 
+def _numbered_findings(
+    ok: Sequence[Analysis],
+    catalogue: Mapping[str, Any],
+    web_by_subtask: Mapping[str, WebResearch],
+    pages: Mapping[str, Any],
+    registry: SourceRegistry,
+) -> list[NumberedFinding]:
+    """Each branch's corpus findings, then its web findings, with their sources' numbers."""
+    numbered: list[NumberedFinding] = []
+    for analysis in ok:
+        cited = [(f.statement, [i for i in f.doc_ids if i in catalogue]) for f in analysis.findings.findings]
+        research = web_by_subtask.get(analysis.subtask_id)
+        if research is not None:
+            cited += [(w.statement, [i for i in w.source_ids if i in pages]) for w in research.findings]
+        numbered += [
+            NumberedFinding(subtask_id=analysis.subtask_id, statement=text, sources=registry.numbers(ids))
+            for text, ids in cited
+            if ids
+        ]
+    return numbered
+
+
+def _numbered_contradictions(
+    ok: Sequence[Analysis], catalogue: Mapping[str, Any], registry: SourceRegistry
+) -> list[NumberedContradiction]:
+    """The analysts' contradiction notes whose documents are sources, retained side first."""
+    out: list[NumberedContradiction] = []
+    for analysis in ok:
+        for note in analysis.findings.contradictions:
+            ids = [i for i in note.doc_ids if i in catalogue]
+            if len(ids) < 2 or note.retained not in catalogue:
+                continue
+            kept = registry.number(note.retained)
+            rejected = [n for n in registry.numbers(ids) if n != kept]
+            if rejected:
+                out.append(
+                    NumberedContradiction(
+                        subtask_id=analysis.subtask_id, retained=[kept], rejected=rejected, reason=note.reason
+                    )
+                )
+    return out
+
+
 def number_findings(
     analyses: Sequence[Analysis],
     catalogue: Mapping[str, CatalogueEntry] | Mapping[str, Any],
@@ -78,46 +121,15 @@ def number_findings(
     (``web``, the ``--web`` research); a document or a web page (one per URI) cited by two branches
     keeps its first number. The writer sees numbers only; ids, titles and URLs stay in the sources.
     """
-    # One function on purpose: numbers are given in this order (findings, then contradictions).
     pages = {p.id: p for r in web if r.status == "ok" for p in r.sources}
     registry = SourceRegistry({**pages, **catalogue})  # a corpus id never starts with "web-"
-    web_by_subtask = {r.subtask_id: r for r in web if r.status == "ok"}
-    numbered: list[NumberedFinding] = []
-    contradictions: list[NumberedContradiction] = []
-    open_questions: list[str] = []
     ok = [a for a in analyses if a.status == "ok"]
-    for analysis in ok:
-        for f in analysis.findings.findings:
-            ids = [i for i in f.doc_ids if i in catalogue]
-            if not ids:
-                continue
-            numbered.append(
-                NumberedFinding(
-                    subtask_id=analysis.subtask_id, statement=f.statement, sources=registry.numbers(ids)
-                )
-            )
-        research = web_by_subtask.get(analysis.subtask_id)
-        for w in research.findings if research is not None else []:
-            if ids := [i for i in w.source_ids if i in pages]:
-                numbered.append(
-                    NumberedFinding(
-                        subtask_id=analysis.subtask_id, statement=w.statement, sources=registry.numbers(ids)
-                    )
-                )
-    for analysis in ok:
-        for note in analysis.findings.contradictions:
-            ids = [i for i in note.doc_ids if i in catalogue]
-            if len(ids) < 2 or note.retained not in catalogue:
-                continue
-            kept = registry.number(note.retained)
-            rejected = [n for n in registry.numbers(ids) if n != kept]
-            if rejected:
-                contradictions.append(
-                    NumberedContradiction(
-                        subtask_id=analysis.subtask_id, retained=[kept], rejected=rejected, reason=note.reason
-                    )
-                )
-        open_questions += analysis.findings.open_questions
+    # Numbers are given in this order: every branch's findings first, then the contradictions.
+    numbered = _numbered_findings(
+        ok, catalogue, {r.subtask_id: r for r in web if r.status == "ok"}, pages, registry
+    )
+    contradictions = _numbered_contradictions(ok, catalogue, registry)
+    open_questions = [q for a in ok for q in a.findings.open_questions]
     sources = registry.sources()
     data = WriterInput(
         request_title=request_title,
