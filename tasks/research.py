@@ -12,6 +12,7 @@ from prefect.cache_policies import NO_CACHE
 from veille.alerts import Alert
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
+from veille.run.inputs import collect_mapped
 from veille.settings import Settings
 from veille.steps.research import WebResearch, research_failed, research_plan, research_subtask
 
@@ -31,18 +32,7 @@ def research(sub_task: SubTask, subtask_id: str, client: Asker, request_title: s
 def collect_research(sub_tasks: Sequence[SubTask], futures: Sequence[Any]) -> list[WebResearch]:
     """One :class:`WebResearch` per researched sub-task, in plan order; a task that raised anyway
     (not a model error: those are alerts already) becomes a failed research with its alert."""
-    out = []
-    for sub_task, future in zip(sub_tasks, futures, strict=True):
-        future.wait()
-        state = future.state
-        if state.is_completed():
-            out.append(state.result())
-            continue
-        error = state.result(raise_on_failure=False)
-        if not isinstance(error, BaseException):
-            error = RuntimeError(state.message or f"research ended {state.type.value}")
-        out.append(research_failed(sub_task.id, error))
-    return out
+    return collect_mapped(sub_tasks, futures, lambda st, error: research_failed(st.id, error), "research")
 
 
 @dataclass

@@ -4,9 +4,9 @@ plan order (the planner's input is the catalogue step's: veille/steps/catalogue.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from veille.corpus.reference import Reference, reference_if_valid
 from veille.corpus.request import Request, load_request
@@ -20,9 +20,12 @@ __all__ = [
     "RESULTS_DIRNAME",
     "CorpusInputs",
     "collect_branches",
+    "collect_mapped",
     "corpus_inputs",
     "results_dir",
 ]
+
+T = TypeVar("T")
 
 # Persisted task results and cache records (retry only the failed branches). `veille clean` deletes it.
 RESULTS_DIRNAME = "prefect-results"
@@ -48,13 +51,15 @@ def results_dir(settings: Settings) -> Path:
     return settings.warehouse_dir / RESULTS_DIRNAME
 
 
-def collect_branches(sub_tasks: Sequence[SubTask], futures: Sequence[Any]) -> list[Analysis]:
-    """One Analysis per sub-task, in plan order; a failed branch becomes a ``failed`` record.
-
-    ``futures`` are the mapped analyst runs (same order as ``sub_tasks``); each is awaited, and a
-    failure is read from its final state instead of being raised, so the other branches survive.
-    """
-    out = []
+def collect_mapped(
+    sub_tasks: Sequence[SubTask],
+    futures: Sequence[Any],
+    failed: Callable[[SubTask, BaseException], T],
+    what: str = "branch",
+) -> list[T]:
+    """The result of each mapped run, in plan order; a run that failed becomes ``failed(sub_task,
+    error)`` instead of being raised, so the other runs survive. Each future is awaited."""
+    out: list[T] = []
     for sub_task, future in zip(sub_tasks, futures, strict=True):
         future.wait()
         state = future.state
@@ -63,6 +68,12 @@ def collect_branches(sub_tasks: Sequence[SubTask], futures: Sequence[Any]) -> li
             continue
         error = state.result(raise_on_failure=False)
         if not isinstance(error, BaseException):
-            error = RuntimeError(state.message or f"branch ended {state.type.value}")
-        out.append(failed_analysis(sub_task, error))
+            error = RuntimeError(state.message or f"{what} ended {state.type.value}")
+        out.append(failed(sub_task, error))
     return out
+
+
+def collect_branches(sub_tasks: Sequence[SubTask], futures: Sequence[Any]) -> list[Analysis]:
+    """One Analysis per sub-task (the mapped analyst runs, same order); a failed branch becomes a
+    ``failed`` record."""
+    return collect_mapped(sub_tasks, futures, failed_analysis)
