@@ -1,5 +1,5 @@
-"""The veille flow: [collect →] ingest → catalogue → screen → plan → analyse.map → write report → review loop
-→ outputs → grade → record. The bookkeeping between the steps is ``veille.run.runlog.RunLog``.
+"""The veille flow: [collect →] ingest → what changed → catalogue → screen → plan → analyse.map → write
+report → review loop → outputs → grade → record. The bookkeeping between the steps is ``veille.run.runlog.RunLog``.
 
 A failed branch does not lose the others: the report is written from the branches that succeeded,
 names the missing axis, raises an alert, and the run ends Failed so it can be retried. Plan and
@@ -18,6 +18,7 @@ from tasks.clients import backend_label, open_client
 from tasks.collect import collect
 from tasks.grade import grade_run, quality_alerts
 from tasks.ingest import catalogue, ingest
+from tasks.news import what_changed
 from tasks.outputs import write_outputs
 from tasks.plan import plan_catalogue
 from tasks.record import record_run
@@ -82,13 +83,15 @@ def veille_flow(
             ingested, listing = ingest(settings), catalogue(settings)
             request, reference, grid, snapshot = corpus_inputs(settings)
             log.info("ingest: %s", run.keep_ingest(ingested, request.title, snapshot))
+            changes = what_changed(settings, folder.run_id, snapshot)  # against the last completed run
+            log.info("changes: %s", changes.note)
             # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
             if suspected := run.add(screen_documents(settings, listing.entries)):
                 log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
 
             shown = planner_catalogue(request, listing.entries, settings)
             log.info("catalogue: %s", shown.note)
-            planned = plan_catalogue(client, shown, suspected, reuse)
+            planned = plan_catalogue(client, shown, suspected, reuse, changes)
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
             analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse)
@@ -102,7 +105,9 @@ def veille_flow(
             written = write_report(asker, analyses, request, grid, settings.database, run.web)
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds))
-            final = finish_report(request.title, written, reviewed, run.failed_questions())
+            final = finish_report(
+                request.title, written, reviewed, run.failed_questions(), changes, settings.database
+            )
             log.info("review: %s; %s", run.keep_final(final), usage_note(records(), "critic", "reviser"))
         run.add(client.alerts())
 

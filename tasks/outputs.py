@@ -49,6 +49,7 @@ def write_outputs(
     info: RunInfo,
     *,
     plan: Plan | None,
+    plan_basis: str = "",
     analyses: Sequence[Analysis],
     web: Sequence[WebResearch] = (),
     sources: Sequence[SourceRef],
@@ -61,7 +62,7 @@ def write_outputs(
     folder.create()
     folder.write_documents([{"id": i, "content_hash": h} for i, h in documents])
     if plan is not None:
-        folder.write_plan(plan)
+        folder.write_plan(plan, basis=plan_basis)
     folder.write_findings(findings_document(analyses, web))
     folder.write_sources(sources)
     folder.write_review(

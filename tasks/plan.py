@@ -11,9 +11,11 @@ from tasks.clients import MODEL_TASK_RETRIES, model_key
 from tasks.reuse import Reuse
 from veille.alerts import Alert
 from veille.roles.base import Asker
-from veille.roles.planner import PlannerInput
+from veille.roles.planner import Plan, PlannerInput
 from veille.steps.catalogue import LeftOut, PlannerCatalogue
+from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
+from veille.steps.plan_reuse import planner_basis, reusable_plan
 from veille.steps.screen import flagged_documents
 
 __all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan", "plan_catalogue"]
@@ -46,14 +48,25 @@ def plan(
     cache_scope: str = "",
     flagged: dict[str, str] | None = None,
     left_out: list[LeftOut] | None = None,
+    previous: Plan | None = None,
+    reused_note: str = "",
 ) -> PlanOutcome:
     """Planner over the catalogue only, then validation and coverage; raises PlanUnusableError on an
-    empty plan. ``flagged``: documents the screen flagged; ``left_out``: left out before planning.
+    empty plan. ``flagged``: documents the screen flagged; ``left_out``: left out before planning;
+    ``previous``: the previous night's plan to reuse instead of asking (veille.steps.plan_reuse).
 
     ``cache_scope`` ("" or the flow run's id with ``use_cache=False``) only enters the cache key: a
     retry of the flow run reuses its own plan, other runs do not."""
-    del model_key, cache_scope  # part of the cache key only
-    return make_plan(client, data, flagged=flagged or {}, left_out=left_out or [])
+    del cache_scope  # part of the cache key only
+    outcome = make_plan(
+        client,
+        data,
+        flagged=flagged or {},
+        left_out=left_out or [],
+        previous=previous,
+        reused_note=reused_note,
+    )
+    return outcome.model_copy(update={"basis": planner_basis(data, model_key, PLAN_CACHE_VERSION)})
 
 
 def plan_catalogue(
@@ -61,14 +74,36 @@ def plan_catalogue(
     shown: PlannerCatalogue,
     suspected: list[Alert],
     reuse: Reuse,
+    changes: Changes | None = None,
 ) -> PlanOutcome:
     """The ``plan`` task over the catalogue step's output, its result persisted (tasks/reuse.py);
-    ``suspected``: the screen's alerts (flagged documents are checked after planning)."""
+    ``suspected``: the screen's alerts (flagged documents are checked after planning).
+
+    ``changes``: what changed since the previous completed run; with few new documents and the
+    same request, that run's plan is reused (no planner call) and code places the new documents.
+    Not with ``use_cache=False``: that run plans afresh."""
+    key = model_key(reuse.settings, "planner")
+    previous = None
+    if reuse.settings.use_cache:
+        previous, _why = reusable_plan(
+            changes,
+            planner_basis(shown.data, key, PLAN_CACHE_VERSION),
+            [e.id for e in shown.data.catalogue],
+            max_new=reuse.settings.replan_after_new,
+        )
+    note = ""
+    if previous is not None and changes is not None and changes.previous is not None:
+        note = (
+            f"plan du dossier précédent ({changes.previous.run_id}) repris sans appel au planificateur : "
+            f"{len(changes.new)} document(s) nouveau(x) placé(s) par le code"
+        )
     return plan.with_options(result_storage=reuse.storage)(
         client,
         shown.data,
-        model_key(reuse.settings, "planner"),
+        key,
         cache_scope=reuse.scope,
         flagged=flagged_documents(suspected),
         left_out=shown.left_out,
+        previous=previous,
+        reused_note=note,
     )

@@ -13,9 +13,16 @@ from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.steps.analyse import Analysis
+from veille.steps.news import Changes
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
-from veille.steps.write import FinalReport, WrittenDraft, finalize_report, write_sourced_draft
+from veille.steps.write import (
+    FinalReport,
+    WrittenDraft,
+    document_refs,
+    finalize_report,
+    write_sourced_draft,
+)
 
 __all__ = ["WrittenDraft", "finish_report", "write_report"]
 
@@ -39,9 +46,23 @@ def write_report(
 
 
 def finish_report(
-    title: str, written: WrittenDraft, reviewed: ReviewOutcome, missing_axes: Sequence[str]
+    title: str,
+    written: WrittenDraft,
+    reviewed: ReviewOutcome,
+    missing_axes: Sequence[str],
+    changes: Changes | None = None,
+    db_path: Path | None = None,
 ) -> FinalReport:
-    """The reviewed structure rendered with the sources the writer step numbered (no model call)."""
+    """The reviewed structure rendered with the sources the writer step numbered (no model call);
+    with ``changes``, the ``## Nouveautés`` section citing the new and changed documents."""
+    touched = list(changes.touched) if changes is not None else []
+    metadata = document_refs(db_path, touched) if touched and db_path is not None else {}
     return finalize_report(
-        title, reviewed.final_dossier, written.sources, written.writer_input.axes, missing_axes
+        title,
+        reviewed.final_dossier,
+        written.sources,
+        written.writer_input.axes,
+        missing_axes,
+        changes=changes,
+        metadata=metadata,
     )

@@ -31,6 +31,7 @@ __all__ = [
     "EMPTY_UNCERTAIN",
     "KEY_POINTS_SECTION",
     "LEDGER_SECTION",
+    "NEWS_SECTION",
     "RECOMMENDATION_SECTION",
     "SUPERSEDED_MARK",
     "SYNTHESIS_MAX",
@@ -50,6 +51,7 @@ __all__ = [
     "render_ledger_entry",
     "rendered_key_points",
     "supersedes",
+    "without_news",
 ]
 
 SYNTHESIS_SECTION = "Synthèse"
@@ -66,6 +68,9 @@ DOSSIER_SECTIONS = (
 )
 SYNTHESIS_MIN, SYNTHESIS_MAX = 3, 5  # sentences of the synthesis
 SUPERSEDED_MARK = "(remplacé)"
+# Written by code between the synthesis and the key points (veille.steps.news), outside the five
+# sections the writer answers: graders compare the five, without it (:func:`without_news`).
+NEWS_SECTION = "Nouveautés"
 
 # Placeholders: every section keeps its heading and a line of text, whatever the model returned.
 EMPTY_SYNTHESIS = "Synthèse non fournie."
@@ -373,3 +378,13 @@ def supersedes(entry: LedgerEntry, point: KeyPoint) -> bool:
     if _figures(point.text) & _figures(f"{entry.subject} {entry.reason}"):
         return True
     return len(_content_words(point.text) & _content_words(entry.subject)) >= _SUBJECT_SHARED
+
+
+# --- the news section ----------------------------------------------------------------------------
+
+_NEWS_RE = re.compile(rf"^## {NEWS_SECTION}\b.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
+
+
+def without_news(markdown: str) -> str:
+    """The report without its ``## Nouveautés…`` section (what changed since the previous dossier)."""
+    return _NEWS_RE.sub("", markdown)

@@ -112,6 +112,11 @@ class Settings(BaseSettings):
     # collapses near-duplicates and shortlists by relevance to the request (veille/steps/catalogue.py).
     planner_token_budget: int = Field(default=8000, ge=1000)
     max_rounds: int = Field(default=3, ge=1)
+    # The nightly watch (veille/steps/plan_reuse.py): up to this many new documents since the last
+    # completed run, its plan is reused and code places them; more (or 0 to never reuse): re-plan.
+    replan_after_new: int = Field(
+        default=5, ge=0, description="new documents above which the planner is asked again"
+    )
     # Web research (seed 004): one grounded call (Google Search) per sub-task, at most web_budget a run.
     web: bool = False
     web_budget: int = Field(default=6, ge=0, description="grounded calls per run at most")

@@ -37,6 +37,7 @@ from veille.dossier import (
     parse_ledger_entry,
     rendered_key_points,
     supersedes,
+    without_news,
 )
 from veille.graders.base import GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
@@ -240,6 +241,9 @@ def grade_dossier(
     run_dir = Path(run_dir)
     report_path = run_dir / "report.md"
     report = report_path.read_text(encoding="utf-8") if report_path.exists() else None
+    # Quality is graded on the five sections: the news section (what changed since the previous
+    # dossier) varies night to night and is not the writer's; structural checks read it all.
+    graded = without_news(report) if report is not None else None
     review = _read_json(run_dir / "review.json")
     plan = _read_json(run_dir / "plan.json")
     sources = _read_json(run_dir / "sources.json") or []
@@ -249,8 +253,8 @@ def grade_dossier(
     rouge = RougeL()
     numeric = NumericGrader(reference.facts.figures)
     final_rouge = final_numeric = None
-    if report is not None:
-        body = strip_sources(report)
+    if graded is not None:
+        body = strip_sources(graded)
         final_rouge = rouge.grade_group(
             request, _without_citations(reference_body), [_without_citations(body)]
         )[0]
@@ -258,7 +262,7 @@ def grade_dossier(
         grades += [_targeted(final_rouge, "final"), _targeted(final_numeric, "final")]
 
     if client is not None:
-        pairs = _judge_targets(report, review)
+        pairs = _judge_targets(graded, review)
         # Identical texts (a validated last draft is the final report) are judged once.
         unique = list(dict.fromkeys(text for _, text in pairs))
         judge = JudgeGrader(client)
@@ -269,8 +273,8 @@ def grade_dossier(
             judged = dict.fromkeys(unique, failure)
         for target, text in pairs:
             grades.append(_targeted(judged[text], target))
-        if report is not None and final_rouge is not None and final_numeric is not None:
-            final_judge = judged[strip_sources(report)]
+        if graded is not None and final_rouge is not None and final_numeric is not None:
+            final_judge = judged[strip_sources(graded)]
             similarity = JudgeSimilarity(judge).combine_results([final_judge], [final_rouge])[0]
             numbers = JudgeNumbers(judge).combine_results([final_judge], [final_numeric])[0]
             grades += [_targeted(similarity, "final"), _targeted(numbers, "final")]

@@ -139,7 +139,7 @@ class RunFolder:
         return path
 
     # --- the contract's files ---
-    def write_plan(self, plan: Plan) -> Path:
+    def write_plan(self, plan: Plan, *, basis: str = "") -> Path:
         return self.write_json(
             "plan.json",
             {
@@ -151,6 +151,8 @@ class RunFolder:
                 "excluded": list(plan.excluded),
                 # Why each excluded document reads in no sub-task (docs/pipeline.md, "Plan").
                 "exclusions": [e.model_dump() for e in plan.exclusions],
+                # What the plan answers besides the catalogue: a later night may reuse it (issue 13).
+                "basis": basis,
             },
         )
 

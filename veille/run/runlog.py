@@ -51,6 +51,7 @@ class RunOutputs(TypedDict):
     """Keyword arguments of ``tasks.outputs.write_outputs`` besides the folder and run.json."""
 
     plan: Plan | None
+    plan_basis: str
     analyses: Sequence[Analysis]
     web: Sequence[WebResearch]
     sources: Sequence[SourceRef]
@@ -76,6 +77,7 @@ class RunLog:
     request_title: str = ""
     snapshot: list[tuple[str, str]] = field(default_factory=list)  # (document id, content hash)
     plan: Plan | None = None
+    plan_basis: str = ""  # veille.steps.plan_reuse.planner_basis, recorded in plan.json
     analyses: list[Analysis] = field(default_factory=list)
     web: list[WebResearch] = field(default_factory=list)  # --web: each researched sub-task's findings
     review: ReviewOutcome | None = None
@@ -150,7 +152,7 @@ class RunLog:
         return f"{report.documents} documents, {len(report.alerts)} alert(s)"
 
     def keep_plan(self, planned: PlanOutcome) -> str:
-        self.plan = planned.plan
+        self.plan, self.plan_basis = planned.plan, planned.basis
         self.add(planned.alerts)
         excluded = len(planned.plan.excluded)
         return (
@@ -234,6 +236,7 @@ class RunLog:
     def outputs(self) -> RunOutputs:
         return RunOutputs(
             plan=self.plan,
+            plan_basis=self.plan_basis,
             analyses=self.analyses,
             web=self.web,
             sources=self.final.sources if self.final else [],

@@ -219,6 +219,9 @@ class PlanOutcome(BaseModel):
     proposed: Plan
     alerts: list[Alert] = Field(default_factory=list)
     coverage: CoverageReport = Field(default_factory=CoverageReport)
+    # What the plan answers besides the catalogue (veille.steps.plan_reuse.planner_basis), recorded
+    # in plan.json: a later night reuses this plan only for the same basis.
+    basis: str = ""
 
 
 def _reasons(plan: Plan) -> dict[str, ExclusionReason]:
@@ -329,18 +332,23 @@ def make_plan(
     left_out: Sequence[LeftOutLike] = (),
     flagged: Mapping[str, str] | None = None,
     reask: bool = True,
+    previous: Plan | None = None,
+    reused_note: str = "",
 ) -> PlanOutcome:
     """Ask the planner (catalogue only), validate, then make coverage the code's job.
 
     ``left_out``: documents left out of ``data.catalogue`` before planning, with their reason
     (shortlist, duplicates), recorded in the plan's exclusions. ``flagged``: documents the screen
     flagged (id -> label). ``reask``: put the left-out documents that concern the request back to the
-    planner once. Raises :class:`PlanUnusableError` when nothing usable is left.
+    planner once. ``previous``: last night's plan (veille.steps.plan_reuse), validated and covered
+    like a planner's answer without asking it. Raises :class:`PlanUnusableError` when nothing
+    usable is left.
     """
     known = [e.id for e in data.catalogue]
     left = [Exclusion.model_validate({"id": o.id, "reason": o.reason, "detail": o.detail}) for o in left_out]
     vocabulary = Vocabulary.of(data.request_title, data.request, data.terms)
-    proposed = client.ask(PLANNER, data).output
+    proposed = previous if previous is not None else client.ask(PLANNER, data).output
+    reask = reask and previous is None  # a reused plan is code's: the planner is not asked at all
     plan, alerts = validate_plan(proposed, known, max_subtasks=data.max_subtasks, max_docs=data.max_docs)
     flagged = flagged or {}
     # Flagged and off the request's topic: excluded by code whatever the planner says, never put back.
@@ -369,4 +377,8 @@ def make_plan(
     alerts += outcome_alerts(plan, report, data.catalogue, vocabulary)
     alerts += [left_out_alert(left)] if left else []
     alerts += _summaries_alert(data)
+    if previous is not None:
+        alerts.append(
+            _alert("plan.reused", reused_note or "plan du dossier précédent repris", severity="info")
+        )
     return PlanOutcome(plan=plan, proposed=proposed, alerts=alerts, coverage=report)

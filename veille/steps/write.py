@@ -27,6 +27,7 @@ from veille.citations import (
 )
 from veille.corpus.request import Request
 from veille.dossier import (
+    KEY_POINTS_SECTION,
     AxisSection,
     CitedText,
     Dossier,
@@ -41,6 +42,7 @@ from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.news import Changes, render_news
 from veille.steps.research import WebResearch
 from veille.store.readers import source_metadata
 from veille.textstats import SOURCES_HEADING
@@ -49,6 +51,7 @@ __all__ = [
     "FinalReport",
     "WrittenDraft",
     "assemble_report",
+    "document_refs",
     "finalize_report",
     "name_missing_axes",
     "number_findings",
@@ -371,16 +374,34 @@ class FinalReport:
     removed_orphans: list[int]  # orphan numbers stripped by code (an alert is due when non-empty)
 
 
+def document_refs(db_path: Path, ids: Sequence[str]) -> dict[str, SourceRef]:
+    """SourceRef (number 0: numbered where they are cited) of the valid documents among ``ids``."""
+    return {
+        i: SourceRef(number=0, id=m.id, title=m.title, date=m.date, source_type=m.source_type, url=m.url)
+        for i, m in source_metadata(db_path, ids).items()
+    }
+
+
 def finalize_report(
     title: str,
     dossier: Dossier,
     sources: Sequence[SourceRef],
     axes: Mapping[str, str],
     missing_axes: Sequence[str] = (),
+    changes: Changes | None = None,
+    metadata: Mapping[str, SourceRef] | None = None,
 ) -> FinalReport:
     """Render the reviewed structure, name failed axes, renumber by first appearance, append the
-    bibliography. Zero tolerance for orphans (none survive sanitising; stripped here anyway)."""
+    bibliography. Zero tolerance for orphans (none survive sanitising; stripped here anyway).
+
+    ``changes``: what changed since the previous dossier; its ``## Nouveautés`` section goes after
+    the synthesis, citing the new and changed documents (``metadata``: their SourceRef, for those
+    no analyst cited)."""
     body = render_body(name_missing_axes(dossier, missing_axes), axes)
+    if changes is not None:
+        news, sources = render_news(changes, dossier, sources, metadata or {})
+        cut = body.find(f"\n\n## {KEY_POINTS_SECTION}\n")
+        body = body[:cut] + "\n\n" + news + body[cut:] if cut >= 0 else body + "\n" + news + "\n"
     orphans = invalid_citations(body, sources)
     if orphans:
         body = strip_citations(body, orphans)

@@ -1,0 +1,32 @@
+"""Task: what changed since the previous completed run of this corpus (issue 13)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from veille.settings import Settings
+from veille.steps.news import Changes, compare_snapshots, previous_dossier
+from veille.warehouse.previous import previous_run
+
+__all__ = ["what_changed"]
+
+
+@task(name="what-changed", cache_policy=NO_CACHE)  # a few small warehouse reads
+def what_changed(settings: Settings, run_id: str, snapshot: Sequence[tuple[str, str]]) -> Changes:
+    """Tonight's document snapshot against the last completed run's (warehouse); the first run on
+    a corpus has no previous one."""
+    previous = previous_run(settings.parquet_dir, str(settings.corpus_dir), run_id)
+    if previous is None:
+        return compare_snapshots(None, snapshot)
+    dossier = previous_dossier(
+        previous.run_id,
+        previous.started_at.date(),
+        previous.documents,
+        previous.markdown,
+        previous.sources,
+        previous.plan,
+    )
+    return compare_snapshots(dossier, snapshot)
