@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from veille.citations import cited_numbers, invalid_citations
-from veille.dossier import KEY_POINTS_SECTION, axis_titles
+from veille.dossier import KEY_POINTS_SECTION, NEWS_SECTION, axis_titles, without_news
 from veille.grid import Grid
 from veille.roles.base import In, Out, Role
 from veille.roles.critic import CRITIC
@@ -176,7 +176,9 @@ def _writer_input(n_sources: int, n_axes: int) -> WriterInput:
 def assert_report_holds(report: str, sources: Sequence[SourceRef], run_sources: Sequence[SourceRef],
                         axes: Sequence[str]) -> None:  # fmt: skip
     """Every section a heading, in order; one ### per axis; no orphan; every citation one of the run's."""
-    assert section_order(report) == [*MODEL_SECTIONS, "Sources"], section_order(report)
+    assert section_order(without_news(report)) == [*MODEL_SECTIONS, "Sources"], section_order(report)
+    news = [i for i, h in enumerate(section_order(report)) if h.startswith(NEWS_SECTION)]
+    assert news in ([], [1])  # through the flow: code's news section, right after the synthesis
     body = report.split("\n## Sources\n")[0]
     assert invalid_citations(body, sources) == []
     assert set(cited_numbers(body)) == {s.number for s in sources}
