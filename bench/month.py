@@ -419,7 +419,7 @@ def _run_folder(state: Any, runs_dir: Path, before: set[Path]) -> Path | None:
     try:
         return Path(state.result())
     except Exception:  # a Failed state: its run folder is the new one under runs/
-        new = sorted(set(runs_dir.glob("*/*")) - before) if runs_dir.exists() else []
+        new = sorted(set(runs_dir.glob("*/")) - before) if runs_dir.exists() else []
         return new[-1] if new else None
 
 
@@ -476,7 +476,7 @@ def run_night(
 
     runs_dir = warehouse / "runs"
     before_docs = _docs_snapshot(corpus / "docs")
-    before_runs = set(runs_dir.glob("*/*")) if runs_dir.exists() else set()
+    before_runs = set(runs_dir.glob("*/")) if runs_dir.exists() else set()
     if fake is not None:
         fake.reset()
     api0 = api.seconds()
