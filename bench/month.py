@@ -69,7 +69,10 @@ TELEMETRY_OFF = {
     "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false",
 }
 FEED_ENTRIES = 20  # the feed shows its newest items only, as most feeds do
-FIRST_DAY = date(2026, 11, 1)  # the simulated month's first night (pubDate of its items)
+FIRST_DAY = date(2026, 11, 1)
+# Document ids are sha1(item URL), and the URL holds the port: a fixed port makes two months with the
+# same seed the same corpus (ids order the catalogue, and the offline planner breaks ties by id).
+DEFAULT_PORT = 47013  # the simulated month's first night (pubDate of its items)
 
 # ------------------------------------------------------------------------------ generated items
 ENGINES = ("Kestrel", "Tamaris", "Orvet")
@@ -207,11 +210,14 @@ class FeedSite:
     """A threaded HTTP server on 127.0.0.1: /robots.txt, /feed.xml (RSS 2.0, newest first, capped)
     and /articles/<slug>.html; feed and pages carry an ETag and answer If-None-Match with 304."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self._items: list[FeedItem] = []
         self._lock = threading.Lock()
         self.hits: Counter[str] = Counter()  # "feed 200", "page 304", ...
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        try:
+            self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        except OSError:  # the port is taken (a shared machine): any free one, ids will differ
+            self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="month-feed", daemon=True)
 
@@ -642,6 +648,12 @@ def main() -> None:
     parser.add_argument("--nights", type=int, default=30)
     parser.add_argument("--items-per-night", type=_items_range, default=(1, 3), metavar="N|LO-HI")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help="feed server port (the item URLs, hence the document ids, contain it; 0: any free port)",
+    )
     parser.add_argument("--backend", choices=["offline", "gemini-fake"], default="offline")
     parser.add_argument("--json", type=Path, help="also write every night's figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (corpus, warehouse)")
@@ -656,7 +668,7 @@ def main() -> None:
     shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("sources.toml", ".collect-state.json"))
     nights: list[Night] = []
     try:
-        with FeedSite() as site, _backend(args.backend) as (backend, fake):
+        with FeedSite(args.port) as site, _backend(args.backend) as (backend, fake):
             write_sources(corpus, f"{site.base_url}/feed.xml")
             t0 = time.perf_counter()
             sys.path.insert(0, str(PROJECT_ROOT))
@@ -671,7 +683,7 @@ def main() -> None:
             print(
                 f"month: {args.nights} night(s), {args.items_per_night[0]}-{args.items_per_night[1]} item(s) "
                 f"per night, seed {args.seed}, backend {args.backend}; {os.cpu_count()} CPU(s), load "
-                f"{os.getloadavg()[0]:.2f}; imports {imports_s:.1f} s, Prefect {startup}; work dir {tmp}",
+                f"{os.getloadavg()[0]:.2f}; feed {site.base_url}; imports {imports_s:.1f} s, Prefect {startup}; work dir {tmp}",
                 flush=True,
             )
             print(HEADER, flush=True)
