@@ -5,7 +5,7 @@ Usage (figures recorded in docs/benchmarks.md, section "A simulated month"):
     .venv/bin/python bench/month.py                          # 30 nights, offline engine
     .venv/bin/python bench/month.py --nights 3               # a quick look
     .venv/bin/python bench/month.py --backend gemini-fake    # the real google-genai SDK, fake server
-    .venv/bin/python bench/month.py --items-per-night 1-3 --seed 13 --json month.json
+    .venv/bin/python bench/month.py --items-per-night 1-3 --seed 13 --port 47013 --json month.json
 
 A temporary copy of the bundled corpus (``corpus/``) gets a ``sources.toml`` watching one RSS feed
 served by a stdlib HTTP server on 127.0.0.1 (``allow_private = true``, ``follow_links = true``).
@@ -13,7 +13,9 @@ Each night publishes a few generated French items (seeded; title, link to an art
 same server, description, pubDate; most about Kestrel, Tamaris or Orvet, some off-topic) and then
 calls the veille flow once, as the nightly deployment does: its collect step fetches the feed (and
 the item pages), then ingest → plan → analyse → write → review → grade → record. The feed keeps its
-20 newest items, and feed and pages answer conditional GETs (ETag → 304), like a real site.
+20 newest items, and feed and pages answer conditional GETs (ETag → 304), like a real site. The
+item URLs hold the server's port (``--port``, fixed by default), and document ids are a hash of the
+URL: the same seed and port replay the same month.
 
 One process for every night: Prefect starts once (ephemeral API under a temporary PREFECT_HOME,
 or the server of PREFECT_API_URL when set), the warehouse (DuckDB, task results, model cache, run
