@@ -171,6 +171,43 @@ def test_follow_links_extracts_the_item_page(web: HTTPServer, corpus: Path) -> N
     assert "quantification FP8" in doc.body and doc.summary == "Court."
 
 
+def test_followed_page_answering_304_keeps_its_text(web: HTTPServer, corpus: Path) -> None:
+    """A new feed item refetches the feed; the older item's page answers 304: its document keeps
+    the page's text instead of being rewritten with the feed's description (bench/month.py found it)."""
+    items = [{"title": "Kestrel 2.0", "link": web.url_for("/article"), "description": "Court."}]
+
+    def feed(request: Request) -> Response:
+        return Response(rss(items), content_type="application/rss+xml")
+
+    def page(request: Request) -> Response:
+        if request.headers.get("If-None-Match") == '"p1"':
+            return Response(status=304, headers={"ETag": '"p1"'})
+        return Response(PAGE_HTML, content_type="text/html", headers={"ETag": '"p1"'})
+
+    web.expect_request("/feed.xml").respond_with_handler(feed)
+    web.expect_request("/article").respond_with_handler(page)
+    web.expect_request("/other").respond_with_data(PAGE_HTML.replace("2.0", "2.1"), content_type="text/html")
+    write_sources(
+        corpus,
+        [
+            {
+                "name": "blog",
+                "kind": "feed",
+                "url": web.url_for("/feed.xml"),
+                "source_type": "forum",
+                "follow_links": True,
+            }
+        ],
+    )
+    assert collect_corpus(corpus, today=TODAY).counts["added"] == 1
+    path = _docs(corpus)[document_id(web.url_for("/article"))]
+    before = path.read_bytes()
+    items.insert(0, {"title": "Kestrel 2.1", "link": web.url_for("/other"), "description": "Autre."})
+    night = collect_corpus(corpus, today=TODAY + dt.timedelta(days=1))
+    assert (night.counts["added"], night.counts["unchanged"], night.counts["updated"]) == (1, 1, 0)
+    assert path.read_bytes() == before and "quantification FP8" in parse_document(path).body
+
+
 @pytest.mark.parametrize(
     ("text", "field"),
     [

@@ -18,7 +18,7 @@ from veille.collect.fetch import Fetcher, FetchError, HttpCache, Resolver, resol
 from veille.collect.items import Item
 from veille.collect.pages import PageError, extract_page
 from veille.collect.sources import SOURCES_FILE, Source, SourcesError, load_sources
-from veille.collect.write import DocIndex, Outcome, write_item
+from veille.collect.write import DocIndex, Outcome, document_id, write_item
 
 __all__ = ["STATE_FILE", "CollectReport", "collect_corpus", "collect_night", "sources_file"]
 
@@ -79,25 +79,29 @@ def _wanted(source: Source, item: Item) -> bool:
     return any(k.casefold() in text for k in source.keywords)
 
 
-def _source_items(fetcher: Fetcher, source: Source) -> tuple[list[Item], list[str]]:
-    """The source's items this night (empty when not modified) and the problems with single items."""
+def _source_items(fetcher: Fetcher, source: Source) -> tuple[list[Item], list[str], set[str]]:
+    """The source's items this night (empty when not modified), the problems with single items, and
+    the item URLs whose page answered 304 (``follow_links``: the document already holds its text)."""
     got = fetcher.get(
         source.url,
         allow_private=source.allow_private,
         accept=_feed_type if source.kind == "feed" else _page_type,
     )
     if got.not_modified:
-        return [], []
+        return [], [], set()
     if source.kind == "page":
-        return [extract_page(_decode(got.body), source.url)], []
+        return [extract_page(_decode(got.body), source.url)], [], set()
     items = parse_feed(got.body, got.url)[: source.max_items]
     problems: list[str] = []
+    pages_not_modified: set[str] = set()
     if source.follow_links:
         followed = []
         for item in items:
             try:
                 page = fetcher.get(item.url, allow_private=source.allow_private, accept=_page_type)
-                if not page.not_modified:
+                if page.not_modified:
+                    pages_not_modified.add(item.url)
+                else:
                     extracted = extract_page(_decode(page.body), item.url)
                     item = Item(
                         item.url,
@@ -110,7 +114,16 @@ def _source_items(fetcher: Fetcher, source: Source) -> tuple[list[Item], list[st
                 problems.append(f"{item.url}: {exc}")
             followed.append(item)
         items = followed
-    return items, problems
+    return items, problems, pages_not_modified
+
+
+def _page_kept(corpus_dir: Path, index: DocIndex, item: Item, pages_not_modified: set[str]) -> bool:
+    """A followed page that answered 304 and whose document collect wrote: left as it is. (The item
+    holds the feed's text only; written, it would replace the page's text it already has.)"""
+    if item.url not in pages_not_modified:
+        return False
+    doc_id = document_id(item.url)
+    return doc_id in index.docs and (corpus_dir / "docs" / f"{doc_id}.md").exists()
 
 
 def _alert(source: Source, problem: str, severity: Severity = "warning") -> Alert:
@@ -158,7 +171,7 @@ def collect_corpus(
     try:
         for source in config.source:
             try:
-                items, problems = _source_items(fetcher, source)
+                items, problems, pages_not_modified = _source_items(fetcher, source)
             except (FetchError, FeedError, PageError) as exc:
                 report.failed_sources += 1
                 report.alerts.append(_alert(source, str(exc)))
@@ -176,9 +189,13 @@ def collect_corpus(
                     )
                 )
             for item in [it for it in items if _wanted(source, it)]:
-                doc_id, outcome = write_item(
-                    corpus_dir / "docs", index, item, source.source_type, day, max_doc_bytes
-                )
+                outcome: Outcome
+                if _page_kept(corpus_dir, index, item, pages_not_modified):
+                    doc_id, outcome = document_id(item.url), "unchanged"
+                else:
+                    doc_id, outcome = write_item(
+                        corpus_dir / "docs", index, item, source.source_type, day, max_doc_bytes
+                    )
                 report.counts[outcome] += 1
                 if outcome in ("added", "updated"):
                     report.written.append(doc_id)
