@@ -22,6 +22,7 @@ from veille.dossier import (
     RECOMMENDATION_SECTION,
     ledger_entries,
     rendered_key_points,
+    without_news,
 )
 from veille.textstats import MODEL_SECTIONS, split_sections
 
@@ -107,7 +108,11 @@ def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
     records = read_journal(calls_path) if calls_path.exists() else []
     assert [(r.role, r.subtask_id) for r in records] == []  # plan, branches, writer, critic, reviser, judge
     read = lambda name: (rerun / name).read_text(encoding="utf-8")  # noqa: E731
-    assert read("report.md") == (offline_run / "report.md").read_text(encoding="utf-8")
+    first = (offline_run / "report.md").read_text(encoding="utf-8")
+    assert without_news(read("report.md")) == without_news(first)  # the same dossier…
+    news = next(v for k, v in split_sections(read("report.md")).items() if k.startswith("Nouveautés depuis"))
+    assert f"(exécution {offline_run.name}) : 0 document(s) nouveau(x), 0 modifié(s), 0 retiré(s)" in news
+    assert "Aucun point clé nouveau ou modifié" in news  # …and it says nothing changed since the first
     assert _json(rerun / "review.json") == _json(offline_run / "review.json")
     first_grades = {(g["grader"], g["target"]): g["score"] for g in _json(offline_run / "grades.json")}
     assert {(g["grader"], g["target"]): g["score"] for g in _json(rerun / "grades.json")} == first_grades
