@@ -44,7 +44,7 @@ def _new_document(docs: Path, i: int) -> None:
     (docs / f"doc-9{i}.md").write_text(
         f"""---
 id: doc-9{i}
-date: "2026-12-0{i + 1}"
+date: "2026-11-2{i}"
 source_type: blog-editeur
 title: "{engine} 3.{i} : nouvelles mesures de débit et de latence"
 summary: "L'éditeur de {engine} publie les mesures de la version 3.{i} sur sa charge de référence."
@@ -150,9 +150,9 @@ def main() -> None:
                 share = sum(night["tokens"].values()) / max(1, sum(full["tokens"].values()))
                 print(
                     f"[{scenario:8s}] full run: {sum(full['requests'].values())} requests ({_roles(full['requests'])}), "
-                    f"{sum(full['tokens'].values())} input tokens, {full['wall']:.1f} s wall / {full['cpu']:.1f} s CPU\n"
+                    f"{sum(full['tokens'].values())} input tokens ({_roles(full['tokens'])}), {full['wall']:.1f} s wall / {full['cpu']:.1f} s CPU\n"
                     f"            night 2: {sum(night['requests'].values())} requests ({_roles(night['requests'])}), "
-                    f"{sum(night['tokens'].values())} input tokens = {share:.0%} of the full run, "
+                    f"{sum(night['tokens'].values())} input tokens ({_roles(night['tokens'])}) = {share:.0%} of the full run, "
                     f"{night['hits']} model-cache hit(s), {night['wall']:.1f} s wall / {night['cpu']:.1f} s CPU "
                     f"[{night['status']}]",
                     flush=True,

@@ -121,6 +121,9 @@ def test_any_writer_answer_gives_a_news_section_citing_what_changed(
         "Kestrel ?", dossier, writer_input.sources, writer_input.axes, changes=changes, metadata=metadata
     )
 
+    plain = finalize_report("Kestrel ?", dossier, writer_input.sources, writer_input.axes)
+    for name in MODEL_SECTIONS:  # the news section changes no number of the five sections
+        assert split_sections(final.markdown)[name] == split_sections(plain.markdown)[name]
     order = section_order(final.markdown)
     assert order[0] == "Synthèse" and order[1].startswith(NEWS_SECTION)
     assert order[2:] == [*MODEL_SECTIONS[1:], "Sources"]

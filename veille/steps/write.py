@@ -28,6 +28,7 @@ from veille.citations import (
 from veille.corpus.request import Request
 from veille.dossier import (
     KEY_POINTS_SECTION,
+    NEWS_SECTION,
     AxisSection,
     CitedText,
     Dossier,
@@ -374,6 +375,18 @@ class FinalReport:
     removed_orphans: list[int]  # orphan numbers stripped by code (an alert is due when non-empty)
 
 
+def _news_after_synthesis(body: str) -> str:
+    """Move the trailing ``## Nouveautés`` section between the synthesis and the key points."""
+    start = body.rfind(f"\n\n## {NEWS_SECTION}")
+    if start < 0:
+        return body
+    news, rest = body[start:].strip("\n"), body[:start].rstrip("\n")
+    cut = rest.find(f"\n\n## {KEY_POINTS_SECTION}\n")
+    if cut < 0:
+        return f"{rest}\n\n{news}\n"
+    return f"{rest[:cut]}\n\n{news}{rest[cut:]}\n"
+
+
 def document_refs(db_path: Path, ids: Sequence[str]) -> dict[str, SourceRef]:
     """SourceRef (number 0: numbered where they are cited) of the valid documents among ``ids``."""
     return {
@@ -399,11 +412,15 @@ def finalize_report(
     no analyst cited)."""
     body = render_body(name_missing_axes(dossier, missing_axes), axes)
     if changes is not None:
+        # Numbered at the end, shown after the synthesis: the five sections keep the numbers they
+        # have without it (a report and its grades stay comparable night to night), and the
+        # documents cited only here come last.
         news, sources = render_news(changes, dossier, sources, metadata or {})
-        cut = body.find(f"\n\n## {KEY_POINTS_SECTION}\n")
-        body = body[:cut] + "\n\n" + news + body[cut:] if cut >= 0 else body + "\n" + news + "\n"
+        body = body.rstrip("\n") + "\n\n" + news + "\n"
     orphans = invalid_citations(body, sources)
     if orphans:
         body = strip_citations(body, orphans)
     body, kept_sources = renumber_citations(body, sources)
+    if changes is not None:
+        body = _news_after_synthesis(body)
     return FinalReport(assemble_report(title, body, kept_sources), body, kept_sources, orphans)
