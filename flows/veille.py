@@ -84,7 +84,7 @@ def veille_flow(
             request, reference, grid, snapshot = corpus_inputs(settings)
             log.info("ingest: %s", run.keep_ingest(ingested, request.title, snapshot))
             changes = what_changed(settings, folder.run_id, snapshot)  # against the last completed run
-            log.info("changes: %s", changes.note)
+            log.info("changes: %s", run.keep_changes(changes))
             # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
             if suspected := run.add(screen_documents(settings, listing.entries)):
                 log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -149,3 +151,45 @@ def test_no_change_says_so() -> None:
     text, sources = render_news(changes, Dossier(), [], {})
     assert "0 document(s) nouveau(x), 0 modifié(s), 0 retiré(s)" in text
     assert "Aucun point clé nouveau" in text and sources == []
+
+
+def test_an_unreadable_warehouse_gives_a_first_dossier_and_an_alert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tasks.news
+    from veille.settings import Settings
+    from veille.warehouse.errors import WarehouseError
+
+    def broken(*_args: object) -> None:
+        raise WarehouseError("runs/run_date=2026-12-01/x.parquet: not a Parquet file")
+
+    monkeypatch.setattr(tasks.news, "previous_run", broken)
+    settings = Settings(corpus_dir=tmp_path / "corpus", warehouse_dir=tmp_path / "wh")
+    changes = tasks.news.what_changed.fn(settings, "r", [("doc-01", "h")])
+    assert changes.previous is None
+    assert [(a.code, a.severity) for a in changes.alerts] == [("news.previous_unreadable", "warning")]
+    assert "not a Parquet file" in changes.alerts[0].message
+
+
+def test_the_previous_run_is_read_back_from_the_warehouse(tmp_path: Path) -> None:
+    """Two synthetic runs recorded for one corpus: the comparison reads the later completed one."""
+    from veille.warehouse.previous import previous_run
+    from veille.warehouse.synth import demo_warehouse
+
+    demo_warehouse(tmp_path / "wh")
+    from veille.warehouse.queries import query
+
+    parquet = tmp_path / "wh" / "parquet"
+    _, rows = query(
+        parquet, "SELECT corpus_dir, run_id FROM runs WHERE status = 'completed' ORDER BY started_at DESC"
+    )
+    corpus, last = rows[0]
+    found = previous_run(parquet, corpus, "not-a-run")
+    assert found is not None and found.run_id == last
+    _, docs = query(parquet, "SELECT doc_id, content_hash FROM documents WHERE run_id = ?", [last])
+    assert found.documents == dict(docs)
+    assert previous_run(parquet, "/elsewhere", "x") is None
+    assert previous_run(tmp_path / "none", corpus, "x") is None
+    assert (
+        previous_run(parquet, corpus, last) is not None and previous_run(parquet, corpus, last).run_id != last
+    )

@@ -24,7 +24,7 @@ class Alert(BaseModel):
 
     code: str  # e.g. plan.unknown_ids, plan.truncated_docs, analyst.foreign_citation, report.orphan_citation
     severity: Severity = "warning"
-    stage: str  # ingest | plan | analyse | report | review | grade | record
+    stage: str  # collect | ingest | news | plan | analyse | report | review | grade | record
     message: str
     subject: str | None = None  # document id, sub-task id, file path…
     subjects: list[str] = Field(default_factory=list)  # every subject of a grouped alert

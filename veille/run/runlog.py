@@ -22,6 +22,7 @@ from veille.run.info import final_alerts, flow_run_facts, make_run_info, run_ale
 from veille.run.summary import INGEST_FILE, ingest_record
 from veille.settings import Settings
 from veille.steps.analyse import Analysis
+from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
@@ -150,6 +151,11 @@ class RunLog:
         self.folder.write_json(INGEST_FILE, ingest_record(report))
         self.request_title, self.snapshot = request_title, snapshot
         return f"{report.documents} documents, {len(report.alerts)} alert(s)"
+
+    def keep_changes(self, changes: Changes) -> str:
+        """What changed since the last completed run (its alerts kept); returns the log note."""
+        self.add(list(changes.alerts))
+        return changes.note
 
     def keep_plan(self, planned: PlanOutcome) -> str:
         self.plan, self.plan_basis = planned.plan, planned.basis

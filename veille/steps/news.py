@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from veille.alerts import Alert
 from veille.dossier import (
     KEY_POINTS_SECTION,
     NEWS_SECTION,
@@ -76,6 +77,7 @@ class Changes:
     new: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    alerts: tuple[Alert, ...] = ()  # e.g. the previous run could not be read
 
     @property
     def touched(self) -> tuple[str, ...]:
