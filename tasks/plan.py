@@ -9,13 +9,13 @@ from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 
 from tasks.clients import MODEL_TASK_RETRIES, model_key
 from tasks.reuse import Reuse
-from veille.alerts import Alert
+from veille.alerts import Alert, alert
 from veille.roles.base import Asker
 from veille.roles.planner import Plan, PlannerInput
 from veille.steps.catalogue import LeftOut, PlannerCatalogue
 from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
-from veille.steps.plan_reuse import planner_basis, reusable_plan
+from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
 from veille.steps.screen import flagged_documents
 
 __all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan", "plan_catalogue"]
@@ -97,13 +97,25 @@ def plan_catalogue(
             f"plan du dossier précédent ({changes.previous.run_id}) repris sans appel au planificateur : "
             f"{len(changes.new)} document(s) nouveau(x) placé(s) par le code"
         )
-    return plan.with_options(result_storage=reuse.storage)(
-        client,
-        shown.data,
-        key,
-        cache_scope=reuse.scope,
-        flagged=flagged_documents(suspected),
-        left_out=shown.left_out,
-        previous=previous,
-        reused_note=note,
+    planning = plan.with_options(result_storage=reuse.storage)
+    args = (client, shown.data, key)
+    common: dict[str, Any] = {
+        "cache_scope": reuse.scope,
+        "flagged": flagged_documents(suspected),
+        "left_out": shown.left_out,
+    }
+    outcome = planning(*args, **common, previous=previous, reused_note=note)
+    crowded = crowded_out(outcome, changes) if previous is not None else []
+    if not crowded:
+        return outcome
+    # The reused plan has no room for tonight's material (caps): the planner chooses again what
+    # to read, rather than the watch ignoring what is new.
+    replanned = planning(*args, **common)
+    abandoned = alert(
+        "plan",
+        "plan.reuse_abandoned",
+        "plan du dossier précédent non repris : pas de place dans ses sous-tâches (plafonds) pour "
+        f"{len(crowded)} document(s) nouveau(x) ({', '.join(crowded)}) ; le planificateur est interrogé",
+        severity="info",
     )
+    return replanned.model_copy(update={"alerts": [*replanned.alerts, abandoned]})

@@ -14,7 +14,7 @@ from tests.plankit import entry, planner_input
 from veille.roles.planner import Plan, SubTask
 from veille.steps.news import Changes, PreviousDossier, compare_snapshots
 from veille.steps.plan import make_plan
-from veille.steps.plan_reuse import planner_basis, reusable_plan
+from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
 
 TITLES = [
     "Zorblax : débit mesuré sur la flotte",
@@ -141,3 +141,21 @@ def test_no_reuse_when_the_basis_changed_or_too_much_is_new() -> None:
     assert reusable_plan(compare_snapshots(None, [(i, "h") for i in now]), basis, now, max_new=5)[0] is None
     garbled = {**recorded, "sub_tasks": [{"id": 3}]}
     assert reusable_plan(_changes(["doc-01"], now, garbled), basis, now, max_new=5)[0] is None
+
+
+def test_a_full_reused_plan_names_the_new_documents_it_has_no_room_for() -> None:
+    catalogue = [
+        entry("doc-01", "Zorblax : débit mesuré sur la flotte"),
+        entry("doc-02", "Zorblax : débit mesuré en décembre"),  # tonight's, on topic, no room
+    ]
+    previous = Plan(
+        sub_tasks=[SubTask(id="st-1", question="Quel débit Zorblax atteint-il ?", doc_ids=["doc-01"])]
+    )
+    tonight = planner_input(catalogue, max_docs=1, max_subtasks=1)
+    basis = planner_basis(tonight, "offline", "3")
+    changes = _changes(["doc-01"], ["doc-01", "doc-02"], _recorded(previous, basis))
+    proposal, _ = reusable_plan(changes, basis, ["doc-01", "doc-02"], max_new=5)
+    outcome = make_plan(NoPlanner(), tonight, previous=proposal)
+    assert crowded_out(outcome, changes) == ["doc-02"]  # tasks/plan.py then asks the planner
+    roomy = make_plan(NoPlanner(), planner_input(catalogue, max_docs=2), previous=proposal)
+    assert crowded_out(roomy, changes) == []

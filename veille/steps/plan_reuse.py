@@ -20,8 +20,9 @@ from pydantic import ValidationError
 
 from veille.roles.planner import Plan, PlannerInput
 from veille.steps.news import Changes
+from veille.steps.plan import PlanOutcome
 
-__all__ = ["planner_basis", "reusable_plan"]
+__all__ = ["crowded_out", "planner_basis", "reusable_plan"]
 
 
 def planner_basis(data: PlannerInput, model_key: str, version: str) -> str:
@@ -64,3 +65,9 @@ def reusable_plan(
     excluded = [e.id for e in plan.exclusions if e.reason == "planner_excluded" and e.id in known]
     proposal = Plan(sub_tasks=sub_tasks, excluded=excluded)
     return proposal, f"plan of {previous.run_id} reused, {len(changes.new)} new document(s) placed by code"
+
+
+def crowded_out(outcome: PlanOutcome, changes: Changes | None) -> list[str]:
+    """New documents a reused plan left out for lack of room (reason ``cap``): then re-plan."""
+    new = set(changes.new) if changes is not None else set()
+    return [e.id for e in outcome.plan.exclusions if e.reason == "cap" and e.id in new]
