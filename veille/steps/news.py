@@ -185,7 +185,9 @@ def render_news(
     by_id = {s.id: s for s in extended if s.kind == "corpus"}
     for doc_id in changes.touched:
         if doc_id not in by_id and doc_id in metadata:
-            ref = metadata[doc_id].model_copy(update={"number": len(extended) + 1})
+            ref = metadata[doc_id].model_copy(
+                update={"number": max((s.number for s in extended), default=0) + 1}
+            )
             extended.append(ref)
             by_id[doc_id] = ref
     counts = (
