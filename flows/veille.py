@@ -105,8 +105,9 @@ def veille_flow(
             written = write_report(asker, analyses, request, grid, settings.database, run.web)
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds))
+            news = changes.planned(planned.plan.excluded)  # what the plan left out is named, not cited
             final = finish_report(
-                request.title, written, reviewed, run.failed_questions(), changes, settings.database
+                request.title, written, reviewed, run.failed_questions(), news, settings.database
             )
             log.info("review: %s; %s", run.keep_final(final), usage_note(records(), "critic", "reviser"))
         run.add(client.alerts())

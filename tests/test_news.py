@@ -117,6 +117,8 @@ def test_any_writer_answer_gives_a_news_section_citing_what_changed(
         key_point_key(p.text) for s in dossier.sections for p in s.points if data.draw(st.booleans())
     )
     changes = compare_snapshots(None if first else _previous(before, points), sorted(now.items()))
+    excluded = data.draw(st.lists(st.sampled_from(extra), unique=True)) if extra else []  # the plan left out
+    changes = changes.planned(excluded)
     metadata = {i: _meta(i) for i in changes.touched}
 
     final = finalize_report(
@@ -136,8 +138,11 @@ def test_any_writer_answer_gives_a_news_section_citing_what_changed(
     assert [s.number for s in final.sources] == list(range(1, len(final.sources) + 1))
     news = split_sections(final.markdown)[order[1]]
     numbers = {s.id: s.number for s in final.sources}
-    for doc_id in changes.touched:  # each new or changed document, cited in the section
-        assert f"[{numbers[doc_id]}]" in news
+    for doc_id in changes.touched:  # each new or changed document the plan read, cited in the section
+        if doc_id in excluded:  # named, not cited: no analyst read it
+            assert doc_id not in numbers and f"écarté par le plan : « Nouveau {doc_id} » ({doc_id})" in news
+        else:
+            assert f"[{numbers[doc_id]}]" in news
     if first:
         assert "Premier dossier" in news and order[1] == NEWS_SECTION
     else:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -78,11 +78,18 @@ class Changes:
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     alerts: tuple[Alert, ...] = ()  # e.g. the previous run could not be read
+    set_aside: tuple[str, ...] = ()  # new or changed documents tonight's plan excluded (see planned)
 
     @property
     def touched(self) -> tuple[str, ...]:
         """New and changed documents: what tonight's dossier has to read again."""
         return self.new + self.changed
+
+    def planned(self, excluded: Collection[str]) -> Changes:
+        """These changes once the plan is known: the new or changed documents it excluded are
+        named in the news section, not cited (no analyst read them)."""
+        out = set(excluded)
+        return replace(self, set_aside=tuple(i for i in self.touched if i in out))
 
     @property
     def note(self) -> str:
@@ -183,8 +190,9 @@ def render_news(
         )
     extended = list(sources)
     by_id = {s.id: s for s in extended if s.kind == "corpus"}
+    aside = {i: metadata[i] for i in changes.set_aside if i not in by_id and i in metadata}
     for doc_id in changes.touched:
-        if doc_id not in by_id and doc_id in metadata:
+        if doc_id not in by_id and doc_id not in aside and doc_id in metadata:
             ref = metadata[doc_id].model_copy(
                 update={"number": max((s.number for s in extended), default=0) + 1}
             )
@@ -199,6 +207,11 @@ def render_news(
     lines = [_source_line("Nouveau", by_id[i]) for i in changes.new if i in by_id]
     lines += [_source_line("Modifié", by_id[i]) for i in changes.changed if i in by_id]
     lines += [f"- Retiré : « {previous.titles.get(i, i)} » ({i})" for i in changes.removed]
+    # Out of the plan (another subject, or no room): named, not cited — the dossier did not read them.
+    lines += [
+        f"- {'Nouveau' if i in changes.new else 'Modifié'}, écarté par le plan : « {ref.title} » ({i})"
+        for i, ref in aside.items()
+    ]
     if lines:
         parts.append("### Documents nouveaux, modifiés ou retirés\n\n" + "\n".join(lines))
     points = _new_points(dossier, changes, {s.id: s.number for s in by_id.values()})
