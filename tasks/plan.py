@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
+from prefect.exceptions import MissingContextError
 
 from tasks.clients import MODEL_TASK_RETRIES, model_key
 from tasks.reuse import Reuse
@@ -69,6 +71,12 @@ def plan(
     return outcome.model_copy(update={"basis": planner_basis(data, model_key, PLAN_CACHE_VERSION)})
 
 
+def _log_reuse(why: str) -> None:
+    """Why the previous plan is, or is not, reused: in the flow run's log (the UI's Logs tab)."""
+    with suppress(MissingContextError):  # called outside a flow run (tests of the pure pieces)
+        get_run_logger().info("plan reuse: %s", why)
+
+
 def plan_catalogue(
     client: Asker,
     shown: PlannerCatalogue,
@@ -83,14 +91,15 @@ def plan_catalogue(
     same request, that run's plan is reused (no planner call) and code places the new documents.
     Not with ``use_cache=False``: that run plans afresh."""
     key = model_key(reuse.settings, "planner")
-    previous = None
+    previous, why = None, "use_cache is off: the planner plans afresh"
     if reuse.settings.use_cache:
-        previous, _why = reusable_plan(
+        previous, why = reusable_plan(
             changes,
             planner_basis(shown.data, key, PLAN_CACHE_VERSION),
             [e.id for e in shown.data.catalogue],
             max_new=reuse.settings.replan_after_new,
         )
+    _log_reuse(why)
     note = ""
     if previous is not None and changes is not None and changes.previous is not None:
         note = (

@@ -198,3 +198,18 @@ def test_the_previous_run_is_read_back_from_the_warehouse(tmp_path: Path) -> Non
     assert (
         previous_run(parquet, corpus, last) is not None and previous_run(parquet, corpus, last).run_id != last
     )
+
+
+def test_a_damaged_parquet_file_is_a_warehouse_error_naming_the_warehouse(tmp_path: Path) -> None:
+    from veille.warehouse.errors import WarehouseError
+    from veille.warehouse.previous import previous_run
+    from veille.warehouse.queries import query
+    from veille.warehouse.synth import demo_warehouse
+
+    demo_warehouse(tmp_path / "wh")
+    parquet = tmp_path / "wh" / "parquet"
+    _, rows = query(parquet, "SELECT corpus_dir FROM runs LIMIT 1")
+    for path in (parquet / "documents").rglob("*.parquet"):
+        path.write_bytes(b"not parquet at all")
+    with pytest.raises(WarehouseError, match="wh/parquet"):
+        previous_run(parquet, rows[0][0], "x")

@@ -13,6 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
+from veille.warehouse.errors import WarehouseError
 from veille.warehouse.queries import connect, read_sql
 
 __all__ = ["PreviousRun", "previous_run"]
@@ -31,11 +34,19 @@ class PreviousRun:
 
 
 def previous_run(parquet_dir: Path, corpus_dir: str, run_id: str) -> PreviousRun | None:
-    """The last completed run of ``corpus_dir`` other than ``run_id``, or None."""
+    """The last completed run of ``corpus_dir`` other than ``run_id``, or None; a warehouse that
+    cannot be read raises :class:`WarehouseError`."""
     if not Path(parquet_dir).is_dir():
         return None  # nothing recorded yet
+    try:
+        return _read(Path(parquet_dir), corpus_dir, run_id)
+    except (duckdb.Error, ValueError, TypeError) as exc:  # a damaged file: say which run, not a traceback
+        raise WarehouseError(f"{parquet_dir}: cannot read the previous run of {corpus_dir}: {exc}") from exc
+
+
+def _read(parquet_dir: Path, corpus_dir: str, run_id: str) -> PreviousRun | None:
     sql = {name: read_sql(name) for name in _QUERIES}
-    con = connect(Path(parquet_dir), queries=sql.values())
+    con = connect(parquet_dir, queries=sql.values())
     try:
         row = con.execute(sql["previous_run"], {"corpus": corpus_dir, "run_id": run_id}).fetchone()
         if row is None:
@@ -53,9 +64,12 @@ def previous_run(parquet_dir: Path, corpus_dir: str, run_id: str) -> PreviousRun
     finally:
         con.close()
     markdown, plan_json = report if report is not None else (None, None)
+    started = (
+        row[1] if isinstance(row[1], datetime) else datetime.strptime(str(row[0])[:16], "%Y%m%dT%H%M%SZ")
+    )
     return PreviousRun(
         run_id=str(row[0]),
-        started_at=row[1],
+        started_at=started,
         documents=documents,
         markdown=markdown,
         plan=json.loads(plan_json) if plan_json else None,
