@@ -104,7 +104,7 @@ def plan_catalogue(
     if previous is not None and changes is not None and changes.previous is not None:
         note = (
             f"plan du dossier précédent ({changes.previous.run_id}) repris sans appel au planificateur : "
-            f"{len(changes.new)} document(s) nouveau(x) placé(s) par le code"
+            f"{len(changes.new)} document(s) nouveau(x) laissé(s) au code (placés ou écartés, avec leur raison)"
         )
     planning = plan.with_options(result_storage=reuse.storage)
     args = (client, shown.data, key)
