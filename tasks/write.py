@@ -13,16 +13,11 @@ from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.steps.analyse import Analysis
+from veille.steps.finalize import FinalReport, document_refs, finalize_report
 from veille.steps.news import Changes
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
-from veille.steps.write import (
-    FinalReport,
-    WrittenDraft,
-    document_refs,
-    finalize_report,
-    write_sourced_draft,
-)
+from veille.steps.write import WrittenDraft, write_sourced_draft
 
 __all__ = ["WrittenDraft", "finish_report", "write_report"]
 

@@ -20,7 +20,8 @@ from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntr
 from veille.roles.analyst import ContradictionNote, Finding, Findings
 from veille.roles.writer import NumberedContradiction, SourceRef
 from veille.steps.analyse import Analysis
-from veille.steps.write import finalize_report, number_findings, sanitize_dossier
+from veille.steps.finalize import finalize_report
+from veille.steps.write import number_findings, sanitize_dossier
 from veille.textstats import MODEL_SECTIONS, section_order, split_sections
 
 

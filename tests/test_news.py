@@ -14,6 +14,7 @@ from tests.test_review_properties import DrawingClient, _writer_input
 from veille.citations import cited_numbers, invalid_citations
 from veille.dossier import NEWS_SECTION, AxisSection, Dossier, KeyPoint, render_body, without_news
 from veille.roles.writer import SourceRef
+from veille.steps.finalize import finalize_report
 from veille.steps.news import (
     Changes,
     PreviousDossier,
@@ -23,7 +24,7 @@ from veille.steps.news import (
     previous_dossier,
     render_news,
 )
-from veille.steps.write import finalize_report, write_draft
+from veille.steps.write import write_draft
 from veille.textstats import MODEL_SECTIONS, section_order, split_sections
 
 DAY = date(2026, 12, 1)

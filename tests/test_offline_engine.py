@@ -44,9 +44,10 @@ from veille.run.folder import new_run_id
 from veille.settings import PROJECT_ROOT, Settings
 from veille.steps.analyse import analyse_subtask
 from veille.steps.catalogue import planner_catalogue
+from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
 from veille.steps.review import review_loop
-from veille.steps.write import finalize_report, write_sourced_draft
+from veille.steps.write import write_sourced_draft
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import fetch_documents, read_catalogue
 from veille.textstats import MODEL_SECTIONS, SOURCES_HEADING, section_order

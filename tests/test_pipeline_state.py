@@ -19,9 +19,10 @@ from veille.run.info import record_note
 from veille.run.runlog import RunLog
 from veille.settings import Settings
 from veille.steps.analyse import Analysis, failed_analysis
+from veille.steps.finalize import finalize_report
 from veille.steps.plan import PlanOutcome
 from veille.steps.review import ReviewOutcome, RoundRecord
-from veille.steps.write import WrittenDraft, finalize_report
+from veille.steps.write import WrittenDraft
 from veille.store.ingest import IngestReport
 
 SUB_TASKS = [

@@ -27,8 +27,9 @@ from veille.roles.critic import CRITIC
 from veille.roles.judge import JUDGE, JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.roles.reviser import REVISER
 from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
+from veille.steps.finalize import finalize_report
 from veille.steps.review import review_loop
-from veille.steps.write import finalize_report, write_draft
+from veille.steps.write import write_draft
 from veille.textstats import MODEL_SECTIONS, section_order, split_sections
 
 CRITERIA = {

@@ -16,8 +16,9 @@ from veille.models.grounding import GroundedAnswer, WebChunk, WebSupport
 from veille.models.pricing import PriceTable, PriceTableError
 from veille.resources import data_file
 from veille.settings import Settings
+from veille.steps.finalize import finalize_report
 from veille.steps.research import WebFinding, WebResearch, WebSource, web_findings, web_source_id
-from veille.steps.write import finalize_report, number_findings
+from veille.steps.write import number_findings
 
 A, B = "https://a.exemple.org/page", "https://b.exemple.net/bench"
 

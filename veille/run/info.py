@@ -14,7 +14,7 @@ from veille.roles.planner import Plan
 from veille.run.folder import RunInfo
 from veille.settings import Settings
 from veille.steps.analyse import Analysis
-from veille.steps.write import FinalReport
+from veille.steps.finalize import FinalReport
 
 __all__ = [
     "final_alerts",

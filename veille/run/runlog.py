@@ -22,11 +22,12 @@ from veille.run.info import final_alerts, flow_run_facts, make_run_info, run_ale
 from veille.run.summary import INGEST_FILE, ingest_record
 from veille.settings import Settings
 from veille.steps.analyse import Analysis
+from veille.steps.finalize import FinalReport
 from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
-from veille.steps.write import FinalReport, WrittenDraft
+from veille.steps.write import WrittenDraft
 from veille.store.ingest import IngestReport
 from veille.warehouse.runrow import START_FILE
 
