@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +161,67 @@ def test_a_new_corpus_runs_to_a_complete_report() -> None:
     body = report.split("\n## Sources")[0]
     assert invalid_citations(body, [None] * len(out["report_sources"])) == []
     assert out["removed_orphans"] == []
+
+
+class _NoPlanner:
+    """The plan is reused: asking the planner is a defect."""
+
+    def ask(self, role: Any, data: Any, *, subtask_id: str | None = None) -> Any:
+        raise AssertionError(f"{role.name} asked although the previous plan was reused")
+
+
+def test_the_next_night_with_one_new_document_reuses_the_plan(planned: Planned) -> None:
+    """Issue 13 on every corpus: each placed document in turn plays tonight's new one (last night's
+    plan without it). The reused plan is valid, asks no planner, puts the document back in the
+    sub-task it was in (or names it as crowded out, then the planner is asked) and leaves every
+    other sub-task as it was, so only one branch is read again."""
+    from veille.steps.news import PreviousDossier, compare_snapshots
+    from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
+
+    p = planned
+    data = p.prepared.data
+    shown = [e.id for e in data.catalogue]
+    tonight = p.outcome.plan
+    basis = planner_basis(data, "offline", "3")
+    checked = 0
+    for new in sorted(_placed(p)):
+        if sum(new in st.doc_ids for st in tonight.sub_tasks) != 1:
+            continue  # a document read by two sub-tasks: its second place is the planner's call
+        last_night = tonight.model_copy(
+            update={
+                "sub_tasks": [
+                    st.model_copy(update={"doc_ids": [i for i in st.doc_ids if i != new]})
+                    for st in tonight.sub_tasks
+                ]
+            }
+        )
+        recorded = {
+            "sub_tasks": [s.model_dump(exclude={"flags"}) for s in last_night.sub_tasks if s.doc_ids],
+            "excluded": list(last_night.excluded),
+            "exclusions": [e.model_dump() for e in last_night.exclusions],
+            "basis": basis,
+        }
+        previous = PreviousDossier("r", date(2026, 12, 1), {i: "h" for i in shown if i != new}, plan=recorded)
+        changes = compare_snapshots(previous, [(i, "h") for i in shown])
+        assert changes.new == (new,)
+        proposal, why = reusable_plan(changes, basis, shown, max_new=5)
+        if proposal is None:  # its sub-task held only this document: nothing of it is left
+            assert "none of the previous plan's documents" in why or len(recorded["sub_tasks"]) < len(
+                tonight.sub_tasks
+            )
+            continue
+        outcome = make_plan(
+            _NoPlanner(), data, flagged=dict.fromkeys(p.flagged, "injection suspectée"), previous=proposal
+        )
+        plan = outcome.plan
+        used = {i for st in plan.sub_tasks for i in st.doc_ids}
+        assert used | set(plan.excluded) == set(shown) and not used & set(plan.excluded)
+        if crowded_out(outcome, changes):
+            continue  # tasks/plan.py asks the planner then
+        assert new in used, (p.corpus.name, new, plan.exclusions)
+        before = [set(st.doc_ids) for st in proposal.sub_tasks]
+        after = [set(st.doc_ids) for st in plan.sub_tasks]
+        changed = [a for b, a in zip(before, after, strict=False) if a != b] + after[len(before) :]
+        assert len(changed) == 1 and new in changed[0], (p.corpus.name, new, before, after)
+        checked += 1
+    assert checked >= 1  # the loop exercised the whole path on this corpus
