@@ -63,13 +63,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CORPUS = PROJECT_ROOT / "corpus"
-TELEMETRY_OFF = {
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other benches (also when loaded by a test)
+from pipeline import CORPUS, PROJECT_ROOT, TELEMETRY_OFF
+
 FEED_ENTRIES = 20  # the feed shows its newest items only, as most feeds do
 FIRST_DAY = date(2026, 11, 1)
 # Document ids are sha1(item URL), and the URL holds the port: a fixed port makes two months with the
