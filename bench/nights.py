@@ -162,10 +162,9 @@ def main() -> None:
                     print(
                         f"            GOAL MISSED: {night['requests']['analyst']} analyst request(s), {share:.0%}"
                     )
-            print(
-                "goal (1 changed: <= 2 analyst requests, <= 40 % tokens):",
-                "met" if not failures else "MISSED",
-            )
+            if any(s.startswith("1 ") for s in args.only or SCENARIOS):  # the goal is about one change
+                verdict = "met" if not failures else "MISSED"
+                print("goal (1 changed: <= 2 analyst requests, <= 40 % tokens):", verdict)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
