@@ -13,10 +13,14 @@ export PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT := false
 
 # uv (pinned in constraints.txt, installed from PyPI into the venv) resolves and installs the same
 # pinned set in seconds where pip took minutes; the pins stay exact (constraints.txt).
+# --compile-bytecode restores what pip did by default: without .pyc files (uv skips them, and a
+# PYTHONDONTWRITEBYTECODE environment never writes them) every `veille run` compiles Prefect from
+# source, which doubled its start-up (docs/operations.md, "Start-up").
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check "$$(grep '^uv==' constraints.txt)"
-	$(BIN)/uv pip install -q --python $(BIN)/python -c constraints.txt -e '.[dev,dask]'
+	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[dev,dask]'
+	$(BIN)/python -m compileall -q -j 0 veille flows tasks
 	touch $(STAMP)
 
 install: $(STAMP)
