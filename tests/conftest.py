@@ -30,6 +30,9 @@ for _key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "V
     os.environ.pop(_key, None)
 for _key in [k for k in os.environ if k.startswith("VEILLE_")]:
     os.environ.pop(_key, None)
+# A `veille run` subprocess starts and stops its own temporary Prefect API: no test leaves a shared
+# background server behind (tests/test_shared_api.py asks for the shared one explicitly).
+os.environ["VEILLE_PREFECT_SERVER"] = "temporary"
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_CORPUS = PROJECT_ROOT / "corpus"

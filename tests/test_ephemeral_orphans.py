@@ -115,6 +115,9 @@ def test_sigkill_of_veille_run_at_random_moments_leaves_no_server(tmp_path: Path
         DO_NOT_TRACK="1",
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="300",
+        # The temporary API must die with its run; the shared one outlives runs by design (its
+        # own kill test: tests/test_shared_api.py).
+        VEILLE_PREFECT_SERVER="temporary",
     )
     exe = str(Path(sys.executable).with_name("veille"))
     rng = random.Random(15)

@@ -39,6 +39,7 @@ def _env(prefect_home: Path) -> dict[str, str]:
         PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT="false",
         DO_NOT_TRACK="1",
         PIP_NO_INPUT="1",
+        VEILLE_PREFECT_SERVER="temporary",  # no background server left behind (test_shared_api.py)
     )
     return env
 

@@ -126,6 +126,13 @@ class Settings(BaseSettings):
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None
     max_workers: int = 8
+    # Without PREFECT_API_URL: "shared" starts one background Prefect API that consecutive runs use
+    # and that stops after prefect_server_idle_s without a run (veille/ops/shared_api.py);
+    # "temporary" starts Prefect's temporary API per run and stops it at exit (~5 s more a run).
+    prefect_server: Literal["shared", "temporary"] = "shared"
+    prefect_server_idle_s: float = Field(
+        default=600.0, gt=0, description="seconds without a run before the shared Prefect API stops"
+    )
 
     # --- warehouse ---
     query_timeout_s: float = Field(

@@ -176,8 +176,31 @@ def clean(
         typer.echo(f"{state}: {target.path} ({target.what})")
 
 
+def shared_api(
+    stop: Annotated[bool, typer.Option("--stop", help="Stop it now (a run using it then fails).")] = False,
+) -> None:
+    """Show (or stop) the background Prefect API that `veille run` shares between runs."""
+    from veille.ops.shared_api import default_home, read_state, stop_shared_api, usable
+
+    home = default_home()
+    if stop:
+        stopped = stop_shared_api(home)
+        typer.echo(f"stopped the shared Prefect API on {stopped.url}" if stopped else "no shared Prefect API")
+        return
+    state = read_state(home)
+    if state is None or not usable(state):
+        typer.echo(f"no shared Prefect API for PREFECT_HOME {home}")
+        raise typer.Exit(1)
+    typer.echo(
+        f"shared Prefect API on {state.url} (keeper pid {state.keeper_pid}, server pid "
+        f"{state.server_pid}, Prefect {state.prefect_version}, started {state.started_utc}, "
+        f"stops after {state.idle_s:.0f} s without a run)"
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("shared-api")(shared_api)
     app.command("setup")(setup)
     app.command("serve")(serve)
     app.command("clean")(clean)

@@ -159,13 +159,6 @@ def run(
     """Run the veille flow on a corpus and print a summary: sub-tasks, exclusions, alerts, review, cost, report."""
     # Long mostly by its option declarations above; the body is build settings, run, print.
 
-    from flows.veille import veille_flow
-    from veille.corpus.errors import CorpusError
-    from veille.ops.ephemeral import start_temporary_api
-    from veille.run.folder import run_folder_of
-    from veille.run.summary import format_summary, load_ingest_report
-    from veille.store.readers import read_catalogue
-
     if backend is not None and backend not in ("auto", "gemini", "offline"):
         raise _fail(f"--backend: expected auto, gemini or offline, got {backend!r}", 2)
     from veille.settings import Settings
@@ -181,8 +174,21 @@ def run(
             web=web,
         )
     )
-    start_temporary_api()  # without a server: Prefect's temporary API, one process at a time (veille.ops.ephemeral)
-    with quiet_corpus_tracebacks():
+    from veille.ops.shared_api import early_lease, prefect_api
+
+    # Before Prefect is imported (~2 s): a server still to start starts meanwhile.
+    try:
+        shared = early_lease(settings.prefect_server, settings.prefect_server_idle_s)
+    except OSError as exc:  # e.g. PREFECT_HOME not writable: the temporary API still works
+        typer.echo(f"warning: shared Prefect API unavailable ({exc}); using a temporary one", err=True)
+        shared = None
+    from flows.veille import veille_flow
+    from veille.corpus.errors import CorpusError
+    from veille.run.folder import run_folder_of
+    from veille.run.summary import format_summary, load_ingest_report
+    from veille.store.readers import read_catalogue
+
+    with prefect_api(shared), quiet_corpus_tracebacks():
         state = veille_flow(settings=settings, return_state=True)
     result = state.result(raise_on_failure=False)
     error = result if isinstance(result, BaseException) else None

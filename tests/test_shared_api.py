@@ -1,0 +1,220 @@
+"""The shared background Prefect API (veille/ops/shared_api.py): one server for consecutive runs,
+kept alive by its clients' leases, gone once idle — even when its clients were SIGKILLed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from veille.ops.shared_api import STATE_NAME, read_state
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+# A client as `veille run` is one: lease, wait for the URL, print it, then live until killed.
+CLIENT = """
+import sys, time
+from pathlib import Path
+from veille.ops.shared_api import acquire_shared_api
+api = acquire_shared_api(Path(sys.argv[1]), float(sys.argv[2]))
+print(api.wait(300), flush=True)
+time.sleep(600)
+"""
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VEILLE_", "PREFECT_"))}
+    env.update(
+        PREFECT_HOME=str(home),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        DO_NOT_TRACK="1",
+        VEILLE_PREFECT_SERVER="shared",
+    )
+    return env
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (not yet reaped) is gone for our purpose
+        return "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+
+
+def _start_client(home: Path, idle_s: float) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLIENT, str(home), str(idle_s)],
+        env=_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:"), proc.stderr.read() if proc.poll() is not None else url
+    return proc, url
+
+
+def _wait_gone(pids: list[int], port: int, home: Path, within_s: float) -> None:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not any(_alive(p) for p in pids) and not _listening(port) and not (home / STATE_NAME).exists():
+            return
+        time.sleep(0.2)
+    raise AssertionError(
+        f"still there after {within_s:.0f} s: pids {[p for p in pids if _alive(p)]}, "
+        f"port {port} listening {_listening(port)}, state file {(home / STATE_NAME).exists()}"
+    )
+
+
+def test_clients_share_one_server_which_outlives_them_only_by_its_idle_time(tmp_path: Path) -> None:
+    home, idle_s = tmp_path / "prefect-home", 3.0
+    first, url = _start_client(home, idle_s)
+    second = None
+    try:
+        state = read_state(home)
+        assert state is not None and state.url == url
+        second, url2 = _start_client(home, idle_s)
+        assert url2 == url  # the second client found the first one's server
+        assert read_state(home) == state  # and started no keeper of its own
+        time.sleep(idle_s * 2)  # longer than the idle timeout, but leased all along
+        assert _listening(state.port) and _alive(state.keeper_pid)
+        # SIGKILL: no exit handler runs; only the kernel dropping the leases tells the keeper.
+        first.kill()
+        second.kill()
+        first.wait(timeout=30)
+        second.wait(timeout=30)
+        _wait_gone([state.keeper_pid, state.server_pid], state.port, home, within_s=idle_s + 15)
+        log = (home / "veille-shared-api.log").read_text()
+        assert f"no run for {idle_s:.0f} s" in log, log
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+
+
+def test_a_killed_keeper_takes_its_server_along_and_the_next_client_starts_another(tmp_path: Path) -> None:
+    home = tmp_path / "prefect-home"
+    first, url = _start_client(home, 600)
+    try:
+        state = read_state(home)
+        assert state is not None
+        os.kill(state.keeper_pid, signal.SIGKILL)
+        # (its state file stays: a SIGKILLed keeper cannot remove it; the next client ignores it)
+        _wait_gone([state.keeper_pid, state.server_pid], state.port, home / "absent", within_s=15)
+        second, url2 = _start_client(home, 600)  # the stale state file is not trusted
+        try:
+            fresh = read_state(home)
+            assert fresh is not None and fresh.keeper_pid != state.keeper_pid and url2 != url
+        finally:
+            second.kill()
+            second.wait(timeout=30)
+            os.kill(fresh.keeper_pid, signal.SIGTERM)
+            _wait_gone([fresh.keeper_pid, fresh.server_pid], fresh.port, home, within_s=30)
+    finally:
+        first.kill()
+        first.wait(timeout=30)
+
+
+def test_two_veille_runs_use_one_shared_server_then_stop_it(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(PROJECT_ROOT / "corpus", corpus)
+    home = tmp_path / "prefect-home"
+    env = _env(home)
+    veille = str(Path(sys.executable).with_name("veille"))
+    argv = [
+        veille,
+        "run",
+        "--corpus",
+        str(corpus),
+        "--warehouse",
+        str(tmp_path / "wh"),
+        "--backend",
+        "offline",
+    ]
+    keepers = []
+    for _ in range(2):
+        done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=400)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "temporary Prefect API instead" not in done.stderr
+        state = read_state(home)
+        assert state is not None
+        keepers.append(state.keeper_pid)
+    assert keepers[0] == keepers[1]  # the second run used the first one's server
+    assert len(list((tmp_path / "wh" / "runs").iterdir())) == 2
+    status = subprocess.run([veille, "shared-api"], env=env, capture_output=True, text=True, timeout=60)
+    assert status.returncode == 0 and state.url in status.stdout, status.stdout + status.stderr
+    stopped = subprocess.run(
+        [veille, "shared-api", "--stop"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert stopped.returncode == 0, stopped.stderr
+    _wait_gone([state.keeper_pid, state.server_pid], state.port, home, within_s=15)
+    after = subprocess.run([veille, "shared-api"], env=env, capture_output=True, text=True, timeout=60)
+    assert after.returncode == 1 and "no shared Prefect API" in after.stdout
+
+
+@pytest.mark.parametrize(
+    ("mode", "env", "profile", "shared"),
+    [
+        ("temporary", {}, None, False),
+        ("shared", {"PREFECT_API_URL": "http://127.0.0.1:4200/api"}, None, False),
+        ("shared", {"PREFECT_SERVER_EPHEMERAL_ENABLED": "false"}, None, False),
+        (
+            "shared",
+            {},
+            'active = "work"\n[profiles.work]\nPREFECT_API_URL = "http://127.0.0.1:4200/api"\n',
+            False,
+        ),
+        ("shared", {}, 'active = "work"\n[profiles.work]\nPREFECT_LOGGING_LEVEL = "INFO"\n', True),
+        ("shared", {}, None, True),
+    ],
+)
+def test_a_configured_api_or_temporary_mode_starts_no_shared_server(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    env: dict[str, str],
+    profile: str | None,
+    shared: bool,
+) -> None:
+    from veille.ops import shared_api
+
+    home = tmp_path / "home"
+    home.mkdir()
+    if profile is not None:
+        (home / "profiles.toml").write_text(profile)
+    monkeypatch.setenv("PREFECT_HOME", str(home))
+    for key in (
+        "PREFECT_API_URL",
+        "PREFECT_SERVER_EPHEMERAL_ENABLED",
+        "PREFECT_PROFILE",
+        "PREFECT_PROFILES_PATH",
+    ):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    spawned: list[Path] = []
+    monkeypatch.setattr(shared_api, "_spawn_keeper", lambda h, _idle: spawned.append(h))
+    lease = shared_api.early_lease(mode, 600)
+    assert (lease is not None) == shared
+    assert spawned == ([home] if shared else [])
+    if lease is not None:
+        lease.release()
