@@ -5,17 +5,24 @@ Usage (figures in docs/operations.md, "Start-up"):
     .venv/bin/python bench/startup.py --repeat 2
 
 Variants, run interleaved (A B C A B C …) so a change of machine load hits each alike; every run is
-`veille run --backend offline` on the small test corpus, fresh warehouse, shared warm PREFECT_HOME:
+`veille run --backend offline` on the small test corpus, fresh warehouse, a warm PREFECT_HOME per
+variant (migrated by one run first):
 
-- ``temporary``: no PREFECT_API_URL, Prefect's temporary API (what `make run` does today);
+- ``shared``: no PREFECT_API_URL, the default ``VEILLE_PREFECT_SERVER=shared``: the background API
+  started by an earlier run answers (what `make run` does when run again);
+- ``shared-cold``: the same once the shared API has stopped (`veille shared-api --stop` before the
+  run, as after its idle timeout): this run starts it;
+- ``temporary``: ``VEILLE_PREFECT_SERVER=temporary``, Prefect's temporary API started and stopped by
+  the run (what `make run` did before);
 - ``temporary-trimmed``: the same with the temporary server's optional work off (automation
   triggers, event persistence, block registration, analytics);
 - ``server``: against a `prefect server start` on 127.0.0.1 started once by this script (what
-  "use a running local server" or a shared background server gives).
+  "use a running local server" gives).
 
 CPU time is user + system of the command and its children (the temporary server included), from
 ``resource.getrusage(RUSAGE_CHILDREN)`` around each run. A first run on a fresh PREFECT_HOME
-(database migration) is measured once per temporary variant.
+(database migration) is measured once for ``shared`` and ``temporary``. The shared keeper is a
+detached process, so its CPU time is not in the figure; its server's start is in the wall time.
 """
 
 from __future__ import annotations
@@ -57,6 +64,17 @@ def _env(home: Path, warehouse: Path) -> dict[str, str]:
     return env
 
 
+def _variant_env(variant: str, home: Path, warehouse: Path, server_url: str | None) -> dict[str, str]:
+    env = _env(home, warehouse)
+    if variant.startswith("temporary"):
+        env["VEILLE_PREFECT_SERVER"] = "temporary"
+    if variant == "temporary-trimmed":
+        env.update(TRIM)
+    if variant == "server" and server_url is not None:
+        env["PREFECT_API_URL"] = server_url
+    return env
+
+
 def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -81,11 +99,14 @@ def main() -> None:
         run = [exe, "run", "--corpus", str(corpus), "--backend", "offline"]
         results: dict[str, list[tuple[float, float]]] = {}
         print(f"load average before: {os.getloadavg()}", flush=True)
-        firsts = () if args.no_first else (("temporary", {}), ("temporary-trimmed", TRIM))
-        for variant, extra in firsts:
+        stop = [exe, "shared-api", "--stop"]
+        firsts = () if args.no_first else ("shared", "temporary")
+        for variant in firsts:
             home = base / f"home-first-{variant}"
-            wall, cpu = _timed(run, {**_env(home, base / f"wh-first-{variant}"), **extra})
+            env = _variant_env(variant, home, base / f"wh-first-{variant}", None)
+            wall, cpu = _timed(run, env)
             print(f"first run, fresh PREFECT_HOME, {variant}: wall {wall:.1f} s, CPU {cpu:.1f} s", flush=True)
+            _timed(stop, env)
             shutil.rmtree(home, ignore_errors=True)
         port = ops_server.free_port()
         server_home = base / "server-home"
@@ -97,19 +118,23 @@ def main() -> None:
         )
         try:
             ops_server.wait_healthy(ops_server.api_url(port), timeout_s=600, proc=server)
-            home = base / "home-warm"
-            _timed(run, _env(home, base / "wh-warmup"))  # warms PREFECT_HOME (migrated once)
+            variants = ("shared", "shared-cold", "temporary", "temporary-trimmed", "server")
+            url = ops_server.api_url(port)
+            for variant in variants:  # warms each PREFECT_HOME (migrated once)
+                _timed(run, _variant_env(variant, base / f"home-{variant}", base / f"wh-warm-{variant}", url))
             for i in range(args.repeat):
-                for variant in ("temporary", "temporary-trimmed", "server"):
-                    env = _env(home, base / f"wh-{variant}-{i}")
-                    if variant == "temporary-trimmed":
-                        env.update(TRIM)
-                    if variant == "server":
-                        env["PREFECT_API_URL"] = ops_server.api_url(port)
+                for variant in variants:
+                    env = _variant_env(variant, base / f"home-{variant}", base / f"wh-{variant}-{i}", url)
+                    if variant == "shared-cold":
+                        _timed(stop, env)
                     wall, cpu = _timed(run, env)
                     results.setdefault(variant, []).append((wall, cpu))
                     print(f"run {i + 1}, {variant}: wall {wall:.1f} s, CPU {cpu:.1f} s", flush=True)
         finally:
+            for variant in ("shared", "shared-cold"):
+                subprocess.run(
+                    stop, env=_env(base / f"home-{variant}", base), capture_output=True, check=False
+                )
             server.terminate()
             try:
                 server.wait(timeout=30)
@@ -117,6 +142,7 @@ def main() -> None:
                 server.kill()
         print(f"load average after: {os.getloadavg()}")
         ref = statistics.median(w for w, _ in results["temporary"])
+        print("| variant | wall (median) | CPU (median) | wall / temporary |")
         for variant, samples in results.items():
             wall = statistics.median(w for w, _ in samples)
             cpu = statistics.median(c for _, c in samples)
