@@ -135,14 +135,20 @@ class SharedApi:
     server's start overlaps the client's imports."""
 
     def __init__(
-        self, home: Path, lease: IO[str], state: SharedApiState | None, start_lock: IO[str] | None
+        self,
+        home: Path,
+        lease: IO[str],
+        state: SharedApiState | None,
+        start_lock: IO[str] | None,
+        idle_s: float = 0.0,
     ) -> None:
         self.home = home
         self._lease = lease
         self._state = state
         # Held while a keeper starts (migrations): released once its server answers.
         self._start_lock = start_lock
-        self.started = start_lock is not None  # this client waits for a starting server
+        self.started = False  # this client started the keeper (it says so once the server answers)
+        self.idle_s = idle_s
 
     def wait(self, timeout_s: float) -> str:
         """The API URL, once the server answers (raises SharedApiError after ``timeout_s``)."""
@@ -195,10 +201,12 @@ def acquire_shared_api(home: Path, idle_s: float) -> SharedApi:
     if usable(state):
         start.close()
         return SharedApi(home, lease, state, None)
-    if _starting_keeper(home) is None:  # none left starting by a client killed meanwhile
+    api = SharedApi(home, lease, None, start, idle_s)
+    if _starting_keeper(home) is None:  # else one is starting, left by a client killed meanwhile
         _stop_stale(home, state)
         _spawn_keeper(home, idle_s)
-    return SharedApi(home, lease, None, start)
+        api.started = True
+    return api
 
 
 def _starting_keeper(home: Path) -> int | None:
@@ -242,7 +250,7 @@ def _spawn_keeper(home: Path, idle_s: float) -> None:
 
 
 def stop_shared_api(home: Path, timeout_s: float = 30.0) -> SharedApiState | None:
-    """Stop ``home``'s shared API now (``veille server --stop``); returns what was stopped."""
+    """Stop ``home``'s shared API now (``veille shared-api --stop``); returns what was stopped."""
     state = read_state(home)
     if state is None or not _alive(state.keeper_pid):
         with contextlib.suppress(OSError):
@@ -313,6 +321,12 @@ def prefect_api(shared: SharedApi | None, timeout_s: float | None = None) -> Ite
         else:
             try:
                 url = shared.wait(timeout_s or STARTUP_TIMEOUT_S)
+                if shared.started:  # say once that a background process now outlives this run
+                    print(
+                        f"started a shared Prefect API on {url} for the next runs; it stops after "
+                        f"{shared.idle_s:.0f} s without a run (`veille shared-api --stop` stops it now)",
+                        file=sys.stderr,
+                    )
             except SharedApiError as error:
                 shared.release()
                 print(f"warning: {error}; using a temporary Prefect API instead", file=sys.stderr)
