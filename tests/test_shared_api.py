@@ -59,10 +59,10 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _start_client(home: Path, idle_s: float) -> tuple[subprocess.Popen[str], str]:
+def _start_client(home: Path, idle_s: float, **extra: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-c", CLIENT, str(home), str(idle_s)],
-        env=_env(home),
+        env={**_env(home), **extra},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -87,11 +87,14 @@ def _wait_gone(pids: list[int], port: int, home: Path, within_s: float) -> None:
 
 def test_clients_share_one_server_which_outlives_them_only_by_its_idle_time(tmp_path: Path) -> None:
     home, idle_s = tmp_path / "prefect-home", 3.0
-    first, url = _start_client(home, idle_s)
+    canary = "AIza-canary-shared-api-0123456789"
+    first, url = _start_client(home, idle_s, GEMINI_API_KEY=canary)
     second = None
     try:
         state = read_state(home)
         assert state is not None and state.url == url
+        for pid in (state.keeper_pid, state.server_pid):  # the model key stays with the run
+            assert canary not in Path(f"/proc/{pid}/environ").read_text(errors="replace")
         second, url2 = _start_client(home, idle_s)
         assert url2 == url  # the second client found the first one's server
         assert read_state(home) == state  # and started no keeper of its own

@@ -234,6 +234,16 @@ def _stop_stale(home: Path, state: SharedApiState | None) -> None:
         (home / STATE_NAME).unlink()
 
 
+# A server outliving the run has no use for the model key: it stays out of its environment.
+_SECRETS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+def _keeper_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _SECRETS}
+    env["PREFECT_HOME"] = str(home)
+    return env
+
+
 def _spawn_keeper(home: Path, idle_s: float) -> None:
     with (home / LOG_NAME).open("a", encoding="utf-8") as log:
         process = subprocess.Popen(
@@ -242,7 +252,7 @@ def _spawn_keeper(home: Path, idle_s: float) -> None:
             stdout=log,
             stderr=log,
             start_new_session=True,  # outlives this run, away from its terminal's signals
-            env={**os.environ, "PREFECT_HOME": str(home)},
+            env=_keeper_env(home),
         )
     # Written here too (the keeper rewrites it): a client that takes the start lock after this
     # one dies sees a keeper starting and waits for it instead of starting a second server.
