@@ -244,3 +244,27 @@ def test_duplicate_source_names_are_refused(tmp_path: Path) -> None:
     (tmp_path / "sources.toml").write_text(source * 2, encoding="utf-8")
     with pytest.raises(SourcesError, match="a used twice"):
         load_sources(tmp_path / "sources.toml")
+
+
+def test_a_second_collect_waits_for_the_first_then_gives_up_naming_the_lock(
+    web: HTTPServer, corpus: Path
+) -> None:
+    import fcntl
+
+    from veille.collect import collect_night
+    from veille.collect.run import LOCK_FILE, STATE_FILE, CollectBusyError
+
+    url = _feed(web, [{"title": "Un", "link": web.url_for("/a"), "description": "Texte un."}])
+    write_sources(corpus, [{"name": "blog", "kind": "feed", "url": url, "source_type": "article-presse"}])
+    collect_corpus(corpus, today=TODAY)
+    state = (corpus / STATE_FILE).read_text()
+    with (corpus / LOCK_FILE).open("a") as held:  # another collect of this corpus, still running
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(CollectBusyError, match=r"\.collect\.lock: another collect"):
+            collect_corpus(corpus, today=TODAY, lock_wait_s=0.3)
+        assert (corpus / STATE_FILE).read_text() == state  # nothing touched while it waited
+        night = collect_night(corpus, lock_wait_s=0.3)  # the nightly step: an alert, not a failure
+        assert [(a.code, a.severity) for a in night.alerts] == [("collect.busy", "error")]
+        assert LOCK_FILE in night.alerts[0].message
+    # Released: the next collect runs (and finds the item unchanged).
+    assert collect_corpus(corpus, today=TODAY, lock_wait_s=0.3).counts["unchanged"] == 1

@@ -13,8 +13,9 @@ def collect(corpus: CorpusOption = None) -> None:
     """Collect the feeds and pages of <corpus>/sources.toml as documents (a failing source is an alert).
 
     Exit code 0 when the night went on (even with failing sources), 2 when sources.toml is missing or
-    invalid."""
+    invalid, 1 when another collect of the corpus (a nightly run's) is still running after 10 minutes."""
     from veille.collect import collect_corpus, sources_file
+    from veille.collect.run import CollectBusyError
     from veille.collect.sources import SourcesError
     from veille.settings import Settings
 
@@ -30,6 +31,9 @@ def collect(corpus: CorpusOption = None) -> None:
     except SourcesError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    except CollectBusyError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
     for alert in report.alerts:
         typer.echo(f"{alert.severity}: {alert.code}: {alert.message}", err=True)
     typer.echo(f"collect: {report.note()}")

@@ -3,9 +3,11 @@ documents. A failing source is one alert naming it; the others go on."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -17,12 +19,25 @@ from veille.collect.feeds import FeedError, parse_feed
 from veille.collect.fetch import Fetcher, FetchError, HttpCache, Resolver, resolve_host
 from veille.collect.items import Item
 from veille.collect.pages import PageError, extract_page
-from veille.collect.sources import SOURCES_FILE, Source, SourcesError, load_sources
+from veille.collect.sources import SOURCES_FILE, Source, SourcesConfig, SourcesError, load_sources
 from veille.collect.write import DocIndex, Outcome, document_id, write_item
 
-__all__ = ["STATE_FILE", "CollectReport", "collect_corpus", "collect_night", "sources_file"]
+__all__ = [
+    "COLLECT_WAIT_S",
+    "LOCK_FILE",
+    "STATE_FILE",
+    "CollectBusyError",
+    "CollectReport",
+    "collect_corpus",
+    "collect_night",
+    "sources_file",
+]
 
 STATE_FILE = ".collect-state.json"  # hidden: ingestion never reads it
+LOCK_FILE = ".collect.lock"
+# Longest wait for another collect of the same corpus (a night's collect step and a `veille collect`
+# by hand): each fetch is bounded by its timeout and the night's byte cap, so it ends.
+COLLECT_WAIT_S = 600.0
 _FEED_TYPES = (
     "application/rss+xml",
     "application/atom+xml",
@@ -136,6 +151,39 @@ def _alert(source: Source, problem: str, severity: Severity = "warning") -> Aler
     )
 
 
+class CollectBusyError(RuntimeError):
+    """Another collect of the same corpus held its lock for longer than the wait allows."""
+
+
+@contextlib.contextmanager
+def _only_collect(corpus_dir: Path, wait_s: float) -> Iterator[None]:
+    """One collect at a time per corpus: two would both read the state file, write documents and
+    save the state, the last save dropping the other's HTTP cache and document index."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock (the state stays consistent, a save may be lost)
+        yield
+        return
+    path = corpus_dir / LOCK_FILE
+    with path.open("a", encoding="utf-8") as handle:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise CollectBusyError(
+                        f"{path}: another collect of this corpus is still running after {wait_s:.0f} s "
+                        "(a nightly run's collect step or `veille collect`); expected it to finish first"
+                    ) from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def _load_state(path: Path) -> tuple[HttpCache, DocIndex]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -160,10 +208,25 @@ def collect_corpus(
     resolver: Resolver = resolve_host,
     transport: httpx.BaseTransport | None = None,
     on_item: Callable[[str, Outcome], None] | None = None,
+    lock_wait_s: float = COLLECT_WAIT_S,
 ) -> CollectReport:
     """Collect every source of ``corpus_dir/sources.toml`` into ``corpus_dir/docs``. An invalid
-    sources file raises :class:`~veille.collect.sources.SourcesError`; a failing source is an alert."""
+    sources file raises :class:`~veille.collect.sources.SourcesError`; a failing source is an alert;
+    another collect of the corpus still running after ``lock_wait_s`` raises :class:`CollectBusyError`."""
     config = load_sources(sources_file(corpus_dir))
+    with _only_collect(corpus_dir, lock_wait_s):
+        return _collect(corpus_dir, config, max_doc_bytes, today, resolver, transport, on_item)
+
+
+def _collect(
+    corpus_dir: Path,
+    config: SourcesConfig,
+    max_doc_bytes: int,
+    today: date | None,
+    resolver: Resolver,
+    transport: httpx.BaseTransport | None,
+    on_item: Callable[[str, Outcome], None] | None,
+) -> CollectReport:
     state_path = corpus_dir / STATE_FILE
     cache, index = _load_state(state_path)
     fetcher = Fetcher(config.limits, cache, resolver=resolver, transport=transport)
@@ -208,13 +271,18 @@ def collect_corpus(
     return report
 
 
-def collect_night(corpus_dir: Path, *, max_doc_bytes: int = 1_048_576) -> CollectReport:
+def collect_night(
+    corpus_dir: Path, *, max_doc_bytes: int = 1_048_576, lock_wait_s: float = COLLECT_WAIT_S
+) -> CollectReport:
     """The nightly step: :func:`collect_corpus`, with an invalid ``sources.toml`` as one error alert
     (the night goes on with the corpus as it is)."""
     try:
-        return collect_corpus(corpus_dir, max_doc_bytes=max_doc_bytes)
+        return collect_corpus(corpus_dir, max_doc_bytes=max_doc_bytes, lock_wait_s=lock_wait_s)
     except SourcesError as exc:
         invalid = alert(
             "collect", "collect.invalid_sources", str(exc), severity="error", subject=SOURCES_FILE
         )
         return CollectReport(alerts=[invalid])
+    except CollectBusyError as exc:
+        busy = alert("collect", "collect.busy", str(exc), severity="error", subject=LOCK_FILE)
+        return CollectReport(alerts=[busy])
