@@ -227,7 +227,11 @@ def analyse_sub_tasks(
     findings an unchanged or only-extended sub-task builds on (branch_decisions)."""
     ids = [st.id for st in sub_tasks]
     jobs = analyst_jobs(sub_tasks, snapshot, model_key(reuse.settings, "analyst"))
-    decisions = branch_decisions(reuse.settings, sub_tasks, jobs, changes)
+    decisions = [
+        # A drill branch really runs on its retry, as it ignores what earlier nights cached.
+        Decision("full", "drill branch (fail_subtasks)") if st.id in reuse.drill else d
+        for st, d in zip(sub_tasks, branch_decisions(reuse.settings, sub_tasks, jobs, changes), strict=True)
+    ]
     branches = analyse.with_options(result_storage=reuse.storage).map(
         jobs,
         ids,
