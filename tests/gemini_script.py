@@ -58,10 +58,7 @@ def gemini_responder(
                 sub_tasks=[SubTask(id=f"st-{i}", question=q, doc_ids=d) for i, (q, d) in enumerate(axes, 1)],
                 excluded=["doc-07"],
             )
-        elif role == "analyst":
-            ids = re.findall(r'<document id="([^"]+)"', prompt)
-            answer = Findings(findings=[Finding(statement=f"Constat tiré de {i}.", doc_ids=[i]) for i in ids])
-        elif role == "analyst_update":  # the new documents only are <document> blocks
+        elif role in ("analyst", "analyst_update"):  # the update's <document> blocks: the new ones only
             ids = re.findall(r'<document id="([^"]+)"', prompt)
             answer = Findings(findings=[Finding(statement=f"Constat tiré de {i}.", doc_ids=[i]) for i in ids])
         elif role in ("writer", "reviser"):

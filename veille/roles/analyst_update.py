@@ -153,7 +153,8 @@ def update_schema(new_ids: tuple[str, ...], known_ids: tuple[str, ...]) -> type[
     """
     new = tuple(dict.fromkeys(new_ids))
     every = tuple(dict.fromkeys((*new, *known_ids)))
-    new_id, any_id = _id_type(new), _id_type(every)
+    new_id: Any = _id_type(new)
+    any_id: Any = _id_type(every)
     finding: Any = create_model(
         "Finding",
         __base__=Finding,
