@@ -13,8 +13,8 @@ from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 from prefect.states import State
 
-from tasks.analyse import analyse_sub_tasks
-from tasks.clients import backend_label, open_client
+from tasks.analyse import analyse_sub_tasks, analyst_basis
+from tasks.clients import backend_label, model_key, open_client
 from tasks.collect import collect
 from tasks.grade import grade_run, quality_alerts
 from tasks.ingest import catalogue, ingest
@@ -94,7 +94,7 @@ def veille_flow(
             planned = plan_catalogue(client, shown, suspected, reuse, changes)
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
-            analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse)
+            analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse, changes)
             log.info("analyse: %s; %s", run.keep_analyses(analyses), usage_note(records(), "analyst"))
             run.require_a_branch()
             if settings.web:  # the grounded research ran beside the analysts
@@ -113,7 +113,8 @@ def veille_flow(
         run.add(client.alerts())
 
         info = run.info(backend_label(settings), records())
-        write_outputs(folder, info, **run.outputs())
+        basis = analyst_basis(model_key(settings, "analyst"))  # later nights build on these findings
+        write_outputs(folder, info, **run.outputs(), analyst_basis=basis)
         if run.final is not None:
             with run.grading(log):  # grading informs; it must not fail a run whose report is written
                 grades = grade_run(folder.path, reference, request, asker)

@@ -1,8 +1,16 @@
-"""Task: one analyst per validated sub-task (mapped), reading only its documents."""
+"""Task: one analyst per validated sub-task (mapped), reading only its documents.
+
+A sub-task that only gained documents since the previous completed run reads only them, with its
+previous findings (veille.steps.analyse_update, issue 13 item 4); one that did not change at all
+takes its previous findings without a model call. Both need the previous run's folder
+(findings.json); without it, or when anything else changed, the branch reads all its documents.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,27 +20,45 @@ from pydantic import BaseModel
 
 from tasks.clients import MODEL_TASK_RETRIES, model_key
 from tasks.reuse import Reuse
+from veille.roles.analyst import Findings
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 from veille.run.inputs import collect_branches
 from veille.run.killpoints import kill_point
+from veille.settings import Settings
 from veille.steps.analyse import Analysis, analyse_subtask
+from veille.steps.analyse_update import (
+    Decision,
+    PreviousBranch,
+    UpdateJob,
+    carried_analysis,
+    decide,
+    previous_branches,
+    update_subtask,
+)
+from veille.steps.news import Changes
 from veille.store.readers import fetch_documents
 
 __all__ = [
     "ANALYSE_CACHE_POLICY",
     "ANALYSE_CACHE_VERSION",
+    "ANALYSE_UPDATE_VERSION",
     "AnalystJob",
     "InjectedFaultError",
     "analyse",
     "analyse_sub_tasks",
+    "analyst_basis",
     "analyst_jobs",
+    "branch_decisions",
     "branch_note",
+    "load_previous_branches",
 ]
 
 # Bump when the analyst's prompt or output handling changes. Not TASK_SOURCE: a code edit elsewhere
 # in this file must not invalidate every persisted branch (a retry would then rerun them all).
 ANALYSE_CACHE_VERSION = "1"
+# Bump when the incremental analyst's prompt or the merge changes (veille.steps.analyse_update).
+ANALYSE_UPDATE_VERSION = "1"
 
 
 class AnalystJob(BaseModel):
@@ -61,13 +87,37 @@ def analyst_jobs(
     ]
 
 
-def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
-    return f"analyse-v{ANALYSE_CACHE_VERSION}"
+def analyst_basis(model_key: str) -> str:
+    """What a branch's findings were written under (findings.json ``analyst_basis``): a later night
+    builds on them only under the same one."""
+    return f"{model_key}|analyse-v{ANALYSE_CACHE_VERSION}"
+
+
+def _version(_ctx: Any, inputs: dict[str, Any]) -> str:
+    update = inputs.get("update")
+    if not isinstance(update, UpdateJob):
+        return f"analyse-v{ANALYSE_CACHE_VERSION}"  # a full analysis: the key of every earlier night
+    # The incremental branch: the previous findings and which documents are new (their content
+    # hashes are in the job) enter the key.
+    digest = hashlib.sha256(update.model_dump_json().encode()).hexdigest()[:24]
+    return f"analyse-v{ANALYSE_CACHE_VERSION}|update-v{ANALYSE_UPDATE_VERSION}|{digest}"
 
 
 # The client is not data; the database path and the fault flag do not change a successful result
 # (the fault never produces one; ``cache_scope`` is what keeps a drill branch out of shared entries).
-ANALYSE_CACHE_POLICY = INPUTS - "client" - "db_path" - "fault" + CacheKeyFnPolicy(cache_key_fn=_version)
+# ``update`` enters the key through _version (so a full job's key is the one it always had);
+# ``carry`` (the previous findings of an unchanged sub-task) is the analysis of this very job, and
+# ``why`` is a log line.
+ANALYSE_CACHE_POLICY = (
+    INPUTS
+    - "client"
+    - "db_path"
+    - "fault"
+    - "update"
+    - "carry"
+    - "why"
+    + CacheKeyFnPolicy(cache_key_fn=_version)
+)
 
 
 @task(
@@ -84,44 +134,119 @@ def analyse(
     db_path: Path,
     fault: bool = False,
     cache_scope: str = "",
+    update: UpdateJob | None = None,
+    carry: Findings | None = None,
+    why: str = "",
 ) -> Analysis:
-    """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst."""
+    """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst: over
+    all of them, or (``update``) over the new ones with the previous findings; ``carry``: the
+    previous findings of this unchanged sub-task, taken without a model call."""
     del cache_scope  # part of the cache key only (see cache_scopes)
     if fault:
         raise InjectedFaultError(f"{subtask_id}: injected fault (fail_subtasks)")
     documents = fetch_documents(db_path, job.sub_task.doc_ids)
-    analysis = analyse_subtask(client, job.sub_task, documents)
+    new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
+    if update is not None and new:
+        analysis = update_subtask(client, job.sub_task, documents, update)
+        mode = (
+            f"incremental ({why}): {len(new)} new document(s) read, "
+            f"{len(update.previous.findings)} finding(s) carried over"
+        )
+    elif carry is not None:
+        analysis = carried_analysis(job.sub_task, carry)
+        mode = f"unchanged ({why}): 0 document(s) read, {len(carry.findings)} finding(s) carried over"
+    else:
+        analysis = analyse_subtask(client, job.sub_task, documents)
+        mode = f"{len(documents)} document(s) read" + (f" (full analysis: {why})" if why else "")
     kill_point("analyse")  # crash tests: branch computed, result not yet persisted
-    get_run_logger().info(branch_note(subtask_id, len(documents), analysis, client))
+    get_run_logger().info(branch_note(subtask_id, mode, analysis, client))
     return analysis
 
 
-def branch_note(subtask_id: str, documents: int, analysis: Analysis, client: object) -> str:
-    """The branch's own log line (its task run's Logs tab): documents read, findings, tokens."""
+def branch_note(subtask_id: str, mode: str | int, analysis: Analysis, client: object) -> str:
+    """The branch's own log line (its task run's Logs tab): how it read (``mode``: full with the
+    reason, incremental or unchanged; an int: documents read), findings, tokens."""
     journal = getattr(client, "journal", None)  # the run's ModelClient; other Askers have none
     records = [r for r in journal.records() if r.subtask_id == subtask_id] if journal is not None else []
     tokens_in = sum(r.input_tokens for r in records)
     tokens_out = sum(r.output_tokens + r.reasoning_tokens for r in records)
+    read = f"{mode} document(s) read" if isinstance(mode, int) else mode
     return (
-        f"analyse {subtask_id}: {documents} document(s) read, {len(analysis.findings.findings)} finding(s), "
+        f"analyse {subtask_id}: {read}; {len(analysis.findings.findings)} finding(s), "
         f"{len(analysis.findings.contradictions)} contradiction(s); {tokens_in} tokens in, {tokens_out} out "
         f"({len(records)} model attempt(s))"
     )
 
 
+def load_previous_branches(
+    settings: Settings, changes: Changes | None
+) -> tuple[dict[str, PreviousBranch], str, str]:
+    """(branches of the previous completed run, its run id, why there are none): its findings.json
+    in its run folder, joined with its plan and document snapshot (from the warehouse)."""
+    previous = changes.previous if changes is not None else None
+    if previous is None:
+        return {}, "", "no previous completed run"
+    path = settings.runs_dir / previous.run_id / "findings.json"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return {}, previous.run_id, f"findings of {previous.run_id} unreadable ({type(exc).__name__})"
+    plan: Mapping[str, Any] | None = previous.plan
+    branches = previous_branches(raw, plan, previous.documents)
+    return branches, previous.run_id, f"sub-task absent from {previous.run_id}"
+
+
+def branch_decisions(
+    settings: Settings,
+    sub_tasks: Sequence[SubTask],
+    jobs: Sequence[AnalystJob],
+    changes: Changes | None,
+) -> list[Decision]:
+    """Full, incremental or unchanged, per sub-task (veille.steps.analyse_update.decide). Never
+    with ``use_cache=False``: that run analyses everything afresh."""
+    if not settings.use_cache:
+        return [Decision("full", "use_cache is off") for _ in sub_tasks]
+    branches, run_id, why_none = load_previous_branches(settings, changes)
+    basis = analyst_basis(model_key(settings, "analyst"))
+    return [
+        decide(st, job.doc_hashes, basis, branches.get(st.id), previous_run=run_id, why_none=why_none)
+        for st, job in zip(sub_tasks, jobs, strict=True)
+    ]
+
+
 def analyse_sub_tasks(
-    client: Asker, sub_tasks: Sequence[SubTask], snapshot: Sequence[tuple[str, str]], reuse: Reuse
+    client: Asker,
+    sub_tasks: Sequence[SubTask],
+    snapshot: Sequence[tuple[str, str]],
+    reuse: Reuse,
+    changes: Changes | None = None,
 ) -> list[Analysis]:
     """One mapped ``analyse`` run per sub-task (results persisted, drill faults injected, see
     tasks/reuse.py), collected in plan order; a failed branch is a ``failed`` Analysis, the others
-    survive (collect_branches)."""
+    survive (collect_branches). ``changes``: what changed since the previous completed run, whose
+    findings an unchanged or only-extended sub-task builds on (branch_decisions)."""
     ids = [st.id for st in sub_tasks]
+    jobs = analyst_jobs(sub_tasks, snapshot, model_key(reuse.settings, "analyst"))
+    decisions = [
+        # A drill branch really runs on its retry, as it ignores what earlier nights cached.
+        Decision("full", "drill branch (fail_subtasks)") if st.id in reuse.drill else d
+        for st, d in zip(sub_tasks, branch_decisions(reuse.settings, sub_tasks, jobs, changes), strict=True)
+    ]
     branches = analyse.with_options(result_storage=reuse.storage).map(
-        analyst_jobs(sub_tasks, snapshot, model_key(reuse.settings, "analyst")),
+        jobs,
         ids,
         client=unmapped(client),
         db_path=unmapped(reuse.settings.database),
         fault=[sid in reuse.faults for sid in ids],
         cache_scope=reuse.branch_scopes(ids),
+        update=[d.update for d in decisions],
+        carry=[d.carry for d in decisions],
+        why=[_why(d) for d in decisions],
     )
     return collect_branches(sub_tasks, branches)
+
+
+def _why(decision: Decision) -> str:
+    if decision.kind == "full":
+        return decision.reason
+    return f"{decision.reason}, since {decision.previous_run}" if decision.previous_run else decision.reason

@@ -21,11 +21,13 @@ __all__ = ["findings_document", "write_outputs"]
 
 
 def findings_document(
-    analyses: Sequence[Analysis], web: Sequence[WebResearch] = ()
+    analyses: Sequence[Analysis], web: Sequence[WebResearch] = (), analyst_basis: str = ""
 ) -> dict[str, dict[str, object]]:
     """findings.json: one entry per sub-task, failed branches included (status, error); a sub-task
     searched on the web (``--web``) also has ``web``: its queries, findings (each with the indices
-    of its grounding chunks and its pages' ids) and pages."""
+    of its grounding chunks and its pages' ids) and pages. ``analyst_basis``: the analyst model key
+    and version every branch of the run was written under (tasks.analyse.analyst_basis; their
+    cache keys include both): a later night builds on these findings only under the same one."""
     researched = {r.subtask_id: r for r in web}
     out: dict[str, dict[str, object]] = {}
     for a in analyses:
@@ -37,6 +39,8 @@ def findings_document(
             "contradictions": [c.model_dump() for c in a.findings.contradictions],
             "open_questions": list(a.findings.open_questions),
         }
+        if analyst_basis:
+            out[a.subtask_id]["analyst_basis"] = analyst_basis
         if a.subtask_id in researched:  # only then: a run without --web writes what it always did
             out[a.subtask_id]["web"] = researched[a.subtask_id].model_dump(exclude={"alerts"})
     return out
@@ -57,13 +61,14 @@ def write_outputs(
     alerts: Sequence[Alert],
     report: str | None,
     documents: Sequence[tuple[str, str]],
+    analyst_basis: str = "",
 ) -> Path:
     """Every file of the run folder contract; run.json last, so its presence means "complete"."""
     folder.create()
     folder.write_documents([{"id": i, "content_hash": h} for i, h in documents])
     if plan is not None:
         folder.write_plan(plan, basis=plan_basis)
-    folder.write_findings(findings_document(analyses, web))
+    folder.write_findings(findings_document(analyses, web, analyst_basis))
     folder.write_sources(sources)
     folder.write_review(
         review.validated if review else False,

@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.fake_gemini import Reply
 from tests.flowkit import AXES, PERFECT, dossier_from
-from veille.roles import analyst, critic, judge, planner, researcher, reviser, writer
+from veille.roles import analyst, analyst_update, critic, judge, planner, researcher, reviser, writer
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
 
@@ -21,6 +21,7 @@ __all__ = ["gemini_responder", "role_of"]
 _ROLES = {
     planner.INSTRUCTIONS: "planner",
     analyst.INSTRUCTIONS: "analyst",
+    analyst_update.INSTRUCTIONS: "analyst_update",  # journaled as "analyst"; told apart here
     writer.INSTRUCTIONS: "writer",
     critic.INSTRUCTIONS: "critic",
     reviser.INSTRUCTIONS: "reviser",
@@ -57,7 +58,7 @@ def gemini_responder(
                 sub_tasks=[SubTask(id=f"st-{i}", question=q, doc_ids=d) for i, (q, d) in enumerate(axes, 1)],
                 excluded=["doc-07"],
             )
-        elif role == "analyst":
+        elif role in ("analyst", "analyst_update"):  # the update's <document> blocks: the new ones only
             ids = re.findall(r'<document id="([^"]+)"', prompt)
             answer = Findings(findings=[Finding(statement=f"Constat tiré de {i}.", doc_ids=[i]) for i in ids])
         elif role in ("writer", "reviser"):

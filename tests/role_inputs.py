@@ -2,7 +2,9 @@
 
 ``all_roles()`` finds the :class:`~veille.roles.base.Role` objects by walking ``veille.roles``, so a
 new role is picked up by the schema tests without being listed; ``ROLE_INPUTS`` must then give it
-inputs (a test fails until it does).
+inputs (a test fails until it does). Roles are labelled by their module-level name, lower-cased
+(``ANALYST_UPDATE`` -> ``analyst_update``): two roles may share a journal name (the incremental
+analyst is journaled as ``analyst``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import veille.roles
 from tests.test_offline_fixtures import synthetic_analyst_input, synthetic_planner_input
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, axis_titles
 from veille.grid import load_grid
+from veille.roles.analyst import ContradictionNote, Finding, Findings
+from veille.roles.analyst_update import AnalystUpdateInput, KnownDocument
 from veille.roles.base import Role
 from veille.roles.critic import CriticInput
 from veille.roles.judge import JudgeInput
@@ -52,6 +56,38 @@ def _analyst() -> list[BaseModel]:
         synthetic_analyst_input(QUESTION, ["bk-04"], subtask_id="st-2"),
         synthetic_analyst_input(QUESTION, [], subtask_id="st-3"),
     ]
+
+
+def _known(ids: list[str]) -> list[KnownDocument]:
+    return [
+        KnownDocument(id=d.id, date=d.date, source_type=d.source_type, title=d.title)
+        for d in synthetic_analyst_input(QUESTION, ids).documents
+    ]
+
+
+def _analyst_update() -> list[BaseModel]:
+    previous = Findings(
+        findings=[
+            Finding(statement="Barzo sauvegarde à 2,6 Go/s.", doc_ids=["bk-01"], figures=["2,6 Go/s"]),
+            Finding(statement="Sauvia coûte 95 EUR par To.", doc_ids=["bk-02", "bk-03"]),
+        ],
+        contradictions=[
+            ContradictionNote(doc_ids=["bk-02", "bk-03"], retained="bk-03", reason="plus récent")
+        ],
+        open_questions=["Débit de Quillon ?"],
+    )
+    new = synthetic_analyst_input(QUESTION, ["bk-04", "bk-05"]).documents
+    return [
+        AnalystUpdateInput(
+            subtask_id="st-1", question=QUESTION, documents=new, known_documents=_known(["bk-01", "bk-02", "bk-03"]),
+            previous=previous,
+        ),
+        # One new document, nothing read before it (all ids: one): no contradiction is possible.
+        AnalystUpdateInput(
+            subtask_id="st-2", question=QUESTION, documents=new[:1], known_documents=[],
+            previous=Findings(findings=[]),
+        ),
+    ]  # fmt: skip
 
 
 QUESTIONS = {"st-1": QUESTION, "st-2": "Combien coûte chaque outil ?"}
@@ -152,6 +188,7 @@ def _researcher() -> list[BaseModel]:
 ROLE_INPUTS: dict[str, Callable[[], list[BaseModel]]] = {
     "planner": _planner,
     "analyst": _analyst,
+    "analyst_update": _analyst_update,
     "writer": _writer,
     "critic": _critic,
     "reviser": _reviser,
@@ -160,25 +197,27 @@ ROLE_INPUTS: dict[str, Callable[[], list[BaseModel]]] = {
 }
 
 
-def all_roles() -> list[Role[BaseModel, BaseModel]]:
-    """Every module-level Role object under ``veille.roles``, in name order."""
+def all_roles() -> dict[str, Role[BaseModel, BaseModel]]:
+    """Every module-level Role object under ``veille.roles`` by label (its name there, lower-cased),
+    in label order."""
     found: dict[str, Role[BaseModel, BaseModel]] = {}
     for info in pkgutil.iter_modules(veille.roles.__path__, "veille.roles."):
         module = importlib.import_module(info.name)
-        for value in vars(module).values():
+        for name, value in vars(module).items():
             if isinstance(value, Role):
-                found[value.name] = value
-    return [found[name] for name in sorted(found)]
+                found[name.lower()] = value
+    return {label: found[label] for label in sorted(found)}
 
 
 def role_cases() -> list[tuple[str, Role[BaseModel, BaseModel], BaseModel]]:
     """(case id, role, input) for every role and every input of :data:`ROLE_INPUTS` whose schema goes
     on the wire: a role with tools (the grounded researcher) is answered in free text, its JSON is
-    written by code from the grounding metadata (tests/test_web_grounding.py)."""
+    written by code from the grounding metadata (tests/test_web_grounding.py). The case id starts
+    with the role's label."""
     cases = []
-    for role in all_roles():
+    for label, role in all_roles().items():
         if role.tools:
             continue
-        for i, data in enumerate(ROLE_INPUTS[role.name]() if role.name in ROLE_INPUTS else []):
-            cases.append((f"{role.name}-{i}", role, data))
+        for i, data in enumerate(ROLE_INPUTS[label]() if label in ROLE_INPUTS else []):
+            cases.append((f"{label}-{i}", role, data))
     return cases

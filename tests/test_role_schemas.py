@@ -28,11 +28,14 @@ from veille.models.factory import build_client
 from veille.models.offline import OfflineModel
 from veille.models.wire import unsupported_keywords, wire_schema
 from veille.roles.analyst import AnalystInput
+from veille.roles.analyst_update import AnalystUpdateInput
 from veille.roles.base import Role
 from veille.roles.critic import CriticInput
 from veille.roles.judge import JUDGE_CRITERIA, JudgeInput
+from veille.roles.planner import SubTask
 from veille.settings import Settings
 from veille.steps.analyse import restrict_citations
+from veille.steps.analyse_update import merge_update
 
 CASES = role_cases()
 IDS = [case_id for case_id, _, _ in CASES]
@@ -71,9 +74,11 @@ def _constraints(node: Any, defs: dict[str, Any], path: str = "") -> set[tuple[s
 
 
 def test_every_role_has_realistic_inputs() -> None:
-    names = [role.name for role in all_roles()]
-    assert set(names) == {"planner", "analyst", "writer", "critic", "reviser", "judge", "researcher"}
-    assert set(ROLE_INPUTS) == set(names)
+    labels = list(all_roles())
+    assert set(labels) == {
+        "planner", "analyst", "analyst_update", "writer", "critic", "reviser", "judge", "researcher"
+    }  # fmt: skip
+    assert set(ROLE_INPUTS) == set(labels)
     for _, role, data in CASES:
         assert isinstance(data, role.input_type)
 
@@ -147,7 +152,7 @@ def test_schema_goes_through_the_sdk_with_its_constraints(
     assert sent == wire  # the SDK sent our JSON schema untouched
     source = schema.model_json_schema()
     assert _constraints(source, source.get("$defs", {})) <= _constraints(sent, {})
-    _role_specific(role.name, data, sent)
+    _role_specific(case_id.rsplit("-", 1)[0], data, sent)
 
 
 def _role_specific(name: str, data: BaseModel, sent: dict[str, Any]) -> None:
@@ -187,6 +192,21 @@ def _role_specific(name: str, data: BaseModel, sent: dict[str, Any]) -> None:
             assert finding["maxItems"] == 0
         if len(ids) < 2:
             assert note["maxItems"] == 0
+    elif name == "analyst_update":
+        assert isinstance(data, AnalystUpdateInput)
+        new = [d.id for d in data.documents]
+        every = new + [d.id for d in data.known_documents]
+        finding = sent["properties"]["findings"]["items"]["properties"]["doc_ids"]
+        assert (finding["items"]["enum"], finding["minItems"]) == (new, 1)  # new findings: new documents only
+        notes = sent["properties"]["contradictions"]
+        if len(every) < 2:
+            assert notes["maxItems"] == 0
+        else:  # at least one new document per contradiction, in the schema itself
+            note = notes["items"]["properties"]
+            assert note["new_doc_id"]["enum"] == new
+            assert (note["other_doc_ids"]["items"]["enum"], note["other_doc_ids"]["minItems"]) == (every, 1)
+            assert note["retained"]["enum"] == every
+            assert set(notes["items"]["required"]) == {"new_doc_id", "other_doc_ids", "retained", "reason"}
 
 
 # --- schema-valid ⇒ validator-valid ----------------------------------------------------------------
@@ -212,6 +232,15 @@ def test_any_schema_valid_answer_validates(case_id: str, role: Any, data: BaseMo
         if isinstance(data, AnalystInput):
             _, alerts = restrict_citations(output, [d.id for d in data.documents], data.subtask_id)  # type: ignore[arg-type]
             assert "analyse.foreign_citation" not in {a.code for a in alerts}
+        if isinstance(data, AnalystUpdateInput):
+            # A schema-valid update merges with no foreign citation and no contradiction without a
+            # new document (a note citing one document twice is still repaired, as for the analyst).
+            known = [d.id for d in data.known_documents]
+            new = [d.id for d in data.documents]
+            sub_task = SubTask(id=data.subtask_id, question=data.question, doc_ids=known + new)
+            merged, alerts = merge_update(sub_task, data.previous, output, new)  # type: ignore[arg-type]
+            assert "analyse.foreign_citation" not in {a.code for a in alerts}
+            assert len(merged.findings) == len(data.previous.findings) + len(output.findings)  # type: ignore[attr-defined]
         if isinstance(data, JudgeInput):
             assert len(output.by_response()) == len(data.responses)  # type: ignore[attr-defined]
         checked.append(1)

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from veille.models.base import ModelRequest, RawResponse, Usage
-from veille.models.offline.analyst import analyse
+from veille.models.offline.analyst import analyse, analyse_update
 from veille.models.offline.authority import AuthorityError, AuthorityRanking, load_authority
 from veille.models.offline.critic import criticise
 from veille.models.offline.judge import judge
@@ -24,6 +24,7 @@ from veille.models.offline.planner import plan
 from veille.models.offline.reviser import revise
 from veille.models.offline.writer import write
 from veille.roles.analyst import AnalystInput
+from veille.roles.analyst_update import AnalystUpdateInput
 from veille.roles.critic import CriticInput
 from veille.roles.judge import JudgeInput
 from veille.roles.planner import PlannerInput
@@ -100,6 +101,11 @@ class OfflineModel:
         return plan(data, framing_types=self.authority.framing()).model_dump()
 
     def _analyst(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
+        # Both analysts share the role (its model and settings): the incremental one
+        # (veille.roles.analyst_update) is the one given previous findings.
+        if "previous" in payload and "known_documents" in payload:
+            update = self._input(AnalystUpdateInput, payload, "analyst (incremental)")
+            return analyse_update(update, self.authority).model_dump()
         data = self._input(AnalystInput, payload, "analyst")
         return analyse(data, self.authority).model_dump()
 

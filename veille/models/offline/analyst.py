@@ -42,8 +42,9 @@ from veille.models.offline.text import (
     word_count,
 )
 from veille.roles.analyst import AnalystInput, DocumentText, Finding, Findings
+from veille.roles.analyst_update import AnalystUpdateInput, FindingsUpdate, UpdateNote
 
-__all__ = ["AnalystTuning", "analyse"]
+__all__ = ["AnalystTuning", "analyse", "analyse_update"]
 
 
 class _Analyst(ContradictionFinder):
@@ -257,3 +258,60 @@ def analyse(data: AnalystInput, authority: AuthorityRanking, tuning: AnalystTuni
     allowed = {d.id for d in data.documents}
     findings = [f for f in findings if set(f.doc_ids) <= allowed]
     return Findings(findings=findings, contradictions=notes, open_questions=analyst.open_questions(findings))
+
+
+def analyse_update(
+    data: AnalystUpdateInput, authority: AuthorityRanking, tuning: AnalystTuning | None = None
+) -> FindingsUpdate:
+    """The incremental analyst offline: findings of the new documents only (as :func:`analyse` would
+    find them), contradictions between a new document and any other — the documents already read
+    are seen through their previous findings (their text is not given) — and the new documents'
+    own doubts as open questions."""
+    tuning = tuning or AnalystTuning()
+    new_ids = {d.id for d in data.documents}
+    # Each document already read, as the sentences of the previous findings that cite it alone.
+    seen = [
+        DocumentText(
+            id=k.id,
+            date=k.date,
+            source_type=k.source_type,
+            title=k.title,
+            body=" ".join(f.statement for f in data.previous.findings if f.doc_ids == [k.id]),
+        )
+        for k in data.known_documents
+        if k.id not in new_ids
+    ]
+    both = _Analyst(
+        AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=[*data.documents, *seen]),
+        authority,
+        tuning,
+    )
+    notes, superseded = both.contradictions()
+    only_new = _Analyst(
+        AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=data.documents),
+        authority,
+        tuning,
+    )
+    only_new.noted_docs = both.noted_docs & new_ids
+    findings = [
+        f
+        for f in only_new.findings({(d, i) for d, i in superseded if d in new_ids})
+        if set(f.doc_ids) <= new_ids
+    ]
+    updates = []
+    for note in notes:
+        ids = list(dict.fromkeys(note.doc_ids))
+        first = next((i for i in ids if i in new_ids), None)
+        if first is None:
+            continue  # between documents already read: the previous analysis has it
+        updates.append(
+            UpdateNote(
+                new_doc_id=first,
+                other_doc_ids=[i for i in ids if i != first],
+                retained=note.retained,
+                reason=note.reason,
+            )
+        )
+    # Only the new documents' doubts: what the question's facets lack was said the night before.
+    questions = [q for q in only_new.open_questions(findings) if q.startswith("À confirmer")]
+    return FindingsUpdate(findings=findings, contradictions=updates, open_questions=questions)

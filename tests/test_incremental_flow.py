@@ -1,0 +1,153 @@
+"""Nights of the watch with the incremental analyst (issue 13, item 4): a copy of the bundled corpus,
+the flow through the real google-genai SDK against the fake Gemini server.
+
+Night 2 adds one document: the sub-task that receives it asks the incremental analyst once, with
+the new document and not the text of the ones it already read; its findings are the previous ones
+plus the new one. Night 3 changes nothing: no analyst at all. Night 4 edits a document of that
+sub-task: its analyst reads every document again."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_gemini import FakeGemini, RecordedRequest
+from tests.gemini_script import role_of
+from tests.test_nightly_news import _catalogue_planner
+from tests.test_offline_fixtures import bundled_document_texts
+
+pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
+
+BUNDLED = Path(__file__).resolve().parents[1] / "corpus"
+NEW = """---
+id: doc-90
+date: "2026-11-20"
+source_type: blog-editeur
+title: "Kestrel 3.0 : nouvelles mesures de débit et de latence"
+summary: "L'éditeur de Kestrel publie les mesures de la version 3.0 sur sa charge de référence."
+---
+
+# Kestrel 3.0
+
+La version 3.0 de Kestrel annonce un débit de 2 100 tokens/s par GPU sur la charge de référence de
+l'éditeur, mesuré sur douze GPU avec des requêtes de 2 000 tokens en entrée.
+"""
+
+
+@pytest.fixture()
+def gemini() -> Iterator[FakeGemini]:
+    with FakeGemini() as fake:
+        fake.responder = _catalogue_planner()
+        yield fake
+
+
+def _prompt(request: RecordedRequest) -> str:
+    return "".join(p.get("text", "") for p in request.body["contents"][0]["parts"])
+
+
+def _blocks(request: RecordedRequest) -> list[str]:
+    return re.findall(r'<document id="([^"]+)"', _prompt(request))
+
+
+class _BranchLines(logging.Handler):
+    """The analyse branches' log lines (task-run logger)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("analyse "):
+            self.lines.append(record.getMessage())
+
+
+def _json(folder: Path, name: str) -> Any:
+    return json.loads((folder / name).read_text(encoding="utf-8"))
+
+
+def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
+    tmp_path: Path, gemini: FakeGemini, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    from flows.veille import veille_flow
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(BUNDLED, corpus, ignore=shutil.ignore_patterns("sources.toml", ".collect-state.json"))
+    for name, value in {
+        "GEMINI_API_KEY": "test-key",
+        "VEILLE_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
+        "VEILLE_GEMINI_BASE_URL": gemini.base_url,
+        "VEILLE_GEMINI_API_VERSION": "v1beta",
+        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
+    }.items():
+        monkeypatch.setenv(name, value)
+    logged = _BranchLines()
+    logging.getLogger("prefect.task_runs").addHandler(logged)
+    request.addfinalizer(lambda: logging.getLogger("prefect.task_runs").removeHandler(logged))
+
+    def night() -> tuple[Path, list[RecordedRequest]]:
+        before = len(gemini.requests)
+        state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
+        assert state.is_completed(), state.message
+        return Path(state.result()), gemini.requests[before:]
+
+    first, _ = night()
+    findings_one = _json(first, "findings.json")
+    assert all(entry["analyst_basis"].endswith("|analyse-v1") for entry in findings_one.values())
+
+    # Night 2: one new document.
+    (corpus / "docs" / "doc-90.md").write_text(NEW, encoding="utf-8")
+    logged.lines.clear()
+    second, requests = night()
+    [receiving] = [s for s in _json(second, "plan.json")["sub_tasks"] if "doc-90" in s["doc_ids"]]
+    analysts = [r for r in requests if role_of(r.body).startswith("analyst")]
+    assert [role_of(r.body) for r in analysts] == ["analyst_update"], [role_of(r.body) for r in requests]
+    [update] = analysts
+    assert _blocks(update) == ["doc-90"]
+    prompt = _prompt(update)
+    assert "2 100 tokens/s par GPU sur la charge de référence" in prompt  # the new document, in full
+    texts = bundled_document_texts(corpus)
+    old = [i for i in receiving["doc_ids"] if i != "doc-90"]
+    assert old and all(i in prompt for i in old)  # the documents already read are listed...
+    for doc_id in old:  # ...but none of their text is sent again
+        lines = [line for line in texts[doc_id].body.splitlines() if len(line) > 40]
+        assert lines and not any(line in prompt for line in lines), doc_id
+    assert "<constats>" in prompt and "Constat tiré de" in prompt  # the previous findings, as data
+    entry = _json(second, "findings.json")[receiving["id"]]
+    before = findings_one[receiving["id"]]["findings"]
+    assert entry["findings"][: len(before)] == before  # the previous findings, kept as they were
+    assert entry["findings"][len(before) :] == [
+        {"statement": "Constat tiré de doc-90.", "doc_ids": ["doc-90"], "figures": []}
+    ]
+    lines = [line for line in logged.lines if line.startswith(f"analyse {receiving['id']}:")]
+    assert any(
+        f"incremental (1 new document(s), since {first.name}): 1 new document(s) read, {len(before)} finding(s) "
+        "carried over" in line
+        for line in lines
+    ), lines
+    calls = [json.loads(line) for line in (second / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(c["role"], c["subtask_id"]) for c in calls if c["role"] == "analyst"] == [
+        ("analyst", receiving["id"])
+    ]  # journaled as the analyst: same model, same usage line
+
+    # Night 3: nothing changed: no analyst (the incremental branch's result is carried over).
+    third, requests = night()
+    assert not [r for r in requests if role_of(r.body).startswith("analyst")]
+    assert _json(third, "findings.json")[receiving["id"]]["findings"] == entry["findings"]
+
+    # Night 4: a document the branch had read is edited: it reads all of them again.
+    edited = corpus / "docs" / f"{old[0]}.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n\nMise à jour : chiffres confirmés.\n", "utf-8")
+    logged.lines.clear()
+    _, requests = night()
+    analysts = [r for r in requests if role_of(r.body).startswith("analyst")]
+    assert [role_of(r.body) for r in analysts] == ["analyst"]
+    assert sorted(_blocks(analysts[0])) == sorted(receiving["doc_ids"])
+    lines = [line for line in logged.lines if line.startswith(f"analyse {receiving['id']}:")]
+    assert any(f"full analysis: document(s) changed since: {old[0]}" in line for line in lines), lines

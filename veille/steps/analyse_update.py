@@ -1,0 +1,283 @@
+"""The incremental analyst (issue 13, item 4): a branch that only gained documents since the
+previous completed run reads only them, against its previous findings.
+
+Pure functions over plain data (the Prefect task in ``tasks/analyse.py`` reads the previous run's
+findings.json and plan, and fetches the documents):
+
+- :func:`previous_branches`: the previous run's branches as recorded (question, documents and
+  their content hashes, flags, status, findings, the analyst basis they were written under);
+- :func:`decide`: for one of tonight's sub-tasks, ``full`` (with the reason), ``carry`` (nothing
+  changed: the previous findings are this sub-task's analysis, no model call) or ``update`` (only
+  documents were added: ask :data:`~veille.roles.analyst_update.ANALYST_UPDATE` with them);
+- :func:`merge_update`: the previous findings kept, the new ones appended, contradictions merged
+  without duplicates, every citation restricted to the sub-task's documents;
+- :func:`update_subtask` / :func:`carried_analysis`: the branch's :class:`Analysis`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from veille.alerts import Alert, alert
+from veille.roles.analyst import ContradictionNote, DocumentText, Findings
+from veille.roles.analyst_update import ANALYST_UPDATE, AnalystUpdateInput, FindingsUpdate, KnownDocument
+from veille.roles.base import Asker
+from veille.roles.planner import SubTask
+from veille.steps.analyse import Analysis, restrict_citations
+
+__all__ = [
+    "Decision",
+    "PreviousBranch",
+    "UpdateJob",
+    "carried_analysis",
+    "decide",
+    "merge_update",
+    "previous_branches",
+    "update_subtask",
+]
+
+
+class UpdateJob(BaseModel):
+    """What the incremental branch is given besides its sub-task: the previous findings and which
+    of its documents are new. Part of its cache key (with the documents' content hashes)."""
+
+    new_ids: list[str]
+    previous: Findings
+
+
+@dataclass(frozen=True)
+class PreviousBranch:
+    """One branch of the previous completed run, as its run folder recorded it."""
+
+    subtask_id: str
+    question: str
+    doc_ids: tuple[str, ...]
+    doc_hashes: Mapping[str, str]  # content hash of each of its documents then
+    flags: Mapping[str, str]
+    status: str
+    basis: str  # the analyst model key and version its findings were written under ("" unknown)
+    findings: Findings | None  # None: the entry could not be read
+    problem: str = ""  # why ``findings`` is None
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: Literal["full", "carry", "update"]
+    reason: str
+    new_ids: tuple[str, ...] = ()
+    previous: PreviousBranch | None = None
+    previous_run: str = ""
+
+    @property
+    def update(self) -> UpdateJob | None:
+        if self.kind != "update" or self.previous is None or self.previous.findings is None:
+            return None
+        return UpdateJob(new_ids=list(self.new_ids), previous=self.previous.findings)
+
+    @property
+    def carry(self) -> Findings | None:
+        if self.kind != "carry" or self.previous is None:
+            return None
+        return self.previous.findings
+
+
+def _findings_of(entry: Mapping[str, Any]) -> tuple[Findings | None, str]:
+    try:
+        return Findings.model_validate(
+            {k: entry.get(k) or [] for k in ("findings", "contradictions", "open_questions")}
+        ), ""
+    except (ValidationError, TypeError, ValueError) as exc:
+        return None, f"findings not readable ({type(exc).__name__})"
+
+
+def previous_branches(
+    findings_json: Any, plan_json: Mapping[str, Any] | None, documents: Mapping[str, str]
+) -> dict[str, PreviousBranch]:
+    """The previous run's branches by sub-task id: findings.json entries joined with plan.json's
+    sub-tasks (documents, flags) and the run's document snapshot (``documents``: id -> hash)."""
+    if not isinstance(findings_json, Mapping):
+        return {}
+    planned: dict[str, Mapping[str, Any]] = {}
+    for raw in (plan_json or {}).get("sub_tasks") or []:
+        if isinstance(raw, Mapping) and raw.get("id"):
+            planned[str(raw["id"])] = raw
+    out: dict[str, PreviousBranch] = {}
+    for sub_id, entry in findings_json.items():
+        if not isinstance(entry, Mapping) or str(sub_id) not in planned:
+            continue
+        sub = planned[str(sub_id)]
+        doc_ids = tuple(str(i) for i in sub.get("doc_ids") or [])
+        findings, problem = _findings_of(entry)
+        flags = sub.get("flags") if isinstance(sub.get("flags"), Mapping) else {}
+        out[str(sub_id)] = PreviousBranch(
+            subtask_id=str(sub_id),
+            question=str(sub.get("question") or entry.get("question") or ""),
+            doc_ids=doc_ids,
+            doc_hashes={i: documents.get(i, "") for i in doc_ids},
+            flags={str(k): str(v) for k, v in (flags or {}).items()},
+            status=str(entry.get("status") or ""),
+            basis=str(entry.get("analyst_basis") or ""),
+            findings=findings,
+            problem=problem,
+        )
+    return out
+
+
+def decide(
+    sub_task: SubTask,
+    doc_hashes: Mapping[str, str],
+    basis: str,
+    previous: PreviousBranch | None,
+    *,
+    previous_run: str = "",
+    why_none: str = "no previous completed run",
+) -> Decision:
+    """Full analysis, carry-over or incremental update for one of tonight's sub-tasks.
+
+    Incremental only when the sub-task differs from the previous run's by added documents alone:
+    same question, same analyst basis (model key and version), every document read then still in
+    the sub-task with the same content hash and flag, the previous branch ok and its findings read.
+    """
+
+    def full(reason: str) -> Decision:
+        return Decision("full", reason, previous=previous, previous_run=previous_run)
+
+    if previous is None:
+        return full(why_none)
+    if previous.status != "ok":
+        return full(f"the branch failed in {previous_run or 'the previous run'}")
+    if previous.findings is None:
+        return full(f"previous findings unreadable: {previous.problem}")
+    if previous.question.strip() != sub_task.question.strip():
+        return full("the question changed")
+    if not previous.basis or previous.basis != basis:
+        return full("the analyst model or its version changed")
+    now = set(sub_task.doc_ids)
+    removed = [i for i in previous.doc_ids if i not in now]
+    if removed:
+        return full(f"document(s) no longer in the sub-task: {', '.join(removed)}")
+    edited = [
+        i
+        for i in previous.doc_ids
+        if not previous.doc_hashes.get(i) or previous.doc_hashes[i] != doc_hashes.get(i)
+    ]
+    if edited:
+        return full(f"document(s) changed since: {', '.join(edited)}")
+    reflagged = [i for i in previous.doc_ids if previous.flags.get(i) != sub_task.flags.get(i)]
+    if reflagged:
+        return full(f"flag changed on: {', '.join(reflagged)}")
+    added = tuple(i for i in dict.fromkeys(sub_task.doc_ids) if i not in set(previous.doc_ids))
+    if not added:
+        return Decision("carry", "unchanged", previous=previous, previous_run=previous_run)
+    return Decision(
+        "update", f"{len(added)} new document(s)", new_ids=added, previous=previous, previous_run=previous_run
+    )
+
+
+def _note_key(note: ContradictionNote) -> tuple[tuple[str, ...], str]:
+    return tuple(sorted(set(note.doc_ids))), note.retained
+
+
+def merge_update(
+    sub_task: SubTask, previous: Findings, update: FindingsUpdate, new_ids: Sequence[str]
+) -> tuple[Findings, list[Alert]]:
+    """The sub-task's findings after the update: the previous ones (they cite only documents read
+    then, unchanged since), then the new ones (restricted to the new documents), contradictions
+    merged (one per set of documents and retained one) and open questions deduplicated. Every
+    citation outside the sub-task is removed (:func:`restrict_citations`, with its alerts)."""
+    new = [i for i in dict.fromkeys(new_ids) if i in set(sub_task.doc_ids)]
+    known = [i for i in sub_task.doc_ids if i not in set(new)]
+    kept, alerts = restrict_citations(previous, known, sub_task.id)
+    added, more = restrict_citations(Findings(findings=update.findings), new, sub_task.id)
+    alerts += more
+    notes = [
+        ContradictionNote(doc_ids=[n.new_doc_id, *n.other_doc_ids], retained=n.retained, reason=n.reason)
+        for n in update.contradictions
+    ]
+    cleaned, more = restrict_citations(
+        Findings(findings=[], contradictions=notes), sub_task.doc_ids, sub_task.id
+    )
+    alerts += more
+    fresh = [n for n in cleaned.contradictions if set(n.doc_ids) & set(new)]
+    if len(fresh) < len(cleaned.contradictions):
+        alerts.append(
+            alert(
+                "analyse",
+                "analyse.contradiction_dropped",
+                f"{sub_task.id} : {len(cleaned.contradictions) - len(fresh)} contradiction(s) de la mise à "
+                "jour sans nouveau document supprimée(s)",
+                severity="warning",
+                subject=sub_task.id,
+            )
+        )
+    contradictions: dict[tuple[tuple[str, ...], str], ContradictionNote] = {}
+    for note in [*kept.contradictions, *fresh]:
+        contradictions.setdefault(_note_key(note), note)
+    merged = Findings(
+        findings=[*kept.findings, *added.findings],
+        contradictions=list(contradictions.values()),
+        open_questions=list(dict.fromkeys([*kept.open_questions, *update.open_questions])),
+    )
+    return merged, alerts
+
+
+def _analysis(sub_task: SubTask, findings: Findings, alerts: list[Alert]) -> Analysis:
+    return Analysis(
+        subtask_id=sub_task.id,
+        question=sub_task.question,
+        doc_ids=list(sub_task.doc_ids),
+        flags=dict(sub_task.flags),
+        findings=findings,
+        alerts=alerts,
+    )
+
+
+def _missing(sub_task: SubTask, documents: Sequence[DocumentText]) -> list[Alert]:
+    missing = [i for i in sub_task.doc_ids if i not in {d.id for d in documents}]
+    if not missing:
+        return []
+    return [
+        alert(
+            "analyse",
+            "analyse.missing_documents",
+            f"{sub_task.id} : documents introuvables dans la base {missing}",
+            severity="warning",
+            subject=sub_task.id,
+        )
+    ]
+
+
+def update_subtask(
+    client: Asker, sub_task: SubTask, documents: Sequence[DocumentText], job: UpdateJob
+) -> Analysis:
+    """Ask the incremental analyst with the new documents (in full), the documents already read
+    (metadata only) and the previous findings, then merge (:func:`merge_update`)."""
+    new_set = set(job.new_ids)
+    shown = [
+        d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents if d.id in new_set
+    ]
+    known = [
+        KnownDocument(id=d.id, date=d.date, source_type=d.source_type, title=d.title)
+        for d in documents
+        if d.id not in new_set
+    ]
+    data = AnalystUpdateInput(
+        subtask_id=sub_task.id,
+        question=sub_task.question,
+        documents=shown,
+        known_documents=known,
+        previous=job.previous,
+    )
+    result = client.ask(ANALYST_UPDATE, data, subtask_id=sub_task.id)
+    merged, alerts = merge_update(sub_task, job.previous, result.output, [d.id for d in shown])
+    return _analysis(sub_task, merged, alerts + _missing(sub_task, documents))
+
+
+def carried_analysis(sub_task: SubTask, previous: Findings) -> Analysis:
+    """An unchanged sub-task: its previous findings, no model call (citations still restricted)."""
+    findings, alerts = restrict_citations(previous, sub_task.doc_ids, sub_task.id)
+    return _analysis(sub_task, findings, alerts)
