@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.metadata
-import importlib.util
 import json
 import os
 import signal
@@ -357,32 +356,6 @@ def prefect_api(shared: SharedApi | None, timeout_s: float | None = None) -> Ite
 # --- the keeper (its own process) ------------------------------------------------------------
 
 
-def _uvicorn_command(port: int) -> list[str]:
-    """Prefect's temporary server command (veille.ops.ephemeral.uvicorn_args), without importing
-    Prefect here: the keeper stays a small process."""
-    spec = importlib.util.find_spec("prefect")
-    if spec is None or not spec.submodule_search_locations:
-        raise SharedApiError("prefect is not installed in this environment")
-    app_dir = Path(next(iter(spec.submodule_search_locations))).parent
-    return [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--app-dir",
-        str(app_dir),
-        "--factory",
-        "prefect.server.api.server:create_app",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--log-level",
-        "error",
-        "--lifespan",
-        "on",
-    ]
-
-
 def _server_env() -> dict[str, str]:
     from veille.ops.server import telemetry_off_env
 
@@ -394,14 +367,14 @@ def _server_env() -> dict[str, str]:
 
 
 def _start_server(home: Path) -> tuple[subprocess.Popen[bytes], int]:
-    from veille.ops.ephemeral import STARTUP_TIMEOUT_S, dies_with_parent
+    from veille.ops.ephemeral import STARTUP_TIMEOUT_S, dies_with_parent, uvicorn_args
     from veille.ops.server import free_port
 
     preexec = dies_with_parent()
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
     for _ in range(_PORT_ATTEMPTS):
         port = free_port()
-        process = subprocess.Popen(_uvicorn_command(port), env=_server_env(), preexec_fn=preexec, cwd=home)
+        process = subprocess.Popen(uvicorn_args(port), env=_server_env(), preexec_fn=preexec, cwd=home)
         url = f"http://127.0.0.1:{port}/api"
         while process.poll() is None and time.monotonic() < deadline:
             if healthy(url, timeout_s=1.0):

@@ -16,7 +16,14 @@ from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, Docum
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 
-__all__ = ["Analysis", "analyse_subtask", "failed_analysis", "restrict_citations"]
+__all__ = [
+    "Analysis",
+    "analyse_subtask",
+    "branch_analysis",
+    "failed_analysis",
+    "missing_documents",
+    "restrict_citations",
+]
 
 
 class Analysis(BaseModel):
@@ -120,17 +127,27 @@ def analyse_subtask(client: Asker, sub_task: SubTask, documents: Sequence[Docume
     data = AnalystInput(subtask_id=sub_task.id, question=sub_task.question, documents=shown)
     result = client.ask(ANALYST, data, subtask_id=sub_task.id)
     findings, alerts = restrict_citations(result.output, [d.id for d in documents], sub_task.id)
+    return branch_analysis(sub_task, findings, alerts + missing_documents(sub_task, documents))
+
+
+def missing_documents(sub_task: SubTask, documents: Sequence[DocumentText]) -> list[Alert]:
+    """One alert naming the sub-task's documents the database no longer has (none: no alert)."""
     missing = [i for i in sub_task.doc_ids if i not in {d.id for d in documents}]
-    if missing:
-        alerts.append(
-            alert(
-                "analyse",
-                "analyse.missing_documents",
-                f"{sub_task.id} : documents introuvables dans la base {missing}",
-                severity="warning",
-                subject=sub_task.id,
-            )
+    if not missing:
+        return []
+    return [
+        alert(
+            "analyse",
+            "analyse.missing_documents",
+            f"{sub_task.id} : documents introuvables dans la base {missing}",
+            severity="warning",
+            subject=sub_task.id,
         )
+    ]
+
+
+def branch_analysis(sub_task: SubTask, findings: Findings, alerts: list[Alert]) -> Analysis:
+    """A successful branch's record: the sub-task, its findings and its alerts."""
     return Analysis(
         subtask_id=sub_task.id,
         question=sub_task.question,

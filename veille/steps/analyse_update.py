@@ -27,7 +27,7 @@ from veille.roles.analyst import ContradictionNote, DocumentText, Findings
 from veille.roles.analyst_update import ANALYST_UPDATE, AnalystUpdateInput, FindingsUpdate, KnownDocument
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
-from veille.steps.analyse import Analysis, restrict_citations
+from veille.steps.analyse import Analysis, branch_analysis, missing_documents, restrict_citations
 
 __all__ = [
     "Decision",
@@ -225,32 +225,6 @@ def merge_update(
     return merged, alerts
 
 
-def _analysis(sub_task: SubTask, findings: Findings, alerts: list[Alert]) -> Analysis:
-    return Analysis(
-        subtask_id=sub_task.id,
-        question=sub_task.question,
-        doc_ids=list(sub_task.doc_ids),
-        flags=dict(sub_task.flags),
-        findings=findings,
-        alerts=alerts,
-    )
-
-
-def _missing(sub_task: SubTask, documents: Sequence[DocumentText]) -> list[Alert]:
-    missing = [i for i in sub_task.doc_ids if i not in {d.id for d in documents}]
-    if not missing:
-        return []
-    return [
-        alert(
-            "analyse",
-            "analyse.missing_documents",
-            f"{sub_task.id} : documents introuvables dans la base {missing}",
-            severity="warning",
-            subject=sub_task.id,
-        )
-    ]
-
-
 def update_subtask(
     client: Asker, sub_task: SubTask, documents: Sequence[DocumentText], job: UpdateJob
 ) -> Analysis:
@@ -274,10 +248,10 @@ def update_subtask(
     )
     result = client.ask(ANALYST_UPDATE, data, subtask_id=sub_task.id)
     merged, alerts = merge_update(sub_task, job.previous, result.output, [d.id for d in shown])
-    return _analysis(sub_task, merged, alerts + _missing(sub_task, documents))
+    return branch_analysis(sub_task, merged, alerts + missing_documents(sub_task, documents))
 
 
 def carried_analysis(sub_task: SubTask, previous: Findings) -> Analysis:
     """An unchanged sub-task: its previous findings, no model call (citations still restricted)."""
     findings, alerts = restrict_citations(previous, sub_task.doc_ids, sub_task.id)
-    return _analysis(sub_task, findings, alerts)
+    return branch_analysis(sub_task, findings, alerts)
