@@ -7,7 +7,7 @@ same ``PREFECT_HOME`` database) as a detached process, and the next runs use it 
 
 Who keeps it alive: every client holds a shared ``flock`` on a lease file in ``PREFECT_HOME`` for
 its whole life; the kernel drops it when the client exits, however it exits (SIGKILL included).
-The server's keeper (``python -m veille.ops.shared_api``) tries an exclusive lock on that file
+The server's keeper (``python -m veille.ops.shared_keeper``) tries an exclusive lock on that file
 every second; once nobody has held the lease for ``idle_s`` seconds it keeps the exclusive lock
 (no client can start using it meanwhile), removes the state file, stops uvicorn and exits. The
 uvicorn process dies with its keeper (parent-death signal), so killing the keeper leaves nothing.
@@ -18,7 +18,6 @@ time on a ``PREFECT_HOME``, so the database migrations never run twice at once.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib.metadata
 import json
@@ -43,7 +42,9 @@ __all__ = [
     "acquire_shared_api",
     "default_home",
     "early_lease",
+    "healthy",
     "prefect_api",
+    "prefect_version",
     "read_state",
     "stop_shared_api",
     "usable",
@@ -54,8 +55,6 @@ STATE_NAME = ".veille-shared-api.json"
 LOG_NAME = "veille-shared-api.log"
 STARTING_NAME = ".veille-shared-api.starting"
 _START_LOCK = ".veille-temporary-api.lock"  # the temporary API's start lock (veille.ops.ephemeral)
-_POLL_S = 1.0
-_PORT_ATTEMPTS = 3  # a port picked free can be taken before uvicorn binds it
 
 
 class SharedApiError(RuntimeError):
@@ -95,7 +94,8 @@ def read_state(home: Path) -> SharedApiState | None:
         return None
 
 
-def _prefect_version() -> str:
+def prefect_version() -> str:
+    """The installed Prefect's version (a server of another version is not used)."""
     return importlib.metadata.version("prefect")
 
 
@@ -122,7 +122,7 @@ def usable(state: SharedApiState | None) -> bool:
     """A state whose keeper lives, of this Prefect version, whose server answers."""
     return (
         state is not None
-        and state.prefect_version == _prefect_version()
+        and state.prefect_version == prefect_version()
         and _alive(state.keeper_pid)
         and healthy(state.url)
     )
@@ -221,7 +221,7 @@ def _stop_stale(home: Path, state: SharedApiState | None) -> None:
     """A state left by a keeper that no longer serves (killed, other Prefect version): stop it."""
     if state is None:
         return
-    if _alive(state.keeper_pid) and state.prefect_version != _prefect_version():
+    if _alive(state.keeper_pid) and state.prefect_version != prefect_version():
         # Another Prefect version's server on this database: stop it rather than run two at once.
         with contextlib.suppress(OSError):
             os.kill(state.keeper_pid, signal.SIGTERM)
@@ -246,7 +246,7 @@ def _keeper_env(home: Path) -> dict[str, str]:
 def _spawn_keeper(home: Path, idle_s: float) -> None:
     with (home / LOG_NAME).open("a", encoding="utf-8") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "veille.ops.shared_api", "--home", str(home), "--idle", str(idle_s)],
+            [sys.executable, "-m", "veille.ops.shared_keeper", "--home", str(home), "--idle", str(idle_s)],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -351,117 +351,3 @@ def prefect_api(shared: SharedApi | None, timeout_s: float | None = None) -> Ite
         os.environ.pop("PREFECT_API_URL", None)
         if shared is not None:
             shared.release()
-
-
-# --- the keeper (its own process) ------------------------------------------------------------
-
-
-def _server_env() -> dict[str, str]:
-    from veille.ops.server import telemetry_off_env
-
-    # What Prefect gives its temporary server: no UI, ephemeral services (no scheduler).
-    env = {**os.environ, **telemetry_off_env()}
-    env.update({"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"})
-    env.pop("PREFECT_API_URL", None)
-    return env
-
-
-def _start_server(home: Path) -> tuple[subprocess.Popen[bytes], int]:
-    from veille.ops.ephemeral import STARTUP_TIMEOUT_S, dies_with_parent, uvicorn_args
-    from veille.ops.server import free_port
-
-    preexec = dies_with_parent()
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    for _ in range(_PORT_ATTEMPTS):
-        port = free_port()
-        process = subprocess.Popen(uvicorn_args(port), env=_server_env(), preexec_fn=preexec, cwd=home)
-        url = f"http://127.0.0.1:{port}/api"
-        while process.poll() is None and time.monotonic() < deadline:
-            if healthy(url, timeout_s=1.0):
-                return process, port
-            time.sleep(0.1)
-        if process.poll() is None:  # timed out: give up
-            process.kill()
-            break
-    raise SharedApiError(f"the Prefect server did not start (home {home})")
-
-
-def _write_state(home: Path, state: SharedApiState) -> None:
-    tmp = home / f".{STATE_NAME}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(state.__dict__, indent=1), encoding="utf-8")
-    os.replace(tmp, home / STATE_NAME)
-
-
-def keep(home: Path, idle_s: float) -> int:
-    """The keeper's life: start the server, publish it, stop both after ``idle_s`` without a lease."""
-    import fcntl
-    from datetime import UTC, datetime
-
-    stopping = False
-
-    def on_term(_signum: int, _frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGINT, on_term)
-    (home / STARTING_NAME).write_text(str(os.getpid()), encoding="utf-8")
-    try:
-        process, port = _start_server(home)
-        state = SharedApiState(
-            url=f"http://127.0.0.1:{port}/api",
-            port=port,
-            keeper_pid=os.getpid(),
-            server_pid=process.pid,
-            prefect_version=_prefect_version(),
-            idle_s=idle_s,
-            started_utc=datetime.now(UTC).isoformat(timespec="seconds"),
-        )
-        _write_state(home, state)
-    finally:
-        with contextlib.suppress(OSError):
-            (home / STARTING_NAME).unlink()
-    print(f"{state.started_utc} shared Prefect API on {state.url} (pid {process.pid})", flush=True)
-    last_busy = time.monotonic()
-    why = "asked to stop"
-    with (home / LEASE_NAME).open("a", encoding="utf-8") as lease:
-        while True:
-            if process.poll() is not None:
-                why = f"the server exited with code {process.returncode}"
-                break
-            try:
-                fcntl.flock(lease.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                last_busy = time.monotonic()  # a client holds the lease
-                if stopping:
-                    break  # `veille server --stop`: stop even under a client (it was asked)
-            else:
-                if stopping or time.monotonic() - last_busy >= idle_s:
-                    why = why if stopping else f"no run for {idle_s:.0f} s"
-                    break  # keep the exclusive lock: no client starts using us while we stop
-                fcntl.flock(lease.fileno(), fcntl.LOCK_UN)
-            time.sleep(_POLL_S)
-        if read_state(home) == state:
-            with contextlib.suppress(OSError):
-                (home / STATE_NAME).unlink()
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-    print(f"{datetime.now(UTC).isoformat(timespec='seconds')} stopped: {why}", flush=True)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m veille.ops.shared_api")
-    parser.add_argument("--home", type=Path, required=True)
-    parser.add_argument("--idle", type=float, required=True)
-    args = parser.parse_args(argv)
-    return keep(args.home, args.idle)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
