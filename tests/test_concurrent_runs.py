@@ -114,6 +114,9 @@ def test_two_runs_at_once_on_one_warehouse(
     else:  # both runs start a temporary API on the same PREFECT_HOME (and its SQLite database)
         env = prefect_env("", tmp_path / "prefect-home")
         env.pop("PREFECT_API_URL")
+        # Each its own temporary API (the harder case: two servers, one database); the shared API
+        # would also outlive the test by its idle timeout.
+        env["VEILLE_PREFECT_SERVER"] = "temporary"
 
     started = time.monotonic()
     pause_s = PAUSE_S if api == "server" else PAUSE_NO_SERVER_S
