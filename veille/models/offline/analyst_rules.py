@@ -18,6 +18,7 @@ __all__ = [
     "Sentence",
     "bound_of",
     "outside",
+    "rebuts",
     "doc_names",
     "facets",
     "sentence_names",
@@ -84,6 +85,22 @@ _LOWER_RE = re.compile(
 )
 # Kept for callers that only ask "a bound or a target?".
 _BOUND_RE = re.compile(f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE)
+
+
+# A figure right after one of these is quoted to be rejected: « loin des 4 000 cycles de sa fiche »,
+# "far above the 2.1 ms of its datasheet".
+_REBUTTAL_RE = re.compile(
+    r"\b(?:loin|au-dessus|au dessus|en dessous|en deçà|au-delà|au lieu|plutôt que|contrairement|"
+    r"far (?:above|below|from)|well (?:above|below)|instead of|rather than|contrary to|unlike)"
+    r"\W*(?:\w+\W+){0,3}$",
+    re.IGNORECASE,
+)
+
+
+def rebuts(text: str, figure: str) -> bool:
+    """``text`` quotes ``figure`` to reject it (:data:`_REBUTTAL_RE` right before it)."""
+    pos = text.find(figure)
+    return pos >= 0 and bool(_REBUTTAL_RE.search(text[:pos]))
 
 
 def bound_of(before: str) -> str | None:

@@ -12,6 +12,7 @@ from veille.models.offline.analyst_rules import (
     Sentence,
     doc_names,
     outside,
+    rebuts,
 )
 from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.text import (
@@ -81,7 +82,9 @@ class ContradictionFinder:
             shared: dict[int, int] = {}
             for word in sorted(ca.window):
                 for n in index.get((ca.unit, word), ()):
-                    shared[n] = shared.get(n, 0) + 1
+                    # A qualifying figure in common (« à 10 m », « de 20 To », « à 80 % ») says
+                    # the same measure on its own.
+                    shared[n] = shared.get(n, 0) + (self.tuning.claim_overlap if word.startswith("#") else 1)
             for n in sorted(shared):
                 cb = claims_b[n]
                 if shared[n] < self.tuning.claim_overlap:
@@ -92,8 +95,10 @@ class ContradictionFinder:
                     and not set(ca.sentence.names) & set(cb.sentence.names)
                 ):
                     continue
-                if ca.figure in cb.sentence.figures or cb.figure in ca.sentence.figures:
-                    continue  # each sentence already quotes the other figure
+                if (ca.figure in cb.sentence.figures and not rebuts(cb.sentence.text, ca.figure)) or (
+                    cb.figure in ca.sentence.figures and not rebuts(ca.sentence.text, cb.figure)
+                ):
+                    continue  # one sentence already states the other figure, and does not reject it
                 if ca.bound and cb.bound:
                     continue  # two bounds: neither is a measure
                 if ca.bound or cb.bound:

@@ -147,8 +147,8 @@ def weighted_vector(tokens: Iterable[str], weights: Mapping[str, float] | None =
 
 # --- sentences -------------------------------------------------------------------------------
 
-# Not after an initial ("J. Martin") nor a common abbreviation.
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?…])(?<!\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])")
+# Not after an initial ("J. Martin") nor a common abbreviation (« 25 °C. » ends a sentence).
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?…])(?<!(?<!°)\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])")
 _MD_PREFIX_RE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 _MD_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|`)")
 
@@ -243,10 +243,11 @@ _ORDINAL_RE = re.compile(r"^(er|re|e|eme|ème|ère|nd|nde)\b", re.IGNORECASE)
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
 
 
-def _unit_length(tail: str) -> int:
+def _unit_length(tail: str, *, model: bool = False) -> int:
     """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0.
     A word that is not a known unit is still one when it reads as a counted noun (``cycles``,
-    ``pannes``, ``requests``): what a count counts is its unit."""
+    ``pannes``, ``requests``): what a count counts is its unit. Not after a ``model`` number
+    (« Polar 150 delivers », « Brumal 6 restaure »): the word after it is a verb, not a unit."""
     end = 0
     for n, match in enumerate(re.finditer(r"\s*(\S+)", tail)):
         if n == 2:
@@ -255,7 +256,7 @@ def _unit_length(tail: str) -> int:
         clean = word.rstrip(".,;:!?)»")
         key = fold(clean)
         known = clean != "to" and (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET)
-        if not (known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and _counted_noun(clean))):
+        if not (known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and not model and _counted_noun(clean))):
             break
         end = match.start(1) + len(clean)
         if key not in _MULTIPLIERS:
@@ -278,6 +279,15 @@ _MONTH_WORDS = frozenset(
         "february march april may june july august september october november december"
     )
 )
+
+
+def _after_name(text: str, start: int) -> bool:
+    """The number at ``start`` follows a capitalised word: a model or version (« Gateway 7 »)."""
+    before = text[:start].rstrip(" \u00a0\u202f")
+    if len(before) == len(text[:start]):
+        return False
+    word = re.search(r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)$", before)
+    return bool(word and word.group(1)[:1].isupper())
 
 
 def _counted_noun(word: str) -> bool:
@@ -360,7 +370,7 @@ def extract_figures(text: str) -> list[str]:
         tail = match.group("tail") or ""
         if tail and not tail[0].isspace() and _ORDINAL_RE.match(tail):
             continue  # "1er", "95e": ordinals are not measurements
-        unit_length = _unit_length(tail)
+        unit_length = _unit_length(tail, model=_after_name(text, match.start("num")))
         if unit_length and is_year(match.group("num")) and not _known_unit(tail[:unit_length]):
             unit_length = 0  # « 2026 grid »: a year, not a count of grids
         end = match.end("num") + unit_length
