@@ -35,6 +35,7 @@ from veille.models.offline.text import (
     figure_unit,
     figure_value,
     fold,
+    is_count,
     is_year,
     jaccard,
     split_sentences,
@@ -126,8 +127,11 @@ class _Analyst(ContradictionFinder):
                 # A date after the document's own is a commitment (support until, price from);
                 # one before it is history.
                 weights.append(2.5 if date_key(f) > s.doc.date[:7] else 0.5)
+            elif unit in self.unit_words:
+                weights.append(3.5)
             else:
-                weights.append(3.5 if unit in self.unit_words else 2.5)
+                # A count the question does not name (« 5 ingénieurs ») says less than a measure.
+                weights.append(1.0 if is_count(f) else 2.5)
         weights.sort(reverse=True)
         score += sum(weights[:3]) + (2.0 if weights and weights[0] >= 2.5 else 0.0)
         if len(s.figures) > len(s.unit_figures):
@@ -233,9 +237,12 @@ class _Analyst(ContradictionFinder):
         after = s.text[pos + len(figure) :].split()[:4]
         unit = set(stems(figure_unit(figure)))
         window = (set(stems(" ".join(before + after))) - self.subject_stems) - unit
+        own_unit = figure_unit(figure)
         for other in s.unit_figures:
+            # A figure of another unit qualifies this one; one of the same unit is another value
+            # of the same quantity (« 8 × 2 900 EUR = 23 200 EUR »), not a condition.
             value = figure_value(other)
-            if other != figure and value is not None and other not in figure and figure not in other:
+            if value is not None and figure_unit(other) != own_unit and other not in figure:
                 window.add(f"#{value:g} {figure_unit(other)}")
         return bound, window
 

@@ -24,6 +24,7 @@ __all__ = [
     "figure_unit",
     "figure_value",
     "fold",
+    "is_count",
     "is_year",
     "jaccard",
     "split_sentences",
@@ -466,6 +467,13 @@ def figure_unit(figure: str) -> str:
     if head == "h" and re.fullmatch(r"\d{1,2}(?: (?:min|mn|minutes?))?", tail):
         tail = ""
     return f"{head} {tail}".strip()
+
+
+def is_count(figure: str) -> bool:
+    """The figure's unit is a counted noun (« 6 pannes », « 4 000 cycles »), not a measurement unit."""
+    match = re.match(_NUMBER, figure)
+    rest = (figure[match.end() :] if match else figure).strip()
+    return bool(rest) and not _known_unit(rest) and rest[:1] not in {"%", "‰", "€", "$"}
 
 
 def is_year(figure: str) -> bool:
