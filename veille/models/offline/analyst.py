@@ -226,7 +226,7 @@ class _Analyst(ContradictionFinder):
         """How the figure is stated (:func:`bound_of`: a measure, an upper or a lower bound, or None
         for a target) and the stems around it (what it measures), names and its unit left out. The
         other figures of the sentence count as context too (« 20 To » in « restaure 20 To en moins
-        de 2 heures » and in « restauration de 20 To : 5 h 10 »)."""
+        de 2 heures » and in « restauration de 20 To : 4 h 15 »)."""
         pos = s.text.find(figure)
         bound = bound_of(s.text[:pos])
         if bound is None:
@@ -273,7 +273,7 @@ class _Analyst(ContradictionFinder):
 
 
 def _fragment(text: str) -> bool:
-    """A list fragment (« et 11 000 EUR », « puis… »): it starts lower-case or ends on a comma.
+    """A list fragment (« et 12 500 EUR », « puis… »): it starts lower-case or ends on a comma.
     A first word holding a digit or a capital (« p99 », « mTLS », « iOS ») is a name, not a fragment."""
     if text.rstrip().endswith((":", ";", ",")):
         return True

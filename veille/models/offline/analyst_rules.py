@@ -87,7 +87,7 @@ _LOWER_RE = re.compile(
 _BOUND_RE = re.compile(f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE)
 
 
-# A figure right after one of these is quoted to be rejected: « loin des 4 000 cycles de sa fiche »,
+# A figure right after one of these is quoted to be rejected: « loin des 5 000 cycles de sa fiche »,
 # "far above the 2.1 ms of its datasheet".
 _REBUTTAL_RE = re.compile(
     r"\b(?:loin|au-dessus|au dessus|en dessous|en deçà|au-delà|au lieu|plutôt que|contrairement|"
@@ -148,7 +148,7 @@ class Claim:
 
 def outside(bound: Claim, measure: Claim, tolerance: float) -> bool:
     """A measure contradicts a bound only when it falls outside it (« moins de 2 heures » against
-    5 h 10; not « jusqu'à 75 °C » against 55 °C)."""
+    4 h 15; not « jusqu'à 75 °C » against 55 °C)."""
     if bound.bound == "<":
         return measure.value > bound.value * (1 + tolerance)
     return measure.value < bound.value * (1 - tolerance)

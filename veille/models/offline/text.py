@@ -248,7 +248,7 @@ def _unit_length(tail: str, *, model: bool = False) -> int:
     """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0.
     A word that is not a known unit is still one when it reads as a counted noun (``cycles``,
     ``pannes``, ``requests``): what a count counts is its unit. Not after a ``model`` number
-    (« Polar 150 delivers », « Brumal 6 restaure »): the word after it is a verb, not a unit."""
+    (« Model 150 delivers », « Produit 6 restaure »): the word after it is a verb, not a unit."""
     end = 0
     for n, match in enumerate(re.finditer(r"\s*(\S+)", tail)):
         if n == 2:
@@ -283,7 +283,7 @@ _MONTH_WORDS = frozenset(
 
 
 def _after_name(text: str, start: int) -> bool:
-    """The number at ``start`` follows a capitalised word: a model or version (« Gateway 7 »)."""
+    """The number at ``start`` follows a capitalised word: a model or version (« Server 7 »)."""
     before = text[:start].rstrip(" \u00a0\u202f")
     if len(before) == len(text[:start]):
         return False
@@ -293,12 +293,12 @@ def _after_name(text: str, start: int) -> bool:
 
 def _counted_noun(word: str) -> bool:
     """A lower-case word (or a unit-like one such as ``dB``, ``req/s``) that is neither a function
-    word, a month nor a capitalised name: ``4 000 cycles``, ``6 pannes``, ``50 000 requests``."""
+    word, a month nor a capitalised name: ``5 000 cycles``, ``7 pannes``, ``50 000 requests``."""
     key = fold(word)
     if not re.fullmatch(r"[a-z]{2,}(?:/[a-z]+)?", key):
         return False
     if word[:1].isupper() and not word[1:2].isupper():
-        return False  # « 3 Kestrel »: a name, not a unit (« 42 dB » starts lower-case)
+        return False  # « 3 Atlas »: a name, not a unit (« 38 dB » starts lower-case)
     return key not in STOP_WORDS and key not in _NOT_COUNTED and key not in _MONTH_WORDS
 
 
@@ -341,7 +341,7 @@ _MINUTES_RE = re.compile(r"[ \u00a0\u202f](?P<min>[0-5]?\d)(?P<unit>[ \u00a0\u20
 
 
 def _duration_tail(text: str, end: int, unit: str) -> int | None:
-    """End of the minutes after an hour figure (« 5 h 10 », « 6 hours 40 minutes »), else None.
+    """End of the minutes after an hour figure (« 4 h 15 », « 3 hours 20 minutes »), else None.
     After ``h`` the minutes may stand alone unless a unit follows them (« 2 h 20 To » is not a
     duration); after a spelt-out hour they need their unit."""
     word = fold(unit.strip())
@@ -376,7 +376,7 @@ def extract_figures(text: str) -> list[str]:
             unit_length = 0  # « 2026 grid »: a year, not a count of grids
         end = match.end("num") + unit_length
         duration = _duration_tail(text, end, tail[:unit_length])
-        figure = text[match.start("num") : duration or end]  # « 5 h 10 », « 6 hours 40 minutes »
+        figure = text[match.start("num") : duration or end]  # « 4 h 15 », « 3 hours 20 minutes »
         if duration:
             covered.append((match.start("num"), duration))  # its minutes are not another figure
         if figure not in out:
@@ -459,7 +459,7 @@ def unit_key(word: str) -> str:
 
 def figure_unit(figure: str) -> str:
     """Folded unit of a figure ('' when bare), one spelling per unit (:func:`unit_key`); the
-    minutes of a duration (« 5 h 10 ») are part of its value, not of its unit."""
+    minutes of a duration (« 4 h 15 ») are part of its value, not of its unit."""
     match = re.match(_NUMBER, figure)
     rest = fold((figure[match.end() :] if match else figure).strip())
     head, _, tail = rest.partition(" ")
@@ -470,7 +470,7 @@ def figure_unit(figure: str) -> str:
 
 
 def is_count(figure: str) -> bool:
-    """The figure's unit is a counted noun (« 6 pannes », « 4 000 cycles »), not a measurement unit."""
+    """The figure's unit is a counted noun (« 7 pannes », « 5 000 cycles »), not a measurement unit."""
     match = re.match(_NUMBER, figure)
     rest = (figure[match.end() :] if match else figure).strip()
     return bool(rest) and not _known_unit(rest) and rest[:1] not in {"%", "‰", "€", "$"}
