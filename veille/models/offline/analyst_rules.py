@@ -17,10 +17,10 @@ __all__ = [
     "Claim",
     "Sentence",
     "bound_of",
-    "outside",
-    "rebuts",
     "doc_names",
     "facets",
+    "outside",
+    "rebuts",
     "sentence_names",
     "subjects",
 ]
@@ -84,7 +84,9 @@ _LOWER_RE = re.compile(
     re.IGNORECASE,
 )
 # Kept for callers that only ask "a bound or a target?".
-_BOUND_RE = re.compile(f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE)
+_BOUND_RE = re.compile(
+    f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE
+)
 
 
 # A figure right after one of these is quoted to be rejected: « loin des 5 000 cycles de sa fiche »,

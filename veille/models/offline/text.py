@@ -149,7 +149,9 @@ def weighted_vector(tokens: Iterable[str], weights: Mapping[str, float] | None =
 # --- sentences -------------------------------------------------------------------------------
 
 # Not after an initial ("J. Martin") nor a common abbreviation (« 25 °C. » ends a sentence).
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?…])(?<!(?<!°)\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])")
+_SENTENCE_END_RE = re.compile(
+    r"(?<=[.!?…])(?<!(?<!°)\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])"
+)
 _MD_PREFIX_RE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 _MD_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|`)")
 
@@ -257,7 +259,9 @@ def _unit_length(tail: str, *, model: bool = False) -> int:
         clean = word.rstrip(".,;:!?)»")
         key = fold(clean)
         known = clean != "to" and (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET)
-        if not (known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and not model and _counted_noun(clean))):
+        if not (
+            known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and not model and _counted_noun(clean))
+        ):
             break
         end = match.start(1) + len(clean)
         if key not in _MULTIPLIERS:
@@ -337,7 +341,9 @@ def _known_unit(unit: str) -> bool:
     return key in _UNIT_SET or key.split("/")[0] in _UNIT_SET
 
 
-_MINUTES_RE = re.compile(r"[ \u00a0\u202f](?P<min>[0-5]?\d)(?P<unit>[ \u00a0\u202f](?:min|mn|minutes?)\b)?(?![\d.,]\d|\d)")
+_MINUTES_RE = re.compile(
+    r"[ \u00a0\u202f](?P<min>[0-5]?\d)(?P<unit>[ \u00a0\u202f](?:min|mn|minutes?)\b)?(?![\d.,]\d|\d)"
+)
 
 
 def _duration_tail(text: str, end: int, unit: str) -> int | None:
@@ -402,7 +408,9 @@ def figure_value(figure: str) -> float | None:
         return None
 
 
-_HOURS_MINUTES_RE = re.compile(r"\s*(?:h|heures?|hours?|hrs?)\s+(\d{1,2})(?:\s*(?:min|mn|minutes?))?$", re.IGNORECASE)
+_HOURS_MINUTES_RE = re.compile(
+    r"\s*(?:h|heures?|hours?|hrs?)\s+(\d{1,2})(?:\s*(?:min|mn|minutes?))?$", re.IGNORECASE
+)
 
 # Spellings of one unit (« 3 heures » and « 4 h 20 » measure the same thing).
 _SAME_UNIT = {
