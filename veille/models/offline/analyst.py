@@ -11,15 +11,16 @@ import re
 from collections.abc import Sequence
 
 from veille.models.offline.analyst_rules import (
-    _BOUND_RE,
     _COLLECTIVE_RE,
     _HEDGE_RE,
     _INSTRUCTION_RE,
     _PROMO_RE,
+    _REQUIREMENT_RE,
     _SETUP_RE,
     AnalystTuning,
     Claim,
     Sentence,
+    bound_of,
     doc_names,
     facets,
     sentence_names,
@@ -32,13 +33,16 @@ from veille.models.offline.text import (
     extract_dates,
     extract_figures,
     figure_unit,
+    figure_value,
     fold,
+    is_count,
     is_year,
     jaccard,
     split_sentences,
     stem,
     stems,
     table_sentences,
+    unit_key,
     word_count,
 )
 from veille.roles.analyst import AnalystInput, DocumentText, Finding, Findings
@@ -57,7 +61,8 @@ class _Analyst(ContradictionFinder):
         self.subjects = subjects(data.question, data.documents)
         self.subject_stems = {stem(w) for n in self.subjects for w in re.findall(r"[a-z0-9]+", fold(n))}
         self.detail_stems = set(stems(" ".join(facets(data.question)))) - self.subject_stems
-        self.unit_words = {w for w in re.findall(r"[a-z0-9/]+", fold(data.question))}
+        question_words = re.findall(r"[a-z0-9/]+", fold(data.question))
+        self.unit_words = {*question_words, *(unit_key(w) for w in question_words)}
         self.docs = {d.id: d for d in data.documents}
         self._sentences: dict[str, list[Sentence]] = {}
         self._table_cells: dict[str, list[Sentence]] = {}
@@ -89,7 +94,7 @@ class _Analyst(ContradictionFinder):
             n_words = word_count(text)
             if n_words < self.tuning.min_words or n_words > self.tuning.max_words:
                 continue
-            if text[:1].islower() or text.rstrip().endswith((":", ";", ",")):
+            if _fragment(text):
                 continue  # a fragment of a list, meaningless alone
             if _INSTRUCTION_RE.search(text) or "http" in text or "@" in text:
                 continue
@@ -123,8 +128,11 @@ class _Analyst(ContradictionFinder):
                 # A date after the document's own is a commitment (support until, price from);
                 # one before it is history.
                 weights.append(2.5 if date_key(f) > s.doc.date[:7] else 0.5)
+            elif unit in self.unit_words:
+                weights.append(3.5)
             else:
-                weights.append(3.5 if unit in self.unit_words else 2.5)
+                # A count the question does not name (« 5 ingénieurs ») says less than a measure.
+                weights.append(1.0 if is_count(f) else 2.5)
         weights.sort(reverse=True)
         score += sum(weights[:3]) + (2.0 if weights and weights[0] >= 2.5 else 0.0)
         if len(s.figures) > len(s.unit_figures):
@@ -215,15 +223,29 @@ class _Analyst(ContradictionFinder):
 
     # --- contradictions --------------------------------------------------------------------
 
-    def _window(self, s: Sentence, figure: str) -> set[str]:
-        """Stems around a figure (what it measures), names and units left out."""
+    def _window(self, s: Sentence, figure: str) -> tuple[str | None, set[str]]:
+        """How the figure is stated (:func:`bound_of`: a measure, an upper or a lower bound, or None
+        for a target) and the stems around it (what it measures), names and its unit left out. The
+        other figures of the sentence count as context too (« 20 To » in « restaure 20 To en moins
+        de 2 heures » and in « restauration de 20 To : 4 h 15 »)."""
         pos = s.text.find(figure)
-        if _BOUND_RE.search(s.text[:pos]):
-            return set()  # a target or a bound, not a measured value
+        bound = bound_of(s.text[:pos])
+        if bound is None:
+            return None, set()  # a target or a threshold, not a claim
+        if bound and (not s.names or _REQUIREMENT_RE.search(s.text)):
+            return None, set()  # a bound about no subject, or in a requirement, is a requirement
         before = s.text[:pos].split()[-6:]
         after = s.text[pos + len(figure) :].split()[:4]
         unit = set(stems(figure_unit(figure)))
-        return (set(stems(" ".join(before + after))) - self.subject_stems) - unit
+        window = (set(stems(" ".join(before + after))) - self.subject_stems) - unit
+        own_unit = figure_unit(figure)
+        for other in s.unit_figures:
+            # A figure of another unit qualifies this one; one of the same unit is another value
+            # of the same quantity (« 8 × 2 900 EUR = 23 200 EUR »), not a condition.
+            value = figure_value(other)
+            if value is not None and figure_unit(other) != own_unit and other not in figure:
+                window.add(f"#{value:g} {figure_unit(other)}")
+        return bound, window
 
     # --- open questions ----------------------------------------------------------------------
 
@@ -249,6 +271,17 @@ class _Analyst(ContradictionFinder):
                         out.append(statement)
                     break  # one per document
         return out[: self.tuning.max_open_questions]
+
+
+def _fragment(text: str) -> bool:
+    """A list fragment (« et 12 500 EUR », « puis… »): it starts lower-case or ends on a comma.
+    A first word holding a digit or a capital (« p99 », « mTLS », « iOS ») is a name, not a fragment."""
+    if text.rstrip().endswith((":", ";", ",")):
+        return True
+    first = text.split()[0] if text.split() else ""
+    if not first[:1].islower():
+        return False
+    return not any(c.isdigit() or c.isupper() for c in first)
 
 
 def analyse(data: AnalystInput, authority: AuthorityRanking, tuning: AnalystTuning | None = None) -> Findings:

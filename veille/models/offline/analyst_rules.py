@@ -16,8 +16,11 @@ __all__ = [
     "AnalystTuning",
     "Claim",
     "Sentence",
+    "bound_of",
     "doc_names",
     "facets",
+    "outside",
+    "rebuts",
     "sentence_names",
     "subjects",
 ]
@@ -56,12 +59,64 @@ _DOUBT_RE = re.compile(
     r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif)\b",
     re.IGNORECASE,
 )
-# A figure after one of these is a bound or a target, not a measurement to compare.
-_BOUND_RE = re.compile(
-    r"\b(objectif|cible|au moins|au plus|moins de|plus de|sous|inférieure?s?|supérieure?s?|jusqu'à|"
-    r"maximum|minimum|max|min|seuil|limite)\W*(?:\w+\W+){0,3}$",
+# A figure after one of these is a target or a threshold (a requirement), not a claim to compare.
+_TARGET_RE = re.compile(
+    r"\b(objectif|cible|seuil|limite|exigences?|exig[ée]e?s?|requis|target|goal|threshold|requirement|"
+    r"required)\W*(?:\w+\W+){0,3}$",
     re.IGNORECASE,
 )
+# The same words anywhere in a sentence: its bounds are requirements, not a subject's claims.
+_REQUIREMENT_RE = re.compile(
+    r"\b(objectifs?|cibles?|seuils?|exigences?|exig[ée]e?s?|exiger|requis|doit|doivent|targets?|"
+    r"goals?|thresholds?|requirements?|required|must|needs?)\b",
+    re.IGNORECASE,
+)
+# A figure after one of these is stated as a bound: an upper one (« en moins de 2 heures », "up
+# to", "under") or a lower one (« au moins », "at least", "more than"). Up to three words between.
+_UPPER_RE = re.compile(
+    r"(?:\b(?:au plus|moins de|moins d'|sous|inférieure?s? à|jusqu'à|jusqu'au|maximum|max|at most|"
+    r"less than|fewer than|under|below|up to|within|no more than)|[<≤])\W*(?:\w+\W+){0,3}$",
+    re.IGNORECASE,
+)
+_LOWER_RE = re.compile(
+    r"(?:\b(?:au moins|plus de|plus d'|supérieure?s? à|minimum|min|at least|more than|over|above|"
+    r"no less than)|[>≥])\W*(?:\w+\W+){0,3}$",
+    re.IGNORECASE,
+)
+# Kept for callers that only ask "a bound or a target?".
+_BOUND_RE = re.compile(
+    f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE
+)
+
+
+# A figure right after one of these is quoted to be rejected: « loin des 5 000 cycles de sa fiche »,
+# "far above the 2.1 ms of its datasheet".
+_REBUTTAL_RE = re.compile(
+    r"\b(?:loin|au-dessus|au dessus|en dessous|en deçà|au-delà|au lieu|plutôt que|contrairement|"
+    r"far (?:above|below|from)|well (?:above|below)|instead of|rather than|contrary to|unlike)"
+    r"\W*(?:\w+\W+){0,3}$",
+    re.IGNORECASE,
+)
+
+
+def rebuts(text: str, figure: str) -> bool:
+    """``text`` quotes ``figure`` to reject it (:data:`_REBUTTAL_RE` right before it)."""
+    pos = text.find(figure)
+    return pos >= 0 and bool(_REBUTTAL_RE.search(text[:pos]))
+
+
+def bound_of(before: str) -> str | None:
+    """How the text right before a figure states it: ``"<"`` (an upper bound), ``">"`` (a lower
+    bound), ``""`` (a measure), None (a target or a threshold: nothing to compare)."""
+    if _TARGET_RE.search(before):
+        return None
+    if _UPPER_RE.search(before):
+        return "<"
+    if _LOWER_RE.search(before):
+        return ">"
+    return ""
+
+
 # A sentence that describes the set-up of a document (its context, protocol, scope) rather than a
 # finding: "Contexte : …", "Version testée : …", "Objet : …".
 _SETUP_RE = re.compile(
@@ -90,6 +145,15 @@ class Claim:
     unit: str
     value: float
     window: frozenset[str]
+    bound: str = ""  # "<" an upper bound, ">" a lower bound, "" a measure
+
+
+def outside(bound: Claim, measure: Claim, tolerance: float) -> bool:
+    """A measure contradicts a bound only when it falls outside it (« moins de 2 heures » against
+    4 h 15; not « jusqu'à 75 °C » against 55 °C)."""
+    if bound.bound == "<":
+        return measure.value > bound.value * (1 + tolerance)
+    return measure.value < bound.value * (1 - tolerance)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -59,13 +60,37 @@ class AuthorityRanking(BaseModel):
                 return name
         return None
 
-    def rank(self, source_type: str) -> int:
+    def _by_word(self, source_type: str) -> str | None:
+        """The type a source type names by one of its words when it has no exact match: a word of
+        exactly one type's name or aliases (« essai-restauration » and « banc-independant » share
+        « essai » and « banc » with ``benchmark-interne``'s aliases; « vendor-datasheet » names
+        ``fiche-fournisseur``'s « datasheet »). A word several types use (« note ») decides nothing;
+        when the source type's words name two types, the first word decides."""
+        owners: dict[str, set[str]] = {}
+        for name, spec in self.types.items():
+            for spelling in (name, *spec.aliases):
+                for word in _type_words(spelling):
+                    owners.setdefault(word, set()).add(name)
+        for word in _type_words(source_type):
+            found = owners.get(word, set())
+            if len(found) == 1:
+                return next(iter(found))
+        return None
+
+    def _resolve(self, source_type: str) -> tuple[str | None, bool]:
+        """(type name, exact): the configured type, matched by name or alias, else by one word."""
         name = self._canonical(source_type)
+        if name:
+            return name, True
+        return self._by_word(source_type), False
+
+    def rank(self, source_type: str) -> int:
+        name, _ = self._resolve(source_type)
         return self.types[name].rank if name else self.default_rank
 
     def label(self, source_type: str) -> str:
-        name = self._canonical(source_type)
-        if name and self.types[name].label:
+        name, exact = self._resolve(source_type)
+        if name and exact and self.types[name].label:
             return self.types[name].label
         return f"la source de type {source_type}"
 
@@ -100,6 +125,14 @@ class AuthorityRanking(BaseModel):
                 parts.append(doc_id)
         parts.append(doc_id)
         return tuple(parts)
+
+
+_TYPE_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def _type_words(source_type: str) -> list[str]:
+    """The words of a source type that can name it (« de », « d », « la » cannot)."""
+    return [w for w in _TYPE_WORD_RE.findall(fold(source_type)) if len(w) >= 4]
 
 
 def load_authority(path: Path) -> AuthorityRanking:

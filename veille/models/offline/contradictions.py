@@ -11,6 +11,8 @@ from veille.models.offline.analyst_rules import (
     Claim,
     Sentence,
     doc_names,
+    outside,
+    rebuts,
 )
 from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.text import (
@@ -42,7 +44,7 @@ class ContradictionFinder:
     def table_cells(self, doc: DocumentText) -> list[Sentence]:
         raise NotImplementedError
 
-    def _window(self, s: Sentence, figure: str) -> set[str]:
+    def _window(self, s: Sentence, figure: str) -> tuple[str | None, set[str]]:
         raise NotImplementedError
 
     def _claims(self, doc: DocumentText) -> list[Claim]:
@@ -56,9 +58,9 @@ class ContradictionFinder:
                 continue  # a comparison sentence: its figures belong to several subjects
             for f in s.unit_figures:
                 value = figure_value(f)
-                window = self._window(s, f)
-                if value is not None and len(window) >= self.tuning.claim_overlap:
-                    out.append(Claim(s, f, figure_unit(f), value, frozenset(window)))
+                bound, window = self._window(s, f)
+                if bound is not None and value is not None and len(window) >= self.tuning.claim_overlap:
+                    out.append(Claim(s, f, figure_unit(f), value, frozenset(window), bound))
             if len(out) >= self.tuning.max_claims:
                 break
         self._claim_cache[doc.id] = out
@@ -67,7 +69,8 @@ class ContradictionFinder:
     def _figure_conflicts(
         self, a: DocumentText, b: DocumentText
     ) -> list[tuple[Sentence, Sentence, str, str]]:
-        """Same unit, different values (over 1 %), at least ``claim_overlap`` context words in common.
+        """Same unit, different values (over 1 %), or a measure outside a bound the other document
+        states, at least ``claim_overlap`` context words in common.
         An inverted index on (unit, context word) keeps this linear in practice."""
         index: dict[tuple[str, str], list[int]] = {}
         claims_b = self._claims(b)
@@ -79,7 +82,9 @@ class ContradictionFinder:
             shared: dict[int, int] = {}
             for word in sorted(ca.window):
                 for n in index.get((ca.unit, word), ()):
-                    shared[n] = shared.get(n, 0) + 1
+                    # A qualifying figure in common (« à 10 m », « de 20 To », « à 80 % ») says
+                    # the same measure on its own.
+                    shared[n] = shared.get(n, 0) + (self.tuning.claim_overlap if word.startswith("#") else 1)
             for n in sorted(shared):
                 cb = claims_b[n]
                 if shared[n] < self.tuning.claim_overlap:
@@ -90,9 +95,17 @@ class ContradictionFinder:
                     and not set(ca.sentence.names) & set(cb.sentence.names)
                 ):
                     continue
-                if ca.figure in cb.sentence.figures or cb.figure in ca.sentence.figures:
-                    continue  # each sentence already quotes the other figure
-                if abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
+                if (ca.figure in cb.sentence.figures and not rebuts(cb.sentence.text, ca.figure)) or (
+                    cb.figure in ca.sentence.figures and not rebuts(ca.sentence.text, cb.figure)
+                ):
+                    continue  # one sentence already states the other figure, and does not reject it
+                if ca.bound and cb.bound:
+                    continue  # two bounds: neither is a measure
+                if ca.bound or cb.bound:
+                    bound, measure = (ca, cb) if ca.bound else (cb, ca)
+                    if not outside(bound, measure, 0.01):
+                        continue  # the measure is within the bound: they agree
+                elif abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
                     continue
                 out.append((ca.sentence, cb.sentence, ca.figure, cb.figure))
         return out

@@ -24,12 +24,14 @@ __all__ = [
     "figure_unit",
     "figure_value",
     "fold",
+    "is_count",
     "is_year",
     "jaccard",
     "split_sentences",
     "stem",
     "stems",
     "table_sentences",
+    "unit_key",
     "weighted_vector",
     "word_count",
     "words",
@@ -146,8 +148,10 @@ def weighted_vector(tokens: Iterable[str], weights: Mapping[str, float] | None =
 
 # --- sentences -------------------------------------------------------------------------------
 
-# Not after an initial ("J. Martin") nor a common abbreviation.
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?…])(?<!\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])")
+# Not after an initial ("J. Martin") nor a common abbreviation (« 25 °C. » ends a sentence).
+_SENTENCE_END_RE = re.compile(
+    r"(?<=[.!?…])(?<!(?<!°)\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])"
+)
 _MD_PREFIX_RE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 _MD_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|`)")
 
@@ -242,8 +246,11 @@ _ORDINAL_RE = re.compile(r"^(er|re|e|eme|ème|ère|nd|nde)\b", re.IGNORECASE)
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
 
 
-def _unit_length(tail: str) -> int:
-    """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0."""
+def _unit_length(tail: str, *, model: bool = False) -> int:
+    """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0.
+    A word that is not a known unit is still one when it reads as a counted noun (``cycles``,
+    ``pannes``, ``requests``): what a count counts is its unit. Not after a ``model`` number
+    (« Model 150 delivers », « Produit 6 restaure »): the word after it is a verb, not a unit."""
     end = 0
     for n, match in enumerate(re.finditer(r"\s*(\S+)", tail)):
         if n == 2:
@@ -251,12 +258,52 @@ def _unit_length(tail: str) -> int:
         word = match.group(1)
         clean = word.rstrip(".,;:!?)»")
         key = fold(clean)
-        if not (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET or clean[:1] in {"%", "‰", "€", "$"}):
+        known = clean != "to" and (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET)
+        if not (
+            known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and not model and _counted_noun(clean))
+        ):
             break
         end = match.start(1) + len(clean)
         if key not in _MULTIPLIERS:
             break
     return end
+
+
+# Words that follow a number without being what it counts (English; the French ones are STOP_WORDS).
+_NOT_COUNTED = frozenset(
+    _wordlist(
+        "a an the of to in on at by for from with per than and or but so as if into onto over under up down "
+        "out off about after before since until during between against without within across through via vs "
+        "is are was were be been has have had will would can could may might must should do does did not no "
+        "times percent more less most least each every other others new old first last next"
+    )
+)
+_MONTH_WORDS = frozenset(
+    _wordlist(
+        "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre january "
+        "february march april may june july august september october november december"
+    )
+)
+
+
+def _after_name(text: str, start: int) -> bool:
+    """The number at ``start`` follows a capitalised word: a model or version (« Server 7 »)."""
+    before = text[:start].rstrip(" \u00a0\u202f")
+    if len(before) == len(text[:start]):
+        return False
+    word = re.search(r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)$", before)
+    return bool(word and word.group(1)[:1].isupper())
+
+
+def _counted_noun(word: str) -> bool:
+    """A lower-case word (or a unit-like one such as ``dB``, ``req/s``) that is neither a function
+    word, a month nor a capitalised name: ``5 000 cycles``, ``7 pannes``, ``50 000 requests``."""
+    key = fold(word)
+    if not re.fullmatch(r"[a-z]{2,}(?:/[a-z]+)?", key):
+        return False
+    if word[:1].isupper() and not word[1:2].isupper():
+        return False  # « 3 Atlas »: a name, not a unit (« 38 dB » starts lower-case)
+    return key not in STOP_WORDS and key not in _NOT_COUNTED and key not in _MONTH_WORDS
 
 
 _MULTIPLIERS = frozenset({"k", "m", "md", "millions", "million", "milliards", "milliard"})
@@ -289,6 +336,36 @@ def date_key(date: str) -> str:
     return f"{year.group(0)}-{month:02d}"
 
 
+def _known_unit(unit: str) -> bool:
+    key = fold(unit.strip()).split()[0] if unit.strip() else ""
+    return key in _UNIT_SET or key.split("/")[0] in _UNIT_SET
+
+
+_MINUTES_RE = re.compile(
+    r"[ \u00a0\u202f](?P<min>[0-5]?\d)(?P<unit>[ \u00a0\u202f](?:min|mn|minutes?)\b)?(?![\d.,]\d|\d)"
+)
+
+
+def _duration_tail(text: str, end: int, unit: str) -> int | None:
+    """End of the minutes after an hour figure (« 4 h 15 », « 3 hours 20 minutes »), else None.
+    After ``h`` the minutes may stand alone unless a unit follows them (« 2 h 20 To » is not a
+    duration); after a spelt-out hour they need their unit."""
+    word = fold(unit.strip())
+    if _SAME_UNIT.get(word, word) != "h":
+        return None
+    match = _MINUTES_RE.match(text, end)
+    if not match:
+        return None
+    if match.group("unit"):
+        return match.end()
+    if word != "h":
+        return None
+    following = re.match(r"[ \u00a0\u202f]*([^\s.,;:!?)»]+)", text[match.end() :])
+    if following and (_known_unit(following.group(1)) or fold(following.group(1)) in _UNIT_SET):
+        return None
+    return match.end()
+
+
 def extract_figures(text: str) -> list[str]:
     """Figures of a sentence, verbatim with their unit when one follows: '4 800 req/s', '18 %',
     '2027'; written-out dates ('septembre 2031') come whole."""
@@ -300,17 +377,28 @@ def extract_figures(text: str) -> list[str]:
         tail = match.group("tail") or ""
         if tail and not tail[0].isspace() and _ORDINAL_RE.match(tail):
             continue  # "1er", "95e": ordinals are not measurements
-        figure = text[match.start("num") : match.end("num") + _unit_length(tail)]
+        unit_length = _unit_length(tail, model=_after_name(text, match.start("num")))
+        if unit_length and is_year(match.group("num")) and not _known_unit(tail[:unit_length]):
+            unit_length = 0  # « 2026 grid »: a year, not a count of grids
+        end = match.end("num") + unit_length
+        duration = _duration_tail(text, end, tail[:unit_length])
+        figure = text[match.start("num") : duration or end]  # « 4 h 15 », « 3 hours 20 minutes »
+        if duration:
+            covered.append((match.start("num"), duration))  # its minutes are not another figure
         if figure not in out:
             out.append(figure)
     return out
 
 
 def figure_value(figure: str) -> float | None:
-    """Numeric value of a figure ('4 800 req/s' -> 4800.0, '1,5 Go' -> 1.5); None for versions."""
+    """Numeric value of a figure ('4 800 req/s' -> 4800.0, '1,5 Go' -> 1.5, '5 h 30' -> 5.5);
+    None for versions."""
     match = re.match(_NUMBER, figure)
     if not match:
         return None
+    minutes = _HOURS_MINUTES_RE.match(figure[match.end() :])
+    if minutes and "." not in match.group(0) and "," not in match.group(0):
+        return float(re.sub(r"[ \u00a0\u202f]", "", match.group(0))) + int(minutes.group(1)) / 60
     num = re.sub(r"[ \u00a0\u202f]", "", match.group(0))
     if num.count(".") + num.count(",") > 1:
         return None  # a version such as 2.7.1
@@ -320,15 +408,43 @@ def figure_value(figure: str) -> float | None:
         return None
 
 
+_HOURS_MINUTES_RE = re.compile(
+    r"\s*(?:h|heures?|hours?|hrs?)\s+(\d{1,2})(?:\s*(?:min|mn|minutes?))?$", re.IGNORECASE
+)
+
 # Spellings of one unit (« 3 heures » and « 4 h 20 » measure the same thing).
 _SAME_UNIT = {
     "heures": "h",
     "heure": "h",
+    "hours": "h",
+    "hour": "h",
+    "hrs": "h",
+    "hr": "h",
     "minutes": "min",
     "minute": "min",
+    "mins": "min",
+    "mn": "min",
     "secondes": "s",
     "seconde": "s",
+    "seconds": "s",
+    "second": "s",
     "sec": "s",
+    "jours": "jour",
+    "days": "jour",
+    "day": "jour",
+    "semaines": "semaine",
+    "weeks": "semaine",
+    "week": "semaine",
+    "mois": "mois",
+    "months": "mois",
+    "month": "mois",
+    "ans": "an",
+    "annees": "an",
+    "annee": "an",
+    "years": "an",
+    "year": "an",
+    "fois": "fois",
+    "times": "fois",
     "euros": "eur",
     "euro": "eur",
     "€": "eur",
@@ -337,13 +453,35 @@ _SAME_UNIT = {
 }
 
 
+def unit_key(word: str) -> str:
+    """One spelling per unit word, French and English, singular: ``heures``/``hours`` -> ``h``,
+    ``jours``/``days`` -> ``jour``, ``cycles`` -> ``cycle``, ``€`` -> ``eur``."""
+    word = fold(word)
+    if word in _SAME_UNIT:
+        return _SAME_UNIT[word]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss") and "/" not in word:
+        singular = word[:-1]
+        return _SAME_UNIT.get(singular, singular)
+    return word
+
+
 def figure_unit(figure: str) -> str:
-    """Folded unit of a figure ('' when bare), one spelling per unit."""
+    """Folded unit of a figure ('' when bare), one spelling per unit (:func:`unit_key`); the
+    minutes of a duration (« 4 h 15 ») are part of its value, not of its unit."""
     match = re.match(_NUMBER, figure)
     rest = fold((figure[match.end() :] if match else figure).strip())
     head, _, tail = rest.partition(" ")
-    head = _SAME_UNIT.get(head, head)
+    head = unit_key(head) if head else head
+    if head == "h" and re.fullmatch(r"\d{1,2}(?: (?:min|mn|minutes?))?", tail):
+        tail = ""
     return f"{head} {tail}".strip()
+
+
+def is_count(figure: str) -> bool:
+    """The figure's unit is a counted noun (« 7 pannes », « 5 000 cycles »), not a measurement unit."""
+    match = re.match(_NUMBER, figure)
+    rest = (figure[match.end() :] if match else figure).strip()
+    return bool(rest) and not _known_unit(rest) and rest[:1] not in {"%", "‰", "€", "$"}
 
 
 def is_year(figure: str) -> bool:
