@@ -11,7 +11,13 @@ import pytest
 
 from veille.models.offline.analyst import analyse
 from veille.models.offline.authority import AuthorityRanking, load_authority
-from veille.models.offline.text import extract_figures, figure_unit, figure_value, split_sentences
+from veille.models.offline.text import (
+    extract_figures,
+    figure_unit,
+    figure_value,
+    rate_unit,
+    split_sentences,
+)
 from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, DocumentText
 
@@ -137,7 +143,7 @@ def test_a_measure_outside_a_bound_contradicts_it(
         return
     [(_doc_ids, retained, reason)] = notes
     assert retained == "d-2", reason  # « essai-restauration » ranks as a measurement, above a communiqué
-    assert f"{measured} retenu contre 2 heures" in reason
+    assert f"{measured} retenu contre moins de 2 heures" in reason  # the bound keeps its side
 
 
 def test_a_requirement_is_not_a_claim(authority: AuthorityRanking) -> None:
@@ -156,9 +162,19 @@ def test_a_figure_quoted_to_be_rejected_still_conflicts(authority: AuthorityRank
                 "## Résultats\n\nL'unité Atlas mesure 47 dB(A) à 10 m, bien au-dessus des 38 dB(A) de sa fiche.\n")  # fmt: skip
     [(_, retained, reason)] = _analyse(authority, sheet, site)
     assert retained == "d-2" and "47 dB retenu contre 38 dB" in reason
-    # Without the rebuttal the later sentence merely states both figures (a change it reports).
+    # A change it reports (« passée de 38 à 47 ») replaces the old figure just as well.
+    for body in (
+        "L'unité Atlas est passée de 38 dB(A) à 47 dB(A) à 10 m.",
+        "Atlas noise at 10 m went from 38 dB(A) to 47 dB(A) after the update.",
+    ):
+        changed = site.model_copy(update={"body": f"## Résultats\n\n{body}\n"})
+        [(_, retained, reason)] = _analyse(authority, sheet, changed)
+        assert retained == "d-2" and "47 dB retenu contre 38 dB" in reason, (body, reason)
+    # Without a rebuttal or a change, a sentence stating both figures gives each its condition.
     plain = site.model_copy(
-        update={"body": "## Résultats\n\nL'unité Atlas est passée de 38 dB(A) à 47 dB(A) à 10 m.\n"}
+        update={
+            "body": "## Résultats\n\nL'unité Atlas émet 38 dB(A) à 10 m en mode nuit et 47 dB(A) à 10 m en mode jour.\n"
+        }
     )
     assert _analyse(authority, sheet, plain) == []
 
@@ -181,6 +197,93 @@ def test_a_lower_case_identifier_starts_a_sentence(authority: AuthorityRanking) 
                  "## Results\n\nAtlas shows a p99 added latency of 11.4 ms with token validation.\n")  # fmt: skip
     [(_, retained, _)] = _analyse(authority, sheet, bench)
     assert retained == "d-2"
+
+
+# --- rates, needs and quoted denials ----------------------------------------------------------------
+
+
+def test_a_rate_keeps_what_it_is_counted_per() -> None:
+    assert rate_unit("installed in under 3 days per site", "3 days") == "jour/site"
+    assert rate_unit("a duré 8 jours par site en moyenne", "8 jours") == "jour/site"
+    assert rate_unit("soit 4 500 EUR par mois", "4 500 EUR") == rate_unit("4 500 EUR/mois", "4 500 EUR/mois")
+    assert rate_unit("0.06 USD per GB-month stored", "0.06 USD") == "usd/gb-month"
+    assert rate_unit("Atlas tient 4 200 cycles complets", "4 200 cycles") == "cycle"
+
+
+_BROCHURE = "Atlas AW: heat pump for schools"
+_FEEDBACK = "Retour d'expérience : six écoles équipées d'Atlas AW"
+
+
+def test_a_bounded_rate_meets_its_one_measure_across_languages(authority: AuthorityRanking) -> None:
+    """ "under 3 days per site" and « 8 jours par site » share no context word, but each document
+    states that rate once, one as a promise and one as a measure: a contradiction."""
+    brochure = _doc("d-1", "2026-03-01", "brochure", _BROCHURE,
+                    "## Installation\n\nA certified partner completes the installation in under 3 days per site.\n")  # fmt: skip
+    feedback = _doc("d-2", "2026-10-01", "retour-experience", _FEEDBACK,
+                    "## Chantier\n\nLe chantier Atlas a duré 8 jours par site en moyenne, mise en service comprise.\n")  # fmt: skip
+    [(_, retained, reason)] = _analyse(authority, brochure, feedback)
+    assert retained == "d-2" and "8 jours retenu contre moins de 3 days" in reason
+    # Within the promise: no contradiction.
+    quick = feedback.model_copy(update={"body": feedback.body.replace("8 jours", "2 jours")})
+    assert _analyse(authority, brochure, quick) == []
+
+
+def test_two_measures_of_one_rate_need_their_context(authority: AuthorityRanking) -> None:
+    """The one cost per site of each document is not the same cost (an enclosure, the unit)."""
+    quote = _doc("d-1", "2026-03-01", "offre-prix", "Atlas AW : offre de prix",
+                 "## Prix\n\nAtlas AW installée et mise en service : 91 000 EUR par site.\n")  # fmt: skip
+    noise = _doc("d-2", "2026-09-01", "rapport-de-mesure", "Atlas AW : mesures acoustiques",
+                 "## Remède\n\nUn écran acoustique pour Atlas, chiffré à 14 000 EUR par site, suffit.\n")  # fmt: skip
+    assert _analyse(authority, quote, noise) == []
+
+
+def test_rates_per_different_things_do_not_compare(authority: AuthorityRanking) -> None:
+    prices = _doc("d-1", "2026-02-01", "pricing-page", "Atlas Streams pricing",
+                  "## Support\n\nAtlas storage price: 1 500 USD per month of retention.\n")  # fmt: skip
+    news = _doc("d-2", "2026-10-01", "announcement", "Atlas Streams pricing update",
+                "## Storage\n\nAtlas storage price stays at 0.06 USD per GB-month of retention.\n")  # fmt: skip
+    assert _analyse(authority, prices, news) == []
+
+
+def test_a_need_is_not_a_claim(authority: AuthorityRanking) -> None:
+    brochure = _doc("d-1", "2026-03-01", "brochure", _BROCHURE,
+                    "## Performance\n\nAtlas AW heating capacity of 150 kW at +7 °C outdoor.\n")  # fmt: skip
+    quote = _doc("d-2", "2026-05-01", "quote", "Atlas quote: twelve AW heat pumps",
+                 "## Sizing\n\nEach school needs 160 kW at +7 °C outdoor heating capacity from Atlas.\n")  # fmt: skip
+    assert _analyse(authority, brochure, quote) == []
+
+
+_PRESS = "Atlas achieves SOC 2 Type II for its platform"
+_REVIEW = "Independent review of the Atlas SOC 2 Type II report"
+
+
+@pytest.mark.parametrize(
+    ("review", "note"),
+    [
+        ('The press claim of a platform "fully certified for Europe" is not supported by the report.', True),
+        ("L'annonce d'une plateforme « fully certified for Europe » n'est pas étayée par le rapport.", True),
+        ('The press release calls the platform "fully certified for Europe", as the report confirms.', False),
+        ('The claim of a platform "certified for every region" is not supported by the report.', False),
+    ],
+    ids=["denied", "denied-fr", "quoted-agreeing", "not-a-quote-of-it"],
+)
+def test_a_later_document_that_quotes_and_denies_settles_the_pair(
+    authority: AuthorityRanking, review: str, note: bool
+) -> None:
+    """No figure differs: the later, more authoritative document quotes the earlier one word for
+    word and denies it. A quote it agrees with, or words the other never wrote, settle nothing."""
+    press = _doc("d-1", "2026-03-01", "press-release", _PRESS,
+                 '## News\n\n"Our platform is fully certified for Europe," said the trust officer.\n')  # fmt: skip
+    audit = _doc("d-2", "2026-09-01", "audit", _REVIEW, f"## Scope\n\nThe Frankfurt region is out of scope. {review}\n")  # fmt: skip
+    notes = _analyse(authority, press, audit)
+    if not note:
+        assert notes == []
+        return
+    [(_, retained, reason)] = notes
+    assert retained == "d-2" and "« fully certified for Europe » contredit" in reason
+    # A less authoritative document denying the press release does not settle it by this rule.
+    forum = audit.model_copy(update={"source_type": "forum", "title": "Forum: Atlas SOC 2 Type II report"})
+    assert _analyse(authority, press, forum) == []
 
 
 # --- authority ---------------------------------------------------------------------------------

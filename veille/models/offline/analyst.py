@@ -236,7 +236,8 @@ class _Analyst(ContradictionFinder):
             return None, set()  # a bound about no subject, or in a requirement, is a requirement
         before = s.text[:pos].split()[-6:]
         after = s.text[pos + len(figure) :].split()[:4]
-        unit = set(stems(figure_unit(figure)))
+        # « per » / « par » belongs to a rate's unit (rate_unit), not to what it measures.
+        unit = {*stems(figure_unit(figure)), "per", "par"}
         window = (set(stems(" ".join(before + after))) - self.subject_stems) - unit
         own_unit = figure_unit(figure)
         for other in s.unit_figures:

@@ -59,10 +59,11 @@ _DOUBT_RE = re.compile(
     r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif)\b",
     re.IGNORECASE,
 )
-# A figure after one of these is a target or a threshold (a requirement), not a claim to compare.
+# A figure after one of these is a target, a threshold or a need (« chaque école a besoin de
+# 160 kW »): a requirement, not a claim to compare.
 _TARGET_RE = re.compile(
     r"\b(objectif|cible|seuil|limite|exigences?|exig[ée]e?s?|requis|target|goal|threshold|requirement|"
-    r"required)\W*(?:\w+\W+){0,3}$",
+    r"required|needs?|requires?|nécessitent?|besoin)\W*(?:\w+\W+){0,3}$",
     re.IGNORECASE,
 )
 # The same words anywhere in a sentence: its bounds are requirements, not a subject's claims.
@@ -99,10 +100,20 @@ _REBUTTAL_RE = re.compile(
 )
 
 
+# « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
+_FROM_RE = re.compile(r"\b(?:from|de)\s+$", re.IGNORECASE)
+_TO_RE = re.compile(r"(?:\s*\([^()\d]{1,8}\))?\s+(?:to|à)\s+(?:\*\*)?\d", re.IGNORECASE)
+
+
 def rebuts(text: str, figure: str) -> bool:
-    """``text`` quotes ``figure`` to reject it (:data:`_REBUTTAL_RE` right before it)."""
+    """``text`` quotes ``figure`` to reject it: :data:`_REBUTTAL_RE` right before it, or the old
+    value of a change (« de X à Y », "from X to Y")."""
     pos = text.find(figure)
-    return pos >= 0 and bool(_REBUTTAL_RE.search(text[:pos]))
+    if pos < 0:
+        return False
+    if _FROM_RE.search(text[:pos]) and _TO_RE.match(text, pos + len(figure)):
+        return True
+    return bool(_REBUTTAL_RE.search(text[:pos]))
 
 
 def bound_of(before: str) -> str | None:
@@ -146,6 +157,14 @@ class Claim:
     value: float
     window: frozenset[str]
     bound: str = ""  # "<" an upper bound, ">" a lower bound, "" a measure
+    rate: str = ""  # the unit with what it is counted per (« jour/site »), when the text says it
+
+    def comparable(self, other: Claim) -> bool:
+        """Same unit, and not counted per different things (« par mois » against "per GB"); a
+        rate and the same unit stated without its « per » compare (« 6 ms par requête », 38 ms)."""
+        if self.unit != other.unit:
+            return False
+        return "/" not in self.rate or "/" not in other.rate or self.rate == other.rate
 
 
 def outside(bound: Claim, measure: Claim, tolerance: float) -> bool:

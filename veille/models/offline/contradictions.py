@@ -3,6 +3,7 @@ thing that disagree, settled by date and source authority."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from veille.models.offline.analyst_rules import (
@@ -18,12 +19,32 @@ from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.text import (
     figure_unit,
     figure_value,
+    fold,
     jaccard,
+    rate_unit,
     stems,
 )
 from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 
 __all__ = ["ContradictionFinder"]
+
+# A quoted span (« … », “…”, "…") another document may have said word for word.
+_QUOTE_RE = re.compile(r"[«“\"]\s*([^«»“”\"]{8,160}?)\s*[»”\"]")
+_MIN_QUOTE_WORDS = 3  # shorter quotes are names or terms, not claims
+# A sentence that denies what it quotes (French and English).
+_DENIAL_RE = re.compile(
+    r"\b(?:not supported|unsupported|not true|untrue|false|incorrect|inaccurate|misleading|"
+    r"not (?:met|confirmed|backed|borne out)|no evidence|contradict(?:s|ed)?|is not|are not|isn't|aren't|"
+    r"does not hold|n'est pas|ne sont pas|n'est plus|inexacte?s?|faux|fausses?|erron[ée]e?s?|"
+    r"trompeu(?:r|se|ses)|contredit|contredisent|démenti|dément|non (?:étayée?s?|fondée?s?|confirmée?s?)|"
+    r"pas (?:étayée?s?|fondée?s?|confirmée?s?|justifiée?s?))\b",
+    re.IGNORECASE,
+)
+
+
+def _squash(text: str) -> str:
+    """Folded words only: a quote matches its source whatever the case, accents or punctuation."""
+    return " ".join(re.findall(r"[a-z0-9]+", fold(text)))
 
 
 class ContradictionFinder:
@@ -60,7 +81,9 @@ class ContradictionFinder:
                 value = figure_value(f)
                 bound, window = self._window(s, f)
                 if bound is not None and value is not None and len(window) >= self.tuning.claim_overlap:
-                    out.append(Claim(s, f, figure_unit(f), value, frozenset(window), bound))
+                    out.append(
+                        Claim(s, f, figure_unit(f), value, frozenset(window), bound, rate_unit(s.text, f))
+                    )
             if len(out) >= self.tuning.max_claims:
                 break
         self._claim_cache[doc.id] = out
@@ -78,8 +101,21 @@ class ContradictionFinder:
             for word in sorted(claim.window):
                 index.setdefault((claim.unit, word), []).append(n)
         out: list[tuple[Sentence, Sentence, str, str]] = []
-        for ca in self._claims(a):
+        claims_a = self._claims(a)
+        # A promise bounded by a rate (« en moins de 3 jours par site », "under 3 days per site")
+        # and the one measure of that rate in the other document (« 8 jours par site ») are one
+        # quantity seen twice, even across languages: worth a shared context word. Not two
+        # measures: two costs per site are as often two different items.
+        once_a = set(_once(claims_a))
+        once_b = _once(claims_b)
+        for ca in claims_a:
             shared: dict[int, int] = {}
+            if (
+                ca.rate in once_a
+                and ca.rate in once_b
+                and bool(ca.bound) != bool(claims_b[once_b[ca.rate]].bound)
+            ):
+                shared[once_b[ca.rate]] = 1
             for word in sorted(ca.window):
                 for n in index.get((ca.unit, word), ()):
                     # A qualifying figure in common (« à 10 m », « de 20 To », « à 80 % ») says
@@ -87,7 +123,7 @@ class ContradictionFinder:
                     shared[n] = shared.get(n, 0) + (self.tuning.claim_overlap if word.startswith("#") else 1)
             for n in sorted(shared):
                 cb = claims_b[n]
-                if shared[n] < self.tuning.claim_overlap:
+                if shared[n] < self.tuning.claim_overlap or not ca.comparable(cb):
                     continue
                 if (
                     ca.sentence.names
@@ -107,7 +143,7 @@ class ContradictionFinder:
                         continue  # the measure is within the bound: they agree
                 elif abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
                     continue
-                out.append((ca.sentence, cb.sentence, ca.figure, cb.figure))
+                out.append((ca.sentence, cb.sentence, _stated(ca), _stated(cb)))
         return out
 
     def _same_subject(self, a: DocumentText, b: DocumentText) -> bool:
@@ -132,7 +168,15 @@ class ContradictionFinder:
         superseded: set[tuple[str, int]] = set()
         for i, a in enumerate(docs):
             for b in docs[i + 1 :]:
-                if a.date == b.date or not self._same_subject(a, b):
+                if a.date == b.date:
+                    continue
+                rebuttal = self._rebuttal(a, b)
+                if rebuttal is not None:
+                    keep, other, detail, lost = rebuttal
+                    superseded.update((other.id, n) for n in lost)
+                    pairs.append((a.id, b.id, keep.id, detail))
+                    continue
+                if not self._same_subject(a, b):
                     continue
                 keep = self._retain([a, b])
                 other = b if keep is a else a
@@ -184,6 +228,27 @@ class ContradictionFinder:
         self.noted_docs = {m for members, _, _ in groups for m in members}
         return notes, superseded
 
+    def _rebuttal(
+        self, a: DocumentText, b: DocumentText
+    ) -> tuple[DocumentText, DocumentText, str, list[int]] | None:
+        """The later document quotes the earlier one word for word to deny it (« l'annonce d'une
+        plateforme "entièrement certifiée" n'est pas étayée »): it settles the pair unless it is
+        the less authoritative source. Returns (retained, rejected, detail, rejected sentences
+        that state the quoted claim)."""
+        later, earlier = (a, b) if a.date > b.date else (b, a)
+        if self.authority.rank(later.source_type) < self.authority.rank(earlier.source_type):
+            return None
+        earlier_text = _squash(f"{earlier.title} {earlier.body}")
+        for s in self.sentences(later):
+            if not _DENIAL_RE.search(s.text):
+                continue
+            for quote in _QUOTE_RE.findall(s.text):
+                if len(quote.split()) < _MIN_QUOTE_WORDS or _squash(quote) not in earlier_text:
+                    continue
+                lost = [x.index for x in self.sentences(earlier) if _squash(quote) in _squash(x.text)]
+                return later, earlier, f"« {quote.strip()} » contredit : {s.text}", lost
+        return None
+
     def _settled(self, keep: DocumentText, other: DocumentText) -> bool:
         """No figure differs, but one document settles the other: a fix after a bulletin, an
         official announcement after a rumour (config ``supersedes``), or a later and more
@@ -226,3 +291,16 @@ class ContradictionFinder:
         if keep.date > other.date:
             return "source plus récente"
         return "source retenue à fiabilité et date égales"
+
+
+def _once(claims: Sequence[Claim]) -> dict[str, int]:
+    """Rate units (``jour/site``) that one claim only of the document has, with its index."""
+    counts: dict[str, int] = {}
+    for c in claims:
+        counts[c.rate] = counts.get(c.rate, 0) + 1
+    return {c.rate: n for n, c in enumerate(claims) if "/" in c.rate and counts[c.rate] == 1}
+
+
+def _stated(claim: Claim) -> str:
+    """The figure as the ledger says it: a bound keeps its side (« moins de 3 days »)."""
+    return {"<": "moins de ", ">": "plus de "}.get(claim.bound, "") + claim.figure

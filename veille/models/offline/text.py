@@ -27,6 +27,7 @@ __all__ = [
     "is_count",
     "is_year",
     "jaccard",
+    "rate_unit",
     "split_sentences",
     "stem",
     "stems",
@@ -475,6 +476,26 @@ def figure_unit(figure: str) -> str:
     if head == "h" and re.fullmatch(r"\d{1,2}(?: (?:min|mn|minutes?))?", tail):
         tail = ""
     return f"{head} {tail}".strip()
+
+
+# « par site », "per GB", « /mois » right after a figure: what the figure is counted per.
+_PER_RE = re.compile(
+    r"[ \u00a0\u202f]*(?:/|(?:per|par)[ \u00a0\u202f]+)(?:an?[ \u00a0\u202f]+|une?[ \u00a0\u202f]+)?"
+    r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)"
+)
+
+
+def rate_unit(text: str, figure: str) -> str:
+    """The unit of ``figure`` as stated in ``text``, with what it is counted per: « 8 jours par
+    site » and "3 days per site" -> ``jour/site``, « 4 500 EUR/mois » and « 4 500 EUR par mois »
+    -> ``eur/mois``; the plain :func:`figure_unit` when nothing follows."""
+    unit = figure_unit(figure)
+    if not unit or "/" in unit:
+        head, _, per = unit.partition("/")
+        return f"{head}/{unit_key(per)}" if per else unit
+    pos = text.find(figure)
+    match = _PER_RE.match(text, pos + len(figure)) if pos >= 0 else None
+    return f"{unit}/{unit_key(match.group(1))}" if match else unit
 
 
 def is_count(figure: str) -> bool:
