@@ -172,8 +172,8 @@ class ContradictionFinder:
                     continue
                 rebuttal = self._rebuttal(a, b)
                 if rebuttal is not None:
-                    keep, other, detail, lost = rebuttal
-                    superseded.update((other.id, n) for n in lost)
+                    keep, other, detail, denied = rebuttal
+                    superseded.update((other.id, n) for n in denied)
                     pairs.append((a.id, b.id, keep.id, detail))
                     continue
                 if not self._same_subject(a, b):
