@@ -67,6 +67,7 @@ class WriterInput(BaseModel):
     missing_axes: list[str] = Field(default_factory=list)  # questions of failed branches
     sources: list[SourceRef]
     mandatory_mentions: list[str] = Field(default_factory=list)
+    options: list[str] = Field(default_factory=list)  # what the request compares (its terms)
     min_words: int = 0
     max_words: int = 10_000
     max_sentence_words: int = 25
@@ -128,6 +129,13 @@ def build_prompt(data: WriterInput) -> str:
     rules = (
         f"Longueur : {data.min_words} à {data.max_words} mots. Phrases de {data.max_sentence_words} mots au plus."
         + (f" Mentions obligatoires : {mentions}." if mentions else "")
+        + (
+            " Options comparées (la recommandation les départage) : "
+            + ", ".join(f"« {o} »" for o in data.options)
+            + "."
+            if data.options
+            else ""
+        )
         + f" Numéros de sources disponibles : {numbers or 'aucun'}."
     )
     return (

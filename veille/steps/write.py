@@ -23,6 +23,7 @@ from veille.citations import (
     normalize_citations,
 )
 from veille.corpus.request import Request
+from veille.corpus.terms import derive_terms
 from veille.dossier import (
     AxisSection,
     CitedText,
@@ -100,6 +101,7 @@ def number_findings(
     request_title: str,
     request: str,
     mandatory_mentions: Sequence[str] = (),
+    options: Sequence[str] = (),
     min_words: int = 0,
     max_words: int = 10_000,
     max_sentence_words: int = 25,
@@ -132,6 +134,7 @@ def number_findings(
         missing_axes=[a.question for a in analyses if a.status == "failed"],
         sources=sources,
         mandatory_mentions=list(mandatory_mentions),
+        options=list(options),
         min_words=min_words,
         max_words=max_words,
         max_sentence_words=max_sentence_words,
@@ -321,6 +324,7 @@ def write_sourced_draft(
         request_title=request.title,
         request=request.text,
         mandatory_mentions=grid.mandatory_mentions,
+        options=derive_terms(request),
         min_words=grid.min_words,
         max_words=grid.max_words,
         max_sentence_words=grid.max_sentence_words,

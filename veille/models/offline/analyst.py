@@ -36,11 +36,13 @@ from veille.models.offline.text import (
     figure_value,
     fold,
     is_count,
+    is_english,
     is_year,
     jaccard,
     split_sentences,
     stem,
     stems,
+    table_rows,
     table_sentences,
     unit_key,
     word_count,
@@ -66,6 +68,8 @@ class _Analyst(ContradictionFinder):
         self.docs = {d.id: d for d in data.documents}
         self._sentences: dict[str, list[Sentence]] = {}
         self._table_cells: dict[str, list[Sentence]] = {}
+        self._table_rows: dict[str, list[Sentence]] = {}
+        self._row_cells: dict[tuple[str, int], set[int]] = {}  # (doc, row index) -> its cells' indices
         self._claim_cache: dict[str, list[Claim]] = {}
         self.noted_docs: set[str] = set()
 
@@ -85,6 +89,19 @@ class _Analyst(ContradictionFinder):
             # Indices after the prose sentences': a superseded mark never lands on a finding.
             first = len(split_sentences(doc.body))
             cached = self._table_cells[doc.id] = self._read(doc, table_sentences(doc.body), first=first)
+        return cached
+
+    def table_rows(self, doc: DocumentText) -> list[Sentence]:
+        """The document's table rows as sentences: findings (a benchmark's or a price grid's row
+        says what it measures for one option), never compared (their cells are)."""
+        cached = self._table_rows.get(doc.id)
+        if cached is None:
+            cells_first = len(split_sentences(doc.body))
+            first = cells_first + len(table_sentences(doc.body))
+            rows = table_rows(doc.body)
+            for n, (_, cells) in enumerate(rows):
+                self._row_cells[(doc.id, first + n)] = {cells_first + c for c in cells}
+            cached = self._table_rows[doc.id] = self._read(doc, [text for text, _ in rows], first=first)
         return cached
 
     def _read(self, doc: DocumentText, texts: list[str], *, first: int) -> list[Sentence]:
@@ -152,8 +169,10 @@ class _Analyst(ContradictionFinder):
         per_doc: dict[str, list[Sentence]] = {}
         for doc in self.data.documents:
             candidates = []
-            for s in self.sentences(doc):
-                if (doc.id, s.index) in superseded:
+            for s in [*self.sentences(doc), *self.table_rows(doc)]:
+                if (doc.id, s.index) in superseded or any(
+                    (doc.id, c) in superseded for c in self._row_cells.get((doc.id, s.index), ())
+                ):
                     continue
                 s.score = self.score(s)
                 if s.score >= 3 and (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2):
@@ -254,9 +273,15 @@ class _Analyst(ContradictionFinder):
         out: list[str] = []
         found_stems = set(stems(" ".join(f.statement for f in findings)))
         all_stems = set(stems(" ".join(f"{d.title} {d.body}" for d in self.data.documents)))
-        for facet in facets(self.data.question):
+        aspects = facets(self.data.question)
+        # Words are matched, not meanings: a question in another language than most documents
+        # (« journaux » against "logs") cannot tell what they leave out.
+        english = sum(is_english(d.body) for d in self.data.documents) * 2 > len(self.data.documents)
+        same_language = is_english(" ".join(aspects)) == english
+        for facet in aspects:
             fs = set(stems(facet)) - self.subject_stems
-            if not fs:
+            # One aspect is the axis itself: its findings are its facts, whatever their words.
+            if not fs or not same_language or (len(aspects) == 1 and findings):
                 continue
             if not fs & all_stems:
                 out.append(f"Les documents fournis ne traitent pas de « {facet} ».")

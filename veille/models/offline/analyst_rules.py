@@ -161,7 +161,7 @@ class Claim:
 
     def comparable(self, other: Claim) -> bool:
         """Same unit, and not counted per different things (« par mois » against "per GB"); a
-        rate and the same unit stated without its « per » compare (« 6 ms par requête », 38 ms)."""
+        rate and the same unit stated without its « per » compare (« 5 ms par requête », 31 ms)."""
         if self.unit != other.unit:
             return False
         return "/" not in self.rate or "/" not in other.rate or self.rate == other.rate
@@ -246,10 +246,14 @@ def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:
 
 def facets(question: str) -> list[str]:
     """Aspects a question asks about: the comma-separated items of its longest parenthesis, else
-    of the clause after ' sur '."""
+    of the clause after ' sur ' (' about ')."""
     groups = re.findall(r"\(([^()]+)\)", question)
-    detail = max(groups, key=len) if groups else question.partition(" sur ")[2]
+    detail = (
+        max(groups, key=len) if groups else question.partition(" sur ")[2] or question.partition(" about ")[2]
+    )
     detail = detail.rstrip(" ?.")
+    # « … pour Atlas, Borea et Cirrus »: the options compared, not an aspect.
+    detail = re.sub(r"\s+(?:pour|for)\s+(?:[A-ZÀ-Ý][\wÀ-ÿ.-]*(?:,\s*|\s+(?:et|ou|and|or)\s+)?)+$", "", detail)
     out = []
     for raw in re.split(r",|;| et (?=l[ae's]|les |son |sa |ses |chaque )", detail):
         facet = re.sub(

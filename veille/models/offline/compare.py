@@ -15,13 +15,15 @@ from dataclasses import dataclass
 
 from veille.dossier import CitedText
 from veille.models.offline.ledger import Statement, mentioned, window
-from veille.models.offline.text import extract_figures, figure_unit, figure_value, is_year
+from veille.models.offline.text import extract_figures, figure_value, is_year, rate_unit
 
 __all__ = ["Value", "option_values", "recommendation"]
 
 _CLAUSE_RE = re.compile(r", | ; | : | et | puis | contre | alors que | tandis que ")
 _HIGHER = re.compile(r"/s$|/sec$|par seconde$")
-_LOWER = re.compile(r"^(?:k |m |md )?(?:eur|euros?|€|\$|usd|dollars)(?: ht| ttc)?$|^ms$|^etp$|^fte$")
+_LOWER = re.compile(
+    r"^(?:k |m |md )?(?:eur|euros?|€|\$|usd|dollars)(?: ht| ttc)?(?:/[\w-]+)?$|^ms(?:/[\w-]+)?$|^(?:etp|fte)(?:/[\w-]+)?$"
+)
 _UNITS_PER_AXIS = 2  # comparisons shown per axis at most
 
 
@@ -45,7 +47,8 @@ def option_values(statement: Statement, options: Sequence[str]) -> list[Value]:
         if owner is None:
             continue
         for figure in extract_figures(clause):
-            value, unit = figure_value(figure), figure_unit(figure)
+            # « 1 250 EUR par mois » and « 9 000 EUR par an » are not one quantity.
+            value, unit = figure_value(figure), rate_unit(clause, figure)
             if value is not None and unit and not is_year(figure):
                 out.append(Value(owner, figure, unit, value, statement))
     return out
@@ -72,9 +75,20 @@ def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, li
             if v.statement == anchor and v.option not in chosen:
                 chosen[v.option] = v
         around = set().union(*(window(v.statement.text, v.figure, options) for v in chosen.values()))
-        for v in same:
-            if v.option not in chosen and around & window(v.statement.text, v.figure, options):
-                chosen[v.option] = v
+        for option in options:
+            if option in chosen:
+                continue
+            overlaps = [
+                (len(around & window(v.statement.text, v.figure, options)), v)
+                for v in same
+                if v.option == option
+            ]
+            best = max((n for n, _ in overlaps), default=0)
+            top = {v.value: v for n, v in overlaps if n == best}
+            # Several values of that option fit as well (a price grid's tiers): which one compares
+            # is not in the text, so the option is left out rather than guessed.
+            if best and len(top) == 1:
+                chosen[option] = next(iter(top.values()))
         if len(chosen) >= 2:
             out[unit] = [chosen[o] for o in options if o in chosen]
     return out
@@ -114,7 +128,12 @@ def recommendation(
         kept = [s for s in statements if s.axis == axis and not set(s.numbers) <= set(rejected)]
         values = [v for s in kept for v in option_values(s, options)]
         # A unit that does not say which way is better gives no row: it would favour nobody.
-        rows = [r for r in _comparable(values, options).values() if _direction(r[0].unit)]
+        comparable = _comparable(values, options)
+        # A rate (« EUR par GPU ») compares like with like; the same unit without its « par »
+        # mixes the items it counts (a licence, a support total): the rate's row only.
+        rates = {u.partition("/")[0] for u in comparable if "/" in u}
+        rows = [r for u, r in comparable.items() if _direction(r[0].unit) and u not in rates]
+        rows.sort(key=lambda r: "/" not in r[0].unit)
         for row in rows[:_UNITS_PER_AXIS]:
             item, favoured = _line(axis, row)
             items.append(item)

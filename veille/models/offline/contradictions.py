@@ -29,7 +29,8 @@ from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 __all__ = ["ContradictionFinder"]
 
 # A quoted span (« … », “…”, "…") another document may have said word for word.
-_QUOTE_RE = re.compile(r"[«“\"]\s*([^«»“”\"]{8,160}?)\s*[»”\"]")
+_QUOTE_MIN, _QUOTE_MAX = 8, 160  # characters: shorter is a word, longer a passage
+_QUOTE_RE = re.compile(rf"[«“\"]\s*([^«»“”\"]{{{_QUOTE_MIN},{_QUOTE_MAX}}}?)\s*[»”\"]")
 _MIN_QUOTE_WORDS = 3  # shorter quotes are names or terms, not claims
 # A sentence that denies what it quotes (French and English).
 _DENIAL_RE = re.compile(
@@ -103,7 +104,7 @@ class ContradictionFinder:
         out: list[tuple[Sentence, Sentence, str, str]] = []
         claims_a = self._claims(a)
         # A promise bounded by a rate (« en moins de 3 jours par site », "under 3 days per site")
-        # and the one measure of that rate in the other document (« 8 jours par site ») are one
+        # and the one measure of that rate in the other document (« 9 jours par site ») are one
         # quantity seen twice, even across languages: worth a shared context word. Not two
         # measures: two costs per site are as often two different items.
         once_a = set(_once(claims_a))

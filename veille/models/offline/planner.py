@@ -25,41 +25,16 @@ from veille.models.offline.axes import Axis, parse_axes
 from veille.models.offline.capacity import fit_capacity, merge_axes
 from veille.models.offline.clusters import assign, cluster, same_subject_pairs
 from veille.models.offline.relevance import Context, PlannerTuning, relevant
-from veille.models.offline.text import fold
+from veille.models.offline.text import fold, is_english
 from veille.models.offline.vocab import key, keys
 from veille.roles.planner import Plan, PlannerInput, SubTask
 
 __all__ = ["PlannerTuning", "plan"]
 
-_EN_MARKERS = frozenset(
-    ["the", "and", "of", "to", "for", "with", "on", "is", "are", "our", "please", "which", "that", "this"]
-)
-_FR_MARKERS = frozenset(
-    [
-        "le",
-        "la",
-        "les",
-        "et",
-        "des",
-        "du",
-        "pour",
-        "avec",
-        "sur",
-        "est",
-        "sont",
-        "notre",
-        "qui",
-        "que",
-        "une",
-        "un",
-    ]
-)
-
 
 def _english(text: str) -> bool:
     """The request is written in English (more English than French function words)."""
-    tokens = re.findall(r"[a-z]+", fold(text))
-    return sum(t in _EN_MARKERS for t in tokens) > sum(t in _FR_MARKERS for t in tokens)
+    return is_english(text)
 
 
 def _join(names: Sequence[str], english: bool) -> str:

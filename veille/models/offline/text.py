@@ -25,12 +25,14 @@ __all__ = [
     "figure_value",
     "fold",
     "is_count",
+    "is_english",
     "is_year",
     "jaccard",
     "rate_unit",
     "split_sentences",
     "stem",
     "stems",
+    "table_rows",
     "table_sentences",
     "unit_key",
     "weighted_vector",
@@ -205,6 +207,39 @@ def table_sentences(text: str) -> list[str]:
             header = cells
         elif not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
             out.extend(_table_row(header, cells))
+    return out
+
+
+def table_rows(text: str) -> list[tuple[str, list[int]]]:
+    """Each row of the Markdown tables of ``text`` as one sentence (« Produit A : latence 12 ms ;
+    prix 900 EUR. ») with the positions, in :func:`table_sentences`, of the cells it joins: a row
+    of a benchmark or a price grid is a finding in itself."""
+    out: list[tuple[str, list[int]]] = []
+    header: list[str] | None = None
+    position = 0
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = _table_cells(line)
+        if header is None:
+            header = cells
+            continue
+        if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            continue
+        row = _table_row(header, cells)
+        if row:
+            parts = [
+                f"{name} {value}".strip() for name, value in zip(header[1:], cells[1:], strict=False) if value
+            ]
+            out.append(
+                (
+                    f"{cells[0]} : {' ; '.join(parts)}.".replace("  ", " "),
+                    list(range(position, position + len(row))),
+                )
+            )
+        position += len(row)
     return out
 
 
@@ -480,16 +515,18 @@ def figure_unit(figure: str) -> str:
 
 # « par site », "per GB", « /mois » right after a figure: what the figure is counted per.
 _PER_RE = re.compile(
+    r"(?:[ \u00a0\u202f]+(?:HT|TTC|hors taxes?|excl\.? VAT))?"  # a tax mention before the « par »
     r"[ \u00a0\u202f]*(?:/|(?:per|par)[ \u00a0\u202f]+)(?:an?[ \u00a0\u202f]+|une?[ \u00a0\u202f]+)?"
     r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)"
 )
 
 
 def rate_unit(text: str, figure: str) -> str:
-    """The unit of ``figure`` as stated in ``text``, with what it is counted per: « 8 jours par
+    """The unit of ``figure`` as stated in ``text``, with what it is counted per: « 9 jours par
     site » and "3 days per site" -> ``jour/site``, « 4 500 EUR/mois » and « 4 500 EUR par mois »
     -> ``eur/mois``; the plain :func:`figure_unit` when nothing follows."""
-    unit = figure_unit(figure)
+    # A tax mention does not change what is counted (« 1 250 EUR HT par GPU », « 2 750 EUR par GPU »).
+    unit = re.sub(r" (?:ht|hors taxes?)$", "", figure_unit(figure))
     if not unit or "/" in unit:
         head, _, per = unit.partition("/")
         return f"{head}/{unit_key(per)}" if per else unit
@@ -521,3 +558,34 @@ def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / len(sa | sb)
+
+
+_EN_MARKERS = frozenset(
+    ["the", "and", "of", "to", "for", "with", "on", "is", "are", "our", "please", "which", "that", "this"]
+)
+_FR_MARKERS = frozenset(
+    [
+        "le",
+        "la",
+        "les",
+        "et",
+        "des",
+        "du",
+        "pour",
+        "avec",
+        "sur",
+        "est",
+        "sont",
+        "notre",
+        "qui",
+        "que",
+        "une",
+        "un",
+    ]
+)
+
+
+def is_english(text: str) -> bool:
+    """``text`` is written in English: more English than French function words."""
+    tokens = re.findall(r"[a-z]+", fold(text))
+    return sum(t in _EN_MARKERS for t in tokens) > sum(t in _FR_MARKERS for t in tokens)

@@ -117,7 +117,7 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
         rank = ranks.get(finding.subtask_id, 0)
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
-        value = _value(text, data.mandatory_mentions, written)
+        value = _value(text, _options(data), written)
         point = _Point(_fit(text, data.max_sentence_words), numbers, finding.subtask_id, rank, value)
         seen[key] = point
         points.append(point)
@@ -128,7 +128,7 @@ def _synthesis(
     data: WriterInput, points: Sequence[_Point], entries: Sequence[LedgerEntry], leads: dict[str, int]
 ) -> list[CitedText]:
     limit = data.max_sentence_words
-    mentions = [m for m in data.mandatory_mentions if m.strip()]
+    mentions = _options(data)
     scope = f"en {_count(len(data.axes) or len(data.questions), 'volet')}, à partir de {_count(len(data.sources), 'source')}"
     first = f"Ce dossier compare {_join(mentions)} {scope}."
     if not mentions or sentence_words(first) > limit:
@@ -192,11 +192,16 @@ def _fallback(data: WriterInput, axes: Sequence[str]) -> list[_Point]:
     return out if axes else []
 
 
+def _options(data: WriterInput) -> list[str]:
+    """What the request compares: its terms, else its mandatory mentions (older inputs)."""
+    return [o for o in data.options if o.strip()] or [m for m in data.mandatory_mentions if m.strip()]
+
+
 def write(data: WriterInput) -> Dossier:
     valid = {s.number for s in data.sources}
     titles = data.axes or {sid: sid for sid in data.questions}
     axes = list(titles)
-    options = [m for m in data.mandatory_mentions if m.strip()]
+    options = _options(data)
     points = _points(data, axes, valid)
     entries = ledger(
         data.contradictions, data.sources, [p.statement() for p in points], options, data.max_sentence_words
