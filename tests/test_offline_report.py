@@ -22,6 +22,7 @@ from veille.grid import Grid
 from veille.models.factory import build_client
 from veille.models.offline.critic import criticise
 from veille.models.offline.judge import judge
+from veille.models.offline.markdown import fit_sentence, sentence_words
 from veille.models.offline.reviser import revise
 from veille.models.offline.writer import write
 from veille.roles.critic import CriticInput, evaluation_schema
@@ -181,6 +182,80 @@ def test_writer_recommendation_is_extractive_and_names_the_option_each_axis_favo
     assert re.search(r"Axe st-1 : .*Sauvia 2,1 Go/s.*Barzo 2,6 Go/s.* favorisent Barzo", advice), advice
     assert re.search(r"Axe st-2 : .*Sauvia 120 EUR.*Barzo 110 EUR.* favorisent Barzo", advice), advice
     assert "4,0 Go/s" not in advice
+
+
+def test_writer_compares_the_options_the_request_names_not_its_mandatory_mentions() -> None:
+    """``options`` (the request's terms) decide what the recommendation compares; a mandatory
+    mention that is no option (« coût sur 3 ans ») compares nothing."""
+    data = _writer_input(mandatory_mentions=["coût sur 3 ans"], options=MENTIONS)
+    advice = split_sections(_draft(data))["Recommandation"]
+    assert re.search(r"Axe st-2 : .*Sauvia 120 EUR.*Barzo 110 EUR.* favorisent Barzo", advice), advice
+    synthesis = split_sections(_draft(data))["Synthèse"]
+    assert "compare Sauvia, Barzo et Quillon" in synthesis and "compare coût" not in synthesis
+    no_options = split_sections(_draft(_writer_input(mandatory_mentions=["coût sur 3 ans"])))[
+        "Recommandation"
+    ]
+    assert "favorisent" not in no_options
+
+
+def _with_statements(*statements: tuple[str, str, list[int]]) -> WriterInput:
+    return _writer_input(
+        findings=[NumberedFinding(subtask_id=s, statement=t, sources=n) for s, t, n in statements],
+        contradictions=[],
+    )
+
+
+def test_recommendation_compares_one_rate_not_the_items_it_counts() -> None:
+    """« EUR par téraoctet » compares with the same rate only: a yearly support total in EUR is
+    another item, and the rate's row is the one shown."""
+    advice = split_sections(
+        _draft(
+            _with_statements(
+                ("st-2", "Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus.", [4]),
+                ("st-2", "Licence Sauvia : 120 EUR par téraoctet protégé et par an.", [5]),
+                ("st-2", "Sauvia — Support entreprise : 15 000 EUR HT, première année.", [5]),
+                ("st-2", "Barzo — Mise en service : 8 000 EUR HT, première année.", [4]),
+            )
+        )
+    )["Recommandation"]
+    assert re.search(r"Axe st-2 : Sauvia 120 EUR, Barzo 110 EUR ; ces chiffres favorisent Barzo", advice), (
+        advice
+    )
+    assert "15 000 EUR" not in advice and "8 000 EUR" not in advice  # a support and a set-up
+
+
+def test_recommendation_leaves_out_an_option_whose_values_tie() -> None:
+    """A price grid's tiers (three prices of one option, worded alike): which one compares with the
+    other option's price is not in the text, so that option is left out rather than guessed."""
+    tiers = [
+        ("st-2", f"Barzo — Palier {name} : prix mensuel {price} EUR par mois.", [4])
+        for name, price in (("S", "240"), ("M", "1 480"), ("L", "3 650"))
+    ]
+    advice = split_sections(
+        _draft(
+            _with_statements(("st-2", "Sauvia — Abonnement : prix mensuel 2 100 EUR par mois.", [5]), *tiers)
+        )
+    )["Recommandation"]
+    assert "Barzo 240 EUR" not in advice and "favorisent" not in advice, advice
+    # One tier only: it compares.
+    one = split_sections(
+        _draft(
+            _with_statements(
+                ("st-2", "Sauvia — Abonnement : prix mensuel 2 100 EUR par mois.", [5]), tiers[1]
+            )
+        )
+    )["Recommandation"]
+    assert re.search(r"Sauvia 2 100 EUR, Barzo 1 480 EUR ; ces chiffres favorisent Barzo", one), one
+
+
+def test_a_long_sentence_is_not_cut_inside_a_range_of_figures() -> None:
+    sentence = (
+        "Le prix moyen constaté par l'observatoire des prix de la filière pour un pack de 75 kWh se "
+        "situe entre 8 500 et 11 000 EUR pose comprise selon les offres reçues."
+    )
+    parts = fit_sentence(sentence, 20)
+    assert len(parts) == 2 and all(sentence_words(p) <= 20 for p in parts)
+    assert any("entre 8 500 et 11 000 EUR" in p for p in parts), parts
 
 
 def test_writer_keeps_figures_and_cites_only_numbers() -> None:

@@ -73,6 +73,9 @@ _CUTS: tuple[tuple[str, int], ...] = (
 )
 
 
+_ENDS_WITH_DIGIT_RE = re.compile(r"\d$")
+
+
 def _cut_points(text: str) -> list[tuple[int, int, int]]:
     """(priority, start, end) of separators outside parentheses and citation brackets."""
     out = []
@@ -86,6 +89,9 @@ def _cut_points(text: str) -> list[tuple[int, int, int]]:
             continue
         for sep, priority in _CUTS:
             if text.startswith(sep, i):
+                after = text[i + len(sep) : i + len(sep) + 1]
+                if priority >= 2 and _ENDS_WITH_DIGIT_RE.search(text[:i]) and after.isdigit():
+                    continue  # « entre 8 et 11 EUR », « 3, 4 ou 5 »: one range, not two clauses
                 out.append((priority, i, i + len(sep)))
     return out
 
