@@ -51,12 +51,14 @@ _INSTRUCTION_RE = re.compile(
 # Generic French hedges: what a document presents as unverified or not settled (open questions).
 _HEDGE_RE = re.compile(
     r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|à confirmer|sans source|sans proposition écrite|"
-    r"oralement|serait|seraient|aucun correctif|sans correctif|pas encore|hypoth[èe]se)\b",
+    r"oralement|serait|seraient|aucun correctif|sans correctif|pas encore|hypoth[èe]se|"
+    r"(?:toujours )?(?:pas|non) corrigée?s?|pas de correctif|not (?:yet )?(?:fixed|patched)|unpatched|no fix)\b",
     re.IGNORECASE,
 )
 # The strong subset: a later, more authoritative document on the same subject settles these.
 _DOUBT_RE = re.compile(
-    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif)\b",
+    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif|"
+    r"(?:toujours )?(?:pas|non) corrigée?s?|pas de correctif|not (?:yet )?(?:fixed|patched)|unpatched|no fix)\b",
     re.IGNORECASE,
 )
 # A figure after one of these is a target, a threshold or a need (« chaque école a besoin de

@@ -5,8 +5,9 @@ Tried in this order, the first that gives an axis (two for headings, three in a 
 1. a Markdown bullet or numbered list (top level only): one axis per item, ``label : facets``;
 2. Markdown headings (``## Sécurité``): one axis per heading, its paragraph as the facets;
 3. an enumeration inside a sentence, after a cue (« selon A, B, C et D », "on A, on B and on C",
-   « axes : A, B, C ») whose items are not the request's own terms (a list of the products compared
-   is not a list of axes);
+   « axes : A, B, C ») or of indirect questions (« si on entend bien, ce que ça coûte, où partent
+   les données et comment l'exploiter »), whose items are not the request's own terms (a list of
+   the products compared is not a list of axes);
 4. nothing: the caller clusters the catalogue instead.
 
 Generic rules only: French and English function words, no word of any corpus.
@@ -50,6 +51,7 @@ _LEADING_RE = re.compile(
 )
 _CONJ_RE = re.compile(r"\s+(?:et|and|ou|or)\s+", re.IGNORECASE)
 _MAX_ITEM_WORDS = 16
+_MAX_QUESTION_WORDS = 24  # an indirect question says more than a noun phrase
 
 
 def _clean(text: str) -> str:
@@ -143,18 +145,75 @@ def _enumeration(sentence: str) -> list[str]:
     return []
 
 
+# Indirect questions (« me demander si …, ce que …, où … et comment … »): each one an axis.
+_ASK = (
+    r"(?:si|s'ils?|ce que|ce qu'|ce qui|où|comment|combien|pourquoi|quel|quelle|quels|quelles|lequel|"
+    r"laquelle|whether|what|how|where|which|why)"
+)
+_ASK_START_RE = re.compile(rf"^(?:(?:et|and|ou|or|puis|then|enfin|finally)\s+)?{_ASK}\b", re.IGNORECASE)
+_ASK_INSIDE_RE = re.compile(rf"\b{_ASK}\b", re.IGNORECASE)
+_ASK_JOIN_RE = re.compile(rf"\s+(?:et|and|puis|then)\s+(?={_ASK}\b)", re.IGNORECASE)
+_ASIDE_RE = re.compile(r"\s+[—–]\s+[^—–]*?(?:\s+[—–]\s+|$)")  # « — le DPO attend … — »
+
+
+def _question_enumeration(sentence: str) -> list[str]:
+    """The indirect questions a sentence lists (three or more), else []: « le comité demandera si
+    on entend bien, ce que ça coûte, où partent les données et comment l'exploiter »."""
+    text = _ASIDE_RE.sub(" ", sentence.strip().rstrip(".!?")).strip()
+    pieces = [q for p in _pieces(text) for q in _split_questions(p)]
+    items: list[str] = []
+    for n, piece in enumerate(pieces):
+        if _ASK_START_RE.match(piece):
+            items.append(piece)
+        elif n == 0 and (first := _ASK_INSIDE_RE.search(piece)) and first.start() > 0:
+            items.append(piece[first.start() :])  # « Le comité va me demander si … »
+        elif items:
+            items[-1] = f"{items[-1]}, {piece}"  # the question goes on (« …, avec des fournisseurs … »)
+    items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
+    items = [i for i in items if i and len(i.split()) <= _MAX_QUESTION_WORDS]
+    return items if len(items) >= 3 else []
+
+
+def _split_questions(piece: str) -> list[str]:
+    """« où en sont X et comment Y » is two questions; « si on entend et si on voit » one, asked
+    twice the same way."""
+    parts = [p for p in _ASK_JOIN_RE.split(piece) if p.strip()]
+    out = parts[:1]
+    for part in parts[1:]:
+        before, here = _ASK_INSIDE_RE.search(out[-1]), _ASK_INSIDE_RE.search(part)
+        if before and here and fold(before.group(0)) == fold(here.group(0)):
+            out[-1] = f"{out[-1]} et {part}"
+        else:
+            out.append(part)
+    return out
+
+
 def _is_term_list(items: Sequence[str], terms: Sequence[str]) -> bool:
-    """True when most items are request terms or single capitalised words (the products compared)."""
+    """True when most items are request terms or single capitalised words (the products compared),
+    or when any item is a request term: an aspect is never a product's name alone."""
     folded_terms = {fold(t) for t in terms}
-    names = sum(1 for i in items if fold(i) in folded_terms or (len(i.split()) == 1 and i[:1].isupper()))
+    if any(fold(i) in folded_terms for i in items):
+        return True
+    names = sum(1 for i in items if len(i.split()) == 1 and i[:1].isupper())
     return names * 2 > len(items)
 
 
+def _sentences(request: str) -> list[str]:
+    """The request's sentences; a paragraph never runs into the next one, even when it ends
+    without punctuation (« Objet : … », « Bonjour, »)."""
+    out: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", request):
+        text = " ".join(line.strip() for line in paragraph.splitlines() if line.strip())
+        if text and text[-1] not in ".!?":
+            text += "."  # « Objet : … », « Bonjour, »: the paragraph ends the sentence
+        out.extend(s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip())
+    return out
+
+
 def _sentence_axes(request: str, terms: Sequence[str]) -> list[Axis]:
-    text = " ".join(line.strip() for line in request.splitlines() if line.strip())
     best: list[str] = []
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
-        items = _enumeration(sentence)
+    for sentence in _sentences(request):
+        items = max((_question_enumeration(sentence), _enumeration(sentence)), key=len)
         if items and not _is_term_list(items, terms) and len(items) > len(best):
             best = items
     return [Axis(label=_capitalised(i), facets=[], text=i) for i in best]

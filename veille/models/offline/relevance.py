@@ -11,7 +11,8 @@ A document is kept when (each rule generic, thresholds in :class:`PlannerTuning`
    by the share of them that use the word (topic feedback, repeated until nothing changes). This is
    what keeps an English source under a French request, and what leaves out a document that only
    shares one of the request's words (a vocabulary clash);
-5. it is the same subject as a kept document (shared term and shared rare words: a follow-up, a fix).
+5. it is the same subject as a kept document (shared term and shared rare words: a follow-up, a fix;
+   half the weight of rare words for a document in another language than the request).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from veille.models.offline.axes import Axis
-from veille.models.offline.text import fold
+from veille.models.offline.text import fold, is_english
 from veille.models.offline.vocab import aspect_words, aspects, framing_words, keys
 from veille.roles.planner import CatalogueEntry, PlannerInput
 
@@ -50,6 +51,7 @@ class PlannerTuning:
     framing_ratio_other: float = 0.9  # same, for other documents
     framing_min_score: float = 1.0
     framing_min_words: int = 2  # framing words (requirements, sizing, method...) of a framing document
+    other_language_link: float = 0.5  # share of link_min_weight a document in another language needs
 
 
 @dataclass
@@ -110,6 +112,7 @@ class Context:
         df = Counter(k for d in self.docs for k in set(d.keys))
         n = len(self.docs)
         self.idf = {k: math.log((n + 1) / (df[k] + 0.5)) for k in sorted(df)}
+        self.request_english = is_english(f"{data.request_title} {data.request}")
 
     def text(self, entry: CatalogueEntry) -> str:
         return entry_text(entry, self.data.with_summaries)
@@ -132,6 +135,10 @@ class Context:
             aspect_counts=counts,
             framing=framing,
         )
+
+    def foreign(self, d: Doc) -> bool:
+        """``d``'s title and summary are not in the request's language (English against French)."""
+        return is_english(self.text(d.entry)) != self.request_english
 
     def request_weights(self) -> dict[str, float]:
         """Request vocabulary: axis and title words weigh 1, the rest of the request 0.5."""
@@ -219,7 +226,10 @@ def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> N
                 if d.terms and not set(d.terms) & set(other.terms):
                     continue
                 n_shared, weight = link(d, other, ctx.idf)
-                if n_shared >= t.link_min_shared and weight >= t.link_min_weight:
+                # A document in another language than the request shares few words with anything
+                # kept: names and model numbers (« Studio », « Cloud ») are most of what it can share.
+                needed = t.link_min_weight * (t.other_language_link if ctx.foreign(d) else 1.0)
+                if n_shared >= t.link_min_shared and weight >= needed:
                     kept.add(d.id)
                     changed = True
                     break

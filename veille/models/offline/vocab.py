@@ -215,7 +215,8 @@ ASPECTS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         "qualit precision scalab montee charge"
     ),
     "cost": _family(
-        "=cout =couts =cost =costs =costing =prix price pricing tarif licen abonnement subscri devis =quote "
+        "=cout =couts =coute =coutent =couter =coutera =cost =costs =costing =prix price pricing tarif licen "
+        "abonnement subscri devis =quote "
         "=quotes =quoted budget =eur =usd =euros =dollars factur billing =bill remise discount =tco garanti "
         "warrant =achat purchase =fee =fees"
     ),
@@ -229,7 +230,8 @@ ASPECTS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         "transfer transfert traitant processor juridi legal certif audit =soc =iso =ue =eu europ"
     ),
     "operations": _family(
-        "exploitation operation operat supervis monitor upgrade update =mise deploi deploy maintenan "
+        "exploitation =exploiter =exploite =exploitent operation operat supervis monitor upgrade update =mise "
+        "deploi deploy maintenan "
         "administr =etp =fte astreinte support connecteur connector provisionn automat"
     ),
     "outlook": _family(
