@@ -286,6 +286,26 @@ def test_a_later_document_that_quotes_and_denies_settles_the_pair(
     assert _analyse(authority, press, forum) == []
 
 
+def test_a_table_row_is_a_finding_unless_a_cell_of_it_was_superseded(authority: AuthorityRanking) -> None:
+    bench = _doc("d-1", "2026-09-01", "benchmark-interne", "Banc comparatif : Atlas, Borea et Cirrus",
+                 "## Résultats\n\n| Produit | latence p95 | endurance |\n|---|---|---|\n"
+                 "| Atlas | 38 ms | 4 200 cycles |\n| Borea | 27 ms | 3 900 cycles |\n")  # fmt: skip
+    result = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=[bench]), authority)
+    statements = [f.statement for f in result.findings]
+    assert "Atlas : latence p95 38 ms ; endurance 4 200 cycles." in statements, statements
+    assert "Borea : latence p95 27 ms ; endurance 3 900 cycles." in statements, statements
+    # A 2026 grid row whose price the 2027 grid replaces is no finding; the 2027 row is.
+    old = _doc("d-2", "2026-01-15", "grille-tarifaire", "Atlas : grille tarifaire des licences 2026",
+               "## Prix\n\n| Palier | prix mensuel de la licence |\n|---|---|\n| Standard | 1 150 EUR par mois |\n")  # fmt: skip
+    new = _doc("d-3", "2026-10-01", "grille-tarifaire", "Atlas : grille tarifaire des licences 2027",
+               "## Prix\n\n| Palier | prix mensuel de la licence |\n|---|---|\n| Standard | 1 480 EUR par mois |\n")  # fmt: skip
+    result = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=[old, new]), authority)
+    assert [n.retained for n in result.contradictions] == ["d-3"]
+    cited = {(tuple(f.doc_ids), f.statement) for f in result.findings}
+    assert not any("1 150 EUR" in text for _, text in cited), cited
+    assert any("1 480 EUR" in text for _, text in cited), cited
+
+
 # --- authority ---------------------------------------------------------------------------------
 
 

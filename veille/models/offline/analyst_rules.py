@@ -49,16 +49,19 @@ _INSTRUCTION_RE = re.compile(
     re.IGNORECASE,
 )
 # Generic French hedges: what a document presents as unverified or not settled (open questions).
+# « toujours pas corrigée », "not yet fixed": a flaw said to be open, which a later fix settles.
+_NOT_FIXED = (
+    r"(?:toujours )?(?:pas|non) corrigée?s?|pas de correctif|not (?:yet )?(?:fixed|patched)|unpatched|no fix"
+)
 _HEDGE_RE = re.compile(
     r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|à confirmer|sans source|sans proposition écrite|"
-    r"oralement|serait|seraient|aucun correctif|sans correctif|pas encore|hypoth[èe]se|"
-    r"(?:toujours )?(?:pas|non) corrigée?s?|pas de correctif|not (?:yet )?(?:fixed|patched)|unpatched|no fix)\b",
+    rf"oralement|serait|seraient|aucun correctif|sans correctif|pas encore|hypoth[èe]se|{_NOT_FIXED})\b",
     re.IGNORECASE,
 )
 # The strong subset: a later, more authoritative document on the same subject settles these.
 _DOUBT_RE = re.compile(
     r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif|"
-    r"(?:toujours )?(?:pas|non) corrigée?s?|pas de correctif|not (?:yet )?(?:fixed|patched)|unpatched|no fix)\b",
+    rf"{_NOT_FIXED})\b",
     re.IGNORECASE,
 )
 # A figure after one of these is a target, a threshold or a need (« chaque école a besoin de

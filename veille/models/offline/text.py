@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 __all__ = [
     "STOP_WORDS",
@@ -195,7 +195,29 @@ def table_sentences(text: str) -> list[str]:
     """Each filled cell of the Markdown tables of ``text`` as a sentence labelled by its row and
     column (« Produit A : latence 12 ms. »): a figure in a table keeps what it measures, so it can
     be compared with the same measure stated in prose elsewhere."""
-    out: list[str] = []
+    return [cell for header, cells in _table_data_rows(text) for cell in _table_row(header, cells)]
+
+
+def table_rows(text: str) -> list[tuple[str, list[int]]]:
+    """Each row of the Markdown tables of ``text`` as one sentence (« Produit A : latence 12 ms ;
+    prix 900 EUR. ») with the positions, in :func:`table_sentences`, of the cells it joins: a row
+    of a benchmark or a price grid is a finding in itself."""
+    out: list[tuple[str, list[int]]] = []
+    position = 0
+    for header, cells in _table_data_rows(text):
+        row = _table_row(header, cells)
+        if row:
+            parts = [
+                f"{name} {value}".strip() for name, value in zip(header[1:], cells[1:], strict=False) if value
+            ]
+            sentence = f"{cells[0]} : {' ; '.join(parts)}.".replace("  ", " ")
+            out.append((sentence, list(range(position, position + len(row)))))
+        position += len(row)
+    return out
+
+
+def _table_data_rows(text: str) -> Iterator[tuple[list[str], list[str]]]:
+    """(header cells, row cells) of each data row of the Markdown tables of ``text``."""
     header: list[str] | None = None
     for raw in text.splitlines():
         line = raw.strip()
@@ -206,41 +228,7 @@ def table_sentences(text: str) -> list[str]:
         if header is None:
             header = cells
         elif not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-            out.extend(_table_row(header, cells))
-    return out
-
-
-def table_rows(text: str) -> list[tuple[str, list[int]]]:
-    """Each row of the Markdown tables of ``text`` as one sentence (« Produit A : latence 12 ms ;
-    prix 900 EUR. ») with the positions, in :func:`table_sentences`, of the cells it joins: a row
-    of a benchmark or a price grid is a finding in itself."""
-    out: list[tuple[str, list[int]]] = []
-    header: list[str] | None = None
-    position = 0
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line.startswith("|"):
-            header = None
-            continue
-        cells = _table_cells(line)
-        if header is None:
-            header = cells
-            continue
-        if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-            continue
-        row = _table_row(header, cells)
-        if row:
-            parts = [
-                f"{name} {value}".strip() for name, value in zip(header[1:], cells[1:], strict=False) if value
-            ]
-            out.append(
-                (
-                    f"{cells[0]} : {' ; '.join(parts)}.".replace("  ", " "),
-                    list(range(position, position + len(row))),
-                )
-            )
-        position += len(row)
-    return out
+            yield header, cells
 
 
 def _table_cells(line: str) -> list[str]:
