@@ -215,8 +215,7 @@ ASPECTS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         "qualit precision scalab montee charge"
     ),
     "cost": _family(
-        "=cout =couts =coute =coutent =couter =coutera =cost =costs =costing =prix price pricing tarif licen "
-        "abonnement subscri devis =quote "
+        "=cout =couts =cost =costs =costing =prix price pricing tarif licen abonnement subscri devis =quote "
         "=quotes =quoted budget =eur =usd =euros =dollars factur billing =bill remise discount =tco garanti "
         "warrant =achat purchase =fee =fees"
     ),
@@ -230,8 +229,7 @@ ASPECTS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         "transfer transfert traitant processor juridi legal certif audit =soc =iso =ue =eu europ"
     ),
     "operations": _family(
-        "exploitation =exploiter =exploite =exploitent operation operat supervis monitor upgrade update =mise "
-        "deploi deploy maintenan "
+        "exploitation operation operat supervis monitor upgrade update =mise deploi deploy maintenan "
         "administr =etp =fte astreinte support connecteur connector provisionn automat"
     ),
     "outlook": _family(
