@@ -264,8 +264,9 @@ _REVIEW = "Independent review of the Atlas SOC 2 Type II report"
         ("L'annonce d'une plateforme « fully certified for Europe » n'est pas étayée par le rapport.", True),
         ('The press release calls the platform "fully certified for Europe", as the report confirms.', False),
         ('The claim of a platform "certified for every region" is not supported by the report.', False),
+        ('The "is fully certified" wording is not supported by the report.', False),  # two content words
     ],
-    ids=["denied", "denied-fr", "quoted-agreeing", "not-a-quote-of-it"],
+    ids=["denied", "denied-fr", "quoted-agreeing", "not-a-quote-of-it", "a-common-phrase"],
 )
 def test_a_later_document_that_quotes_and_denies_settles_the_pair(
     authority: AuthorityRanking, review: str, note: bool
@@ -284,6 +285,9 @@ def test_a_later_document_that_quotes_and_denies_settles_the_pair(
     # A less authoritative document denying the press release does not settle it by this rule.
     forum = audit.model_copy(update={"source_type": "forum", "title": "Forum: Atlas SOC 2 Type II report"})
     assert _analyse(authority, press, forum) == []
+    # Nor one about another product, quoting the same words.
+    other = audit.model_copy(update={"title": "Independent review of the Borea SOC 2 Type II report"})
+    assert _analyse(authority, press, other) == []
 
 
 def test_a_table_row_is_a_finding_unless_a_cell_of_it_was_superseded(authority: AuthorityRanking) -> None:

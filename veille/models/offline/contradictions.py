@@ -24,6 +24,7 @@ from veille.models.offline.text import (
     rate_unit,
     stems,
 )
+from veille.models.offline.vocab import keys
 from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 
 __all__ = ["ContradictionFinder"]
@@ -31,7 +32,7 @@ __all__ = ["ContradictionFinder"]
 # A quoted span (« … », “…”, "…") another document may have said word for word.
 _QUOTE_MIN, _QUOTE_MAX = 8, 160  # characters: shorter is a word, longer a passage
 _QUOTE_RE = re.compile(rf"[«“\"]\s*([^«»“”\"]{{{_QUOTE_MIN},{_QUOTE_MAX}}}?)\s*[»”\"]")
-_MIN_QUOTE_WORDS = 3  # shorter quotes are names or terms, not claims
+_MIN_QUOTE_WORDS = 3  # content words (French or English): shorter quotes (« mise à jour ») are terms
 # A sentence that denies what it quotes (French and English).
 _DENIAL_RE = re.compile(
     r"\b(?:not supported|unsupported|not true|untrue|false|incorrect|inaccurate|misleading|"
@@ -239,12 +240,14 @@ class ContradictionFinder:
         later, earlier = (a, b) if a.date > b.date else (b, a)
         if self.authority.rank(later.source_type) < self.authority.rank(earlier.source_type):
             return None
+        if self.subjects and not set(doc_names(a, self.subjects)) & set(doc_names(b, self.subjects)):
+            return None  # a common phrase quoted about another product settles nothing
         earlier_text = _squash(f"{earlier.title} {earlier.body}")
         for s in self.sentences(later):
             if not _DENIAL_RE.search(s.text):
                 continue
             for quote in _QUOTE_RE.findall(s.text):
-                if len(quote.split()) < _MIN_QUOTE_WORDS or _squash(quote) not in earlier_text:
+                if len(keys(quote)) < _MIN_QUOTE_WORDS or _squash(quote) not in earlier_text:
                     continue
                 lost = [x.index for x in self.sentences(earlier) if _squash(quote) in _squash(x.text)]
                 return later, earlier, f"« {quote.strip()} » contredit : {s.text}", lost
