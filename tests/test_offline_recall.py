@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from veille.models.offline.analyst import analyse
+from veille.models.offline.analyst_rules import rebuts
 from veille.models.offline.authority import AuthorityRanking, load_authority
 from veille.models.offline.text import (
     extract_figures,
@@ -177,6 +178,14 @@ def test_a_figure_quoted_to_be_rejected_still_conflicts(authority: AuthorityRank
         }
     )
     assert _analyse(authority, sheet, plain) == []
+
+
+def test_the_old_value_of_a_change_is_rejected_not_the_start_of_a_range() -> None:
+    assert rebuts("Ingest drops from 0.11 USD to **0.08 USD per GB**.", "0.11 USD")
+    assert rebuts("La licence passe de 2 900 à 3 600 EUR par poste.", "2 900")  # bare old value
+    assert rebuts("L'unité est passée de 38 dB(A) à 47 dB(A) à 10 m.", "38 dB")
+    # Two quantities (« un pack de 75 kWh à 8 500 EUR »): nothing is replaced.
+    assert not rebuts("Un pack de 75 kWh à 8 500 EUR, pose comprise.", "75 kWh")
 
 
 def test_a_figure_of_the_same_unit_is_no_qualifier(authority: AuthorityRanking) -> None:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from veille.models.offline.text import (
+    extract_figures,
+    figure_unit,
     fold,
 )
 from veille.roles.analyst import DocumentText
@@ -116,8 +118,14 @@ def rebuts(text: str, figure: str) -> bool:
     pos = text.find(figure)
     if pos < 0:
         return False
-    if _FROM_RE.search(text[:pos]) and _TO_RE.match(text, pos + len(figure)):
-        return True
+    change = _TO_RE.match(text, pos + len(figure)) if _FROM_RE.search(text[:pos]) else None
+    if change:
+        # The new value in the same unit (or the old one bare: « de 2 900 à 3 600 EUR »), not
+        # a range of two things (« un pack de 75 kWh à 8 500 EUR »).
+        following = extract_figures(text[change.end() - 1 :])[:1]
+        unit = figure_unit(figure)
+        if following and (not unit or figure_unit(following[0]) == unit):
+            return True
     return bool(_REBUTTAL_RE.search(text[:pos]))
 
 
