@@ -120,8 +120,8 @@ def rebuts(text: str, figure: str) -> bool:
         return False
     change = _TO_RE.match(text, pos + len(figure)) if _FROM_RE.search(text[:pos]) else None
     if change:
-        # The new value in the same unit (or the old one bare: « de 2 900 à 3 600 EUR »), not
-        # a range of two things (« un pack de 75 kWh à 8 500 EUR »).
+        # The new value in the same unit (or the old one bare: « de 1 250 à 1 400 EUR »), not
+        # a range of two things (« un pack de 60 kWh à 7 300 EUR »).
         following = extract_figures(text[change.end() - 1 :])[:1]
         unit = figure_unit(figure)
         if following and (not unit or figure_unit(following[0]) == unit):
