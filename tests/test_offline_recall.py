@@ -147,6 +147,24 @@ def test_a_measure_outside_a_bound_contradicts_it(
     assert f"{measured} retenu contre moins de 2 heures" in reason  # the bound keeps its side
 
 
+def test_a_measure_within_a_bound_that_rejects_it_contradicts_it(authority: AuthorityRanking) -> None:
+    """« jusqu'à 8 m » is a claimed maximum: a measured range of 5 m within it agrees, unless the
+    measuring sentence says it rejects the 8 m (« loin des 8 m de la fiche »)."""
+    sheet = _doc("d-1", "2026-02-01", "fiche-produit", "Atlas KL : fiche produit de la barre de visioconférence",
+                 "## Audio\n\nLa barre Atlas KL capte la voix jusqu'à 8 m dans les salles de réunion.\n")  # fmt: skip
+    pilot = _doc("d-2", "2026-10-01", "rapport-de-mesure", "Pilote : mesures de la barre Atlas KL en salle",
+                 "## Audio\n\nLa barre Atlas KL capte la voix sur une portée utile de 5 m en salle de réunion, "
+                 "loin des 8 m de sa fiche.\n")  # fmt: skip
+    [(_, retained, reason)] = _analyse(authority, sheet, pilot)
+    assert retained == "d-2" and "5 m retenu contre moins de 8 m" in reason, reason
+    agreeing = pilot.model_copy(
+        update={
+            "body": "## Audio\n\nLa barre Atlas KL capte la voix sur une portée utile de 5 m en salle de réunion.\n"
+        }
+    )
+    assert _analyse(authority, sheet, agreeing) == []
+
+
 def test_a_requirement_is_not_a_claim(authority: AuthorityRanking) -> None:
     """A bound about no subject (a requirement document) is not contradicted by a measure."""
     need = _doc("d-1", "2026-01-10", "cahier-des-charges", "Cahier des charges : restauration des serveurs",

@@ -141,8 +141,10 @@ class ContradictionFinder:
                     continue  # two bounds: neither is a measure
                 if ca.bound or cb.bound:
                     bound, measure = (ca, cb) if ca.bound else (cb, ca)
-                    if not outside(bound, measure, 0.01):
-                        continue  # the measure is within the bound: they agree
+                    if not outside(bound, measure, 0.01) and not rebuts(measure.sentence.text, bound.figure):
+                        # Within the bound they agree, unless the measure's sentence rejects the
+                        # bound (« portée utile de 5 m, loin des 8 m de la fiche »: a claimed maximum).
+                        continue
                 elif abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
                     continue
                 out.append((ca.sentence, cb.sentence, _stated(ca), _stated(cb)))
