@@ -12,13 +12,8 @@ import pytest
 from veille.models.offline.analyst import analyse
 from veille.models.offline.analyst_rules import rebuts
 from veille.models.offline.authority import AuthorityRanking, load_authority
-from veille.models.offline.text import (
-    extract_figures,
-    figure_unit,
-    figure_value,
-    rate_unit,
-    split_sentences,
-)
+from veille.models.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
+from veille.models.offline.text import split_sentences
 from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, DocumentText
 

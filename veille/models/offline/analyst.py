@@ -28,23 +28,25 @@ from veille.models.offline.analyst_rules import (
 )
 from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.contradictions import ContradictionFinder
-from veille.models.offline.text import (
+from veille.models.offline.figures import (
     date_key,
     extract_dates,
     extract_figures,
     figure_unit,
     figure_value,
-    fold,
     is_count,
-    is_english,
     is_year,
+    unit_key,
+)
+from veille.models.offline.text import (
+    fold,
+    is_english,
     jaccard,
     split_sentences,
     stem,
     stems,
     table_rows,
     table_sentences,
-    unit_key,
     word_count,
 )
 from veille.roles.analyst import AnalystInput, DocumentText, Finding, Findings

@@ -7,11 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from veille.models.offline.text import (
-    extract_figures,
-    figure_unit,
-    fold,
-)
+from veille.models.offline.figures import extract_figures, figure_unit
+from veille.models.offline.text import fold
 from veille.roles.analyst import DocumentText
 
 __all__ = [

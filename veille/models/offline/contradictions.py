@@ -16,14 +16,8 @@ from veille.models.offline.analyst_rules import (
     rebuts,
 )
 from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.text import (
-    figure_unit,
-    figure_value,
-    fold,
-    jaccard,
-    rate_unit,
-    stems,
-)
+from veille.models.offline.figures import figure_unit, figure_value, rate_unit
+from veille.models.offline.text import fold, jaccard, stems
 from veille.models.offline.vocab import keys
 from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 

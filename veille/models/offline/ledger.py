@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.dossier import KeyPoint, LedgerEntry, supersedes
+from veille.models.offline.figures import extract_figures, figure_unit, is_year
 from veille.models.offline.markdown import fit_sentence
-from veille.models.offline.text import extract_figures, figure_unit, fold, is_year, stems
+from veille.models.offline.text import fold, stems
 from veille.roles.writer import NumberedContradiction, SourceRef
 
 __all__ = ["Statement", "ledger", "mentioned", "superseded", "window"]
