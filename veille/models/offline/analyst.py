@@ -29,6 +29,7 @@ from veille.models.offline.analyst_rules import (
 from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.contradictions import ContradictionFinder
 from veille.models.offline.figures import (
+    asked_quantity,
     date_key,
     extract_dates,
     extract_figures,
@@ -36,10 +37,12 @@ from veille.models.offline.figures import (
     figure_value,
     is_count,
     is_year,
+    quantity_unit,
     unit_key,
 )
 from veille.models.offline.text import (
     fold,
+    heading_items,
     is_english,
     jaccard,
     split_sentences,
@@ -71,6 +74,7 @@ class _Analyst(ContradictionFinder):
         self._sentences: dict[str, list[Sentence]] = {}
         self._table_cells: dict[str, list[Sentence]] = {}
         self._table_rows: dict[str, list[Sentence]] = {}
+        self._heading_items: dict[str, list[Sentence]] = {}
         self._row_cells: dict[tuple[str, int], set[int]] = {}  # (doc, row index) -> its cells' indices
         self._claim_cache: dict[str, list[Claim]] = {}
         self.noted_docs: set[str] = set()
@@ -104,6 +108,18 @@ class _Analyst(ContradictionFinder):
             for n, (_, cells) in enumerate(rows):
                 self._row_cells[(doc.id, first + n)] = {cells_first + c for c in cells}
             cached = self._table_rows[doc.id] = self._read(doc, [text for text, _ in rows], first=first)
+        return cached
+
+    def heading_items(self, doc: DocumentText) -> list[Sentence]:
+        """The document's short list items led by their heading (:func:`heading_items`): findings,
+        never compared (the prose and the tables carry the claims)."""
+        cached = self._heading_items.get(doc.id)
+        if cached is None:
+            first = (
+                len(split_sentences(doc.body)) + len(table_sentences(doc.body)) + len(table_rows(doc.body))
+            )
+            items = heading_items(doc.body, self.tuning.min_words)
+            cached = self._heading_items[doc.id] = self._read(doc, items, first=first)
         return cached
 
     def _read(self, doc: DocumentText, texts: list[str], *, first: int) -> list[Sentence]:
@@ -171,11 +187,7 @@ class _Analyst(ContradictionFinder):
         per_doc: dict[str, list[Sentence]] = {}
         for doc in self.data.documents:
             candidates = []
-            for s in [*self.sentences(doc), *self.table_rows(doc)]:
-                if (doc.id, s.index) in superseded or any(
-                    (doc.id, c) in superseded for c in self._row_cells.get((doc.id, s.index), ())
-                ):
-                    continue
+            for s in self._pool(doc, superseded):
                 s.score = self.score(s)
                 if s.score >= 3 and (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2):
                     candidates.append(s)
@@ -194,6 +206,7 @@ class _Analyst(ContradictionFinder):
         )
         chosen += rest[: max(0, budget - len(chosen))]
         chosen += self._facet_cover(chosen, superseded)
+        chosen += self._option_cover(chosen, superseded)
         order = {d.id: n for n, d in enumerate(self.data.documents)}
         chosen.sort(key=lambda s: (order[s.doc.id], s.index))
         # The same fact in several documents: one finding citing all of them.
@@ -208,6 +221,82 @@ class _Analyst(ContradictionFinder):
             Finding(statement=self.statement(s), doc_ids=list(s.doc_ids), figures=list(s.figures))
             for s in merged
         ]
+
+    def _pool(self, doc: DocumentText, superseded: set[tuple[str, int]]) -> list[Sentence]:
+        """The document's sentences, table rows and headed list items that may become findings:
+        not superseded, nor a row with a superseded cell, nor an item repeating a superseded figure."""
+        rejected = {
+            f
+            for s in self.sentences(doc) + self.table_cells(doc)
+            if (doc.id, s.index) in superseded
+            for f in s.unit_figures
+        }
+        out = []
+        for s in self.sentences(doc):
+            if (doc.id, s.index) not in superseded:
+                out.append(s)
+        for s in self.table_rows(doc):
+            if not any((doc.id, c) in superseded for c in self._row_cells.get((doc.id, s.index), ())):
+                out.append(s)
+        out += [s for s in self.heading_items(doc) if not rejected & set(s.unit_figures)]
+        return out
+
+    def _option_cover(self, chosen: Sequence[Sentence], superseded: set[tuple[str, int]]) -> list[Sentence]:
+        """For each option compared and each aspect the question lists, the option's best sentence
+        on that aspect when no chosen sentence gives it: a comparison needs each option's price,
+        not one option's price three times. An aspect naming a quantity (« prix par pack ») is
+        answered only by a figure of that quantity (an amount in a currency, per pack)."""
+        if len(self.subjects) < 2:
+            return []
+        asked = [(set(stems(f)) - self.subject_stems, *asked_quantity(f)) for f in facets(self.data.question)]
+        asked = [a for a in asked if a[0]]
+        if len(asked) < 2:
+            return []  # a single aspect: the ranking already answers it
+
+        def aspect(s: Sentence) -> int | None:
+            """The one aspect the sentence is about: the most of its words, a quantity it asks
+            for given; None when two aspects tie (« garantie étendue : 900 EUR par pack » is
+            about neither the price nor the warranty alone)."""
+            own = set(s.stems)
+            matched: dict[int, tuple[int, bool]] = {}  # aspect -> (its words, enough)
+            for n, (aspect_stems, units, per) in enumerate(asked):
+                literal = len(aspect_stems & own)
+                answers = bool(units) and any(
+                    quantity_unit(s.text, f)[0] in units and (not per or quantity_unit(s.text, f)[1] == per)
+                    for f in s.unit_figures
+                )
+                if units and not answers:
+                    continue
+                matched[n] = (literal, literal + answers >= min(2, len(aspect_stems) + answers))
+            top = max((literal for literal, _ in matched.values()), default=0)
+            best = [n for n, (literal, _) in matched.items() if literal == top]
+            return best[0] if len(best) == 1 and matched[best[0]][1] else None
+
+        def names(s: Sentence) -> tuple[str, ...]:
+            own = sentence_names(s.text, self.subjects)
+            if own:
+                return own
+            title = doc_names(s.doc, self.subjects)
+            return title if len(title) == 1 else ()
+
+        covered = {(o, aspect(s)) for s in chosen for o in names(s)}
+        pool = [
+            s
+            for d in self.data.documents
+            for s in self._pool(d, superseded)
+            if s not in chosen and (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2)
+        ]
+        extra: list[Sentence] = []
+        for n in range(len(asked)):
+            for option in self.subjects:
+                if (option, n) in covered:
+                    continue
+                fits = [s for s in pool if option in names(s) and aspect(s) == n and s not in extra]
+                if fits:
+                    best = max(fits, key=lambda s: (self.score(s), -s.index, s.doc.id))
+                    extra.append(best)
+                    covered.update((o, n) for o in names(best))
+        return extra
 
     def _duplicate(self, a: Sentence, b: Sentence) -> bool:
         """Same wording and same figures (same wording, other figures: two facts)."""

@@ -17,6 +17,7 @@ def _wordlist(text: str) -> list[str]:
 
 
 __all__ = [
+    "asked_quantity",
     "date_key",
     "extract_dates",
     "extract_figures",
@@ -24,6 +25,7 @@ __all__ = [
     "figure_value",
     "is_count",
     "is_year",
+    "quantity_unit",
     "rate_unit",
     "unit_key",
 ]
@@ -311,3 +313,39 @@ def is_count(figure: str) -> bool:
 
 def is_year(figure: str) -> bool:
     return bool(_YEAR_RE.match(figure.strip()))
+
+
+# What a question calls a quantity, and the units that measure it (French and English): « prix »
+# is answered by an amount in a currency, « temps » by a duration. Generic words, no corpus facts.
+_QUANTITY_WORDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
+    (
+        frozenset(_wordlist("prix cout couts tarif tarifs budget montant price prices cost costs pricing")),
+        frozenset(_wordlist("eur usd gbp chf")),
+    ),
+    (
+        frozenset(_wordlist("temps duree durees delai delais time duration latence latency")),
+        frozenset(_wordlist("ms s min h jour semaine mois")),
+    ),
+    (frozenset(_wordlist("masse poids weight mass")), frozenset(_wordlist("kg t g"))),
+    (frozenset(_wordlist("distance portee range")), frozenset(_wordlist("m km"))),
+)
+_ASKED_PER_RE = re.compile(r"^(?:par|per)\s+(?:an?\s+|une?\s+)?([a-z][\w-]*)")
+
+
+def asked_quantity(aspect: str) -> tuple[frozenset[str], str]:
+    """The units that answer an aspect a question lists, and what they are counted per: « prix par
+    pack » -> ({eur, usd, …}, ``pack``), « temps de charge » -> (durations, ''), « garantie » ->
+    (∅, ''). A price is answered by a price, whatever words the answering sentence uses."""
+    words = re.findall(r"[a-z0-9'-]+", fold(aspect))
+    for n, word in enumerate(words):
+        for names, units in _QUANTITY_WORDS:
+            if word in names:
+                per = _ASKED_PER_RE.match(" ".join(words[n + 1 :]))
+                return units, unit_key(per.group(1)) if per else ""
+    return frozenset(), ""
+
+
+def quantity_unit(text: str, figure: str) -> tuple[str, str]:
+    """(unit, counted per) of ``figure`` in ``text``: « 9 EUR par pack » -> (``eur``, ``pack``)."""
+    head, _, per = rate_unit(text, figure).partition("/")
+    return head.split()[0] if head else "", per

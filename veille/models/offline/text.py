@@ -19,6 +19,7 @@ __all__ = [
     "content_words",
     "cosine",
     "fold",
+    "heading_items",
     "is_english",
     "jaccard",
     "split_sentences",
@@ -179,6 +180,26 @@ def split_sentences(text: str) -> list[str]:
         else:
             paragraph.append(line)
     flush()
+    return out
+
+
+def heading_items(text: str, max_words: int) -> list[str]:
+    """List items shorter than ``max_words`` words that hold a figure, each led by the heading above
+    it (« Charge à froid — Produit A : 38 minutes. »). Under a heading, such a list reads like a
+    two-column table whose column is the heading: the item alone does not say what it measures."""
+    out: list[str] = []
+    heading = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("#"):
+            heading = _MD_EMPHASIS_RE.sub("", line.lstrip("#")).strip()
+            continue
+        item = re.match(r"^(?:[-*+]|\d+[.)])\s+(.*)$", line)
+        if item is None or not heading:
+            continue
+        body = _MD_EMPHASIS_RE.sub("", item.group(1)).strip().rstrip(".")
+        if re.search(r"\d", body) and word_count(body) < max_words:
+            out.append(f"{heading} — {body}.")
     return out
 
 
