@@ -280,22 +280,28 @@ class _Analyst(ContradictionFinder):
             return title if len(title) == 1 else ()
 
         covered = {(o, aspect(s)) for s in chosen for o in names(s)}
-        pool = [
-            s
-            for d in self.data.documents
-            for s in self._pool(d, superseded)
-            if s not in chosen and (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2)
-        ]
+        # Each candidate's aspect and options once: the pool is every sentence of the sub-task.
+        taken = {id(s) for s in chosen}
+        fits: dict[tuple[str, int], list[Sentence]] = {}
+        for d in self.data.documents:
+            for s in self._pool(d, superseded):
+                if id(s) in taken or not (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2):
+                    continue
+                n = aspect(s)
+                if n is not None:
+                    for option in names(s):
+                        if (option, n) not in covered:
+                            fits.setdefault((option, n), []).append(s)
         extra: list[Sentence] = []
         for n in range(len(asked)):
             for option in self.subjects:
-                if (option, n) in covered:
+                candidates = [s for s in fits.get((option, n), []) if id(s) not in taken]
+                if (option, n) in covered or not candidates:
                     continue
-                fits = [s for s in pool if option in names(s) and aspect(s) == n and s not in extra]
-                if fits:
-                    best = max(fits, key=lambda s: (self.score(s), -s.index, s.doc.id))
-                    extra.append(best)
-                    covered.update((o, n) for o in names(best))
+                best = max(candidates, key=lambda s: (self.score(s), -s.index, s.doc.id))
+                extra.append(best)
+                taken.add(id(best))
+                covered.update((o, n) for o in names(best))
         return extra
 
     def _duplicate(self, a: Sentence, b: Sentence) -> bool:
