@@ -20,6 +20,7 @@ from veille.models.offline.analyst_rules import (
     AnalystTuning,
     Claim,
     Sentence,
+    aliases,
     bound_of,
     doc_names,
     facets,
@@ -67,6 +68,7 @@ class _Analyst(ContradictionFinder):
         # Subjects: names in the question that some document title also names (product, vendor...).
         self.subjects = subjects(data.question, data.documents)
         self.subject_stems = {stem(w) for n in self.subjects for w in re.findall(r"[a-z0-9]+", fold(n))}
+        self.aliases = aliases(self.subjects, [data.question, *(d.title for d in data.documents)])
         self.detail_stems = set(stems(" ".join(facets(data.question)))) - self.subject_stems
         question_words = re.findall(r"[a-z0-9/]+", fold(data.question))
         self.unit_words = {*question_words, *(unit_key(w) for w in question_words)}
@@ -135,7 +137,7 @@ class _Analyst(ContradictionFinder):
                 continue
             figures = extract_figures(text)
             unit_figures = [f for f in figures if figure_unit(f) and not is_year(f)]
-            names = sentence_names(text, self.subjects) or title_names
+            names = sentence_names(text, self.subjects, self.aliases) or title_names
             out.append(
                 Sentence(
                     doc=doc,
@@ -252,19 +254,18 @@ class _Analyst(ContradictionFinder):
         asked = [a for a in asked if a[0]]
         if len(asked) < 2:
             return []  # a single aspect: the ranking already answers it
+        any_quantity = any(units for _, units, _ in asked)
 
         def aspect(s: Sentence) -> int | None:
             """The one aspect the sentence is about: the most of its words, a quantity it asks
             for given; None when two aspects tie (« garantie étendue : 900 EUR par pack » is
             about neither the price nor the warranty alone)."""
             own = set(s.stems)
+            stated = [quantity_unit(s.text, f) for f in s.unit_figures] if any_quantity else []
             matched: dict[int, tuple[int, bool]] = {}  # aspect -> (its words, enough)
             for n, (aspect_stems, units, per) in enumerate(asked):
                 literal = len(aspect_stems & own)
-                answers = bool(units) and any(
-                    quantity_unit(s.text, f)[0] in units and (not per or quantity_unit(s.text, f)[1] == per)
-                    for f in s.unit_figures
-                )
+                answers = bool(units) and any(u in units and (not per or p == per) for u, p in stated)
                 if units and not answers:
                     continue
                 matched[n] = (literal, literal + answers >= min(2, len(aspect_stems) + answers))
@@ -339,12 +340,13 @@ class _Analyst(ContradictionFinder):
 
     # --- contradictions --------------------------------------------------------------------
 
-    def _window(self, s: Sentence, figure: str) -> tuple[str | None, set[str]]:
+    def _window(self, s: Sentence, figure: str, pos: int = -1) -> tuple[str | None, set[str]]:
         """How the figure is stated (:func:`bound_of`: a measure, an upper or a lower bound, or None
         for a target) and the stems around it (what it measures), names and its unit left out. The
         other figures of the sentence count as context too (« 20 To » in « restaure 20 To en moins
         de 2 heures » and in « restauration de 20 To : 4 h 15 »)."""
-        pos = s.text.find(figure)
+        if pos < 0:
+            pos = s.text.find(figure)
         bound = bound_of(s.text[:pos])
         if bound is None:
             return None, set()  # a target or a threshold, not a claim

@@ -4,7 +4,7 @@ and small records shared by the analyst and its contradiction finder)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from veille.models.offline.figures import extract_figures, figure_unit
@@ -15,10 +15,12 @@ __all__ = [
     "AnalystTuning",
     "Claim",
     "Sentence",
+    "aliases",
     "bound_of",
     "doc_names",
     "facets",
     "outside",
+    "quotes_to_reject",
     "rebuts",
     "sentence_names",
     "subjects",
@@ -107,6 +109,13 @@ _REBUTTAL_RE = re.compile(
 # « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
 _FROM_RE = re.compile(r"\b(?:from|de)\s+$", re.IGNORECASE)
 _TO_RE = re.compile(r"(?:\s*\([^()\d]{1,8}\))?\s+(?:to|à)\s+(?:\*\*)?\d", re.IGNORECASE)
+
+
+def quotes_to_reject(text: str, figure: str) -> bool:
+    """``text`` quotes ``figure`` to reject it (:data:`_REBUTTAL_RE` right before it): « loin des
+    8 m de la fiche ». Not the old value of a change, which was true at its date."""
+    pos = text.find(figure)
+    return pos >= 0 and bool(_REBUTTAL_RE.search(text[:pos]))
 
 
 def rebuts(text: str, figure: str) -> bool:
@@ -249,9 +258,35 @@ def _opening(body: str, chars: int = 600) -> str:
     return " ".join(lines)[:chars]
 
 
-def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:
+def sentence_names(
+    text: str, subjects: Sequence[str], aliases: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    """The subjects ``text`` names, by name or by one of their product names (:func:`aliases`)."""
     folded = fold(text)
-    return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", folded))
+    named = {a for a, subject in (aliases or {}).items() if re.search(rf"\b{re.escape(a)}\b", folded)}
+    return tuple(
+        s
+        for s in subjects
+        if re.search(rf"\b{re.escape(fold(s))}\b", folded) or any((aliases or {})[a] == s for a in named)
+    )
+
+
+# A product name right after its maker's in a title: a code holding a digit (« Atlas AX-7 »).
+_PRODUCT = r"\s+((?=[\w.-]*\d)[a-z0-9][\w.-]*[a-z0-9])\b"
+
+
+def aliases(subjects: Sequence[str], titles: Sequence[str]) -> dict[str, str]:
+    """Folded product names -> their subject, from titles that put the product after its maker
+    (« Atlas AX-7 : fiche technique »): a sentence naming « la AX-7 » alone is about Atlas.
+    A product name two subjects claim is nobody's."""
+    found: dict[str, set[str]] = {}
+    for title in titles:
+        folded = fold(title)
+        for subject in subjects:
+            for m in re.finditer(rf"\b{re.escape(fold(subject))}{_PRODUCT}", folded):
+                if not re.fullmatch(r"(19|20)\d{2}", m.group(1)):  # a year is not a product
+                    found.setdefault(m.group(1), set()).add(subject)
+    return {alias: next(iter(owners)) for alias, owners in found.items() if len(owners) == 1}
 
 
 def facets(question: str) -> list[str]:

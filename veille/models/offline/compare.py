@@ -113,10 +113,21 @@ def recommendation(
     statements: Sequence[Statement],
     options: Sequence[str],
     axes: Mapping[str, str],
-    rejected: Collection[int] = (),
+    rejected: Mapping[int, Collection[str] | None] | None = None,
 ) -> tuple[list[CitedText], dict[str, int]]:
-    """The recommendation items, and how many comparisons each option leads. Statements citing only
-    ``rejected`` sources (the losing side of a contradiction) give no figure: only retained ones count."""
+    """The recommendation items, and how many comparisons each option leads. A statement citing only
+    ``rejected`` sources (the losing side of a contradiction: source number -> the units it lost
+    on, None for all) gives no figure in those units: a vendor sheet that lost on its range still
+    gives its prices, one that lost on everything gives nothing."""
+    rejected = rejected or {}
+
+    def lost(v: Value) -> bool:
+        base = v.unit.partition("/")[0].split()[0]
+        return bool(v.statement.numbers) and all(
+            n in rejected and (rejected[n] is None or base in (rejected[n] or ()))
+            for n in v.statement.numbers
+        )
+
     items = [
         CitedText(
             text="Cette recommandation est extractive : elle met côte à côte les chiffres retenus de "
@@ -125,8 +136,8 @@ def recommendation(
     ]
     leads: dict[str, int] = {}
     for axis in axes:
-        kept = [s for s in statements if s.axis == axis and not set(s.numbers) <= set(rejected)]
-        values = [v for s in kept for v in option_values(s, options)]
+        kept = [s for s in statements if s.axis == axis]
+        values = [v for s in kept for v in option_values(s, options) if not lost(v)]
         # A unit that does not say which way is better gives no row: it would favour nobody.
         comparable = _comparable(values, options)
         # A rate (« EUR par GPU ») compares like with like; the same unit without its « par »

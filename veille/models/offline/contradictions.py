@@ -13,6 +13,7 @@ from veille.models.offline.analyst_rules import (
     Sentence,
     doc_names,
     outside,
+    quotes_to_reject,
     rebuts,
 )
 from veille.models.offline.authority import AuthorityRanking
@@ -61,7 +62,7 @@ class ContradictionFinder:
     def table_cells(self, doc: DocumentText) -> list[Sentence]:
         raise NotImplementedError
 
-    def _window(self, s: Sentence, figure: str) -> tuple[str | None, set[str]]:
+    def _window(self, s: Sentence, figure: str, pos: int = -1) -> tuple[str | None, set[str]]:
         raise NotImplementedError
 
     def _claims(self, doc: DocumentText) -> list[Claim]:
@@ -73,13 +74,17 @@ class ContradictionFinder:
         for s in [*self.sentences(doc), *self.table_cells(doc)]:
             if not s.unit_figures or len(s.names) > 1:
                 continue  # a comparison sentence: its figures belong to several subjects
-            for f in s.unit_figures:
+            for f in dict.fromkeys(s.unit_figures):
                 value = figure_value(f)
-                bound, window = self._window(s, f)
-                if bound is not None and value is not None and len(window) >= self.tuning.claim_overlap:
-                    out.append(
-                        Claim(s, f, figure_unit(f), value, frozenset(window), bound, rate_unit(s.text, f))
-                    )
+                # A figure stated twice (« ne tient l'exigence que jusqu'à 5 m : une portée utile
+                # de 5 m ») is a claim where it is stated as one; the first may be a target.
+                for pos in _occurrences(s.text, f):
+                    bound, window = self._window(s, f, pos)
+                    if bound is not None and value is not None and len(window) >= self.tuning.claim_overlap:
+                        out.append(
+                            Claim(s, f, figure_unit(f), value, frozenset(window), bound, rate_unit(s.text, f))
+                        )
+                        break
             if len(out) >= self.tuning.max_claims:
                 break
         self._claim_cache[doc.id] = out
@@ -104,8 +109,27 @@ class ContradictionFinder:
         # measures: two costs per site are as often two different items.
         once_a = set(_once(claims_a))
         once_b = _once(claims_b)
+        by_figure_b: dict[str, list[int]] = {}
+        rejecting_b: dict[str, list[int]] = {}  # figure -> claims of b whose sentence rejects it
+        for n, claim in enumerate(claims_b):
+            by_figure_b.setdefault(claim.figure, []).append(n)
+            for figure in claim.sentence.figures:
+                if figure != claim.figure and quotes_to_reject(claim.sentence.text, figure):
+                    rejecting_b.setdefault(figure, []).append(n)
         for ca in claims_a:
             shared: dict[int, int] = {}
+            # A sentence that quotes the other document's figure to reject it (« 5 m, loin des
+            # 8 m de la fiche ») names what it contradicts: no shared context word needed.
+            quoted = [
+                n
+                for figure in ca.sentence.figures
+                if figure != ca.figure
+                and figure in by_figure_b
+                and quotes_to_reject(ca.sentence.text, figure)
+                for n in by_figure_b[figure]
+            ]
+            for n in quoted + rejecting_b.get(ca.figure, []):
+                shared[n] = shared.get(n, 0) + self.tuning.claim_overlap
             if (
                 ca.rate in once_a
                 and ca.rate in once_b
@@ -304,3 +328,9 @@ def _once(claims: Sequence[Claim]) -> dict[str, int]:
 def _stated(claim: Claim) -> str:
     """The figure as the ledger says it: a bound keeps its side (« moins de 3 days »)."""
     return {"<": "moins de ", ">": "plus de "}.get(claim.bound, "") + claim.figure
+
+
+def _occurrences(text: str, figure: str) -> list[int]:
+    """Where ``figure`` stands in ``text`` as a whole figure (« 5 m », not the end of « 15 m »)."""
+    found = [m.start() for m in re.finditer(rf"(?<![\w.,]){re.escape(figure)}(?!\w)", text)]
+    return found or [text.find(figure)]

@@ -21,7 +21,7 @@ from veille.models.offline.markdown import fit_sentence
 from veille.models.offline.text import fold, stems
 from veille.roles.writer import NumberedContradiction, SourceRef
 
-__all__ = ["Statement", "ledger", "mentioned", "superseded", "window"]
+__all__ = ["Statement", "ledger", "mentioned", "rejected_units", "superseded", "window"]
 
 _VERSUS_RE = re.compile(r"retenue?s?\s+contre\s+([^;.]+)", re.IGNORECASE)
 _CONTEXT_SHARED = 2  # stems two same-unit figures share around them to measure the same thing
@@ -59,6 +59,22 @@ def _unit_figures(text: str) -> list[str]:
 
 def _rejected_figures(reason: str) -> set[str]:
     return {f for clause in _VERSUS_RE.findall(reason) for f in extract_figures(clause)}
+
+
+def rejected_units(entries: Sequence[LedgerEntry]) -> dict[int, set[str] | None]:
+    """Source number -> the units its rejected figures are in (« 8 m retenu contre 5 m »: ``m``),
+    or None when an entry rejects it without a figure (a rumour, an outdated page): what the
+    source lost on. A source some entry retains lost nothing."""
+    out: dict[int, set[str] | None] = {}
+    for entry in entries:
+        units = {figure_unit(f).split()[0] for f in _rejected_figures(entry.reason) if figure_unit(f)}
+        for n in entry.rejected:
+            if not units:
+                out[n] = None
+            elif n not in out or out[n] is not None:
+                out[n] = (out.get(n) or set()) | units
+    retained = {n for e in entries for n in e.retained}
+    return {n: units for n, units in out.items() if n not in retained}
 
 
 def _same_measure(point: Statement, other: Statement, options: Sequence[str]) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
 from veille.models.offline.compare import recommendation
 from veille.models.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
-from veille.models.offline.ledger import Statement, ledger, superseded
+from veille.models.offline.ledger import Statement, ledger, rejected_units, superseded
 from veille.models.offline.markdown import count_words, fit_sentence, sentence_words
 from veille.models.offline.text import SUPERLATIVE_RE
 from veille.roles.writer import WriterInput
@@ -207,10 +207,9 @@ def write(data: WriterInput) -> Dossier:
         if own:
             max(own, key=lambda p: (p.value, -p.rank)).pinned = True
     retained = {n for e in entries for n in e.retained}
-    rejected = {n for e in entries for n in e.rejected} - retained
     for p in points:  # a point of a retained source states what a contradiction settled
         p.value += 1.0 if set(p.numbers) & retained else 0.0
-    advice, leads = recommendation([p.statement() for p in points], options, titles, rejected)
+    advice, leads = recommendation([p.statement() for p in points], options, titles, rejected_units(entries))
     synthesis = _synthesis(data, points, entries, leads)
     uncertain = _uncertain(data, valid)
 

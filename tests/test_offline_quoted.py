@@ -1,0 +1,95 @@
+"""Contradiction rules of the offline analyst for a figure another document is quoted on (issue 12):
+a product name stands for its maker, a figure stated twice is a claim where it is stated as one, a
+sentence that quotes another document's figure to reject it is compared with that document without
+shared context words, and a change (« de X à Y ») is not such a quote. The recommendation still
+uses the figures a rejected source did not lose on.
+
+Synthetic documents only (makers « Atlas », « Borea »): each test fails if its rule is removed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from veille.dossier import LedgerEntry
+from veille.models.offline.analyst import analyse
+from veille.models.offline.analyst_rules import aliases, quotes_to_reject, rebuts, sentence_names
+from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.models.offline.compare import recommendation
+from veille.models.offline.ledger import Statement, rejected_units
+from veille.resources import data_file
+from veille.roles.analyst import AnalystInput, DocumentText
+
+QUESTION = (
+    "Dans le cadre de « Barres de visioconférence : Atlas ou Borea », que disent les documents sur "
+    "l'audio (portée des micros, intelligibilité) pour Atlas et Borea ?"
+)
+SHEET = DocumentText(
+    id="d-1",
+    date="2026-02-01",
+    source_type="fiche-technique",
+    title="Atlas AX-7 : fiche produit de la barre",
+    body="# Atlas AX-7\n\nSix micros à formation de faisceau : la AX-7 capte la voix jusqu'à 9 m.\n",
+)
+PILOT = DocumentText(
+    id="d-2",
+    date="2026-09-01",
+    source_type="rapport-pilote",
+    title="Pilote des barres Atlas et Borea : intelligibilité en salle",
+    body="# Pilote\n\n## Résultats\n\nLa AX-7 ne tient l'exigence d'intelligibilité que jusqu'à 4 m de la barre : "
+    "c'est une portée utile de 4 m, loin des 9 m de la fiche produit.\n\n"
+    "La Borea B2 tient l'exigence dans toute la salle de 7 m.\n",
+)
+
+
+@pytest.fixture(scope="module")
+def authority() -> AuthorityRanking:
+    return load_authority(data_file("authority.toml"))
+
+
+def _notes(authority: AuthorityRanking, *docs: DocumentText) -> list[tuple[list[str], str, str]]:
+    result = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=list(docs)), authority)
+    return [(sorted(n.doc_ids), n.retained, n.reason) for n in result.contradictions]
+
+
+def test_a_product_name_after_its_maker_in_a_title_stands_for_the_maker() -> None:
+    found = aliases(["Atlas", "Borea"], [SHEET.title, "Offre 2027 Atlas", "Atlas 2026 et Borea"])
+    assert found == {"ax-7": "Atlas"}
+    assert sentence_names("La AX-7 capte la voix.", ["Atlas", "Borea"], found) == ("Atlas",)
+    # A code two makers claim is nobody's.
+    assert aliases(["Atlas", "Borea"], ["Atlas X1 et Borea X1"]) == {}
+
+
+@pytest.mark.parametrize("order", ["sheet first", "pilot first"])
+def test_a_measure_quoting_the_sheet_figure_to_reject_it_contradicts_the_sheet(
+    authority: AuthorityRanking, order: str
+) -> None:
+    # No context word in common (« capte la voix » / « portée utile »), the first « 4 m » is a
+    # requirement's bound, the product is named by its code alone: the quote links them.
+    notes = _notes(authority, *((SHEET, PILOT) if order == "sheet first" else (PILOT, SHEET)))
+    assert len(notes) == 1, notes
+    doc_ids, retained, reason = notes[0]
+    assert doc_ids == ["d-1", "d-2"] and retained == "d-2"
+    assert "4 m retenu contre" in reason and "9 m" in reason
+
+
+def test_a_change_is_not_a_quote_to_reject() -> None:
+    text = "La licence passe de 2 900 EUR à 3 600 EUR par GPU."
+    assert rebuts(text, "2 900 EUR") and not quotes_to_reject(text, "2 900 EUR")
+    assert quotes_to_reject("Une portée utile de 4 m, loin des 9 m de la fiche.", "9 m")
+
+
+def test_a_source_rejected_on_one_unit_still_gives_its_other_figures() -> None:
+    entries = [LedgerEntry(subject="Atlas", retained=[2], rejected=[1], reason="4 m retenu contre 9 m")]
+    assert rejected_units(entries) == {1: {"m"}}
+    statements = [
+        Statement(axis="st-1", text="Atlas — Barre AX-7 : 1 600 EUR par salle.", numbers=(1,)),
+        Statement(axis="st-1", text="Borea — Barre B2 : 1 400 EUR par salle.", numbers=(3,)),
+    ]
+    items, leads = recommendation(statements, ["Atlas", "Borea"], {"st-1": "Audio"}, rejected_units(entries))
+    assert leads == {"Borea": 1}, [i.text for i in items]
+    # Rejected without a figure (a rumour): nothing of it counts.
+    rumour = [LedgerEntry(subject="Atlas", retained=[2], rejected=[1], reason="Annonce officielle.")]
+    assert rejected_units(rumour) == {1: None}
+    _, leads = recommendation(statements, ["Atlas", "Borea"], {"st-1": "Audio"}, rejected_units(rumour))
+    assert leads == {}
