@@ -53,7 +53,16 @@ def _notes(authority: AuthorityRanking, *docs: DocumentText) -> list[tuple[list[
 
 
 def test_a_product_name_after_its_maker_in_a_title_stands_for_the_maker() -> None:
-    found = aliases(["Atlas", "Borea"], [SHEET.title, "Offre 2027 Atlas", "Atlas 2026 et Borea"])
+    # Not a year, a version, a count or a figure: « Atlas 2026 », « Atlas 3.4 », « Atlas 40 sites », « 4K ».
+    titles = [
+        SHEET.title,
+        "Offre 2027 Atlas",
+        "Atlas 2026 et Borea",
+        "Atlas 3.4 LTS",
+        "Atlas 40 sites",
+        "Atlas 4K",
+    ]
+    found = aliases(["Atlas", "Borea"], titles)
     assert found == {"ax-7": "Atlas"}
     assert sentence_names("La AX-7 capte la voix.", ["Atlas", "Borea"], found) == ("Atlas",)
     # A code two makers claim is nobody's.

@@ -271,8 +271,9 @@ def sentence_names(
     )
 
 
-# A product name right after its maker's in a title: a code holding a digit (« Atlas AX-7 »).
-_PRODUCT = r"\s+((?=[\w.-]*\d)[a-z0-9][\w.-]*[a-z0-9])\b"
+# A product name right after its maker's in a title: a code starting with a letter and holding a
+# digit (« Atlas AX-7 »); not a count, a version or a figure (« Atlas 40 sites », « Atlas 3.4 », « 4K »).
+_PRODUCT = r"\s+([a-z][\w.-]*\d[\w-]*)\b"
 
 
 def aliases(subjects: Sequence[str], titles: Sequence[str]) -> dict[str, str]:
@@ -284,8 +285,7 @@ def aliases(subjects: Sequence[str], titles: Sequence[str]) -> dict[str, str]:
         folded = fold(title)
         for subject in subjects:
             for m in re.finditer(rf"\b{re.escape(fold(subject))}{_PRODUCT}", folded):
-                if not re.fullmatch(r"(19|20)\d{2}", m.group(1)):  # a year is not a product
-                    found.setdefault(m.group(1), set()).add(subject)
+                found.setdefault(m.group(1), set()).add(subject)
     return {alias: next(iter(owners)) for alias, owners in found.items() if len(owners) == 1}
 
 
