@@ -24,13 +24,14 @@ from veille.models.offline.analyst_rules import (
     bound_of,
     doc_names,
     facets,
+    is_fragment,
     sentence_names,
     subjects,
 )
+from veille.models.offline.aspect_cover import facet_cover, option_cover
 from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.contradictions import ContradictionFinder
 from veille.models.offline.figures import (
-    asked_quantity,
     date_key,
     extract_dates,
     extract_figures,
@@ -38,7 +39,6 @@ from veille.models.offline.figures import (
     figure_value,
     is_count,
     is_year,
-    quantity_unit,
     unit_key,
 )
 from veille.models.offline.text import (
@@ -131,7 +131,7 @@ class _Analyst(ContradictionFinder):
             n_words = word_count(text)
             if n_words < self.tuning.min_words or n_words > self.tuning.max_words:
                 continue
-            if _fragment(text):
+            if is_fragment(text):
                 continue  # a fragment of a list, meaningless alone
             if _INSTRUCTION_RE.search(text) or "http" in text or "@" in text:
                 continue
@@ -187,9 +187,10 @@ class _Analyst(ContradictionFinder):
     def findings(self, superseded: set[tuple[str, int]]) -> list[Finding]:
         t = self.tuning
         per_doc: dict[str, list[Sentence]] = {}
+        pools = {doc.id: self._pool(doc, superseded) for doc in self.data.documents}
         for doc in self.data.documents:
             candidates = []
-            for s in self._pool(doc, superseded):
+            for s in pools[doc.id]:
                 s.score = self.score(s)
                 if s.score >= 3 and (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2):
                     candidates.append(s)
@@ -207,8 +208,19 @@ class _Analyst(ContradictionFinder):
             key=lambda s: (-s.score, s.doc.id, s.index),
         )
         chosen += rest[: max(0, budget - len(chosen))]
-        chosen += self._facet_cover(chosen, superseded)
-        chosen += self._option_cover(chosen, superseded)
+        question, names, name_stems = self.data.question, self.subjects, self.subject_stems
+        prose = [
+            s for d in self.data.documents for s in self.sentences(d) if (d.id, s.index) not in superseded
+        ]
+        chosen += facet_cover(chosen, prose, question, name_stems)
+        # Candidates for an option's aspect pass the ranking's floor on words or figures.
+        eligible = [
+            s
+            for pool in pools.values()
+            for s in pool
+            if s.unit_figures or len(set(s.stems) & self.q_stems) >= 2
+        ]
+        chosen += option_cover(chosen, eligible, question, names, name_stems)
         order = {d.id: n for n, d in enumerate(self.data.documents)}
         chosen.sort(key=lambda s: (order[s.doc.id], s.index))
         # The same fact in several documents: one finding citing all of them.
@@ -243,90 +255,11 @@ class _Analyst(ContradictionFinder):
         out += [s for s in self.heading_items(doc) if not rejected & set(s.unit_figures)]
         return out
 
-    def _option_cover(self, chosen: Sequence[Sentence], superseded: set[tuple[str, int]]) -> list[Sentence]:
-        """For each option compared and each aspect the question lists, the option's best sentence
-        on that aspect when no chosen sentence gives it: a comparison needs each option's price,
-        not one option's price three times. An aspect naming a quantity (« prix par pack ») is
-        answered only by a figure of that quantity (an amount in a currency, per pack)."""
-        if len(self.subjects) < 2:
-            return []
-        asked = [(set(stems(f)) - self.subject_stems, *asked_quantity(f)) for f in facets(self.data.question)]
-        asked = [a for a in asked if a[0]]
-        if len(asked) < 2:
-            return []  # a single aspect: the ranking already answers it
-        any_quantity = any(units for _, units, _ in asked)
-
-        def aspect(s: Sentence) -> int | None:
-            """The one aspect the sentence is about: the most of its words, a quantity it asks
-            for given; None when two aspects tie (« garantie étendue : 900 EUR par pack » is
-            about neither the price nor the warranty alone)."""
-            own = set(s.stems)
-            stated = [quantity_unit(s.text, f) for f in s.unit_figures] if any_quantity else []
-            matched: dict[int, tuple[int, bool]] = {}  # aspect -> (its words, enough)
-            for n, (aspect_stems, units, per) in enumerate(asked):
-                literal = len(aspect_stems & own)
-                answers = bool(units) and any(u in units and (not per or p == per) for u, p in stated)
-                if units and not answers:
-                    continue
-                matched[n] = (literal, literal + answers >= min(2, len(aspect_stems) + answers))
-            top = max((literal for literal, _ in matched.values()), default=0)
-            best = [n for n, (literal, _) in matched.items() if literal == top]
-            return best[0] if len(best) == 1 and matched[best[0]][1] else None
-
-        def names(s: Sentence) -> tuple[str, ...]:
-            own = sentence_names(s.text, self.subjects)
-            if own:
-                return own
-            title = doc_names(s.doc, self.subjects)
-            return title if len(title) == 1 else ()
-
-        covered = {(o, aspect(s)) for s in chosen for o in names(s)}
-        # Each candidate's aspect and options once: the pool is every sentence of the sub-task.
-        taken = {id(s) for s in chosen}
-        fits: dict[tuple[str, int], list[Sentence]] = {}
-        for d in self.data.documents:
-            for s in self._pool(d, superseded):
-                if id(s) in taken or not (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2):
-                    continue
-                n = aspect(s)
-                if n is not None:
-                    for option in names(s):
-                        if (option, n) not in covered:
-                            fits.setdefault((option, n), []).append(s)
-        extra: list[Sentence] = []
-        for n in range(len(asked)):
-            for option in self.subjects:
-                candidates = [s for s in fits.get((option, n), []) if id(s) not in taken]
-                if (option, n) in covered or not candidates:
-                    continue
-                best = max(candidates, key=lambda s: (self.score(s), -s.index, s.doc.id))
-                extra.append(best)
-                taken.add(id(best))
-                covered.update((o, n) for o in names(best))
-        return extra
-
     def _duplicate(self, a: Sentence, b: Sentence) -> bool:
         """Same wording and same figures (same wording, other figures: two facts)."""
         return jaccard(a.stems, b.stems) >= self.tuning.duplicate_jaccard and set(a.unit_figures) == set(
             b.unit_figures
         )
-
-    def _facet_cover(self, chosen: Sequence[Sentence], superseded: set[tuple[str, int]]) -> list[Sentence]:
-        """For each aspect the question lists that no chosen sentence covers, the best sentence that does."""
-        extra: list[Sentence] = []
-        for facet in facets(self.data.question):
-            fs = set(stems(facet)) - self.subject_stems
-            if not fs or any(fs & set(s.stems) for s in [*chosen, *extra]):
-                continue
-            pool = [
-                s
-                for d in self.data.documents
-                for s in self.sentences(d)
-                if (d.id, s.index) not in superseded and len(fs & set(s.stems)) * 2 >= len(fs)
-            ]
-            if pool:
-                extra.append(max(pool, key=lambda s: (self.score(s), -s.index, s.doc.id)))
-        return extra
 
     def statement(self, s: Sentence) -> str:
         """The sentence verbatim; prefixed with its subject when the sentence does not name it and
@@ -396,17 +329,6 @@ class _Analyst(ContradictionFinder):
                         out.append(statement)
                     break  # one per document
         return out[: self.tuning.max_open_questions]
-
-
-def _fragment(text: str) -> bool:
-    """A list fragment (« et 12 500 EUR », « puis… »): it starts lower-case or ends on a comma.
-    A first word holding a digit or a capital (« p99 », « mTLS », « iOS ») is a name, not a fragment."""
-    if text.rstrip().endswith((":", ";", ",")):
-        return True
-    first = text.split()[0] if text.split() else ""
-    if not first[:1].islower():
-        return False
-    return not any(c.isdigit() or c.isupper() for c in first)
 
 
 def analyse(data: AnalystInput, authority: AuthorityRanking, tuning: AnalystTuning | None = None) -> Findings:

@@ -19,6 +19,7 @@ __all__ = [
     "bound_of",
     "doc_names",
     "facets",
+    "is_fragment",
     "outside",
     "quotes_to_reject",
     "rebuts",
@@ -310,3 +311,14 @@ def facets(question: str) -> list[str]:
             continue  # a qualifier of the question ("au regard de…", "pour 40 serveurs…"), not an aspect
         out.append(facet)
     return out
+
+
+def is_fragment(text: str) -> bool:
+    """A list fragment (« et 12 500 EUR », « puis… »): it starts lower-case or ends on a comma.
+    A first word holding a digit or a capital (« p99 », « mTLS », « iOS ») is a name, not a fragment."""
+    if text.rstrip().endswith((":", ";", ",")):
+        return True
+    first = text.split()[0] if text.split() else ""
+    if not first[:1].islower():
+        return False
+    return not any(c.isdigit() or c.isupper() for c in first)
