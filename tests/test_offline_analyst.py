@@ -16,20 +16,14 @@ from tests.test_offline_fixtures import (
     synthetic_documents,
 )
 from veille.models.offline.analyst import analyse
-from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.planner import plan
-from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, Findings
 
 QUESTION = (
     "Dans le cadre du choix d'un outil de sauvegarde, que disent les documents sur les performances "
     "(débit de sauvegarde en Go/s, durée de restauration complète) pour Sauvia, Barzo et Quillon ?"
 )
-
-
-@pytest.fixture(scope="module")
-def authority() -> AuthorityRanking:
-    return load_authority(data_file("authority.toml"))
 
 
 def _note_for(findings: Findings, docs: list[str]) -> str | None:

@@ -8,13 +8,10 @@ if its rule is removed.
 
 from __future__ import annotations
 
-import pytest
-
 from veille.models.offline.analyst import analyse
-from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.axes import parse_axes
 from veille.models.offline.relevance import Context, PlannerTuning, relevant
-from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.planner import CatalogueEntry, PlannerInput
 
@@ -34,11 +31,6 @@ Merci,
 
 Claire
 """
-
-
-@pytest.fixture(scope="module")
-def authority() -> AuthorityRanking:
-    return load_authority(data_file("authority.toml"))
 
 
 def test_an_emails_indirect_questions_are_its_axes() -> None:

@@ -8,13 +8,10 @@ removed.
 
 from __future__ import annotations
 
-import pytest
-
 from veille.models.offline.analyst import analyse
-from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.figures import asked_quantity, quantity_unit
 from veille.models.offline.text import heading_items
-from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, DocumentText
 
 OPTIONS = ("Atlas", "Borea", "Cirrus")
@@ -22,11 +19,6 @@ COST = (
     "Dans le cadre de « Renouvellement des onduleurs : Atlas, Borea ou Cirrus », que disent les documents "
     "sur le coût (prix par unité, garantie et extension de garantie) pour Atlas, Borea et Cirrus ?"
 )
-
-
-@pytest.fixture(scope="module")
-def authority() -> AuthorityRanking:
-    return load_authority(data_file("authority.toml"))
 
 
 def _offer(n: int, option: str, price: str, *, extension: str) -> DocumentText:

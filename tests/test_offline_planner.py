@@ -19,15 +19,9 @@ from tests.test_offline_fixtures import (
     bundled_planner_input,
     synthetic_planner_input,
 )
-from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.planner import plan
-from veille.resources import data_file
 from veille.roles.planner import Plan, PlannerInput
-
-
-@pytest.fixture(scope="module")
-def authority() -> AuthorityRanking:
-    return load_authority(data_file("authority.toml"))
 
 
 def _check_plan_shape(result: Plan, data: PlannerInput) -> None:

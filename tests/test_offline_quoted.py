@@ -14,10 +14,9 @@ import pytest
 from veille.dossier import LedgerEntry
 from veille.models.offline.analyst import analyse
 from veille.models.offline.analyst_rules import aliases, quotes_to_reject, rebuts, sentence_names
-from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.compare import recommendation
 from veille.models.offline.ledger import Statement, rejected_units
-from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, DocumentText
 
 QUESTION = (
@@ -40,11 +39,6 @@ PILOT = DocumentText(
     "c'est une portée utile de 4 m, loin des 9 m de la fiche produit.\n\n"
     "La Borea B2 tient l'exigence dans toute la salle de 7 m.\n",
 )
-
-
-@pytest.fixture(scope="module")
-def authority() -> AuthorityRanking:
-    return load_authority(data_file("authority.toml"))
 
 
 def _notes(authority: AuthorityRanking, *docs: DocumentText) -> list[tuple[list[str], str, str]]:

@@ -11,21 +11,15 @@ import pytest
 
 from veille.models.offline.analyst import analyse
 from veille.models.offline.analyst_rules import rebuts
-from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.models.offline.authority import AuthorityRanking
 from veille.models.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
 from veille.models.offline.text import split_sentences
-from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, DocumentText
 
 QUESTION = (
     "Dans le cadre de « Choix d'un équipement : Atlas, Borea ou Cirrus », que disent les documents sur "
     "l'endurance (cycles de vie, durée de restauration, bruit) ?"
 )
-
-
-@pytest.fixture(scope="module")
-def authority() -> AuthorityRanking:
-    return load_authority(data_file("authority.toml"))
 
 
 def _doc(doc_id: str, date: str, source_type: str, title: str, body: str) -> DocumentText:
