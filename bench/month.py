@@ -366,8 +366,8 @@ def month_responder() -> Callable[[dict[str, Any], str], Any]:
     the offline planner's plan of the catalogue its prompt shows."""
     from tests.fake_gemini import Reply
     from tests.gemini_script import _text, gemini_responder, role_of
-    from veille.models.offline.authority import load_authority
-    from veille.models.offline.planner import plan
+    from veille.offline.authority import load_authority
+    from veille.offline.planner import plan
     from veille.settings import Settings
 
     others = gemini_responder()

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.test_offline_engine import run_bundled_pipeline  # noqa: E402
 from veille.models.base import ModelRequest, RawResponse  # noqa: E402
-from veille.models.offline import OfflineModel  # noqa: E402
+from veille.offline import OfflineModel  # noqa: E402
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from veille.models.offline.authority import AuthorityRanking
+    from veille.offline.authority import AuthorityRanking
 
 # Set before Prefect is imported anywhere in the test process.
 _PREFECT_HOME = tempfile.mkdtemp(prefix="veille-prefect-home-")
@@ -144,7 +144,7 @@ def reliability(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 def authority() -> AuthorityRanking:
     """The shipped authority ranking (veille/data/authority.toml), which the offline tests read."""
     # Imported here: nothing of veille is imported before the environment above is set.
-    from veille.models.offline.authority import load_authority
+    from veille.offline.authority import load_authority
     from veille.resources import data_file
 
     return load_authority(data_file("authority.toml"))

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from tests.schema_strategy import from_wire_schema
 from veille.models.base import ModelRequest
-from veille.models.offline import OfflineModel
-from veille.models.offline.analyst import analyse_update
-from veille.models.offline.authority import load_authority
 from veille.models.wire import wire_schema
+from veille.offline import OfflineModel
+from veille.offline.analyst import analyse_update
+from veille.offline.authority import load_authority
 from veille.roles.analyst import ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.analyst_update import (
     ANALYST_UPDATE,

@@ -134,7 +134,7 @@ def test_distinct_lines_are_shortlisted_and_the_anchors_planned(generated_2000: 
     """No two filler lines alike (each gets its own number): collapsing finds only the real copies,
     the BM25 shortlist has to choose among a thousand relevant lines, and the offline planner still
     places every anchor and reads each contradiction in one sub-task."""
-    from veille.models.offline.planner import plan
+    from veille.offline.planner import plan
 
     corpus = generated_2000
     facts = yaml.safe_load((corpus / "reference" / "facts.yaml").read_text(encoding="utf-8"))

@@ -28,8 +28,8 @@ from veille.dossier import (
     rendered_key_points,
 )
 from veille.graders.dossier import StructuralChecks
-from veille.models.offline.figures import figure_unit
-from veille.models.offline.text import split_sentences, table_sentences
+from veille.offline.figures import figure_unit
+from veille.offline.text import split_sentences, table_sentences
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 CORPORA_DIR = Path(__file__).resolve().parent / "corpora"

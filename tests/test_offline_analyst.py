@@ -15,9 +15,9 @@ from tests.test_offline_fixtures import (
     synthetic_analyst_input,
     synthetic_documents,
 )
-from veille.models.offline.analyst import analyse
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.planner import plan
+from veille.offline.analyst import analyse
+from veille.offline.authority import AuthorityRanking
+from veille.offline.planner import plan
 from veille.roles.analyst import AnalystInput, Findings
 
 QUESTION = (

@@ -8,10 +8,10 @@ if its rule is removed.
 
 from __future__ import annotations
 
-from veille.models.offline.analyst import analyse
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.axes import parse_axes
-from veille.models.offline.relevance import Context, PlannerTuning, relevant
+from veille.offline.analyst import analyse
+from veille.offline.authority import AuthorityRanking
+from veille.offline.axes import parse_axes
+from veille.offline.relevance import Context, PlannerTuning, relevant
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.planner import CatalogueEntry, PlannerInput
 

@@ -8,10 +8,10 @@ removed.
 
 from __future__ import annotations
 
-from veille.models.offline.analyst import analyse
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.figures import asked_quantity, quantity_unit
-from veille.models.offline.text import heading_items
+from veille.offline.analyst import analyse
+from veille.offline.authority import AuthorityRanking
+from veille.offline.figures import asked_quantity, quantity_unit
+from veille.offline.text import heading_items
 from veille.roles.analyst import AnalystInput, DocumentText
 
 OPTIONS = ("Atlas", "Borea", "Cirrus")

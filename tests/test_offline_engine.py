@@ -31,8 +31,8 @@ from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, render_bod
 from veille.grid import load_grid
 from veille.models.base import Model, ModelRequest
 from veille.models.factory import build_client
-from veille.models.offline import AuthorityError, OfflineModel, OfflineRoleError
-from veille.models.offline.authority import AuthorityRanking, load_authority
+from veille.offline import AuthorityError, OfflineModel, OfflineRoleError
+from veille.offline.authority import AuthorityRanking, load_authority
 from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, Findings
 from veille.roles.critic import CriticInput, evaluation_schema
@@ -53,7 +53,7 @@ from veille.store.readers import fetch_documents, read_catalogue
 from veille.textstats import MODEL_SECTIONS, SOURCES_HEADING, section_order
 from veille.tokens import estimate_tokens
 
-ENGINE_DIR = PROJECT_ROOT / "veille" / "models" / "offline"
+ENGINE_DIR = PROJECT_ROOT / "veille" / "offline"
 CRITERIA = {"clarity": "a", "concreteness": "b", "citations": "c", "tone": "d", "correctness": "e"}
 
 

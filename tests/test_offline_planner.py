@@ -19,8 +19,8 @@ from tests.test_offline_fixtures import (
     bundled_planner_input,
     synthetic_planner_input,
 )
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.planner import plan
+from veille.offline.authority import AuthorityRanking
+from veille.offline.planner import plan
 from veille.roles.planner import Plan, PlannerInput
 
 

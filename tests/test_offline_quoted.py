@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 
 from veille.dossier import LedgerEntry
-from veille.models.offline.analyst import analyse
-from veille.models.offline.analyst_rules import aliases, quotes_to_reject, rebuts, sentence_names
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.compare import recommendation
-from veille.models.offline.ledger import Statement, rejected_units
+from veille.offline.analyst import analyse
+from veille.offline.analyst_rules import aliases, quotes_to_reject, rebuts, sentence_names
+from veille.offline.authority import AuthorityRanking
+from veille.offline.compare import recommendation
+from veille.offline.ledger import Statement, rejected_units
 from veille.roles.analyst import AnalystInput, DocumentText
 
 QUESTION = (

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from veille.models.offline.analyst import analyse
-from veille.models.offline.analyst_rules import rebuts
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
-from veille.models.offline.text import split_sentences
+from veille.offline.analyst import analyse
+from veille.offline.analyst_rules import rebuts
+from veille.offline.authority import AuthorityRanking
+from veille.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
+from veille.offline.text import split_sentences
 from veille.roles.analyst import AnalystInput, DocumentText
 
 QUESTION = (

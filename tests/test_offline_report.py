@@ -20,11 +20,11 @@ from veille.dossier import (
 )
 from veille.grid import Grid
 from veille.models.factory import build_client
-from veille.models.offline.critic import criticise
-from veille.models.offline.judge import judge
-from veille.models.offline.markdown import fit_sentence, sentence_words
-from veille.models.offline.reviser import revise
-from veille.models.offline.writer import write
+from veille.offline.critic import criticise
+from veille.offline.judge import judge
+from veille.offline.markdown import fit_sentence, sentence_words
+from veille.offline.reviser import revise
+from veille.offline.writer import write
 from veille.roles.critic import CriticInput, evaluation_schema
 from veille.roles.judge import JudgeInput, verdict_schema
 from veille.roles.reviser import REVISER, ReviserInput

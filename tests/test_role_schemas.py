@@ -25,8 +25,8 @@ from tests.role_inputs import ROLE_INPUTS, all_roles, role_cases
 from tests.schema_strategy import from_wire_schema
 from veille.models.base import ModelRequest
 from veille.models.factory import build_client
-from veille.models.offline import OfflineModel
 from veille.models.wire import unsupported_keywords, wire_schema
+from veille.offline import OfflineModel
 from veille.roles.analyst import AnalystInput
 from veille.roles.analyst_update import AnalystUpdateInput
 from veille.roles.base import Role

@@ -1,6 +1,6 @@
 """Key terms of a request (the planner's vocabulary): ``terms`` from request.md, or derived from its text.
 
-Note: the offline planner (veille/models/offline/relevance.py, ``_derive_terms``) has its own, simpler
+Note: the offline planner (veille/offline/relevance.py, ``_derive_terms``) has its own, simpler
 fallback; it only runs when the terms handed to it are empty.
 """
 

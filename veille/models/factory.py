@@ -18,7 +18,7 @@ def build_backend(settings: Settings) -> Model:
 
         return GeminiModel(settings)
     # Imported lazily: the offline engine is a separate package, heavy on rules, not needed for Gemini.
-    from veille.models.offline import OfflineModel  # type: ignore[attr-defined]
+    from veille.offline import OfflineModel  # type: ignore[attr-defined]
 
     backend: Model = OfflineModel(settings)
     return backend

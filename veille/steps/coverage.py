@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from veille.models.offline.text import cosine, stems, weighted_vector
+from veille.offline.text import cosine, stems, weighted_vector
 from veille.roles.planner import CatalogueEntry, ExclusionReason, SubTask
 
 __all__ = [

@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
-from veille.models.offline.compare import recommendation
-from veille.models.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
-from veille.models.offline.ledger import Statement, ledger, rejected_units, superseded
-from veille.models.offline.markdown import count_words, fit_sentence, sentence_words
-from veille.models.offline.text import SUPERLATIVE_RE
+from veille.offline.compare import recommendation
+from veille.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
+from veille.offline.ledger import Statement, ledger, rejected_units, superseded
+from veille.offline.markdown import count_words, fit_sentence, sentence_words
+from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.writer import WriterInput
 
 __all__ = ["write"]

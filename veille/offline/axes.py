@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from veille.models.offline.text import fold
+from veille.offline.text import fold
 
 __all__ = ["Axis", "parse_axes"]
 

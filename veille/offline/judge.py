@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from veille.models.offline.figures import extract_figures, figure_unit, figure_value
-from veille.models.offline.text import stems
+from veille.offline.figures import extract_figures, figure_unit, figure_value
+from veille.offline.text import stems
 from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.textstats import count_words, section_order
 

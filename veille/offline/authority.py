@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from veille.models.offline.text import fold
+from veille.offline.text import fold
 from veille.tomlconfig import load_toml_model
 
 __all__ = ["AuthorityError", "AuthorityRanking", "SourceType", "Supersedes", "load_authority"]

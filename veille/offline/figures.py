@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from veille.models.offline.text import STOP_WORDS, fold
+from veille.offline.text import STOP_WORDS, fold
 
 
 def _wordlist(text: str) -> list[str]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veille.models.offline.axes import Axis
-from veille.models.offline.clusters import Pairs, centroid, units, vectors
-from veille.models.offline.relevance import Context
-from veille.models.offline.text import cosine, weighted_vector
+from veille.offline.axes import Axis
+from veille.offline.clusters import Pairs, centroid, units, vectors
+from veille.offline.relevance import Context
+from veille.offline.text import cosine, weighted_vector
 
 __all__ = ["fit_capacity", "merge_axes", "split"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veille.models.offline.analyst_rules import Sentence, doc_names, facets, sentence_names
-from veille.models.offline.figures import asked_quantity, quantity_unit
-from veille.models.offline.text import stems
+from veille.offline.analyst_rules import Sentence, doc_names, facets, sentence_names
+from veille.offline.figures import asked_quantity, quantity_unit
+from veille.offline.text import stems
 
 __all__ = ["facet_cover", "option_cover"]
 

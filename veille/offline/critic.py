@@ -32,8 +32,8 @@ from veille.dossier import (
     SYNTHESIS_MIN,
     ledger_entries,
 )
-from veille.models.offline.figures import extract_figures
-from veille.models.offline.markdown import (
+from veille.offline.figures import extract_figures
+from veille.offline.markdown import (
     MODEL_SECTIONS,
     bullets,
     count_words,
@@ -42,7 +42,7 @@ from veille.models.offline.markdown import (
     sentences,
     split_sections,
 )
-from veille.models.offline.text import SUPERLATIVE_RE
+from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.critic import CriticInput
 from veille.textstats import section_order
 

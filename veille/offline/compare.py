@@ -14,8 +14,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.dossier import CitedText
-from veille.models.offline.figures import extract_figures, figure_value, is_year, rate_unit
-from veille.models.offline.ledger import Statement, mentioned, window
+from veille.offline.figures import extract_figures, figure_value, is_year, rate_unit
+from veille.offline.ledger import Statement, mentioned, window
 
 __all__ = ["Value", "option_values", "recommendation"]
 

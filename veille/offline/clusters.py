@@ -17,9 +17,9 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from veille.models.offline.relevance import Context, Doc, link
-from veille.models.offline.text import cosine, weighted_vector
-from veille.models.offline.vocab import aspects, keys
+from veille.offline.relevance import Context, Doc, link
+from veille.offline.text import cosine, weighted_vector
+from veille.offline.vocab import aspects, keys
 
 __all__ = ["Pairs", "assign", "axis_scores", "centroid", "cluster", "same_subject_pairs", "units"]
 

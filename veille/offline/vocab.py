@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from veille.models.offline.text import STOP_WORDS, fold, stem
+from veille.offline.text import STOP_WORDS, fold, stem
 
 __all__ = ["ASPECTS", "FRAMING", "aspect_words", "aspects", "framing_words", "key", "keys"]
 

@@ -23,9 +23,9 @@ from veille.dossier import (
     KeyPoint,
     render_body,
 )
-from veille.models.offline.figures import extract_figures
-from veille.models.offline.markdown import count_words, fit_sentence, sentence_words
-from veille.models.offline.text import SUPERLATIVE_RE
+from veille.offline.figures import extract_figures
+from veille.offline.markdown import count_words, fit_sentence, sentence_words
+from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import SourceRef
 

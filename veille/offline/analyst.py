@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from veille.models.offline.analyst_rules import (
+from veille.offline.analyst_rules import (
     _COLLECTIVE_RE,
     _HEDGE_RE,
     _INSTRUCTION_RE,
@@ -28,10 +28,10 @@ from veille.models.offline.analyst_rules import (
     sentence_names,
     subjects,
 )
-from veille.models.offline.aspect_cover import facet_cover, option_cover
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.contradictions import ContradictionFinder
-from veille.models.offline.figures import (
+from veille.offline.aspect_cover import facet_cover, option_cover
+from veille.offline.authority import AuthorityRanking
+from veille.offline.contradictions import ContradictionFinder
+from veille.offline.figures import (
     date_key,
     extract_dates,
     extract_figures,
@@ -41,7 +41,7 @@ from veille.models.offline.figures import (
     is_year,
     unit_key,
 )
-from veille.models.offline.text import (
+from veille.offline.text import (
     fold,
     heading_items,
     is_english,

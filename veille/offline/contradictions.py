@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from veille.models.offline.analyst_rules import (
+from veille.offline.analyst_rules import (
     _DOUBT_RE,
     AnalystTuning,
     Claim,
@@ -16,10 +16,10 @@ from veille.models.offline.analyst_rules import (
     quotes_to_reject,
     rebuts,
 )
-from veille.models.offline.authority import AuthorityRanking
-from veille.models.offline.figures import figure_unit, figure_value, rate_unit
-from veille.models.offline.text import fold, jaccard, stems
-from veille.models.offline.vocab import keys
+from veille.offline.authority import AuthorityRanking
+from veille.offline.figures import figure_unit, figure_value, rate_unit
+from veille.offline.text import fold, jaccard, stems
+from veille.offline.vocab import keys
 from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 
 __all__ = ["ContradictionFinder"]

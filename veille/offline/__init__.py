@@ -16,13 +16,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from veille.models.base import ModelRequest, RawResponse, Usage
-from veille.models.offline.analyst import analyse, analyse_update
-from veille.models.offline.authority import AuthorityError, AuthorityRanking, load_authority
-from veille.models.offline.critic import criticise
-from veille.models.offline.judge import judge
-from veille.models.offline.planner import plan
-from veille.models.offline.reviser import revise
-from veille.models.offline.writer import write
+from veille.offline.analyst import analyse, analyse_update
+from veille.offline.authority import AuthorityError, AuthorityRanking, load_authority
+from veille.offline.critic import criticise
+from veille.offline.judge import judge
+from veille.offline.planner import plan
+from veille.offline.reviser import revise
+from veille.offline.writer import write
 from veille.roles.analyst import AnalystInput
 from veille.roles.analyst_update import AnalystUpdateInput
 from veille.roles.critic import CriticInput

@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.dossier import KeyPoint, LedgerEntry, supersedes
-from veille.models.offline.figures import extract_figures, figure_unit, is_year
-from veille.models.offline.markdown import fit_sentence
-from veille.models.offline.text import fold, stems
+from veille.offline.figures import extract_figures, figure_unit, is_year
+from veille.offline.markdown import fit_sentence
+from veille.offline.text import fold, stems
 from veille.roles.writer import NumberedContradiction, SourceRef
 
 __all__ = ["Statement", "ledger", "mentioned", "rejected_units", "superseded", "window"]

@@ -2,15 +2,15 @@
 
 Steps (each one deterministic, ties broken by document id):
 
-1. Axes come from the request's wording (:mod:`~veille.models.offline.axes`: a list, headings or an
+1. Axes come from the request's wording (:mod:`~veille.offline.axes`: a list, headings or an
    enumeration in a sentence); without any, the relevant documents are clustered and each cluster
    becomes an axis, named by its most specific words (request words first).
-2. Relevance (:mod:`~veille.models.offline.relevance`): request words, aspect families, topic
+2. Relevance (:mod:`~veille.offline.relevance`): request words, aspect families, topic
    feedback from the documents already kept, same-subject pulls.
-3. Each kept document goes to its best axis (:mod:`~veille.models.offline.clusters`); a framing
+3. Each kept document goes to its best axis (:mod:`~veille.offline.clusters`); a framing
    document serves every axis it scores on, another document a second axis when both scores are
    close. Same-subject documents at different dates end up in the same sub-task.
-4. Caps (:mod:`~veille.models.offline.capacity`): axes merged down to ``max_subtasks``, an axis over
+4. Caps (:mod:`~veille.offline.capacity`): axes merged down to ``max_subtasks``, an axis over
    ``max_docs`` split in two while ``max_subtasks`` allows, rather than dropping documents.
 5. Questions: autonomous, in the request's language, naming the terms compared.
 """
@@ -21,12 +21,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from veille.models.offline.axes import Axis, parse_axes
-from veille.models.offline.capacity import fit_capacity, merge_axes
-from veille.models.offline.clusters import assign, cluster, same_subject_pairs
-from veille.models.offline.relevance import Context, PlannerTuning, relevant
-from veille.models.offline.text import fold, is_english
-from veille.models.offline.vocab import key, keys
+from veille.offline.axes import Axis, parse_axes
+from veille.offline.capacity import fit_capacity, merge_axes
+from veille.offline.clusters import assign, cluster, same_subject_pairs
+from veille.offline.relevance import Context, PlannerTuning, relevant
+from veille.offline.text import fold, is_english
+from veille.offline.vocab import key, keys
 from veille.roles.planner import Plan, PlannerInput, SubTask
 
 __all__ = ["PlannerTuning", "plan"]

@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from veille.models.offline.figures import extract_figures, figure_unit
-from veille.models.offline.text import fold
+from veille.offline.figures import extract_figures, figure_unit
+from veille.offline.text import fold
 from veille.roles.analyst import DocumentText
 
 __all__ = [

@@ -23,9 +23,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from veille.models.offline.axes import Axis
-from veille.models.offline.text import fold, is_english
-from veille.models.offline.vocab import aspect_words, aspects, framing_words, keys
+from veille.offline.axes import Axis
+from veille.offline.text import fold, is_english
+from veille.offline.vocab import aspect_words, aspects, framing_words, keys
 from veille.roles.planner import CatalogueEntry, PlannerInput
 
 __all__ = ["Context", "Doc", "PlannerTuning", "link", "relevant"]
