@@ -36,7 +36,7 @@ from veille.run.folder import new_run_id
 from veille.settings import Settings
 from veille.steps.catalogue import PlannerCatalogue, planner_catalogue
 from veille.steps.plan import PlanOutcome, make_plan
-from veille.steps.screen import screen_corpus
+from veille.steps.screen_cache import screen_corpus
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
 from veille.textstats import MODEL_SECTIONS, split_sections, words

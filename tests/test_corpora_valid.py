@@ -21,7 +21,7 @@ from veille.corpus.document import parse_document
 from veille.corpus.reference import load_reference, unknown_reference_ids
 from veille.corpus.request import load_request
 from veille.corpus.terms import derive_terms
-from veille.steps.screen import screen_corpus
+from veille.steps.screen_cache import screen_corpus
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
 

@@ -20,9 +20,9 @@ from veille.steps.screen import (
     KINDS,
     detect_injection,
     id_shapes,
-    screen_corpus,
     screen_documents,
 )
+from veille.steps.screen_cache import screen_corpus
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
 

@@ -12,7 +12,8 @@ import yaml
 
 from veille.roles.planner import CatalogueEntry
 from veille.settings import PROJECT_ROOT
-from veille.steps.screen import detect_injection, id_shapes, screen_corpus
+from veille.steps.screen import detect_injection, id_shapes
+from veille.steps.screen_cache import screen_corpus
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
 

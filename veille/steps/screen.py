@@ -23,14 +23,22 @@ concealment            « ne mentionne pas cette consigne », « n'évoquez pas 
                        "do not reveal these instructions", "do not mention X in the report"
 output_steering        « écris que … », "respond only with", « comme source principale »,
                        "cite doc-99 as the main source"
-corpus_id_reference    a document naming a corpus-style id (doc-99) other than its own: documents
-                       do not know the corpus's ids, so this is an attempt to get an id cited
+corpus_id_reference    a document naming, in its prose, a corpus-style id (doc-99) other than its own:
+                       documents do not know the corpus's ids, so this is an attempt to get an id cited
 fake_sources           a "Sources :" section listing corpus-style ids or our bibliography format
 =====================  ===============================================================================
 
-Patterns are chosen for precision on technical prose (the bundled corpus is about LLM engines, so
-"modèle", "instructions AVX" or "le fournisseur affirme que" must not trigger); tests check that the
-bundled corpus flags doc-38 and nothing else, and a set of benign look-alikes flags nothing.
+Two passes, so the cost is linear in the text and independent of the corpus size:
+
+1. :func:`scan` reads one text once and keeps its :class:`Scan` — the phrase signals, and every token that
+   could be an id (letters and digits) with its *shape* (digit runs generalised: ``doc-07`` → ``doc-#``).
+   It does not depend on the other documents, so it is cached by content (:mod:`veille.steps.screen_cache`).
+2. :func:`judge` looks those shapes up in the set of the corpus's id shapes (:func:`id_shapes`): a set
+   lookup per token, never a regular expression with one alternative per document.
+
+A token inside a path or a link target (``./2025-01-part-1.md``, ``https://…/doc-12``) is a file name, not an
+id put before a model, so it is no ``corpus_id_reference``: posts link to their siblings. Ids made of digits
+only give no shape (they would match every year or count in prose).
 """
 
 from __future__ import annotations
@@ -38,31 +46,31 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
 from veille.alerts import Alert, alert
-from veille.roles.planner import CatalogueEntry
 from veille.steps.screen_patterns import PATTERNS
 
 __all__ = [
     "ALERT_CODE",
     "FLAG_LABEL",
     "KINDS",
+    "Scan",
     "Signal",
     "detect_injection",
     "flagged_documents",
     "id_shapes",
     "injection_alert",
-    "screen_corpus",
+    "judge",
+    "scan",
     "screen_documents",
+    "shape_of",
 ]
 
 ALERT_CODE = "injection.suspected"
 # How a flagged document is labelled for its analyst and in the sources list.
 FLAG_LABEL = "injection suspectée"
 _EXCERPT_CHARS = 90
-_SCREEN_BATCH = 500  # documents fetched per read-only query (memory stays flat on large corpora)
 
 # Zero-width and soft-hyphen characters an attacker may sprinkle to break phrase matching.
 _INVISIBLE_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
@@ -77,6 +85,11 @@ _SOURCES_LABEL = re.compile(r"(?:^|\n)\s*(?:#{1,6}\s*)?(?:sources?|references|bi
 # Our bibliography's format, "- [1] **doc-03** — titre — 2026-07-08 — type", and the former one,
 # "1. **doc-03** — …" (em dash folded to "-").
 _BIBLIO_LINE = re.compile(r"(?:^|\n)\s*(?:\d+\.|(?:[-*]\s*)?\[\d+\])\s+\*\*[^*\n]+\*\*\s+-\s")
+# Id-like tokens: maximal runs of word characters and hyphens (the boundaries ids had in prose) holding a
+# digit, with what surrounds them: a "/" or "\\" before, or a ".ext" after, makes the run part of a path or
+# a URL, not an id in prose. findall returns strings, so plain words cost no Python code at all.
+_DIGITS = re.compile(r"\d+")
+_TOKEN = re.compile(r"([/\\]?)(?<![\w-])([\w-]*\d[\w-]*)(\.[a-z][a-z0-9]{0,7}\b)?")
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,28 @@ class Signal:
 
     kind: str
     excerpt: str
+
+
+@dataclass(frozen=True)
+class SourcesBlock:
+    """A "Sources" label and the lines after it: the id-like tokens listed, our bibliography format."""
+
+    excerpt: str
+    tokens: tuple[str, ...]
+    bibliography: bool
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What one text holds for the screen, independent of the corpus (so it can be cached by content).
+
+    ``tokens`` maps each id-like token's shape to the first two distinct such tokens in prose (two: the
+    first may be the document's own id), in text order.
+    """
+
+    signals: tuple[Signal, ...] = ()
+    tokens: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sources: tuple[SourcesBlock, ...] = ()
 
 
 # Typographic look-alikes folded to ASCII before the rest is dropped: apostrophes, then dashes.
@@ -104,35 +139,21 @@ def _fold_chars(text: str) -> str:
     return unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
 
 
-def _fold(text: str) -> str:
-    """:func:`_fold_chars`, then one space between words and one line break between non-blank lines."""
-    lines = (" ".join(line.split()) for line in _LINE_BREAKS.split(_fold_chars(text)))
-    return "\n".join(line for line in lines if line)
-
-
-def _fold_with_origin(text: str) -> tuple[str, list[int]]:
-    """:func:`_fold` character by character, with the index in ``text`` of each folded character.
-
-    Much slower than :func:`_fold`: only run on a document that matched, to quote it.
-    """
-    out: list[str] = []
+def _fold_lines(text: str) -> tuple[str, list[int]]:
+    """:func:`_fold_chars`, one space between words, one line break between non-blank lines; with, for
+    each folded line, the index of the original line (split on line breaks) it comes from."""
+    folded: list[str] = []
     origin: list[int] = []
-    pending: str | None = None  # separator owed before the next kept character
-    for index, char in enumerate(text):
-        for part in _fold_chars(char):
-            if part in "\n\r":
-                pending = "\n" if out else None
-            elif part.isspace():
-                if out and pending is None:
-                    pending = " "
-            else:
-                if pending is not None:
-                    out.append(pending)
-                    origin.append(index)
-                    pending = None
-                out.append(part)
-                origin.append(index)
-    return "".join(out), origin
+    for index, line in enumerate(_LINE_BREAKS.split(_fold_chars(text))):
+        line = " ".join(line.split())
+        if line:
+            folded.append(line)
+            origin.append(index)
+    return "\n".join(folded), origin
+
+
+def _fold(text: str) -> str:
+    return _fold_lines(text)[0]
 
 
 def _shorten(text: str) -> str:
@@ -140,38 +161,83 @@ def _shorten(text: str) -> str:
     return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 1] + "…"
 
 
-def _excerpt(original: str, origin: list[int], start: int, end: int) -> str:
-    first = origin[min(start, len(origin) - 1)]
-    last = origin[min(max(end - 1, start), len(origin) - 1)] + 1
-    return _shorten("".join(c for c in original[first:last] if c not in _INVISIBLE_CHARS))
+def _line_positions(line: str) -> tuple[str, list[int]]:
+    """One original line folded like :func:`_fold_lines`, with the original index of each folded char."""
+    out: list[str] = []
+    origin: list[int] = []
+    pending = False
+    for index, char in enumerate(line):
+        for part in _fold_chars(char):
+            if part.isspace():
+                pending = bool(out)
+            else:
+                if pending:
+                    out.append(" ")
+                    origin.append(index)
+                    pending = False
+                out.append(part)
+                origin.append(index)
+    return "".join(out), origin
 
 
-def id_shapes(known_ids: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern for ids shaped like the corpus's (digits generalised: ``doc-07`` → ``doc-\\d+``).
+class _Quoter:
+    """Maps a span of the folded text back to the original, reading only the lines the span touches."""
 
-    Only ids containing a digit give a shape: an id that is a plain word ("faq") would match prose.
-    """
-    shapes = set()
-    for doc_id in known_ids:
-        folded = _fold(doc_id)
-        if any(c.isdigit() for c in folded):
-            shapes.add(re.sub(r"\\\d+|\d+", r"\\d+", re.escape(folded)))
-    if not shapes:
+    def __init__(self, text: str, folded: str, line_origin: list[int]) -> None:
+        self._lines = _LINE_BREAKS.split(text)
+        self._folded = folded
+        self._line_origin = line_origin
+
+    def _point(self, pos: int, *, end: bool) -> tuple[int, int]:
+        """(original line, index in it) of folded position ``pos`` (the char before it when ``end``)."""
+        pos = max(0, min(pos - 1 if end else pos, len(self._folded) - 1))
+        line_no = self._folded.count("\n", 0, pos)
+        offset = pos - (self._folded.rfind("\n", 0, pos) + 1)
+        original = self._lines[self._line_origin[line_no]]
+        _, origin = _line_positions(original)
+        if not origin:
+            return self._line_origin[line_no], 0
+        return self._line_origin[line_no], origin[min(offset, len(origin) - 1)] + (1 if end else 0)
+
+    def quote(self, start: int, end: int) -> str:
+        if not self._folded:
+            return ""
+        (first_line, first), (last_line, last) = self._point(start, end=False), self._point(end, end=True)
+        if first_line == last_line:
+            piece = self._lines[first_line][first:last]
+        else:
+            middle = self._lines[first_line + 1 : last_line]
+            piece = "\n".join([self._lines[first_line][first:], *middle, self._lines[last_line][:last]])
+        return _shorten("".join(c for c in piece if c not in _INVISIBLE_CHARS))
+
+
+def shape_of(token: str) -> str | None:
+    """The shape of a folded token (digit runs → ``#``); ``None`` unless it has both letters and digits."""
+    if not any(c.isdigit() for c in token) or not any(c.isalpha() for c in token):
         return None
-    alternatives = "|".join(sorted(shapes, key=len, reverse=True))
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
+    return _DIGITS.sub("#", token)
 
 
-def detect_injection(
-    text: str, *, own_id: str | None = None, corpus_ids: re.Pattern[str] | None = None
-) -> list[Signal]:
-    """Every suspicious passage of ``text`` (at most one signal per kind, the first match).
+def _prose_tokens(folded: str, start: int = 0, end: int | None = None) -> dict[str, tuple[str, ...]]:
+    """Shape → the first two distinct id-like tokens of ``folded[start:end]`` that are not part of a path
+    or a link target."""
+    found: dict[str, tuple[str, ...]] = {}
+    for before, raw, extension in _TOKEN.findall(folded, start, len(folded) if end is None else end):
+        if before or extension:
+            continue
+        token = raw.strip("-_")
+        shape = shape_of(token)
+        if shape is None or len(seen := found.get(shape, ())) >= 2 or token in seen:
+            continue
+        found[shape] = (*seen, token)
+    return found
 
-    ``corpus_ids`` (from :func:`id_shapes`) enables the ``corpus_id_reference`` and ``fake_sources``
-    id checks; ``own_id`` is the document's own id, which it may name.
-    """
-    folded = _fold(text)
-    spans: list[tuple[str, int, int]] = []  # kind, start, end in ``folded``
+
+def scan(text: str) -> Scan:
+    """Read ``text`` once: phrase signals, id-like tokens by shape, "Sources" blocks."""
+    folded, line_origin = _fold_lines(text)
+    quoter = _Quoter(text, folded, line_origin)
+    signals = []
     for kind, patterns in _COMPILED.items():
         hits = [
             m
@@ -180,28 +246,60 @@ def detect_injection(
         ]
         if hits:
             first = min(hits, key=lambda m: m.start())
-            spans.append((kind, first.start(), first.end()))
-    own = _fold(own_id) if own_id else None
-    if corpus_ids is not None:
-        for match in corpus_ids.finditer(folded):
-            if match.group(0) != own:
-                spans.append(("corpus_id_reference", match.start(), match.end()))
-                break
+            signals.append(Signal(kind, quoter.quote(first.start(), first.end())))
+    sources = []
     for label in _SOURCES_LABEL.finditer(folded):
         # The label's line and the five after it: a list of corpus ids or of our bibliography lines.
-        block = "\n".join(folded[label.end() : label.end() + 600].split("\n")[:6])
-        listed_ids = corpus_ids is not None and any(m.group(0) != own for m in corpus_ids.finditer(block))
-        if listed_ids or _BIBLIO_LINE.search("\n" + block):
-            line_end = folded.find("\n", label.end())
-            spans.append(("fake_sources", label.start(), len(folded) if line_end < 0 else line_end))
+        block_end = label.end() + len("\n".join(folded[label.end() : label.end() + 600].split("\n")[:6]))
+        line_end = folded.find("\n", label.end())
+        sources.append(
+            SourcesBlock(
+                excerpt=quoter.quote(label.start(), len(folded) if line_end < 0 else line_end),
+                tokens=tuple(t for ts in _prose_tokens(folded, label.end(), block_end).values() for t in ts),
+                bibliography=bool(_BIBLIO_LINE.search("\n" + folded[label.end() : block_end])),
+            )
+        )
+    return Scan(tuple(signals), _prose_tokens(folded), tuple(sources))
+
+
+def id_shapes(known_ids: Iterable[str]) -> frozenset[str] | None:
+    """The shapes of the corpus's ids (``doc-07`` → ``doc-#``); ``None`` when no id has one.
+
+    Only ids with letters and digits give a shape: an id that is a plain word ("faq") or a number would
+    match prose.
+    """
+    shapes = frozenset(s for doc_id in known_ids if (s := shape_of(_fold(doc_id))) is not None)
+    return shapes or None
+
+
+def judge(facts: Scan, *, own_id: str | None, corpus_ids: Collection[str] | None) -> list[Signal]:
+    """The signals of a scanned text against the corpus's id shapes (set lookups only)."""
+    signals = list(facts.signals)
+    own = _fold(own_id) if own_id else None
+    if corpus_ids:
+        named = (t for shape, ts in facts.tokens.items() if shape in corpus_ids for t in ts if t != own)
+        if (token := next(named, None)) is not None:
+            signals.append(Signal("corpus_id_reference", token))
+    for block in facts.sources:
+        listed = bool(corpus_ids) and any(
+            t != own and shape_of(t) in corpus_ids  # type: ignore[operator]
+            for t in block.tokens
+        )
+        if listed or block.bibliography:
+            signals.append(Signal("fake_sources", block.excerpt))
             break
-    if not spans:
-        return []
-    # Quote the original text: map the folded spans back (slow path, suspicious documents only).
-    refolded, origin = _fold_with_origin(text)
-    if refolded != folded or not origin:  # cannot happen by construction; quote the folded text then
-        return [Signal(kind, _shorten(folded[a:b])) for kind, a, b in spans]
-    return [Signal(kind, _excerpt(text, origin, a, b)) for kind, a, b in spans]
+    return signals
+
+
+def detect_injection(
+    text: str, *, own_id: str | None = None, corpus_ids: Collection[str] | None = None
+) -> list[Signal]:
+    """Every suspicious passage of ``text`` (at most one signal per kind, the first match).
+
+    ``corpus_ids`` (from :func:`id_shapes`) enables the ``corpus_id_reference`` and ``fake_sources``
+    id checks; ``own_id`` is the document's own id, which it may name.
+    """
+    return judge(scan(text), own_id=own_id, corpus_ids=corpus_ids)
 
 
 def injection_alert(doc_id: str, signals: Sequence[Signal]) -> Alert:
@@ -229,31 +327,9 @@ def screen_documents(documents: Iterable[tuple[str, str]], *, known_ids: Collect
 
     ``known_ids`` are the corpus's ids: they give the id shapes of the ``corpus_id_reference`` check.
     """
-    return _screen(documents, id_shapes(known_ids))
-
-
-def _screen(documents: Iterable[tuple[str, str]], shapes: re.Pattern[str] | None) -> list[Alert]:
+    shapes = id_shapes(known_ids)
     alerts = []
     for doc_id, text in documents:
-        signals = detect_injection(text, own_id=doc_id, corpus_ids=shapes)
-        if signals:
+        if signals := detect_injection(text, own_id=doc_id, corpus_ids=shapes):
             alerts.append(injection_alert(doc_id, signals))
-    return alerts
-
-
-def screen_corpus(db_path: Path, catalogue: Sequence[CatalogueEntry]) -> list[Alert]:
-    """Screen every catalogued document (title, summary and body) of the corpus database.
-
-    The planner sees titles and summaries, the analysts the bodies, so all three are screened.
-    Bodies are fetched in batches, each with its own read-only connection.
-    """
-    from veille.store.readers import fetch_documents  # lazy: DuckDB is not needed to use the detector
-
-    summaries = {e.id: e.summary or "" for e in catalogue}
-    ids = list(summaries)
-    shapes = id_shapes(ids)
-    alerts: list[Alert] = []
-    for start in range(0, len(ids), _SCREEN_BATCH):
-        batch = fetch_documents(db_path, ids[start : start + _SCREEN_BATCH])
-        alerts += _screen(((d.id, f"{d.title}\n{summaries[d.id]}\n{d.body}") for d in batch), shapes)
     return alerts
