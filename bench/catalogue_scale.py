@@ -74,7 +74,7 @@ def _distinct(corpus: Path) -> None:
 
 def _plan_step(settings: Any, request: Any) -> tuple[Any, Any, dict[str, float]]:
     """One timed plan step: catalogue read, planner input, offline planner + validation."""
-    from veille.models.factory import build_client
+    from veille.backends import build_client
     from veille.run.folder import new_run_id
     from veille.steps.catalogue import planner_catalogue
     from veille.steps.plan import make_plan

@@ -40,8 +40,8 @@ sys.path.insert(0, str(PROJECT_ROOT))  # the fake server lives in tests/ (not an
 from google.genai import types  # noqa: E402
 
 from tests.fake_gemini import FakeGemini, Reply  # noqa: E402
+from veille.backends import build_client  # noqa: E402
 from veille.models.base import ModelRequest  # noqa: E402
-from veille.models.factory import build_client  # noqa: E402
 from veille.models.gemini import GeminiModel  # noqa: E402
 from veille.roles.critic import evaluation_schema  # noqa: E402
 from veille.settings import Settings  # noqa: E402

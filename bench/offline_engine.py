@@ -7,7 +7,7 @@ Usage (figures recorded in docs/offline-engine.md):
 Runs the whole role chain the flow runs (planner, one analyst per sub-task, writer, then
 critic -> arbiter -> reviser until the arbiter validates, at most 3 rounds) with the library's own
 functions over a ModelClient on the offline engine (``tests.test_offline_engine.run_bundled_pipeline``,
-no Prefect), and prints the CPU time (``time.process_time``) spent inside ``OfflineModel.respond`` per
+no Prefect), and prints the CPU time (``time.process_time``) spent inside ``FunctionModel.respond`` (the engine behind the seam) per
 role and in all — ingestion, DuckDB reads and the client are outside the timed part: best of
 ``--repeat`` runs, then the number of review rounds and the verdict.
 """
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.test_offline_engine import run_bundled_pipeline  # noqa: E402
 from veille.models.base import ModelRequest, RawResponse  # noqa: E402
-from veille.offline import OfflineModel  # noqa: E402
+from veille.models.function import FunctionModel  # noqa: E402
 
 
 def main() -> None:
@@ -36,16 +36,16 @@ def main() -> None:
 
     cpu: dict[str, float] = defaultdict(float)
     calls: dict[str, int] = defaultdict(int)
-    original = OfflineModel.respond
+    original = FunctionModel.respond
 
-    def timed(self: OfflineModel, request: ModelRequest) -> RawResponse:
+    def timed(self: FunctionModel, request: ModelRequest) -> RawResponse:
         start = time.process_time()
         raw = original(self, request)
         cpu[request.role] += time.process_time() - start
         calls[request.role] += 1
         return raw
 
-    OfflineModel.respond = timed  # type: ignore[method-assign]
+    FunctionModel.respond = timed  # type: ignore[method-assign]
     best_total = float("inf")
     best: dict[str, float] = {}
     out: dict[str, object] = {}
@@ -57,7 +57,7 @@ def main() -> None:
         total = time.process_time() - start
         if total < best_total:
             best_total, best = total, dict(cpu)
-    OfflineModel.respond = original  # type: ignore[method-assign]
+    FunctionModel.respond = original  # type: ignore[method-assign]
 
     rounds = out["rounds"]
     assert isinstance(rounds, list)

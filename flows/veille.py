@@ -95,7 +95,11 @@ def veille_flow(
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
             analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse, changes)
-            log.info("analyse: %s; %s", run.keep_analyses(analyses), usage_note(records(), "analyst"))
+            log.info(
+                "analyse: %s; %s",
+                run.keep_analyses(analyses),
+                usage_note(records(), "analyst", "analyst_update"),
+            )
             run.require_a_branch()
             if settings.web:  # the grounded research ran beside the analysts
                 log.info(

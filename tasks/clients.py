@@ -15,9 +15,9 @@ from typing import Any
 
 from prefect.tasks import exponential_backoff
 
+from veille.backends import build_client
 from veille.models.base import Model
 from veille.models.caller import ModelClient
-from veille.models.factory import build_client
 from veille.ops.limits import amodel_call_slot
 from veille.settings import Settings
 

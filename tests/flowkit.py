@@ -1,5 +1,5 @@
 """Helpers for flow tests: a small corpus on disk and a scripted model that answers every role
-from the structured payload (so answers follow whatever plan the flow validated)."""
+from the typed role input (so answers follow whatever plan the flow validated)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint
 from veille.models.base import ModelRequest
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
+from veille.roles.reviser import ReviserInput
+from veille.roles.writer import WriterInput
 
 __all__ = ["AXES", "DOCS", "PERFECT", "dossier_from", "read_json", "responder", "write_corpus"]
 
@@ -132,9 +134,10 @@ def dossier_from(
     )
 
 
-def _payload_dossier(payload: dict[str, Any]) -> Dossier:
-    numbers = [s["number"] for s in payload.get("sources", [])]
-    return dossier_from(numbers, list(payload.get("axes") or {}), payload.get("missing_axes", []))
+def _input_dossier(data: WriterInput | ReviserInput) -> Dossier:
+    numbers = [s.number for s in data.sources]
+    missing = data.missing_axes if isinstance(data, WriterInput) else []
+    return dossier_from(numbers, list(data.axes or {}), missing)
 
 
 def responder(
@@ -144,7 +147,7 @@ def responder(
     analyst_fail: set[str] | None = None,
     foreign_citation: str | None = None,
 ) -> Callable[[ModelRequest], Any]:
-    """A ScriptedModel ``function``: every role answers from its payload.
+    """A ScriptedModel ``function``: every role answers from its typed input (``request.input``).
 
     ``critic(n)`` gives the n-th evaluation (1-based); default: perfect scores.
     ``analyst_fail``: sub-task ids whose analyst raises. ``foreign_citation``: a doc id every analyst
@@ -157,23 +160,18 @@ def responder(
     critic_calls = {"n": 0}
 
     def answer(request: ModelRequest) -> Any:
-        payload = dict(request.payload)
+        data: Any = request.input
         if request.role == "planner":
             return plan or default_plan
         if request.role == "analyst":
-            if analyst_fail and payload["subtask_id"] in analyst_fail:
-                raise ValueError(f"scripted analyst failure for {payload['subtask_id']}")
-            findings = [
-                Finding(statement=f"{d['title']} : {d['body']}", doc_ids=[d["id"]])
-                for d in payload["documents"]
-            ]
+            if analyst_fail and data.subtask_id in analyst_fail:
+                raise ValueError(f"scripted analyst failure for {data.subtask_id}")
+            findings = [Finding(statement=f"{d.title} : {d.body}", doc_ids=[d.id]) for d in data.documents]
             if foreign_citation:
                 findings.append(Finding(statement="Fait hors périmètre.", doc_ids=[foreign_citation]))
-            return Findings(
-                findings=findings, open_questions=[f"Reste à vérifier pour {payload['subtask_id']}."]
-            )
+            return Findings(findings=findings, open_questions=[f"Reste à vérifier pour {data.subtask_id}."])
         if request.role in ("writer", "reviser"):
-            return _payload_dossier(payload)
+            return _input_dossier(data)
         if request.role == "critic":
             critic_calls["n"] += 1
             return json.dumps(critic(critic_calls["n"]) if critic else PERFECT)

@@ -21,7 +21,7 @@ __all__ = ["gemini_responder", "role_of"]
 _ROLES = {
     planner.INSTRUCTIONS: "planner",
     analyst.INSTRUCTIONS: "analyst",
-    analyst_update.INSTRUCTIONS: "analyst_update",  # journaled as "analyst"; told apart here
+    analyst_update.INSTRUCTIONS: "analyst_update",  # the SDK sends no role name: told apart by its instructions
     writer.INSTRUCTIONS: "writer",
     critic.INSTRUCTIONS: "critic",
     reviser.INSTRUCTIONS: "reviser",

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.schema_strategy import from_wire_schema
+from veille.backends import offline_backend
 from veille.models.base import ModelRequest
 from veille.models.wire import wire_schema
-from veille.offline import OfflineModel
 from veille.offline.analyst import analyse_update
 from veille.offline.authority import load_authority
 from veille.roles.analyst import ContradictionNote, DocumentText, Finding, Findings
@@ -255,7 +255,11 @@ def test_the_prompt_shows_the_new_documents_and_the_previous_findings_as_data() 
     assert prompt.count("</document>") == 1 and prompt.count("</constats>") == 1  # neither closes early
     assert prompt.index("<constats>") < prompt.index("doc-01 | 2026-10-01") < prompt.index("</constats>")
     assert "<constats>" in ANALYST_UPDATE.instructions  # declared as data
-    assert ANALYST_UPDATE.name == "analyst"  # the analyst's model, settings and usage line
+    assert ANALYST_UPDATE.name == "analyst_update"  # its own role, its settings follow the analyst's
+    settings = Settings(roles={"analyst": {"model": "m-x", "thinking": "high"}})
+    assert settings.role("analyst_update") == settings.role("analyst")
+    own = Settings(roles={"analyst": {"model": "m-x"}, "analyst_update": {"thinking": "none"}})
+    assert own.role("analyst_update").model == "m-x" and own.role("analyst_update").thinking == "none"
 
 
 def test_offline_update_reads_the_new_documents_and_finds_a_contradiction_with_an_old_one() -> None:
@@ -287,12 +291,12 @@ def test_offline_update_reads_the_new_documents_and_finds_a_contradiction_with_a
     assert [(n.new_doc_id, n.other_doc_ids, n.retained) for n in answer.contradictions] == [
         ("doc-09", ["doc-01"], "doc-09")
     ]
-    # Through the engine's dispatch (same role name as the full analyst), valid for the schema.
+    # Through the engine's backend under the role's own name, valid for the schema.
     schema = ANALYST_UPDATE.schema_for(data)
     request = ModelRequest(
-        role="analyst", model="offline", system="", prompt="", output_schema=schema, payload=data.model_dump()
+        role="analyst_update", model="offline", system="", prompt="", output_schema=schema, input=data
     )
-    text = OfflineModel(Settings()).respond(request).text
+    text = offline_backend(Settings()).respond(request).text
     assert schema.model_validate_json(text).model_dump() == answer.model_dump()
 
 

@@ -28,10 +28,10 @@ import pytest
 import yaml
 
 from tests.corpora.generate import generate_corpus
+from veille.backends import build_client
 from veille.citations import invalid_citations
 from veille.corpus.reference import load_reference
 from veille.corpus.request import load_request
-from veille.models.factory import build_client
 from veille.run.folder import new_run_id
 from veille.settings import Settings
 from veille.steps.catalogue import PlannerCatalogue, planner_catalogue

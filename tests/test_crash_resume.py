@@ -85,7 +85,7 @@ def zygote(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> I
 
 def _roles(trial: int) -> str:
     """VEILLE_ROLES for one trial: default roles, planner and analyst temperatures made unique."""
-    roles = {name: spec.model_dump() for name, spec in Settings().roles.items()}
+    roles = {name: spec.model_dump() for name, spec in Settings().roles.items() if name != "analyst_update"}
     roles["planner"]["temperature"] = round(0.1 + trial / 1000, 3)
     roles["analyst"]["temperature"] = round(0.2 + trial / 1000, 3)
     return json.dumps(roles)

@@ -96,8 +96,8 @@ def test_happy_path_writes_the_whole_run_folder(corpus: Path, warehouse: Path) -
     assert [s["number"] for s in sources] == list(range(1, len(sources) + 1))
     # Each analyst saw only its own documents.
     for request in model.requests_for("analyst"):
-        docs = {d["id"] for d in request.payload["documents"]}
-        assert docs == set(dict(AXES)[request.payload["question"]])
+        docs = {d.id for d in request.input.documents}
+        assert docs == set(dict(AXES)[request.input.question])
     assert len(read_journal(run_dir / "calls.jsonl")) == len(model.requests)
 
 
@@ -134,7 +134,7 @@ def test_hallucinated_ids_never_reach_an_analyst_or_the_report(corpus: Path, war
     assert len(model.requests_for("planner")) == 2
     [placed] = [a for a in read_json(run_dir / "alerts.json") if a["code"] == "plan.placed_by_code"]
     assert sorted(placed["subjects"]) == ["doc-05", "doc-06"]
-    seen = {d["id"] for r in model.requests_for("analyst") for d in r.payload["documents"]}
+    seen = {d.id for r in model.requests_for("analyst") for d in r.input.documents}
     assert seen == {"doc-01", "doc-02", "doc-03", "doc-04", "doc-05", "doc-06"}  # corpus ids only
     findings = read_json(run_dir / "findings.json")
     cited = {i for st in findings.values() for f in st["findings"] for i in f["doc_ids"]}
@@ -163,7 +163,7 @@ def test_loop_validates_at_round_two_and_the_reviser_runs_once(corpus: Path, war
     assert "Raccourcir la synthèse." in first["instructions"]
     assert first["word_count"] > 0 and first["draft"]
     # The reviser got the arbiter's instructions verbatim.
-    assert model.requests_for("reviser")[0].payload["instructions"] == first["instructions"]
+    assert model.requests_for("reviser")[0].input.instructions == first["instructions"]
 
 
 def test_loop_is_bounded_and_an_unvalidated_report_is_kept(corpus: Path, warehouse: Path) -> None:
@@ -218,7 +218,7 @@ def test_retry_reruns_only_the_failed_branch(corpus: Path, warehouse: Path) -> N
     state, run_dir = _run(first, corpus, warehouse, fail_subtasks=["st-2"])
     assert state.is_failed()
     assert "run.partial_report" in _alert_codes(run_dir)
-    assert {r.payload["subtask_id"] for r in first.requests_for("analyst")} == {"st-1", "st-3"}
+    assert {r.input.subtask_id for r in first.requests_for("analyst")} == {"st-1", "st-3"}
 
     second = ScriptedModel(function=responder())
     state, rerun_dir = _run(second, corpus, warehouse)
@@ -274,7 +274,7 @@ def test_drill_fires_on_a_warm_cache_and_its_retry_reruns_only_its_branch(
     findings = read_json(drill_dir / "findings.json")
     assert findings["st-2"]["status"] == "failed" and "injected fault" in findings["st-2"]["error"]
     assert "analyse.branch_failed" in _alert_codes(drill_dir)
-    analysts = {r.payload["subtask_id"] for r in drill.requests_for("analyst")}
+    analysts = {r.input.subtask_id for r in drill.requests_for("analyst")}
     assert analysts == (set() if use_cache else {"st-1", "st-3"})  # warm: the healthy ones are cached
 
     # The retry of that flow run: same id, second attempt (the e2e test does it through a server).
@@ -282,7 +282,7 @@ def test_drill_fires_on_a_warm_cache_and_its_retry_reruns_only_its_branch(
     retry = ScriptedModel(function=responder())
     state, retry_dir = _run(retry, corpus, warehouse, fail_subtasks=["st-2"], use_cache=use_cache)
     assert state.is_completed(), state.message
-    assert {r.payload["subtask_id"] for r in retry.requests_for("analyst")} == {"st-2"}
+    assert {r.input.subtask_id for r in retry.requests_for("analyst")} == {"st-2"}
     assert not retry.requests_for("planner")
     assert all(v["status"] == "ok" for v in read_json(retry_dir / "findings.json").values())
 
@@ -306,4 +306,4 @@ def test_every_section_is_a_heading_and_review_keeps_each_rounds_structure(
     rounds = read_json(run_dir / "review.json")["rounds"]
     assert len(rounds) == 2 and all(r["structure"]["sections"] and r["draft"] for r in rounds)
     # The reviser got the structure back, not Markdown.
-    assert model.requests_for("reviser")[0].payload["draft"] == rounds[0]["structure"]
+    assert model.requests_for("reviser")[0].input.draft.model_dump() == rounds[0]["structure"]

@@ -11,9 +11,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from veille import backends
 from veille.cli import grade as cli_grade
 from veille.graders.batch import SCORES_SCHEMA
-from veille.models import factory
 from veille.models.base import ModelRequest
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
@@ -82,7 +82,7 @@ def test_judge_graders_make_one_call_per_prompt(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def verdict(request: ModelRequest) -> JudgeVerdict:
-        responses = request.payload["responses"]
+        responses = request.input.responses
         return make_verdict(
             [
                 JudgeScore(
@@ -97,7 +97,7 @@ def test_judge_graders_make_one_call_per_prompt(
         )
 
     model = ScriptedModel(function=verdict)
-    monkeypatch.setattr(factory, "build_backend", lambda settings: model)
+    monkeypatch.setattr(backends, "build_backend", lambda settings: model)
     source = write_jsonl(tmp_path / "rows.jsonl", ROWS)
     out_path = tmp_path / "out" / "scores.parquet"
     code, out, err = invoke(
@@ -106,7 +106,7 @@ def test_judge_graders_make_one_call_per_prompt(
     assert code == 0, err
     requests = model.requests_for("judge")
     assert len(requests) == 2  # "WACC ?" (2 responses together) and "Partager ?"
-    assert sorted(len(r.payload["responses"]) for r in requests) == [1, 2]
+    assert sorted(len(r.input.responses) for r in requests) == [1, 2]
     judge_wacc = ((5 + 3 + 3 + 3) / 4 - 1) / 4  # the documented (mean - 1) / 4
     line1 = next(line for line in out.splitlines() if line.startswith("line    1"))
     assert f"judge+numbers={0.5 * judge_wacc + 0.5 * 0.875:.3f}" in line1

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from tasks.grade import grade_run
+from veille.backends import build_client
 from veille.corpus.reference import Reference, load_reference
 from veille.corpus.request import load_request
 from veille.graders.dossier import TargetedGrade, grade_dossier, strip_sources
 from veille.models.base import ModelRequest, TransientModelError
 from veille.models.caller import ModelClient
-from veille.models.factory import build_client
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
@@ -32,7 +32,7 @@ def reference(bundled_corpus: Path) -> Reference:
 
 def _judge_by_length(request: ModelRequest) -> JudgeVerdict:
     # Longer text → higher accuracy: lets tests tell the rounds apart.
-    responses = request.payload["responses"]
+    responses = request.input.responses
     ranks = sorted(range(len(responses)), key=lambda i: len(responses[i]))
     return make_verdict(
         [
@@ -114,7 +114,7 @@ def test_judge_sees_every_round_with_the_final_report_in_one_call(
     grades = grade_dossier(run_dir, reference, request="Demande", client=client)
     [request] = model.requests_for("judge")
     drafts = [r["draft"] for r in json.loads((run_dir / "review.json").read_text())["rounds"]]
-    assert request.payload["responses"] == [*(d.strip() for d in drafts), strip_sources(reference.dossier)]
+    assert request.input.responses == [*(d.strip() for d in drafts), strip_sources(reference.dossier)]
     judged = {g.target: g.score for g in grades if g.grader == "judge"}
     assert set(judged) == {"round-1", "round-2", "round-3", "final"}
     assert judged["final"] > judged["round-1"]  # type: ignore[operator]  # the long final text ranks first
@@ -129,7 +129,7 @@ def test_identical_final_and_last_draft_are_judged_once(
     review["rounds"][-1]["draft"] = reference.dossier
     (run_dir / "review.json").write_text(json.dumps(review))
     grades = _by(grade_dossier(run_dir, reference, request="Demande", client=client))
-    assert len(model.requests_for("judge")[0].payload["responses"]) == 2
+    assert len(model.requests_for("judge")[0].input.responses) == 2
     assert grades[("judge", "round-2")].score == grades[("judge", "final")].score
 
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from tests.fake_gemini import FakeGemini, Reply
+from veille.backends import build_client
 from veille.graders import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader, normalise_scores
 from veille.models.base import ModelRequest, SchemaValidationError
 from veille.models.caller import ModelClient
-from veille.models.factory import build_client
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
@@ -54,8 +54,9 @@ def test_one_call_sees_reference_and_all_responses(scripted: tuple[ScriptedModel
     results = JudgeGrader(client).grade_group("Calcule le WACC", REFERENCE, RESPONSES)
 
     [request] = model.requests_for("judge")
-    payload = JudgeInput.model_validate(dict(request.payload))
-    assert payload.responses == RESPONSES and payload.reference == REFERENCE
+    data = request.input
+    assert isinstance(data, JudgeInput)
+    assert data.responses == RESPONSES and data.reference == REFERENCE
     assert all(r in request.prompt for r in RESPONSES) and "9,91 %" in request.prompt
     # Scores are mapped back by response id, not by position in the answer.
     assert [r.score for r in results] == pytest.approx([0.75, (2.5 - 1) / 4])
@@ -94,7 +95,7 @@ def test_combinations_share_one_judge_call(scripted: tuple[ScriptedModel, ModelC
     model, client = scripted
 
     def verdict(request: ModelRequest) -> JudgeVerdict:
-        n = len(request.payload["responses"])
+        n = len(request.input.responses)
         return make_verdict([score(3, 3, 3, 3) for _ in range(n)])
 
     model.function = verdict

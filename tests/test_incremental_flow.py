@@ -132,9 +132,9 @@ def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
         for line in lines
     ), lines
     calls = [json.loads(line) for line in (second / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [(c["role"], c["subtask_id"]) for c in calls if c["role"] == "analyst"] == [
-        ("analyst", receiving["id"])
-    ]  # journaled as the analyst: same model, same usage line
+    assert [(c["role"], c["subtask_id"]) for c in calls if c["role"].startswith("analyst")] == [
+        ("analyst_update", receiving["id"])
+    ]  # its own role in the journal (its settings follow the analyst's)
 
     # Night 3: nothing changed: no analyst (the incremental branch's result is carried over).
     third, requests = night()

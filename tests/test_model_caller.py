@@ -17,6 +17,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tests.fake_gemini import FakeGemini, Reply
+from veille.backends import build_client
 from veille.journal import CallJournal, read_journal
 from veille.models.base import (
     ModelRequest,
@@ -27,7 +28,6 @@ from veille.models.base import (
 )
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.caller import ModelClient, _restore_client
-from veille.models.factory import build_client
 from veille.models.scripted import ScriptedModel, ScriptExhaustedError
 from veille.settings import RoleModel, Settings
 from veille.tokens import estimate_tokens
@@ -118,17 +118,17 @@ def test_scripted_usage_is_estimated_and_free(make_client: Any, tmp_path: Path) 
     assert client.unknown_models == []
 
 
-def test_request_carries_role_settings_payload_and_subtask(make_client: Any, settings: Settings) -> None:
+def test_request_carries_role_settings_input_and_subtask(make_client: Any, settings: Settings) -> None:
     roles = dict(settings.roles)
     roles["analyst"] = RoleModel(model="gemini-3-flash-preview", thinking="medium", temperature=0.7)
     model = ScriptedModel({"analyst": [GOOD]})
     client = make_client(model, roles=roles)
 
-    ask(client, payload=Question(text="Quoi ?", doc_ids=["d1"]), subtask_id="st-2")
+    ask(client, input=Question(text="Quoi ?", doc_ids=["d1"]), subtask_id="st-2")
 
     [request] = model.requests
     assert (request.model, request.thinking, request.temperature) == ("gemini-3-flash-preview", "medium", 0.7)
-    assert request.payload == {"text": "Quoi ?", "doc_ids": ["d1"]}
+    assert request.input == Question(text="Quoi ?", doc_ids=["d1"])
     assert request.subtask_id == "st-2" and request.output_schema is Answer
     assert request.system == "Système." and request.prompt == "Question ?"
 
@@ -386,9 +386,7 @@ def test_cache_key_changes_with_each_input() -> None:
         {cache_key(base, "gemini")} | {cache_key(v, "gemini") for v in variants} | {cache_key(base, "other")}
     )
     assert len(keys) == len(variants) + 2
-    same = ModelRequest(
-        role="critic", model="m", system="s", prompt="p", output_schema=Answer, payload={"ignored": 1}
-    )
+    same = ModelRequest(role="critic", model="m", system="s", prompt="p", output_schema=Answer, input=GOOD)
     assert cache_key(same, "gemini") == cache_key(base, "gemini")
 
 

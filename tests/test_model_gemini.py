@@ -15,11 +15,11 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tests.fake_gemini import FakeGemini, Reply, closed_port_url
+from veille.backends import build_client
 from veille.journal import read_journal
 from veille.models.attempts import BlockedPromptError
 from veille.models.base import ModelError, SchemaValidationError, TransientModelError
 from veille.models.caller import ModelClient
-from veille.models.factory import build_client
 from veille.models.pricing import ModelPrice, PriceTable
 from veille.roles.critic import evaluation_schema
 from veille.settings import RoleModel, Settings

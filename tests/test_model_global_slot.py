@@ -10,7 +10,7 @@ import pytest
 
 import veille.ops.limits
 from tests.fake_gemini import FakeGemini, Reply
-from veille.models.factory import build_client
+from veille.backends import build_client
 from veille.roles.critic import evaluation_schema
 from veille.settings import Settings
 
@@ -59,7 +59,7 @@ def test_offline_backend_takes_no_global_slot(tmp_path: Path, monkeypatch: pytes
     settings = Settings(backend="offline", warehouse_dir=tmp_path)
     payload = JudgeInput(prompt="Q", reference="Réponse 12 %", responses=["Réponse 12 %"])
     with build_client(settings, run_id="slot", call_slot=spy.slot) as client:
-        client.call("judge", "S", "P", JudgeVerdict, payload=payload)
+        client.call("judge", "S", "P", JudgeVerdict, input=payload)
     assert spy.entered == 0
 
 

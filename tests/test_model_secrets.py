@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from veille.models.factory import build_backend, build_client
+from veille.backends import build_backend, build_client
 from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub
 from veille.settings import Settings
 

@@ -1,4 +1,4 @@
-"""OfflineModel as a backend: every role schema-valid, estimated usage, determinism (hash seeds
+"""The offline engine as a backend (its role functions served by the seam's FunctionModel): every role schema-valid, estimated usage, determinism (hash seeds
 included), clear errors, no corpus literal in its source, and an end-to-end offline run on the
 bundled corpus checked against reference/facts.yaml."""
 
@@ -24,14 +24,15 @@ from tests.test_offline_fixtures import (
     synthetic_analyst_input,
     synthetic_planner_input,
 )
+from veille.backends import build_client, offline_backend
 from veille.citations import invalid_citations
 from veille.corpus.request import load_request
 from veille.corpus.terms import derive_terms
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, render_body, without_news
 from veille.grid import load_grid
 from veille.models.base import Model, ModelRequest
-from veille.models.factory import build_client
-from veille.offline import AuthorityError, OfflineModel, OfflineRoleError
+from veille.models.function import FunctionModel, FunctionRoleError
+from veille.offline import AuthorityError
 from veille.offline.authority import AuthorityRanking, load_authority
 from veille.resources import data_file
 from veille.roles.analyst import AnalystInput, Findings
@@ -58,20 +59,18 @@ CRITERIA = {"clarity": "a", "concreteness": "b", "citations": "c", "tone": "d", 
 
 
 @pytest.fixture(scope="module")
-def engine() -> OfflineModel:
-    return OfflineModel(Settings())
+def engine() -> FunctionModel:
+    return offline_backend(Settings())
 
 
-def _request(
-    role: str, payload: BaseModel, schema: type[BaseModel], prompt: str = "(prompt)"
-) -> ModelRequest:
+def _request(role: str, data: BaseModel, schema: type[BaseModel], prompt: str = "(prompt)") -> ModelRequest:
     return ModelRequest(
         role=role,
         model="offline",
         system="Consigne système.",
         prompt=prompt,
         output_schema=schema,
-        payload=payload.model_dump(),
+        input=data,
     )
 
 
@@ -116,13 +115,13 @@ def _role_requests() -> list[ModelRequest]:
     ]
 
 
-def test_offline_model_implements_the_protocol(engine: OfflineModel) -> None:
+def test_offline_model_implements_the_protocol(engine: FunctionModel) -> None:
     assert isinstance(engine, Model)
     assert engine.name == "offline"
 
 
 @pytest.mark.parametrize("request_", _role_requests(), ids=lambda r: r.role)
-def test_every_role_returns_schema_valid_json(engine: OfflineModel, request_: ModelRequest) -> None:
+def test_every_role_returns_schema_valid_json(engine: FunctionModel, request_: ModelRequest) -> None:
     raw = asyncio.run(engine.generate(request_))
     parsed = request_.output_schema.model_validate_json(raw.text)
     assert parsed is not None
@@ -133,27 +132,30 @@ def test_every_role_returns_schema_valid_json(engine: OfflineModel, request_: Mo
     assert raw.usage.reasoning_tokens == 0 and raw.usage.cache_read_tokens == 0
 
 
-def test_output_comes_from_the_payload_not_the_prompt(engine: OfflineModel) -> None:
+def test_output_comes_from_the_input_not_the_prompt(engine: FunctionModel) -> None:
     first = _role_requests()[1]
-    second = _request(
-        "analyst", AnalystInput.model_validate(first.payload), Findings, prompt="autre invite " * 50
-    )
+    assert isinstance(first.input, AnalystInput)
+    second = _request("analyst", first.input.model_copy(), Findings, prompt="autre invite " * 50)
     assert engine.respond(first).text == engine.respond(second).text
     assert engine.respond(first).usage.input_tokens < engine.respond(second).usage.input_tokens
 
 
-def test_unknown_role_and_bad_payload_are_clear_errors(engine: OfflineModel) -> None:
-    with pytest.raises(OfflineRoleError, match="unknown role 'poet'"):
+def test_unknown_role_and_wrong_input_are_clear_errors(engine: FunctionModel) -> None:
+    with pytest.raises(FunctionRoleError, match="no function for role 'poet'"):
         engine.respond(ModelRequest(role="poet", model="offline", system="", prompt="", output_schema=Plan))
+    analyst_input = _role_requests()[1].input
     bad = ModelRequest(
-        role="planner", model="offline", system="", prompt="", output_schema=Plan, payload={"x": 1}
+        role="planner", model="offline", system="", prompt="", output_schema=Plan, input=analyst_input
     )
-    with pytest.raises(OfflineRoleError, match="planner payload is not a valid PlannerInput"):
+    with pytest.raises(FunctionRoleError, match="planner role takes a PlannerInput, got AnalystInput"):
         engine.respond(bad)
+    missing = ModelRequest(role="planner", model="offline", system="", prompt="", output_schema=Plan)
+    with pytest.raises(FunctionRoleError, match="got no input"):
+        engine.respond(missing)
 
 
 def test_missing_authority_file_names_the_file(tmp_path: Path) -> None:
-    engine = OfflineModel(Settings(config_dir=tmp_path))  # construction reads nothing
+    engine = offline_backend(Settings(config_dir=tmp_path))  # construction reads no authority
     with pytest.raises(AuthorityError, match=re.escape(str(tmp_path / "authority.toml"))):
         engine.respond(_role_requests()[1])
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from veille.arbiter import arbitrate
+from veille.backends import build_client
 from veille.citations import invalid_citations
 from veille.dossier import (
     AxisSection,
@@ -19,7 +20,6 @@ from veille.dossier import (
     render_body,
 )
 from veille.grid import Grid
-from veille.models.factory import build_client
 from veille.offline.critic import criticise
 from veille.offline.judge import judge
 from veille.offline.markdown import fit_sentence, sentence_words

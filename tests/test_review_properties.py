@@ -24,7 +24,7 @@ from veille.dossier import KEY_POINTS_SECTION, NEWS_SECTION, axis_titles, withou
 from veille.grid import Grid
 from veille.roles.base import In, Out, Role
 from veille.roles.critic import CRITIC
-from veille.roles.judge import JUDGE, JudgeInput, JudgeScore, JudgeVerdict, make_verdict
+from veille.roles.judge import JUDGE, JudgeScore, JudgeVerdict, make_verdict
 from veille.roles.reviser import REVISER
 from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
 from veille.steps.finalize import finalize_report
@@ -268,7 +268,7 @@ def test_any_schema_valid_answers_through_the_flow(
     (corpus / "reference" / "facts.yaml").write_text(FACTS, encoding="utf-8")
 
     def judge(request: Any) -> JudgeVerdict:
-        data = JudgeInput.model_validate(request.payload)
+        data = request.input
         verdict = make_verdict(scores[: len(data.responses)])
         return JUDGE.schema_for(data).model_validate(verdict.model_dump())  # schema-valid for this request
 

@@ -23,10 +23,10 @@ from pydantic import BaseModel
 from tests.fake_gemini import FakeGemini, Reply
 from tests.role_inputs import ROLE_INPUTS, all_roles, role_cases
 from tests.schema_strategy import from_wire_schema
+from veille.backends import build_client, offline_backend
 from veille.models.base import ModelRequest
-from veille.models.factory import build_client
+from veille.models.function import FunctionModel
 from veille.models.wire import unsupported_keywords, wire_schema
-from veille.offline import OfflineModel
 from veille.roles.analyst import AnalystInput
 from veille.roles.analyst_update import AnalystUpdateInput
 from veille.roles.base import Role
@@ -104,13 +104,13 @@ def server() -> Iterator[FakeGemini]:
 
 
 @pytest.fixture(scope="module")
-def engine() -> OfflineModel:
-    return OfflineModel(Settings())
+def engine() -> FunctionModel:
+    return offline_backend(Settings())
 
 
-def _offline_answer(engine: OfflineModel, role: Any, data: BaseModel, schema: type[BaseModel]) -> str:
+def _offline_answer(engine: FunctionModel, role: Any, data: BaseModel, schema: type[BaseModel]) -> str:
     request = ModelRequest(
-        role=role.name, model="offline", system="", prompt="", output_schema=schema, payload=data.model_dump()
+        role=role.name, model="offline", system="", prompt="", output_schema=schema, input=data
     )
     return engine.respond(request).text
 
@@ -121,7 +121,7 @@ def test_schema_goes_through_the_sdk_with_its_constraints(
     role: Any,
     data: BaseModel,
     server: FakeGemini,
-    engine: OfflineModel,
+    engine: FunctionModel,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

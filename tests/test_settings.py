@@ -14,8 +14,11 @@ def test_one_role_field_from_the_environment_keeps_every_other_default(
     roles = Settings().roles
     assert roles["analyst"].model == "gemini-test-model"
     assert roles["analyst"].thinking == defaults["analyst"].thinking
-    assert {name: r for name, r in roles.items() if name != "analyst"} == {
-        name: r for name, r in defaults.items() if name != "analyst"
+    # The incremental analyst follows the analyst (veille.settings.FOLLOWS); every other role keeps its own.
+    assert roles["analyst_update"] == roles["analyst"]
+    changed = {"analyst", "analyst_update"}
+    assert {name: r for name, r in roles.items() if name not in changed} == {
+        name: r for name, r in defaults.items() if name not in changed
     }
 
 
@@ -31,7 +34,16 @@ def test_role_override_from_toml_keeps_the_role_temperature(
         settings.roles["critic"].temperature
         == Settings.model_fields["roles"].default_factory()["critic"].temperature
     )  # type: ignore[misc,call-arg]
-    assert set(settings.roles) == {"planner", "analyst", "writer", "critic", "reviser", "judge", "researcher"}
+    assert set(settings.roles) == {
+        "planner",
+        "analyst",
+        "analyst_update",
+        "writer",
+        "critic",
+        "reviser",
+        "judge",
+        "researcher",
+    }
 
 
 def test_unknown_role_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

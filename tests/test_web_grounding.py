@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from tests.fake_gemini import FakeGemini, Reply
+from veille.backends import build_client
 from veille.journal import read_journal
 from veille.models.caller import ModelClient
-from veille.models.factory import build_client
 from veille.models.grounding import GroundedAnswer
 from veille.roles.planner import SubTask
 from veille.roles.researcher import RESEARCHER, ResearcherInput

@@ -34,8 +34,20 @@ __all__ = [
 # Configuration files ship in the package (veille/data, see veille.resources).
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
-Role = Literal["planner", "analyst", "writer", "critic", "reviser", "judge", "researcher"]
-ROLES: tuple[Role, ...] = ("planner", "analyst", "writer", "critic", "reviser", "judge", "researcher")
+Role = Literal["planner", "analyst", "analyst_update", "writer", "critic", "reviser", "judge", "researcher"]
+ROLES: tuple[Role, ...] = (
+    "planner",
+    "analyst",
+    "analyst_update",
+    "writer",
+    "critic",
+    "reviser",
+    "judge",
+    "researcher",
+)
+# A role whose settings follow another's unless it is configured itself: the incremental analyst
+# reads like the analyst (same model, same thinking) unless told otherwise.
+FOLLOWS: dict[str, str] = {"analyst_update": "analyst"}
 
 
 class RoleModel(BaseModel):
@@ -53,6 +65,7 @@ def _default_roles() -> dict[str, RoleModel]:
     return {
         "planner": RoleModel(model="gemini-3.1-pro-preview", thinking="medium", temperature=0.1),
         "analyst": RoleModel(model="gemini-3.5-flash", thinking="low"),
+        "analyst_update": RoleModel(model="gemini-3.5-flash", thinking="low"),  # follows the analyst
         "writer": RoleModel(model="gemini-3.5-flash", thinking="low"),
         "critic": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=0.0),
         "reviser": RoleModel(model="gemini-3.5-flash", thinking="low"),
@@ -153,13 +166,18 @@ class Settings(BaseSettings):
         merged: dict[str, dict[str, Any]] = {
             name: role.model_dump() for name, role in _default_roles().items()
         }
+        given: dict[str, dict[str, Any]] = {}
         for name, override in value.items():
             if name not in ROLES:
                 raise ValueError(f"roles: unknown role {name!r}; expected one of {', '.join(ROLES)}")
             fields = override.model_dump() if isinstance(override, RoleModel) else override
             if not isinstance(fields, dict):
                 raise ValueError(f"roles.{name}: expected a table with model/thinking/temperature")
-            merged[name] = {**merged[name], **fields}
+            given[name] = fields
+        for name in ROLES:
+            # A following role starts from its leader's merged settings, then takes its own fields.
+            base = merged[FOLLOWS[name]] if name in FOLLOWS else merged[name]
+            merged[name] = {**base, **given.get(name, {})}
         return merged
 
     @model_validator(mode="after")

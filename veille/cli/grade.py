@@ -99,7 +99,7 @@ def _read_inputs(
 
 
 def _judge_client(backend: str | None) -> Any:
-    from veille.models.factory import build_client
+    from veille.backends import build_client
     from veille.settings import Settings
 
     try:

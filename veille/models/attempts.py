@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -38,7 +37,6 @@ __all__ = [
     "GroundingBudgetError",
     "LogicalCall",
     "Recorder",
-    "payload_dict",
 ]
 
 logger = logging.getLogger(__name__)
@@ -289,14 +287,6 @@ class LogicalCall(Generic[T]):
 
 def new_call_id() -> str:
     return uuid.uuid4().hex
-
-
-def payload_dict(payload: BaseModel | Mapping[str, Any] | None) -> Mapping[str, Any]:
-    if payload is None:
-        return {}
-    if isinstance(payload, BaseModel):
-        return payload.model_dump()
-    return dict(payload)
 
 
 def add_usage(a: Usage, b: Usage) -> Usage:

@@ -1,16 +1,17 @@
 """Types of the model seam (think pydantic-ai's ``Model`` or httpx's transport).
 
-A backend (Gemini, offline engine, scripted test model) only turns a :class:`ModelRequest`
-into a :class:`RawResponse`. Validation against the output schema, re-asking with the
+A backend (Gemini, a function backend such as the offline engine, a scripted test model) only
+turns a :class:`ModelRequest` into a :class:`RawResponse`. A model reads the prompt; a function
+backend (:class:`veille.models.function.FunctionModel`) reads ``ModelRequest.input``, the role's
+typed input the prompt was built from. Validation against the output schema, re-asking with the
 validation error, caching, cost and the call journal are done once, above the backends,
 by :mod:`veille.models.caller`, so every backend gets them for free.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -43,7 +44,7 @@ class Usage:
 class ModelRequest:
     """One structured-output request for one role."""
 
-    role: str  # planner | analyst | writer | critic | reviser | judge
+    role: str  # planner | analyst | analyst_update | writer | critic | reviser | judge | researcher
     model: str  # model id, e.g. "gemini-2.5-flash" or "offline"
     system: str  # system instruction
     prompt: str  # user prompt (documents delimited as data)
@@ -51,9 +52,9 @@ class ModelRequest:
     temperature: float = 0.2
     thinking: str = "low"  # none | low | medium | high
     subtask_id: str | None = None
-    # The structured inputs the prompt was built from. The offline engine works from these
-    # (it does not parse prompts); they are not part of the cache key (the prompt is).
-    payload: Mapping[str, Any] = field(default_factory=dict)
+    # The role's input (an instance of ``Role.input_type``) the prompt was built from: what a
+    # function backend answers from. Not part of the response cache key (the prompt is).
+    input: BaseModel | None = None
     # Earlier invalid answers and the validation error for each, for instructor-style re-asks.
     feedback: tuple[tuple[str, str], ...] = ()
     # Built-in tools the request enables ("google_search": Gemini's Google Search grounding). A

@@ -12,10 +12,11 @@ event-loop thread (started on first use) where the backend, its SDK client and t
 ``call`` (any thread) and ``acall`` (any loop) submit coroutines to it.
 
 Pickling. ``ModelClient`` pickles by reconstruction: unpickled in the same process it is the same
-live object (same journal, same loop); in another process (a Dask worker) it is rebuilt with
-:func:`veille.models.factory.build_client` from (settings, run_id, journal_path) and appends to the
-same calls.jsonl. A client built around an explicit ``model=`` object (tests) cannot be rebuilt in
-another process: unpickling it there raises a clear error.
+live object (same journal, same loop); in another process (a Dask worker) it is rebuilt by its
+``rebuild`` function (:func:`veille.backends.build_client`, pickled by reference) from (settings,
+run_id, journal_path) and appends to the same calls.jsonl. A client built around an explicit
+``model=`` object (tests) has none and cannot be rebuilt in another process: unpickling it there
+raises a clear error.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import os
 import threading
 import uuid
 import weakref
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -35,7 +36,7 @@ from pydantic import BaseModel
 
 from veille.alerts import Alert, alert
 from veille.journal import CallJournal, prefect_run_ids
-from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id, payload_dict
+from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id
 from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
@@ -74,7 +75,7 @@ class ModelClient:
         run_id: str,
         journal_path: Path | None = None,
         prices: PriceTable | None = None,
-        rebuildable: bool = False,
+        rebuild: Callable[..., ModelClient] | None = None,
         call_slot: CallSlot | None = None,
     ) -> None:
         self.settings = settings
@@ -89,7 +90,7 @@ class ModelClient:
             else None
         )
         self._call_slot = call_slot  # handed in by the flow: the model layer knows nothing of Prefect ops
-        self._rebuildable = rebuildable  # True when build_client made the backend from settings
+        self._rebuild = rebuild  # how another process rebuilds this client from settings, if it can
         self._unknown_models: set[str] = set()
         self._unknown_grounding: set[str] = set()  # grounded models without a grounding price
         self._grounded_calls = 0
@@ -149,16 +150,17 @@ class ModelClient:
         prompt: str,
         schema: type[T],
         *,
-        payload: BaseModel | Mapping[str, Any] | None = None,
+        input: BaseModel | None = None,
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
     ) -> ModelResult[T]:
-        """Blocking call, safe from any thread except the client's own loop thread."""
+        """Blocking call, safe from any thread except the client's own loop thread. ``input``: the
+        role's typed input the prompt was built from (what a function backend answers from)."""
         loop_thread = self._ensure_loop()
         if threading.current_thread() is loop_thread.thread:
             raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
-        coro = self._call(role, system, prompt, schema, payload, subtask_id, ids, tools)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools)
         return self._submit(loop_thread, coro).result()
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
@@ -168,7 +170,7 @@ class ModelClient:
             role.instructions,
             role.build_prompt(data),
             role.schema_for(data),
-            payload=data,
+            input=data,
             subtask_id=subtask_id,
             tools=role.tools,
         )
@@ -180,14 +182,14 @@ class ModelClient:
         prompt: str,
         schema: type[T],
         *,
-        payload: BaseModel | Mapping[str, Any] | None = None,
+        input: BaseModel | None = None,
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
     ) -> ModelResult[T]:
         """Awaitable call, from any event loop."""
         loop_thread = self._ensure_loop()
         ids = prefect_run_ids()
-        coro = self._call(role, system, prompt, schema, payload, subtask_id, ids, tools)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools)
         if asyncio.get_running_loop() is loop_thread.loop:
             return await coro
         return await asyncio.wrap_future(self._submit(loop_thread, coro))
@@ -233,7 +235,7 @@ class ModelClient:
                 self.settings,
                 self.run_id,
                 self.journal_path,
-                self._rebuildable,
+                self._rebuild,  # a module-level function: pickled by reference
                 self._call_slot,  # a module-level function: pickled by reference
             ),
         )
@@ -270,7 +272,7 @@ class ModelClient:
         system: str,
         prompt: str,
         schema: type[T],
-        payload: BaseModel | Mapping[str, Any] | None,
+        input: BaseModel | None,
         subtask_id: str | None,
         ids: tuple[str | None, str | None],
         tools: tuple[str, ...] = (),
@@ -290,7 +292,7 @@ class ModelClient:
             temperature=role_model.temperature,
             thinking=role_model.thinking,
             subtask_id=subtask_id,
-            payload=payload_dict(payload),
+            input=input,
             tools=tools,
         )
         recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id())
@@ -346,18 +348,16 @@ def _restore_client(
     settings: Settings,
     run_id: str,
     journal_path: Path | None,
-    rebuildable: bool,
+    rebuild: Callable[..., ModelClient] | None,
     call_slot: CallSlot | None = None,
 ) -> ModelClient:
     if pid == os.getpid():
         live = _LIVE_CLIENTS.get(token)
         if live is not None and not live._closed:
             return live
-    if not rebuildable:
+    if rebuild is None:
         raise RuntimeError(
             "this ModelClient was built around an explicit in-process model object and cannot be "
-            "rebuilt here; call veille.models.factory.build_client(settings, run_id=...) instead"
+            "rebuilt here; call veille.backends.build_client(settings, run_id=...) instead"
         )
-    from veille.models.factory import build_client
-
-    return build_client(settings, run_id=run_id, journal_path=journal_path, call_slot=call_slot)
+    return rebuild(settings, run_id=run_id, journal_path=journal_path, call_slot=call_slot)

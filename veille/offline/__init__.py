@@ -1,21 +1,22 @@
-"""The offline engine: a deterministic, rule-based backend for every LLM role.
+"""The offline engine: deterministic, rule-based answers for every LLM role, as pure functions.
 
-It is the default when no Gemini key is set, so its output is the demo and the CI baseline. It
-works from ``request.payload`` (the role's ``*Input`` model, dumped), never from the prompt text,
-and returns JSON valid for ``request.output_schema``. Pure CPU, no randomness, no clock: the same
-request gives the same bytes. Token counts are estimates (:func:`veille.tokens.estimate_tokens`),
-flagged ``estimated``; the engine costs nothing. See docs/offline-engine.md.
+Each role is one function from the role's input model (``veille.roles.*``) to its output: the
+engine never reads prompts, never calls a network and has no clock or randomness, so the same input
+gives the same bytes. :func:`role_functions` is the whole interface; the seam's function backend
+(:class:`veille.models.function.FunctionModel`, built by :mod:`veille.backends`) serves it to the
+model client like any model. :func:`engine_version` names the code and data behind the answers, for
+cache keys. See docs/offline-engine.md.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from veille.models.base import ModelRequest, RawResponse, Usage
+from veille.fingerprint import code_digest
 from veille.offline.analyst import analyse, analyse_update
 from veille.offline.authority import AuthorityError, AuthorityRanking, load_authority
 from veille.offline.critic import criticise
@@ -23,103 +24,62 @@ from veille.offline.judge import judge
 from veille.offline.planner import plan
 from veille.offline.reviser import revise
 from veille.offline.writer import write
-from veille.roles.analyst import AnalystInput
-from veille.roles.analyst_update import AnalystUpdateInput
+from veille.resources import data_dir
+from veille.roles.analyst import AnalystInput, Findings
+from veille.roles.analyst_update import AnalystUpdateInput, FindingsUpdate
 from veille.roles.critic import CriticInput
 from veille.roles.judge import JudgeInput
-from veille.roles.planner import PlannerInput
+from veille.roles.planner import Plan, PlannerInput
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import WriterInput
-from veille.settings import Settings
-from veille.tokens import estimate_tokens
 
-__all__ = ["AuthorityError", "OfflineModel", "OfflineRoleError"]
+__all__ = ["ENGINE_NAME", "AuthorityError", "RoleFunctions", "engine_version", "role_functions"]
 
-MODEL_ID = "offline"
+ENGINE_NAME = "offline"
 
-
-class OfflineRoleError(ValueError):
-    """The request cannot be served offline: unknown role or a payload that is not the role's input."""
+# role name -> (the role's input model, the pure function answering it)
+RoleFunctions = dict[str, tuple[type[BaseModel], Callable[[Any], Any]]]
 
 
-class OfflineModel:
-    """The offline backend (``Model`` protocol of :mod:`veille.models.base`)."""
+class _Authority:
+    """The authority ranking, read on first use (building the engine reads no file)."""
 
-    name = "offline"
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._ranking: AuthorityRanking | None = None
 
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self._authority: AuthorityRanking | None = None  # read on first use, not at construction
-        self._roles: dict[str, Callable[[Mapping[str, Any], ModelRequest], dict[str, Any]]] = {
-            "planner": self._planner,
-            "analyst": self._analyst,
-            "writer": self._writer,
-            "critic": self._critic,
-            "reviser": self._reviser,
-            "judge": self._judge,
-        }
+    def get(self) -> AuthorityRanking:
+        if self._ranking is None:
+            self._ranking = load_authority(self._path)
+        return self._ranking
 
-    @property
-    def authority(self) -> AuthorityRanking:
-        if self._authority is None:
-            self._authority = load_authority(self._settings.authority_file)
-        return self._authority
 
-    async def generate(self, request: ModelRequest) -> RawResponse:
-        return self.respond(request)
+def role_functions(authority_file: Path) -> RoleFunctions:
+    """One pure function per role; ``authority_file`` ranks source types (read on first use)."""
+    authority = _Authority(authority_file)
 
-    def respond(self, request: ModelRequest) -> RawResponse:
-        """The synchronous core of :meth:`generate` (handy for benchmarks and scripts)."""
-        handler = self._roles.get(request.role)
-        if handler is None:
-            known = ", ".join(sorted(self._roles))
-            raise OfflineRoleError(f"offline engine: unknown role {request.role!r} (expected one of {known})")
-        output = handler(request.payload, request)
-        # Not validated here: the caller validates every backend's text the same way, so a rule
-        # bug surfaces as the usual typed SchemaValidationError (tests validate each role).
-        text = json.dumps(output, ensure_ascii=False)
-        usage = Usage(
-            input_tokens=estimate_tokens(request.system + request.prompt),
-            output_tokens=estimate_tokens(text),
-            estimated=True,
-        )
-        return RawResponse(text=text, usage=usage, model=MODEL_ID, finish_reason="STOP")
+    def planner(data: PlannerInput) -> Plan:
+        return plan(data, framing_types=authority.get().framing())
 
-    # --- roles ----------------------------------------------------------------------------
+    def analyst(data: AnalystInput) -> Findings:
+        return analyse(data, authority.get())
 
-    @staticmethod
-    def _input(model: type[BaseModel], payload: Mapping[str, Any], role: str) -> Any:
-        try:
-            return model.model_validate(dict(payload))
-        except (ValidationError, TypeError, ValueError) as exc:
-            raise OfflineRoleError(
-                f"offline engine: the {role} payload is not a valid {model.__name__}: {exc}"
-            ) from exc
+    def analyst_incremental(data: AnalystUpdateInput) -> FindingsUpdate:
+        return analyse_update(data, authority.get())
 
-    def _planner(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
-        data = self._input(PlannerInput, payload, "planner")
-        return plan(data, framing_types=self.authority.framing()).model_dump()
+    return {
+        "planner": (PlannerInput, planner),
+        "analyst": (AnalystInput, analyst),
+        "analyst_update": (AnalystUpdateInput, analyst_incremental),
+        "writer": (WriterInput, write),
+        "critic": (CriticInput, criticise),  # one score per criterion of the input's grid
+        "reviser": (ReviserInput, revise),
+        "judge": (JudgeInput, judge),
+    }
 
-    def _analyst(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
-        # Both analysts share the role (its model and settings): the incremental one
-        # (veille.roles.analyst_update) is the one given previous findings.
-        if "previous" in payload and "known_documents" in payload:
-            update = self._input(AnalystUpdateInput, payload, "analyst (incremental)")
-            return analyse_update(update, self.authority).model_dump()
-        data = self._input(AnalystInput, payload, "analyst")
-        return analyse(data, self.authority).model_dump()
 
-    def _writer(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
-        return write(self._input(WriterInput, payload, "writer")).model_dump()
-
-    def _critic(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
-        data = self._input(CriticInput, payload, "critic")
-        # The schema is built from the grid's criteria; score exactly the fields it declares.
-        criteria = [name for name in request.output_schema.model_fields if name != "remarks"]
-        return criticise(data, {name: data.criteria.get(name, "") for name in criteria})
-
-    def _reviser(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
-        return revise(self._input(ReviserInput, payload, "reviser")).model_dump()
-
-    def _judge(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
-        return judge(self._input(JudgeInput, payload, "judge")).model_dump()
+def engine_version(authority_file: Path) -> str:
+    """Digest of the engine's code (this package and every ``veille`` module it imports), the
+    bundled data files and ``authority_file``: any edit gives another version (cached per process)."""
+    bundled = tuple(sorted(p for p in data_dir().rglob("*") if p.is_file()))
+    return code_digest((__name__,), (*bundled, authority_file))

@@ -1,5 +1,6 @@
 """LLM roles. Each module holds one role's output schema, its instructions and its prompt builder.
 
-The ``*Input`` models are the structured inputs a prompt is built from; they travel in
-``ModelRequest.payload`` so the offline engine can work from data instead of parsing prompts.
+The ``*Input`` models are the structured inputs a prompt is built from: what any model needs to
+answer. They travel in ``ModelRequest.input``, so a function backend (the offline engine) answers
+from the data instead of parsing prompts.
 """

@@ -13,8 +13,8 @@ ids) and the documents it disagrees with (``other_doc_ids``, enum of every id of
 "at least one new document" is in the schema itself. The previous findings are model output of an
 earlier night: untrusted data, delimited like documents.
 
-Its journal name is ``analyst`` (same model, same settings, same usage line as the full analyst);
-the offline engine and the fake Gemini server tell it apart by its input and its instructions.
+It is its own role, ``analyst_update`` (journal name, settings key): its model settings follow the
+analyst's unless configured (``settings.roles["analyst_update"]``, :data:`veille.settings.FOLLOWS`).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def update_schema(new_ids: tuple[str, ...], known_ids: tuple[str, ...]) -> type[
 
 
 ANALYST_UPDATE: Role[AnalystUpdateInput, FindingsUpdate] = Role(
-    name="analyst",  # the analyst's model and settings; the journal counts it as an analyst call
+    name="analyst_update",
     input_type=AnalystUpdateInput,
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,

@@ -30,7 +30,7 @@ class CriticInput(BaseModel):
     criteria: dict[str, str]  # name -> definition, from the grid
     request: str
     source_count: int
-    # The grid's measurable rules, so a rule-based critic can score with proxies.
+    # The grid's measurable rules, stated in the prompt (« Règles mesurables »).
     min_words: int = 0
     max_words: int = 10_000
     max_sentence_words: int = 25

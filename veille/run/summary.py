@@ -56,7 +56,7 @@ class RoleUsage:
 
 def role_usage(calls_path: Path) -> list[RoleUsage]:
     """Tokens and cost per role from calls.jsonl, roles in pipeline order."""
-    order = ["planner", "analyst", "researcher", "writer", "critic", "reviser", "judge"]
+    order = ["planner", "analyst", "analyst_update", "researcher", "writer", "critic", "reviser", "judge"]
     by_role: dict[str, list[Any]] = {}
     for record in read_journal(calls_path):
         by_role.setdefault(record.role, []).append(record)
