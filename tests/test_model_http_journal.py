@@ -22,10 +22,10 @@ from pydantic import BaseModel, Field
 
 from tests.fake_gemini import FakeGemini, Reply
 from veille.journal import read_journal
-from veille.models.base import ModelError, SchemaValidationError
+from veille.models.base import ModelError, SchemaValidationError, TransientModelError
 from veille.models.caller import ModelClient
 from veille.models.factory import build_client
-from veille.models.retry import RetryPolicy
+from veille.models.retry import RetryPolicy, RetryRefusedError
 from veille.run.summary import format_summary, role_usage
 from veille.settings import Settings
 from veille.warehouse import query, record_run_dir
@@ -241,3 +241,52 @@ def test_requests_are_bounded_and_all_journaled_whatever_the_faults(
     assert sum(r.http_requests or 0 for r in records) == len(received)
     assert [r.attempt for r in records] == list(range(1, len(records) + 1))
     assert len({r.call_id for r in records}) == 1
+
+
+# --- the policy alone ----------------------------------------------------------------------------
+
+
+@given(
+    http_attempts=st.integers(1, 6),
+    initial=st.floats(0.0, 5.0),
+    max_delay=st.floats(0.0, 120.0),
+    asked=st.none() | st.floats(0.0, 200.0),
+)
+def test_the_policy_waits_what_the_server_asks_within_its_limit_and_stops_at_the_budget(
+    http_attempts: int, initial: float, max_delay: float, asked: float | None
+) -> None:
+    policy = RetryPolicy(http_attempts=http_attempts, initial_delay_s=initial, max_delay_s=max_delay)
+    error = TransientModelError("429")
+    error.retry_after_s = asked
+    for failures in range(1, http_attempts + 2):
+        if failures >= http_attempts:
+            assert policy.delay_before_resend(error, failures) is None
+        elif asked is not None and asked > max_delay:
+            with pytest.raises(RetryRefusedError, match="quota"):
+                policy.delay_before_resend(error, failures)
+        else:
+            delay = policy.delay_before_resend(error, failures)
+            assert delay is not None and delay >= 0
+            if asked is not None:
+                assert delay == asked
+            else:
+                assert delay <= max_delay + min(1.0, initial)
+    assert policy.delay_before_resend(ModelError("400"), 1) is None  # not retryable: never resent
+    assert policy.max_requests() == 1 + policy.reask_attempts + http_attempts - 1
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        TransientModelError("503"),
+        RetryRefusedError(TransientModelError("429"), 3600, 60),
+        SchemaValidationError("critic", 3, "score"),
+        ModelError("400"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_tasks_never_resend_a_model_error(error: ModelError) -> None:
+    from tasks.clients import is_retryable
+
+    assert not is_retryable(error)
+    assert is_retryable(OSError("disk busy"))  # I/O errors keep their task retries
