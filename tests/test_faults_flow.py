@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from tests.fake_gemini import FakeGemini, Reply, closed_port_url
 from tests.faultkit import GeminiFlow, GeminiRun, alert_codes, gemini_flow, prompt_of
 from tests.flowkit import AXES, PERFECT
 from tests.gemini_script import role_of
+from veille.run.summary import format_summary
 from veille.textstats import split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
@@ -157,6 +160,12 @@ def test_500_and_503_are_retried_by_the_sdk(gemini_flow: Flow, reliability: Any)
     records = [(c.role, c.error_class or c.status) for c in result.calls() if c.role in ("writer", "critic")]
     writer = [("writer", "HTTP500"), ("writer", "HTTP503"), ("writer", "ok")]
     assert records == [*writer, ("critic", "HTTP503"), ("critic", "ok")]
+    # The server's count, as the Parquet table and the printed summary state it, role by role.
+    received = Counter(_roles(server))
+    by_role = result.parquet("SELECT role, sum(http_requests) FROM llm_calls WHERE run_id = ? GROUP BY role")
+    assert dict(by_role) == received
+    printed = re.findall(r"^\s+(\w+)\s+\d+ appel\(s\),\s+(\d+) requête", format_summary(result.run_dir), re.M)
+    assert {role: int(n) for role, n in printed} == received
     assert (result.run_dir / "report.md").is_file() and result.run["validated"] is True
     reliability.record(
         "500 then 503 (writer), 503 (critic)",
