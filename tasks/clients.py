@@ -16,7 +16,7 @@ from typing import Any
 from prefect.tasks import exponential_backoff
 
 from veille.backends import build_client
-from veille.models.base import Model
+from veille.models.base import Model, ModelError
 from veille.models.caller import ModelClient
 from veille.ops.limits import amodel_call_slot
 from veille.settings import Settings
@@ -77,8 +77,11 @@ def role_keys(settings: Settings) -> dict[str, str]:
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """Transient model errors and I/O errors are worth a retry; schema exhaustion, a bad plan or a
-    bad corpus are not (they would fail the same way)."""
+    """I/O errors are worth a task retry. A model error never is: the client's retry policy
+    (veille/models/retry.py) already spent the call's request budget, and a task retry would
+    multiply it. Schema exhaustion, a bad plan or a bad corpus would fail the same way."""
+    if isinstance(exc, ModelError):
+        return False
     if getattr(exc, "retryable", None) is not None:
         return bool(exc.retryable)  # type: ignore[attr-defined]
     return isinstance(exc, OSError)
@@ -90,7 +93,7 @@ def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     return isinstance(data, BaseException) and is_retryable(data)
 
 
-# The retry rule of every task that calls the model: twice more, backing off, transient errors only.
+# The retry rule of every task that calls the model: twice more, backing off, I/O errors only.
 MODEL_TASK_RETRIES: dict[str, Any] = {
     "retries": 2,
     "retry_delay_seconds": exponential_backoff(backoff_factor=2),

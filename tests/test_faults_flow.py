@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from tests.fake_gemini import FakeGemini, Reply, closed_port_url
 from tests.faultkit import GeminiFlow, GeminiRun, alert_codes, gemini_flow, prompt_of
 from tests.flowkit import AXES, PERFECT
 from tests.gemini_script import role_of
+from veille.run.summary import format_summary
 from veille.textstats import split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
@@ -82,18 +85,22 @@ def test_429_burst_with_retry_info_is_paced_and_the_run_completes(
     assert all(b.received_at - a.finished_at >= 0.3 for a, b in itertools.pairwise(planner))
     analysts = _requests_for(server, "analyst")
     assert sorted(r.status for r in analysts) == [200] * 3 + [429] * 3
-    # HTTP retries are not model attempts: one ok journal record per call, no error record.
-    assert {c.status for c in result.calls()} == {"ok"}
+    # Every request is a journal record: one transient_error per 429, one ok per call.
+    calls = result.calls()
+    assert sorted(c.error_class or c.status for c in calls if c.role in ("planner", "analyst")) == sorted(
+        ["RateLimited"] * 5 + ["ok"] * 4
+    )
+    assert sum(c.http_requests or 0 for c in calls) == len(server.settled())
     alerts = _assert_alerts_recorded(result)
     reliability.record(
         "429 burst with RetryInfo (planner ×2, every analyst ×1)",
-        "wait the server's retryDelay, retry within http_attempts; run completes",
+        "wait the server's retryDelay, send again within http_attempts; run completes",
         f"{len(planner)} planner requests ≥ 0.3 s apart, {len(analysts)} analyst requests; "
-        f"run Completed, journal all ok, {alerts} alerts in alerts.json = Parquet",
+        f"run Completed, each 429 a transient_error record, {alerts} alerts in alerts.json = Parquet",
     )
 
 
-def test_429_without_retry_info_beyond_the_http_budget_is_retried_by_the_task(
+def test_429_without_retry_info_beyond_the_http_budget_fails_its_branch_without_task_retry(
     gemini_flow: Flow, reliability: Any
 ) -> None:
     server, faults, run = gemini_flow
@@ -101,19 +108,22 @@ def test_429_without_retry_info_beyond_the_http_budget_is_retried_by_the_task(
 
     result = run()
 
-    _assert_completed(result)
+    assert result.state.is_failed()
     st2 = _requests_for(server, "analyst", "st-2")
-    assert [r.status for r in st2] == [429, 429, 429, 200]
+    assert [r.status for r in st2] == [429, 429, 429]  # no Prefect task retry multiplies them
     journal = [(c.status, c.error_class) for c in result.calls() if c.subtask_id == "st-2"]
-    assert journal == [("transient_error", "RateLimited"), ("ok", None)]
+    assert journal == [("transient_error", "RateLimited")] * 3
+    assert [result.findings[s]["status"] for s in ("st-1", "st-2", "st-3")] == ["ok", "failed", "ok"]
+    assert ("analyse.branch_failed", "st-2") in result.parquet_alerts()
     assert result.parquet(
-        "SELECT count(*) FROM llm_calls WHERE run_id = ? AND status = 'transient_error'"
-    ) == [(1,)]
+        "SELECT count(*), sum(http_requests) FROM llm_calls WHERE run_id = ? AND status = 'transient_error'"
+    ) == [(3, 3)]
     reliability.record(
         "429 burst without retry info, longer than the HTTP budget (one analyst)",
-        "exponential backoff within http_attempts, then the Prefect task retry; run completes",
-        f"st-2: {len(st2)} requests (3×429 then 200), journal transient_error then ok; other branches "
-        "untouched; run Completed",
+        "exponential backoff within http_attempts, then the branch fails (tasks never resend a model "
+        "call); partial report",
+        f"st-2: {len(st2)} requests (3×429), journal 3 transient_error; other branches ok; "
+        "analyse.branch_failed(st-2) in Parquet; run Failed",
     )
 
 
@@ -124,7 +134,7 @@ def test_429_asking_for_a_daily_quota_wait_stops_the_run_clearly(gemini_flow: Fl
     result = run()
 
     assert result.state.is_failed()
-    assert _roles(server) == ["planner"] * 3  # first try + 2 task retries, no wait of a day
+    assert _roles(server) == ["planner"]  # no wait of a day, no task retry
     failed = [a for a in result.alerts if a["code"] == "run.failed"]
     assert len(failed) == 1 and "86400" in failed[0]["message"] and "quota" in failed[0]["message"]
     assert result.run["status"] == "failed" and not (result.run_dir / "report.md").exists()
@@ -132,7 +142,7 @@ def test_429_asking_for_a_daily_quota_wait_stops_the_run_clearly(gemini_flow: Fl
     reliability.record(
         "429 whose RetryInfo asks for more than http_retry_max_delay_s (daily quota)",
         "no wait; clear stop: run Failed, alert run.failed naming the delay",
-        f"{len(server.requests)} planner requests (task retries, no sleep), run Failed, run.failed "
+        f"{len(server.requests)} planner request (no resend, no sleep), run Failed, run.failed "
         "'…asks to wait 86400 s… (quota exhausted?)' in alerts.json and Parquet",
     )
 
@@ -147,12 +157,20 @@ def test_500_and_503_are_retried_by_the_sdk(gemini_flow: Flow, reliability: Any)
     _assert_completed(result)
     assert [r.status for r in _requests_for(server, "writer")] == [500, 503, 200]
     assert [r.status for r in _requests_for(server, "critic")] == [503, 200]
-    assert [c.status for c in result.calls() if c.role in ("writer", "critic")] == ["ok", "ok"]
+    records = [(c.role, c.error_class or c.status) for c in result.calls() if c.role in ("writer", "critic")]
+    writer = [("writer", "HTTP500"), ("writer", "HTTP503"), ("writer", "ok")]
+    assert records == [*writer, ("critic", "HTTP503"), ("critic", "ok")]
+    # The server's count, as the Parquet table and the printed summary state it, role by role.
+    received = Counter(_roles(server))
+    by_role = result.parquet("SELECT role, sum(http_requests) FROM llm_calls WHERE run_id = ? GROUP BY role")
+    assert dict(by_role) == received
+    printed = re.findall(r"^\s+(\w+)\s+\d+ appel\(s\),\s+(\d+) requête", format_summary(result.run_dir), re.M)
+    assert {role: int(n) for role, n in printed} == received
     assert (result.run_dir / "report.md").is_file() and result.run["validated"] is True
     reliability.record(
         "500 then 503 (writer), 503 (critic)",
-        "SDK retries (exponential backoff) within http_attempts; run completes",
-        "writer 3 requests (500, 503, 200), critic 2 (503, 200); one ok journal record each; "
+        "sent again (exponential backoff) within http_attempts; run completes",
+        "writer 3 requests (500, 503, 200), critic 2 (503, 200); one journal record per request; "
         "run Completed and validated",
     )
 
@@ -169,7 +187,7 @@ def test_slow_reply_past_the_timeout_is_retried(gemini_flow: Flow, reliability: 
     assert result.run["validated"] is True
     reliability.record(
         "slow reply past request_timeout_ms (critic, 3 s vs 0.4 s)",
-        "client timeout, SDK retry; run completes",
+        "client timeout (journaled as a sent request), sent again; run completes",
         "2 critic requests, the retry sent before the slow reply would have come; run Completed, validated",
     )
 
@@ -215,7 +233,8 @@ def test_connection_refused_stops_the_run_clearly_and_keeps_the_ingestion(
     assert f"cannot connect to the Gemini API at {base_url}" in failed["message"]
     assert "VEILLE_GEMINI_BASE_URL" in failed["message"]
     calls = result.calls()
-    assert [c.error_class for c in calls] == ["ConnectError"]  # the SDK's retries, no task retry
+    assert [c.error_class for c in calls] == ["ConnectError"] * 2  # http_attempts, no task retry
+    assert [c.http_requests for c in calls] == [0, 0]  # nothing reached a server
     assert calls[0].latency_s < 15, calls[0]
     assert result.parquet("SELECT status FROM runs WHERE run_id = ?") == [("failed",)]
     assert ("run.failed", None) in result.parquet_alerts()
@@ -226,7 +245,8 @@ def test_connection_refused_stops_the_run_clearly_and_keeps_the_ingestion(
     assert (result.run_dir / "ingest.json").is_file()
     reliability.record(
         "connection refused (nothing listens on the API port)",
-        "SDK retries, then a clear stop naming the URL (no task retries): run Failed with run.failed",
+        "sent again within http_attempts, then a clear stop naming the URL (no task retries): run Failed "
+        "with run.failed",
         f"{len(calls)} journalled ConnectError calls, run Failed ('{run_info['error'][:60]}…'), "
         "run + alert rows in Parquet, ingestion kept",
     )
@@ -380,7 +400,7 @@ def test_branch_failing_after_its_retries_gives_a_partial_report_and_the_retry_r
 
     assert first.state.is_failed()
     st2_requests = len(_requests_for(server, "analyst", "st-2"))
-    assert st2_requests == 2 * 3  # 2 HTTP attempts × (1 try + 2 task retries)
+    assert st2_requests == 2  # http_attempts; a task never resends a model call
     findings = first.findings
     assert [findings[s]["status"] for s in ("st-1", "st-2", "st-3")] == ["ok", "failed", "ok"]
     assert {"analyse.branch_failed", "run.partial_report"} <= set(alert_codes(first))

@@ -94,17 +94,23 @@ def test_summary_shows_the_grade_status_and_billed_attempts(tmp_path: Path) -> N
     }
     with (run_dir / "calls.jsonl").open("w", encoding="utf-8") as out:
         for attempt, status in enumerate(["schema_error", "schema_error", "schema_error"], 1):
-            record = CallRecord(**base, call_id="j", attempt=attempt, status=status, input_tokens=900)
+            record = CallRecord(
+                **base, call_id="j", attempt=attempt, status=status, input_tokens=900, http_requests=1
+            )
             out.write(record.model_dump_json() + "\n")
         out.write(
-            CallRecord(**base, call_id="k", attempt=1, status="transient_error").model_dump_json() + "\n"
+            CallRecord(
+                **base, call_id="k", attempt=1, status="transient_error", http_requests=1
+            ).model_dump_json()
+            + "\n"
         )
     [judge] = role_usage(run_dir / "calls.jsonl")
     assert (judge.calls, judge.attempts, judge.billed_attempts) == (2, 4, 3)
     text = format_summary(run_dir)
     assert "Notation : partial — 6 note(s) : 2 chiffrée(s), 4 nulle(s) dont 2 en échec" in text
     assert "grade.failed : grader judge gave no score" in text
-    assert "judge      2 appel(s),   3 tentative(s)" in text
+    # Four requests reached the server (the 503 included), three of them answered.
+    assert "judge      2 appel(s),   4 requête(s) HTTP (3 répondue(s))" in text
 
 
 def test_runs_grade_status_column_and_no_duplicate_alert(tmp_path: Path) -> None:

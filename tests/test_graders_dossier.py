@@ -162,7 +162,8 @@ def test_structural_checks_find_plan_and_report_defects(tmp_path: Path, referenc
 
 def test_judge_failure_gives_null_scores_not_a_crash(tmp_path: Path, reference: Reference) -> None:
     model = ScriptedModel({"judge": [TransientModelError("503 after retries")]})
-    settings = Settings(warehouse_dir=tmp_path / "warehouse", use_cache=False)
+    # One request per call: the error is what the judge's call ends with, not resent.
+    settings = Settings(warehouse_dir=tmp_path / "warehouse", use_cache=False, http_attempts=1)
     with build_client(settings, run_id="run", model=model) as client:
         grades = _by(grade_dossier(_run_folder(tmp_path, reference), reference, request="D", client=client))
     assert grades[("judge", "final")].score is None

@@ -172,16 +172,34 @@ def test_re_asks_are_bounded_by_settings(make_client: Any) -> None:
     assert model.remaining("critic") == 1
 
 
-def test_transient_error_is_journalled_and_not_re_asked(make_client: Any, tmp_path: Path) -> None:
+def test_transient_error_is_journalled_then_sent_again_by_the_one_retry_layer(
+    make_client: Any, tmp_path: Path
+) -> None:
     model = ScriptedModel({"judge": [TransientModelError("503 upstream"), GOOD]})
-    client = make_client(model)
+    client = make_client(model, http_retry_initial_delay_s=0.001)
 
-    with pytest.raises(TransientModelError):
+    result = ask(client, "judge")
+
+    assert result.output == GOOD and result.attempts == 1  # one answer: the resend is no re-ask
+    records = read_journal(tmp_path / "calls.jsonl")
+    assert [(r.attempt, r.status, r.error_class) for r in records] == [
+        (1, "transient_error", "TransientModelError"),
+        (2, "ok", None),
+    ]
+    assert records[0].error_message == "503 upstream"
+    assert [r.http_requests for r in records] == [0, 0]  # a local backend sends no HTTP
+    assert model.remaining("judge") == 0
+
+
+def test_transient_errors_past_the_budget_are_raised_not_re_asked(make_client: Any, tmp_path: Path) -> None:
+    errors = [TransientModelError(f"503 #{i}") for i in range(3)]
+    model = ScriptedModel({"judge": [*errors, GOOD]})
+    client = make_client(model, http_attempts=3, http_retry_initial_delay_s=0.001)
+
+    with pytest.raises(TransientModelError, match="503 #2"):
         ask(client, "judge")
 
-    [record] = read_journal(tmp_path / "calls.jsonl")
-    assert record.status == "transient_error" and record.error_class == "TransientModelError"
-    assert record.error_message == "503 upstream"
+    assert [r.status for r in read_journal(tmp_path / "calls.jsonl")] == ["transient_error"] * 3
     assert model.remaining("judge") == 1
 
 

@@ -227,7 +227,7 @@ def test_blocked_prompt_is_a_typed_error_without_re_ask(
 # --- HTTP retries, pacing, timeouts ----------------------------------------------------------------
 
 
-def test_503_503_200_succeeds_after_sdk_retries(
+def test_503_503_200_succeeds_after_two_resends_each_journaled(
     server: FakeGemini, client_factory: Any, tmp_path: Path
 ) -> None:
     server.script(Reply.error(503), Reply.error(503), Reply.json(VALID))
@@ -237,8 +237,15 @@ def test_503_503_200_succeeds_after_sdk_retries(
 
     assert result.output.precision == 5
     assert [r.status for r in server.requests] == [503, 503, 200]
-    assert result.attempts == 1  # HTTP retries are not schema attempts
-    assert [r.status for r in read_journal(tmp_path / "calls.jsonl")] == ["ok"]
+    assert result.attempts == 1  # HTTP resends are not schema attempts
+    records = read_journal(tmp_path / "calls.jsonl")
+    assert [(r.attempt, r.status, r.error_class) for r in records] == [
+        (1, "transient_error", "HTTP503"),
+        (2, "transient_error", "HTTP503"),
+        (3, "ok", None),
+    ]
+    assert [r.http_requests for r in records] == [1, 1, 1]
+    assert [r.input_tokens for r in records] == [0, 0, 100]  # tokens where the server reported them
 
 
 def test_5xx_beyond_the_attempt_budget_is_transient(
@@ -251,8 +258,13 @@ def test_5xx_beyond_the_attempt_budget_is_transient(
         critic_call(client)
 
     assert len(server.requests) == 3
-    [record] = read_journal(tmp_path / "calls.jsonl")
-    assert record.status == "transient_error" and record.error_class == "HTTP503"
+    records = read_journal(tmp_path / "calls.jsonl")
+    assert [(r.status, r.error_class) for r in records] == [
+        ("transient_error", "HTTP503"),
+        ("transient_error", "HTTP500"),
+        ("transient_error", "HTTP503"),
+    ]
+    assert sum(r.http_requests or 0 for r in records) == len(server.requests)
 
 
 def test_client_error_is_not_retried(server: FakeGemini, client_factory: Any, reliability: Any) -> None:
@@ -266,7 +278,7 @@ def test_client_error_is_not_retried(server: FakeGemini, client_factory: Any, re
     assert len(server.requests) == 1
     reliability.record(
         "400 client error (model call)",
-        "not retried; non-retryable ModelError (Prefect task retries skip it too)",
+        "not sent again; non-retryable ModelError (tasks never retry a model error)",
         f"{len(server.requests)} request, {type(caught.value).__name__} retryable=False",
     )
 
@@ -340,9 +352,11 @@ def test_timeouts_beyond_the_budget_are_transient(
     with pytest.raises(TransientModelError):
         critic_call(client)
 
-    [record] = read_journal(tmp_path / "calls.jsonl")
-    assert record.status == "transient_error" and record.error_class is not None
-    assert "Timeout" in record.error_class
+    records = read_journal(tmp_path / "calls.jsonl")
+    assert [r.status for r in records] == ["transient_error"] * 2
+    assert all("Timeout" in (r.error_class or "") for r in records)
+    # Timed out on our side, yet sent (and maybe billed): each one is counted.
+    assert [r.http_requests for r in records] == [1, 1] and len(server.settled()) == 2
 
 
 def test_connection_refused_names_the_url_and_fails_fast(client_factory: Any, tmp_path: Path) -> None:
@@ -358,12 +372,13 @@ def test_connection_refused_names_the_url_and_fails_fast(client_factory: Any, tm
     with pytest.raises(GeminiConnectionError) as info:
         critic_call(client)
     assert time.monotonic() - started < 10
-    assert isinstance(info.value, TransientModelError)  # what it is, though the tasks do not retry it
+    assert isinstance(info.value, TransientModelError)  # what it is; tasks never retry a model error
     assert f"cannot connect to the Gemini API at {url}" in str(info.value)
     assert not is_retryable(info.value)  # a wrong base URL: task retries would only make it a minute
 
-    [record] = read_journal(tmp_path / "calls.jsonl")
-    assert record.error_class == "ConnectError"
+    records = read_journal(tmp_path / "calls.jsonl")
+    assert [r.error_class for r in records] == ["ConnectError"] * 2  # resent once, within http_attempts
+    assert [r.http_requests for r in records] == [0, 0]  # nothing reached a server
 
 
 def test_server_hang_up_is_retried(server: FakeGemini, client_factory: Any, reliability: Any) -> None:
@@ -376,7 +391,7 @@ def test_server_hang_up_is_retried(server: FakeGemini, client_factory: Any, reli
     assert len(server.requests) == 2
     reliability.record(
         "server closes the connection without answering (model call)",
-        "retried with backoff within http_attempts (the SDK does not retry it)",
+        "sent again with backoff within http_attempts (the one retry layer)",
         f"{len(server.requests)} requests (hang-up, then 200); validated answer returned",
     )
 
@@ -384,14 +399,15 @@ def test_server_hang_up_is_retried(server: FakeGemini, client_factory: Any, reli
 def test_body_that_is_not_json_is_a_transient_error(
     server: FakeGemini, client_factory: Any, reliability: Any
 ) -> None:
-    server.script(Reply.raw("<html>bad gateway</html>"))
-    client = client_factory()
+    server.script(*[Reply.raw("<html>bad gateway</html>")] * 3)
+    client = client_factory(http_attempts=3)
 
     with pytest.raises(TransientModelError) as caught:
         critic_call(client)
+    assert "not JSON" in str(caught.value) and len(server.requests) == 3
     reliability.record(
         "HTTP 200 whose body is not JSON (proxy or gateway page; model call)",
-        "transient error (a Prefect task retry may succeed), not a schema re-ask",
+        "transient error, sent again within http_attempts, not a schema re-ask",
         f"{type(caught.value).__name__} after {len(server.requests)} request(s)",
     )
 

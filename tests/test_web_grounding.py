@@ -184,7 +184,10 @@ def test_a_429_on_a_grounded_call_is_paced_then_answered(
     first, second = server.requests
     assert second.received_at - first.received_at >= 0.19
     assert all(r.body["tools"] == [{"googleSearch": {}}] for r in server.requests)
-    assert [r.status for r in read_journal(tmp_path / "calls.jsonl")] == ["ok"]  # one attempt of one call
+    # One call, two requests: the 429 is journaled too, and the resend is no second search budget.
+    records = read_journal(tmp_path / "calls.jsonl")
+    assert [(r.status, r.http_requests) for r in records] == [("transient_error", 1), ("ok", 1)]
+    assert len({r.call_id for r in records}) == 1
 
 
 def test_a_429_that_persists_fails_the_research_only(server: FakeGemini, client: ModelClient) -> None:

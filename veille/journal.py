@@ -1,5 +1,10 @@
 """The call journal: one :class:`CallRecord` per attempt of every model call.
 
+An attempt is one backend request: every HTTP request the Gemini backend sends is one record
+(``http_requests`` = 1), its status, error class and tokens when known, whether it was answered,
+refused (429, 5xx) or timed out client-side; a cache hit or a request refused before sending is a
+record with ``http_requests`` = 0. So ``sum(http_requests)`` is what the server received.
+
 Records are kept in memory and, when a path is given, appended to a JSON Lines file as they happen
 (one ``write`` of one complete line, then a flush), so a crash keeps every earlier line and several
 processes appending to the same file (Dask workers) do not interleave inside a line. The warehouse
@@ -24,7 +29,7 @@ class CallRecord(BaseModel):
 
     run_id: str
     call_id: str  # one id per logical call; its attempts share it
-    attempt: int  # 1-based
+    attempt: int  # 1-based, one per backend request of the call (transport retries and re-asks)
     flow_run_id: str | None = None
     task_run_id: str | None = None
     role: str
@@ -46,6 +51,9 @@ class CallRecord(BaseModel):
     error_class: str | None = None
     error_message: str | None = None  # never contains the API key
     cache_hit: bool = False
+    # HTTP requests sent for this attempt (0 or 1: a cache hit, a local backend, a connection that
+    # never opened send none). None in journals written before the column existed.
+    http_requests: int | None = None
     started_at: str  # ISO 8601 UTC
 
 

@@ -107,8 +107,10 @@ class Settings(BaseSettings):
     gemini_api_version: str | None = None
     api_key_secret_block: str | None = Field(default=None, description="Prefect Secret block holding the key")
     request_timeout_ms: int = 60_000
+    # Requests for one answer: the first plus http_attempts - 1 resends after transport failures,
+    # shared by the whole logical call (veille/models/retry.py).
     http_attempts: int = 4
-    # Backoff between HTTP retries (SDK retries and our 429 pacing); tests make these tiny.
+    # Backoff between resends (and the longest 429 wait honoured); tests make these tiny.
     http_retry_initial_delay_s: float = 1.0
     http_retry_max_delay_s: float = 60.0  # also the longest 429 retryDelay we are willing to wait
     reask_attempts: int = Field(default=2, ge=0)  # re-asks after a schema violation (so 3 attempts in all)

@@ -1,13 +1,16 @@
-"""One logical model call, on the client's loop thread: cache lookup, then the re-ask loop over
-HTTP attempts.
+"""One logical call, on the client's loop thread: cache lookup, then one loop over backend requests.
 
-The re-ask loop (schema violations fed back, ``settings.reask_attempts`` times) is apart from the
-HTTP attempt (one ``backend.generate`` under the concurrency cap and the global slot; transport
-retries live in the backend). Every attempt is one journal record, written by :class:`Recorder`.
+That loop is the only place a model request is sent again. Each request (an *attempt*) is one
+``backend.generate`` under the concurrency cap and the global slot, and one journal record written
+by :class:`Recorder`. A transport failure (429, 5xx, time-out, hang-up) is resent after the delay
+:class:`~veille.models.retry.RetryPolicy` decides (a 429's Retry-After honoured, outside the cap
+and the slot); an answer outside the schema is asked again with the invalid answer and the
+validation error fed back. The policy bounds the requests of one call (its ``max_requests``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -29,7 +32,8 @@ from veille.models.base import (
     Usage,
 )
 from veille.models.cache import ResponseCache
-from veille.secrets import scrub
+from veille.models.retry import RetryPolicy
+from veille.secrets import SecretValue, scrub
 
 __all__ = [
     "BlockedPromptError",
@@ -70,7 +74,7 @@ class CallOwner(Protocol):
     model: Model
 
     @property
-    def reask_attempts(self) -> int: ...
+    def retry_policy(self) -> RetryPolicy: ...
 
     def cap(self) -> AbstractAsyncContextManager[Any]: ...
     def global_slot(self) -> AbstractAsyncContextManager[Any]: ...
@@ -90,6 +94,7 @@ class Answered:
     started_at: str
     search_queries: int = 0  # Google Search grounding: queries run, and what they cost
     grounding_cost: float | None = 0.0
+    http_requests: int = 0
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,10 @@ class Recorder:
     request: ModelRequest
     ids: tuple[str | None, str | None]  # Prefect flow run and task run, read in the caller's thread
     call_id: str
+    secrets: tuple[SecretValue, ...] = ()  # masked in every error text journaled (the API key)
+
+    def scrub(self, text: str) -> str:
+        return scrub(text, *self.secrets)[:_MAX_ERROR_CHARS]
 
     def record(
         self,
@@ -118,18 +127,19 @@ class Recorder:
         cache_hit: bool = False,
         started_at: str | None = None,
         answered: Answered | None = None,
+        http_requests: int = 0,
     ) -> None:
         search_queries, grounding_cost = 0, 0.0 if answered is None else answered.grounding_cost
         if answered is not None:
             model, usage, cost = answered.model, answered.usage, answered.cost
             latency, started_at = answered.latency, answered.started_at
-            search_queries = answered.search_queries
+            search_queries, http_requests = answered.search_queries, answered.http_requests
         usage = usage or Usage()
         if error is not None:
             error_class = error_class or getattr(error, "error_class", None) or type(error).__name__
             error_message = error_message or str(error)
         if error_message is not None:
-            error_message = scrub(error_message)[:_MAX_ERROR_CHARS]
+            error_message = self.scrub(error_message)
         self.journal.append(
             CallRecord(
                 run_id=self.run_id,
@@ -154,13 +164,15 @@ class Recorder:
                 error_class=error_class,
                 error_message=error_message,
                 cache_hit=cache_hit,
+                http_requests=http_requests,
                 started_at=started_at or utc_now(),
             )
         )
 
 
 class LogicalCall(Generic[T]):
-    """Cache → (HTTP attempt → validation → re-ask with feedback)* → validated result or error."""
+    """Cache → (request → resend after a transport failure | validation → re-ask with feedback)*
+    → validated result or error."""
 
     def __init__(
         self,
@@ -181,7 +193,7 @@ class LogicalCall(Generic[T]):
             return hit
         if self.request.tools:  # a grounded call is billed by Google: counted before it is made
             self.owner.take_grounded_call(self.request)
-        return await self._reask_loop()
+        return await self._loop()
 
     def _from_cache(self) -> ModelResult[T] | None:
         if self.key is None or self.cache is None:
@@ -209,41 +221,67 @@ class LogicalCall(Generic[T]):
             cache_hit=True,
         )
 
-    async def _attempt(self, attempt: int, request: ModelRequest) -> tuple[RawResponse, float, str]:
-        """One HTTP attempt under the concurrency cap and the global slot; a raising one is recorded."""
+    async def _send(self, attempt: int, request: ModelRequest) -> tuple[RawResponse, float, str]:
+        """One backend request under the concurrency cap and the global slot; a failed one is recorded
+        (a client-side time-out or a cancellation included: the request may have been billed)."""
         started_at = utc_now()
         async with self.owner.cap(), self.owner.global_slot():
             t0 = time.perf_counter()
             try:
                 raw = await self.owner.model.generate(request)
-            except Exception as exc:
-                status = "transient_error" if getattr(exc, "retryable", False) else "error"
+            except (Exception, asyncio.CancelledError) as exc:
+                if isinstance(exc, ModelError):
+                    status, sent = ("transient_error" if exc.retryable else "error"), exc.http_requests
+                else:  # a backend bug, or cancelled in flight: count what an HTTP backend had sent
+                    status, sent = "error", int(getattr(self.owner.model, "sends_http", False))
                 # No usage comes back from a failed request: nothing is known to be billed.
                 self.recorder.record(
-                    attempt, status, latency=time.perf_counter() - t0, error=exc, started_at=started_at
+                    attempt,
+                    status,
+                    latency=time.perf_counter() - t0,
+                    error=exc,
+                    started_at=started_at,
+                    http_requests=sent,
                 )
                 raise
             return raw, time.perf_counter() - t0, started_at
 
-    async def _reask_loop(self) -> ModelResult[T]:
+    async def _loop(self) -> ModelResult[T]:
+        policy = self.owner.retry_policy
+        max_answers = policy.answers(grounded=bool(self.request.tools))
         total_usage, total_cost = Usage(), 0.0
         costs_known = True
         feedback: tuple[tuple[str, str], ...] = ()
-        # No re-ask of a grounded call: each would be another billed search (and code, not the
-        # model, writes its JSON, so it cannot fail the schema).
-        max_attempts = 1 if self.request.tools else 1 + max(0, self.owner.reask_attempts)
-        last_error = ""
-        for attempt in range(1, max_attempts + 1):
+        attempt = answers = failures = 0
+        while True:
+            attempt += 1
             request = replace(self.request, feedback=feedback) if feedback else self.request
-            raw, latency, started_at = await self._attempt(attempt, request)
+            try:
+                raw, latency, started_at = await self._send(attempt, request)
+            except ModelError as exc:
+                failures += 1
+                delay = policy.delay_before_resend(exc, failures)
+                if delay is None:
+                    raise
+                logger.info(
+                    "%s: %s, request %d; sending again in %.3f s",
+                    self.request.role,
+                    getattr(exc, "error_class", None) or type(exc).__name__,
+                    attempt,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                continue
+            answers += 1
             cost = self.owner.cost(raw)
             total_usage = add_usage(total_usage, raw.usage)
             costs_known = costs_known and cost is not None
             total_cost += cost or 0.0
             grounding = self.owner.grounding_cost(raw)
             answered = Answered(
-                raw.model, raw.usage, cost, latency, started_at, raw.search_queries, grounding
-            )
+                raw.model, raw.usage, cost, latency, started_at, raw.search_queries, grounding,
+                raw.http_requests,
+            )  # fmt: skip
             if raw.blocked_reason:
                 error = BlockedPromptError(self.request.role, raw.blocked_reason)
                 self.recorder.record(attempt, "error", error=error, answered=answered)
@@ -251,7 +289,7 @@ class LogicalCall(Generic[T]):
             try:
                 output = self.schema.model_validate_json(raw.text)
             except ValidationError as exc:
-                last_error = describe_invalid(exc, raw.finish_reason)
+                last_error = self.recorder.scrub(describe_invalid(exc, raw.finish_reason))
                 error_class = "MaxTokens" if raw.finish_reason == "MAX_TOKENS" else "ValidationError"
                 self.recorder.record(
                     attempt,
@@ -260,6 +298,8 @@ class LogicalCall(Generic[T]):
                     error_message=last_error,
                     answered=answered,
                 )
+                if answers >= max_answers:
+                    raise SchemaValidationError(self.request.role, answers, last_error) from None
                 feedback = (*feedback, (raw.text, last_error))
                 continue
             self.recorder.record(attempt, "ok", answered=answered)
@@ -271,10 +311,9 @@ class LogicalCall(Generic[T]):
                 latency_s=time.perf_counter() - self.started,
                 cost_usd=total_cost if costs_known else None,
                 model=raw.model,
-                attempts=attempt,
+                attempts=answers,
                 cache_hit=False,
             )
-        raise SchemaValidationError(self.request.role, max_attempts, last_error)
 
     def _store(self, raw: RawResponse) -> None:
         if self.key is None or self.cache is None:

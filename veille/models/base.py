@@ -76,6 +76,9 @@ class RawResponse:
     # veille/models/pricing.py).
     search_queries: int = 0
     grounded: bool = False
+    # HTTP requests the backend sent for this answer: 1 for Gemini (it never retries by itself),
+    # 0 for local backends. Journaled as ``http_requests``.
+    http_requests: int = 0
 
 
 @dataclass(frozen=True)
@@ -104,11 +107,15 @@ class Model(Protocol):
 class ModelError(Exception):
     """Base class of the typed errors a flow turns into alerts."""
 
-    retryable: bool = False
+    retryable: bool = False  # the call's retry policy may send the request again
+    # HTTP requests the failed attempt sent (0: nothing reached a server, e.g. connection refused);
+    # journaled as ``http_requests``.
+    http_requests: int = 0
+    retry_after_s: float | None = None  # the wait a rate-limited server asked for (Retry-After)
 
 
 class TransientModelError(ModelError):
-    """Rate limit, 5xx, timeout or connection error that survived the SDK's own retries."""
+    """Rate limit, 5xx, timeout or connection error: the call's retry policy may send again."""
 
     retryable = True
 

@@ -3,8 +3,10 @@
 For each call: cache lookup → ``backend.generate`` (under a concurrency cap) → validation of the
 *text* with the role's pydantic schema → on failure, re-ask with the invalid answer and the
 validation error fed back (``ModelRequest.feedback``), up to ``settings.reask_attempts`` times →
-:class:`~veille.models.base.SchemaValidationError` at the end. Every attempt is a journal record;
-cost comes from the price table; validated answers of paid backends go to the response cache.
+:class:`~veille.models.base.SchemaValidationError` at the end; a transport failure is sent again
+as :class:`~veille.models.retry.RetryPolicy` decides (the one retry layer: see
+:mod:`veille.models.attempts`). Every request is a journal record; cost comes from the price table;
+validated answers of paid backends go to the response cache.
 
 Threads. Prefect runs mapped tasks in a thread pool, each thread possibly with its own event loop,
 while an async HTTP client must stay on the loop it was first used on. So the client owns one
@@ -41,6 +43,7 @@ from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
 from veille.models.pricing import PriceTable
+from veille.models.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from veille.roles.base import Role
@@ -109,6 +112,10 @@ class ModelClient:
     @property
     def reask_attempts(self) -> int:
         return self.settings.reask_attempts
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy.from_settings(self.settings)
 
     @property
     def backend(self) -> str:
@@ -295,7 +302,8 @@ class ModelClient:
             input=input,
             tools=tools,
         )
-        recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id())
+        secrets = tuple(getattr(self.model, "secrets", ()))  # masked in every journaled error
+        recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id(), secrets)
         key = cache_key(request, self.backend) if self._cache is not None else None
         return await LogicalCall(self, request, schema, recorder, self._cache, key).run()
 

@@ -8,22 +8,21 @@ the OpenAPI-style ``response_schema`` cannot, and what we build is exactly what 
 The text is *not* trusted here (the SDK's ``.parsed`` is silently ``None`` on a schema violation, a
 ``MAX_TOKENS`` truncation or a blocked prompt): the caller validates it.
 
-Retries. The SDK retries (tenacity, exponential backoff with jitter) on 408/5xx, timeouts and
-connection errors when ``HttpRetryOptions`` is set, but its backoff ignores the ``RetryInfo.retryDelay``
-a 429 carries. So 429 is left out of the SDK's list and paced here: we wait the delay the server asks
-for (or exponential backoff when it gives none), within the same attempt budget
-(``settings.http_attempts``); a delay longer than ``settings.http_retry_max_delay_s`` (a daily quota,
-typically) fails at once. Disconnects the SDK does not retry (server hang-ups) are retried here too.
-Whatever survives becomes a :class:`~veille.models.base.TransientModelError` (or a non-retryable
-:class:`~veille.models.base.ModelError` for 4xx), with the API key scrubbed from its message.
+Retries. This backend sends exactly one HTTP request per ``generate`` and retries nothing: the
+SDK's own retries are turned off (``HttpRetryOptions(attempts=1)``: tenacity stops after the first
+try, and an explicit ``retry_options`` also disables the SDK's implicit resend of aiohttp connection
+errors). Every failure becomes a typed error carrying what the one retry layer needs
+(:mod:`veille.models.retry`): ``retryable`` (429, 408, 5xx, time-outs, hang-ups, connection errors),
+``retry_after_s`` (a 429's ``RetryInfo.retryDelay`` or ``Retry-After``) and ``http_requests`` (0
+when no connection was opened, so nothing reached the server), with the API key scrubbed from its
+message. Why not the SDK's retries: its backoff ignores the delay a 429 asks for, and requests it
+resends are invisible to the call journal.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import random
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -49,8 +48,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# Status codes the SDK retries itself. 429 is deliberately absent: we pace it (see module docstring).
-SDK_RETRY_STATUS_CODES = [408, 500, 502, 503, 504]
 TRANSIENT_STATUS_CODES = {408, 429, 500, 502, 503, 504}
 
 # Loggers that may print request/response details: the key is masked in their records.
@@ -84,11 +81,10 @@ class GeminiTransientError(TransientModelError):
 
 
 class GeminiConnectionError(GeminiTransientError):
-    """Nothing answers at the API address, after the SDK's own retries. Not retried by the tasks:
-    a wrong ``gemini_base_url`` (a closed port) is far likelier than an outage that ends within
-    seconds, and task retries would only stretch a clear error to a minute."""
+    """Nothing answers at the API address (no request reached a server). Resent within the call's
+    budget like any transport failure, then one clear error naming the address: a wrong
+    ``gemini_base_url`` (a closed port) is far likelier than an outage that ends within seconds."""
 
-    retryable = False
     expected_failure = True  # one log line naming the address, no traceback (veille/ops/logfilter.py)
 
 
@@ -123,6 +119,7 @@ class GeminiModel:
 
     name = "gemini"
     cacheable = True  # paid backend: serve reruns from the response cache
+    sends_http = True  # a request cancelled in flight is journaled as sent (it may be billed)
 
     def __init__(self, settings: Settings, *, api_key: SecretValue | None = None) -> None:
         self._settings = settings
@@ -141,6 +138,11 @@ class GeminiModel:
     def __reduce__(self) -> Any:
         raise TypeError("GeminiModel is not picklable; pickle the ModelClient (it rebuilds its backend)")
 
+    @property
+    def secrets(self) -> tuple[SecretValue, ...]:
+        """What the call journal masks in every error text it records."""
+        return () if self._key is None else (self._key,)
+
     # --- SDK client -------------------------------------------------------------------------
     def _sdk(self) -> genai.Client:
         if self._client is None:
@@ -148,19 +150,12 @@ class GeminiModel:
             from google.genai import types
 
             settings = self._settings
-            initial = settings.http_retry_initial_delay_s
             http_options = types.HttpOptions(
                 base_url=settings.gemini_base_url,
                 api_version=settings.gemini_api_version,
                 timeout=settings.request_timeout_ms,
-                retry_options=types.HttpRetryOptions(
-                    attempts=settings.http_attempts,
-                    initial_delay=initial,
-                    max_delay=settings.http_retry_max_delay_s,
-                    exp_base=2,
-                    jitter=min(1.0, initial),
-                    http_status_codes=SDK_RETRY_STATUS_CODES,
-                ),
+                # One try, no SDK retry of any kind: veille.models.retry decides (module docstring).
+                retry_options=types.HttpRetryOptions(attempts=1),
             )
             key = self._key.get() if self._key is not None else None
             if self._key is not None and self._log_filter is None:
@@ -232,68 +227,43 @@ class GeminiModel:
         return contents
 
     async def generate(self, request: ModelRequest) -> RawResponse:
+        """One HTTP request (never resent here); a failure is a typed, scrubbed :class:`ModelError`."""
         from google.genai import errors
 
         client = self._sdk()
         config = self._config(request)
         contents = self._contents(request)
-        attempts = max(1, self._settings.http_attempts)
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await client.aio.models.generate_content(
-                    model=request.model, contents=contents, config=config
-                )
-            except errors.APIError as exc:
-                if exc.code == 429 and attempt < attempts:
-                    await self._pace_rate_limit(exc, attempt)
-                    continue
-                raise self._api_error(exc, attempt) from None
-            except Exception as exc:
-                kind = _transport_kind(exc)
-                if kind == "disconnect" and attempt < attempts:
-                    await asyncio.sleep(self._backoff(attempt))
-                    continue
-                raise self._other_error(exc, kind, attempt) from None
-            return self._raw(response, request)
+        try:
+            response = await client.aio.models.generate_content(
+                model=request.model, contents=contents, config=config
+            )
+        except errors.APIError as exc:
+            raise self._api_error(exc) from None
+        except Exception as exc:
+            raise self._other_error(exc, _transport_kind(exc)) from None
+        return self._raw(response, request)
 
     # --- helpers ----------------------------------------------------------------------------
-    def _backoff(self, attempt: int) -> float:
-        initial = self._settings.http_retry_initial_delay_s
-        delay = min(self._settings.http_retry_max_delay_s, initial * 2 ** (attempt - 1))
-        return delay + random.uniform(0, min(1.0, initial))
-
-    async def _pace_rate_limit(self, exc: Any, attempt: int) -> None:
-        asked = _retry_delay_s(exc)
-        limit = self._settings.http_retry_max_delay_s
-        if asked is not None and asked > limit:
-            raise GeminiTransientError(
-                f"Gemini rate limit (429): the server asks to wait {asked:g} s, more than "
-                f"http_retry_max_delay_s = {limit:g} s (quota exhausted?)",
-                error_class="RateLimited",
-            )
-        delay = asked if asked is not None else self._backoff(attempt)
-        logger.info(
-            "Gemini 429: waiting %.3f s before retry %d (%s)",
-            delay,
-            attempt + 1,
-            "server retryDelay" if asked is not None else "backoff",
-        )
-        await asyncio.sleep(delay)
-
-    def _api_error(self, exc: Any, attempt: int) -> ModelError:
+    def _api_error(self, exc: Any) -> ModelError:
         code = int(exc.code) if exc.code is not None else 0
-        message = self._scrub(
-            f"Gemini API error {code} {exc.status or ''} after {attempt} request(s) "
-            f"(+ SDK retries): {exc.message or ''}".strip()
-        )
+        message = self._scrub(f"Gemini API error {code} {exc.status or ''}: {exc.message or ''}".strip())
         error_class = "RateLimited" if code == 429 else f"HTTP{code}"
+        error: ModelError
         if code in TRANSIENT_STATUS_CODES:
-            return GeminiTransientError(message, error_class=error_class)
-        return GeminiError(message, error_class=error_class)
+            error = GeminiTransientError(message, error_class=error_class)
+            error.retry_after_s = _retry_delay_s(exc) if code == 429 else None
+        else:
+            error = GeminiError(message, error_class=error_class)
+        error.http_requests = 1  # the server answered it
+        return error
 
-    def _other_error(self, exc: Exception, kind: str | None, attempt: int) -> ModelError:
+    def _other_error(self, exc: Exception, kind: str | None) -> ModelError:
+        error = self._wrap_other(exc, kind)
+        # A connection that never opened sent nothing; a time-out or a hang-up did reach the server.
+        error.http_requests = 0 if kind == "connect" or _never_sent(exc) else 1
+        return error
+
+    def _wrap_other(self, exc: Exception, kind: str | None) -> ModelError:
         name = type(exc).__name__
         detail = self._scrub(str(exc))[:500]
         if kind == "connect":
@@ -301,14 +271,12 @@ class GeminiModel:
                 "Vertex AI" if self._settings.vertexai else "https://generativelanguage.googleapis.com"
             )
             return GeminiConnectionError(
-                f"cannot connect to the Gemini API at {where} ({name} after {attempt} request(s) and the "
-                f"SDK's retries): {detail}; check VEILLE_GEMINI_BASE_URL / gemini_base_url",
+                f"cannot connect to the Gemini API at {where} ({name}): {detail}; "
+                "check VEILLE_GEMINI_BASE_URL / gemini_base_url",
                 error_class=name,
             )
         if kind is not None:
-            return GeminiTransientError(
-                f"Gemini request failed ({name}) after retries: {detail}", error_class=name
-            )
+            return GeminiTransientError(f"Gemini request failed ({name}): {detail}", error_class=name)
         if isinstance(exc, json.JSONDecodeError) or name == "UnknownApiResponseError":
             # A 200 whose body is not JSON: a proxy or gateway glitch, not a property of the request.
             return GeminiTransientError(
@@ -352,6 +320,7 @@ class GeminiModel:
             blocked_reason=blocked,
             search_queries=queries,
             grounded=grounded,
+            http_requests=1,
         )
 
 
@@ -376,6 +345,11 @@ def _retry_delay_s(exc: Any) -> float | None:
             if match:
                 return float(match.group(1))
     return None
+
+
+def _never_sent(exc: Exception) -> bool:
+    """A time-out waiting for a connection (from the pool or the server): no request went out."""
+    return bool({cls.__name__ for cls in type(exc).__mro__} & {"ConnectTimeout", "PoolTimeout"})
 
 
 def _transport_kind(exc: Exception) -> str | None:

@@ -52,11 +52,13 @@ def detail_rows(run_dir: Path, cached_task_runs: int | None) -> list[dict[str, s
         rows.append(
             (
                 f"role.{u.role}",
-                f"{u.calls} call(s), {u.attempts} attempt(s), {u.input_tokens} in / "
+                f"{u.calls} call(s), {u.attempts} attempt(s), {u.http_requests} HTTP request(s), "
+                f"{u.input_tokens} in / "
                 f"{u.output_tokens} out tokens{estimated}, {cost}",
             )
         )
     rows.append(("attempts", str(sum(u.attempts for u in usage))))
+    rows.append(("http_requests", str(sum(u.http_requests for u in usage))))
     codes = Counter(a.get("code", "?") for a in _load(run_dir / "alerts.json", []) if isinstance(a, dict))
     rows.append(("alert_codes", ", ".join(f"{c} ×{n}" for c, n in sorted(codes.items())) or "none"))
     rows.append(("failed_branches", ", ".join(failed_branches(run_dir)) or "none"))

@@ -39,6 +39,7 @@ class RoleUsage:
     cost_usd: float | None  # None when any call could not be priced
     estimated: bool  # token counts estimated by us, not reported by a provider
     billed_attempts: int = 0  # attempts that reached the model and got an answer (not the cache)
+    http_requests: int = 0  # HTTP requests sent: answered, refused (429, 5xx) or timed out alike
 
     def as_row(self) -> dict[str, Any]:
         return {
@@ -46,6 +47,7 @@ class RoleUsage:
             "calls": self.calls,
             "attempts": self.attempts,
             "billed_attempts": self.billed_attempts,
+            "http_requests": self.http_requests,
             "cache_hits": self.cache_hits,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
@@ -75,6 +77,7 @@ def role_usage(calls_path: Path) -> list[RoleUsage]:
                 cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
                 estimated=any(r.estimated for r in records),
                 billed_attempts=sum(1 for r in records if _billed(r)),
+                http_requests=sum(r.http_requests or 0 for r in records),
             )
         )
     return out
@@ -195,7 +198,8 @@ def format_summary(run_dir: Path) -> str:
         cost = "inconnu" if u.cost_usd is None else f"{u.cost_usd:.4f} $"
         est = " (estimés)" if u.estimated else ""
         lines.append(
-            f"  {u.role:<8} {u.calls:>3} appel(s), {u.billed_attempts:>3} tentative(s), "
+            f"  {u.role:<8} {u.calls:>3} appel(s), {u.http_requests:>3} requête(s) HTTP "
+            f"({u.billed_attempts} répondue(s)), "
             f"{u.input_tokens:>7} tokens entrée, "
             f"{u.output_tokens:>6} sortie{est}, {cost}"
             + (f", {u.cache_hits} depuis le cache" if u.cache_hits else "")

@@ -30,7 +30,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -120,6 +120,8 @@ TABLES: dict[str, pa.Schema] = {
             _f("error_class", pa.string()),
             _f("error_message", pa.string()),
             _f("cache_hit", pa.bool_(), False),
+            # v6: HTTP requests this attempt sent (0 or 1; 429s, 5xx and client time-outs included)
+            _f("http_requests", pa.int32()),
             _f("started_at", _TS),
         ],
     ),
@@ -333,6 +335,23 @@ register_migration(
         "llm_calls.search_queries and grounding_cost_usd (Google Search grounding); table sources "
         "(numbered sources, kind corpus | web)",
         _add_grounding,
+    )
+)
+
+
+def _add_http_requests(name: str, table: pa.Table) -> pa.Table:
+    """Version 6: ``llm_calls.http_requests`` (NULL: not recorded then), placed after ``cache_hit``."""
+    if name != "llm_calls" or "http_requests" in table.column_names:
+        return table
+    at = table.column_names.index("cache_hit") + 1 if "cache_hit" in table.column_names else 0
+    return table.add_column(at, _f("http_requests", pa.int32()), pa.nulls(table.num_rows, pa.int32()))
+
+
+register_migration(
+    Migration(
+        6,
+        "llm_calls.http_requests: HTTP requests each attempt sent (429s, 5xx and client time-outs included)",
+        _add_http_requests,
     )
 )
 
