@@ -9,12 +9,14 @@ laughs). Feeds have no use for entity declarations, so a feed that has one is re
 (tests/test_collect_hostile.py).
 
 An entry's document is keyed by its http(s) link; an entry without one (Atom ``tag:``/``urn:`` ids
-are common) is keyed by its id/guid and written without ``url``, and the source says how many in an
-alert; an entry with neither is counted as unusable (alerted too, never silently dropped).
+are common) is keyed by its id/guid, else by a hash of its title and text, and written without
+``url``; the source says how many in an alert. An entry with no link, no id and no text at all is
+counted as unusable (alerted too, never silently dropped).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import dataclass, field
@@ -40,8 +42,8 @@ class ParsedFeed:
     """A feed's usable entries, in feed order, and what could not be keyed by a link."""
 
     items: list[Item] = field(default_factory=list)
-    guid_only: list[str] = field(default_factory=list)  # guids of entries without an http(s) link
-    unusable: int = 0  # entries with neither an http(s) link nor an id
+    guid_only: list[str] = field(default_factory=list)  # keys of entries without an http(s) link
+    unusable: int = 0  # entries with no link, no id and no text
 
 
 def _day(entry: Any) -> date | None:
@@ -93,18 +95,23 @@ def parse_feed(data: bytes, base_url: str, content_type: str = "") -> ParsedFeed
         problem = parsed.get("bozo_exception")
         raise FeedError(f"not a feed: {problem}" if problem else "no entry in the feed")
     feed = ParsedFeed()
+    # Atom says a title's type; RSS has none, and escaped HTML in RSS titles is common practice
+    # (<b>…</b>, even <script>): there, a title is read as HTML.
+    atom = str(parsed.get("version", "")).startswith("atom")
     for entry in parsed.entries:
         url = _link(entry)
         guid = " ".join(str(entry.get("id") or "").split()) or None
-        if url is None:
-            if guid is None:
-                feed.unusable += 1
-                continue
-            feed.guid_only.append(guid)
         summary, body = _entry_text(entry)
         title_type = str((entry.get("title_detail") or {}).get("type", "")).lower()
-        title = plain_title(
-            str(entry.get("title", "")), is_html=title_type in _HTML_TYPES, fallback=url or guid or ""
-        )
+        is_html = title_type in _HTML_TYPES or not atom
+        title = plain_title(str(entry.get("title", "")), is_html=is_html, fallback="")
+        if url is None:
+            if guid is None and not (title or body):
+                feed.unusable += 1
+                continue
+            if guid is None:  # stable while the entry's text is: the same entry is the same document
+                guid = "text-sha1:" + hashlib.sha1(f"{title}\x1f{body}".encode("utf-8", "replace")).hexdigest()
+            feed.guid_only.append(guid)
+        title = title or plain_title("", is_html=False, fallback=url or guid or "")
         feed.items.append(Item(url, title, _day(entry), first_sentence(summary or body), body, guid))
     return feed

@@ -114,7 +114,7 @@ def _item_alerts(source: Source, night: SourceNight, empty: list[str], repeated:
     if night.unusable:
         out.append(
             _alert(
-                source, f"{night.unusable} entry(ies) with neither an http(s) link nor an id: not collected"
+                source, f"{night.unusable} entry(ies) with no link, no id and no text: not collected"
             )
         )
     if empty:
