@@ -110,7 +110,9 @@ def parse_feed(data: bytes, base_url: str, content_type: str = "") -> ParsedFeed
                 feed.unusable += 1
                 continue
             if guid is None:  # stable while the entry's text is: the same entry is the same document
-                guid = "text-sha1:" + hashlib.sha1(f"{title}\x1f{body}".encode("utf-8", "replace")).hexdigest()
+                guid = (
+                    "text-sha1:" + hashlib.sha1(f"{title}\x1f{body}".encode("utf-8", "replace")).hexdigest()
+                )
             feed.guid_only.append(guid)
         title = title or plain_title("", is_html=False, fallback=url or guid or "")
         feed.items.append(Item(url, title, _day(entry), first_sentence(summary or body), body, guid))

@@ -113,9 +113,7 @@ def _item_alerts(source: Source, night: SourceNight, empty: list[str], repeated:
         )
     if night.unusable:
         out.append(
-            _alert(
-                source, f"{night.unusable} entry(ies) with no link, no id and no text: not collected"
-            )
+            _alert(source, f"{night.unusable} entry(ies) with no link, no id and no text: not collected")
         )
     if empty:
         head = f"{name} : éléments sans texte au-delà du titre (follow_links = true lit la page de chaque élément)"
