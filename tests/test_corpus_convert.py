@@ -89,7 +89,7 @@ def test_toml_and_pelican_headers_are_split_and_prose_with_a_colon_is_not() -> N
     front, kind, body, _ = split_front_matter("Note: this is prose.\n\nMore prose.")
     assert front is None and kind is None and body.startswith("Note:")
     front, kind, body, _ = split_front_matter("---\nno closing line\n")
-    assert front is None and body == "---\nno closing line\n"
+    assert (front, kind, body) == (None, "unclosed", "---\nno closing line\n")
 
 
 def test_comment_blocks_never_reach_the_text() -> None:

@@ -63,13 +63,14 @@ class ConversionError(ValueError):
 
     expected_failure = True  # bad input, not a bug (veille/ops/logfilter.py)
 
-    def __init__(self, name: str, problem: str) -> None:
+    def __init__(self, name: str, problem: str, expected: str = "a readable document file") -> None:
         self.name = name
         self.problem = problem
+        self.expected = expected
         super().__init__(f"{name}: {problem}")
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.name, self.problem))
+        return (type(self), (self.name, self.problem, self.expected))
 
 
 @dataclass(frozen=True)
@@ -153,20 +154,22 @@ def _decode(data: bytes, name: str) -> str:
         raise ConversionError(name, f"text over {FORMAT_LIMITS.max_text_bytes} bytes")
     nul = data.find(b"\x00")
     if nul >= 0 and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ConversionError(name, f"binary content (NUL byte at offset {nul}), not a text file")
+        raise ConversionError(
+            name, f"binary content (NUL byte at offset {nul}), not a text file", "UTF-8 Markdown text"
+        )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError:
-            raise ConversionError(name, "invalid UTF-16 text") from None
+            raise ConversionError(name, "invalid UTF-16 text", "UTF-8 or UTF-16 text") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ConversionError(
             name,
-            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} (line {line}); "
-            "expected UTF-8 text (re-save the file as UTF-8)",
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} (line {line})",
+            "UTF-8 encoded text (re-save the file as UTF-8)",
         ) from None
 
 
@@ -198,14 +201,15 @@ _PELICAN_KEYS = re.compile(r"^(?:title|date)[ \t]*:", re.IGNORECASE | re.MULTILI
 def split_front_matter(text: str) -> tuple[str | None, str | None, str, int]:
     """(front matter or None, kind, body, line number of the body's first line). Kinds: ``"yaml"``
     (``---`` … ``---``/``...``), ``"toml"`` (``+++`` … ``+++``, Hugo), ``"pelican"`` (``Key: value``
-    lines up to a blank line). An opening line without a closing one is left in the body."""
+    lines up to a blank line). An opening line without a closing one gives kind ``"unclosed"`` (the
+    document layer refuses it: the rest of the file would become text) and the whole text as body."""
     for opening, closing, kind in ((_YAML_OPEN, _YAML_CLOSE, "yaml"), (_TOML_OPEN, _TOML_CLOSE, "toml")):
         start = opening.match(text)
         if start is None:
             continue
         end = closing.search(text, start.end())
         if end is None:
-            return None, None, text, 1
+            return None, "unclosed", text, 1
         body_start = min(len(text), end.end() + 1)
         return text[start.end() : end.start()], kind, text[body_start:], text.count("\n", 0, body_start) + 1
     head, sep, rest = text.partition("\n\n")
