@@ -257,3 +257,47 @@ def test_every_rendered_document_passes_ingest(
     path.write_text(render_document(doc_id, item, "forum", TODAY, 1_048_576), encoding="utf-8")
     doc = parse_document(path)
     assert doc.id == doc_id and len(doc.title) <= TITLE_MAX_CHARS and doc.url == link
+
+
+REAL = FIXTURES.parent / "real"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def test_pdf_and_docx_from_sources_go_through_the_corpus_conversion(web: HTTPServer, tmp_path: Path) -> None:
+    """pypdf's and python-docx's own sample files (tests/fixtures/real/SOURCES.md) as a page source
+    and as a feed item's page; a broken PDF is one alert naming the source."""
+    web.expect_request("/outline.pdf").respond_with_data(
+        (REAL / "pdflatex-outline.pdf").read_bytes(), content_type="application/pdf"
+    )
+    web.expect_request("/styles.docx").respond_with_data(
+        (REAL / "par-known-styles.docx").read_bytes(), content_type=DOCX
+    )
+    web.expect_request("/broken.pdf").respond_with_data(b"%PDF-1.7\n%broken", content_type="application/pdf")
+    web.expect_request("/feed").respond_with_data(
+        rss([{"title": "Styles Word", "link": web.url_for("/styles.docx"), "description": "Court."}]),
+        content_type="application/rss+xml",
+    )
+    write_sources(
+        tmp_path,
+        [
+            {"name": "pdf", "kind": "page", "url": web.url_for("/outline.pdf"), "source_type": "forum"},
+            {
+                "name": "feed",
+                "kind": "feed",
+                "url": web.url_for("/feed"),
+                "source_type": "forum",
+                "follow_links": True,
+            },
+            {"name": "broken", "kind": "page", "url": web.url_for("/broken.pdf"), "source_type": "forum"},
+        ],
+    )
+    report = collect_corpus(tmp_path, today=TODAY)
+    docs = {d.url: d for d in map(parse_document, _docs(tmp_path))}
+    pdf = docs[web.url_for("/outline.pdf")]
+    assert "Hello, here is some text without a meaning." in pdf.body and pdf.date == dt.date(2022, 4, 6)
+    assert pdf.title == "outline.pdf"  # no title in its properties: the file name
+    docx = docs[web.url_for("/styles.docx")]
+    assert "Body Text" in docx.body and docx.title == "Styles Word" and docx.summary == "Court."
+    (broken,) = report.alerts
+    assert broken.subject == "broken" and "cannot convert the document" in broken.message
+    assert "broken.pdf" in broken.message and report.counts["added"] == 2

@@ -12,15 +12,18 @@ from the bytes (UTF-8 first), which turned Shift_JIS and windows-1252 pages into
 
 from __future__ import annotations
 
+import datetime as dt
 from datetime import date
+from urllib.parse import unquote, urlsplit
 
 import trafilatura
 from charset_normalizer import from_bytes
 from w3lib.encoding import html_to_unicode
 
 from veille.collect.items import Item, first_sentence, plain_title
+from veille.corpus.convert import ConversionError, convert_bytes
 
-__all__ = ["PageError", "decode_page", "extract_page"]
+__all__ = ["PageError", "convert_document", "decode_page", "extract_page"]
 
 
 class PageError(ValueError):
@@ -66,3 +69,16 @@ def extract_page(data: bytes, url: str, content_type: str = "") -> Item:
     title = plain_title(getattr(doc, "title", None) or "", is_html=False, fallback=url)
     description = getattr(doc, "description", None) or ""
     return Item(url, title, _day(getattr(doc, "date", None)), first_sentence(description or text), text)
+
+
+def convert_document(data: bytes, url: str, media_type: str) -> Item:
+    """A PDF or DOCX a source serves, through the same conversion as the corpus's own files
+    (veille/corpus/convert.py): text, and title and date from the file's properties."""
+    name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or "document"
+    try:
+        converted = convert_bytes(data, name=name, media_type=media_type)
+    except ConversionError as exc:
+        raise PageError(f"cannot convert the document: {exc}") from None
+    day = converted.date.date() if isinstance(converted.date, dt.datetime) else converted.date
+    title = plain_title(converted.title or "", is_html=False, fallback=name)
+    return Item(url, title, day, first_sentence(converted.text), converted.text)

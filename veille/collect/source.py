@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from veille.collect.feeds import parse_feed
 from veille.collect.fetch import Fetched, Fetcher, FetchError
 from veille.collect.items import Item, normalise_url
-from veille.collect.pages import PageError, extract_page
+from veille.collect.pages import PageError, convert_document, extract_page
 from veille.collect.sources import Source
+from veille.corpus.convert import MEDIA_TYPES
 
 __all__ = ["SourceNight", "feed_type", "page_type", "source_items"]
 
@@ -21,6 +22,8 @@ _FEED_TYPES = (
     "application/rdf+xml",
 )
 _PAGE_TYPES = ("text/html", "application/xhtml+xml")
+# PDF and Word files, as a page source or an item's page: converted like the corpus's own files.
+_DOCUMENT_TYPES = frozenset(t for t, fmt in MEDIA_TYPES.items() if fmt in ("pdf", "docx"))
 
 
 @dataclass
@@ -41,10 +44,12 @@ def feed_type(content_type: str) -> bool:
 
 
 def page_type(content_type: str) -> bool:
-    return content_type in _PAGE_TYPES
+    return content_type in _PAGE_TYPES or content_type in _DOCUMENT_TYPES
 
 
 def _page(got: Fetched, url: str) -> Item:
+    if got.content_type in _DOCUMENT_TYPES:
+        return convert_document(got.body, url, got.content_type)
     return extract_page(got.body, url, got.content_type_header)
 
 
