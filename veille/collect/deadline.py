@@ -14,10 +14,12 @@ every fetch of the night. httpcore's network backend is its documented extension
 
 from __future__ import annotations
 
+import ssl
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import cache
 from typing import Any
 
 import httpcore
@@ -110,11 +112,17 @@ class DeadlineTransport(httpx.HTTPTransport):
     must see the target)."""
 
     def __init__(self) -> None:
-        super().__init__(trust_env=False)
+        super().__init__(verify=_ssl_context(), trust_env=False)
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=_ssl_context(),
             max_connections=10,
             max_keepalive_connections=5,
             keepalive_expiry=5.0,
             network_backend=_Backend(),
         )
+
+
+@cache
+def _ssl_context() -> ssl.SSLContext:
+    """One verifying context per process: loading the CA bundle costs half a second each time."""
+    return httpx.create_ssl_context(trust_env=False)

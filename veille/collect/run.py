@@ -112,8 +112,9 @@ def _item_alerts(source: Source, night: SourceNight, empty: list[str], repeated:
             )
         )
     if night.unusable:
+        problem = f"{night.unusable} entry(ies) with no link, no id and no text: not collected"
         out.append(
-            _alert(source, f"{night.unusable} entry(ies) with no link, no id and no text: not collected")
+            alert("collect", "collect.no_link", f"{name} ({source.url}): {problem}", subject=source.name)
         )
     if empty:
         head = f"{name} : éléments sans texte au-delà du titre (follow_links = true lit la page de chaque élément)"
