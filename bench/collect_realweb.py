@@ -28,7 +28,7 @@ from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import httpx
+import httpx._transports.default
 
 from veille.collect import collect_corpus
 from veille.corpus.document import parse_document
@@ -38,6 +38,7 @@ __all__ = ["main"]
 _HEADER = re.compile(r"^Header:\s*([^:]+):\s*(.*)$", re.MULTILINE)
 _EXPECT = re.compile(r"^Expect:\s*(.*)$", re.MULTILINE)
 _SPACES = re.compile(r"\s+")
+_TAG = re.compile(r"</?(?:[a-z]+)[^<>]*>")  # what a markup tag looks like in a title (a measure only)
 TODAY = dt.date(2026, 7, 25)
 
 
@@ -84,7 +85,7 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:  # the stdlib calls it by this name
         body, headers = self.server.routes.get(self.path, (b"", {}))
         self.send_response(200 if self.path in self.server.routes else 404)
         for key, value in headers.items():
@@ -127,7 +128,7 @@ def _collect(server: _Server, body: bytes, headers: dict[str, str], kind: str, n
                     "docs": len(docs),
                     "refused": refused,
                     "fffd": sum((d.title + d.body).count("\ufffd") for d in docs),
-                    "markup_titles": sum(1 for d in docs if "<" in d.title),
+                    "markup_titles": sum(1 for d in docs if _TAG.search(d.title)),
                     "empty": sum(1 for d in docs if not d.body.replace(f"# {d.title}", "").strip()),
                     "text": [_SPACES.sub(" ", d.body) for d in docs],
                 }
@@ -138,7 +139,8 @@ def _collect(server: _Server, body: bytes, headers: dict[str, str], kind: str, n
 def main() -> None:
     # Every collect builds an HTTP client, and loading the CA bundle costs ~0.5 s each time; the
     # servers here are plain-HTTP loopback, so one context serves all (both code versions alike).
-    httpx.create_ssl_context = cache(httpx.create_ssl_context)  # type: ignore[assignment]
+    cached = cache(httpx.create_ssl_context)
+    httpx._transports.default.create_ssl_context = cached  # type: ignore[attr-defined]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--feedparser", type=Path, required=True)
     parser.add_argument("--trafilatura", type=Path, required=True)
@@ -157,7 +159,8 @@ def main() -> None:
         feeds["feeds_no_link_alerted"] += "collect.no_link" in first["alerts"]
         for key in ("docs", "refused", "fffd", "markup_titles", "empty"):
             feeds[key] += first[key]
-        feeds["empty_flagged"] += first["empty"] > 0 and "collect.empty_body" in first["alerts"]
+        feeds["feeds_with_empty"] += first["empty"] > 0
+        feeds["feeds_with_empty_flagged"] += first["empty"] > 0 and "collect.empty_body" in first["alerts"]
         feeds["feeds_rewritten_second_night"] += second["counts"]["updated"] > 0
     pages = Counter()
     for _url, data, snippets in _pages(args.trafilatura):

@@ -96,14 +96,14 @@ def parse_feed(data: bytes, base_url: str, content_type: str = "") -> ParsedFeed
         raise FeedError(f"not a feed: {problem}" if problem else "no entry in the feed")
     feed = ParsedFeed()
     # Atom says a title's type; RSS has none, and escaped HTML in RSS titles is common practice
-    # (<b>…</b>, even <script>): there, a title is read as HTML.
+    # (<b>…</b>, even <script>): a title is read as HTML unless it is Atom's type="text".
     atom = str(parsed.get("version", "")).startswith("atom")
     for entry in parsed.entries:
         url = _link(entry)
         guid = " ".join(str(entry.get("id") or "").split()) or None
         summary, body = _entry_text(entry)
         title_type = str((entry.get("title_detail") or {}).get("type", "")).lower()
-        is_html = title_type in _HTML_TYPES or not atom
+        is_html = not (atom and title_type == "text/plain")  # only Atom's type="text" is literal
         title = plain_title(str(entry.get("title", "")), is_html=is_html, fallback="")
         if url is None:
             if guid is None and not (title or body):
