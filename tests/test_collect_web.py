@@ -5,6 +5,7 @@ Real feeds and pages from feedparser's and trafilatura's sdists (tests/fixtures/
 from __future__ import annotations
 
 import datetime as dt
+import html
 import threading
 from pathlib import Path
 
@@ -301,3 +302,42 @@ def test_pdf_and_docx_from_sources_go_through_the_corpus_conversion(web: HTTPSer
     (broken,) = report.alerts
     assert broken.subject == "broken" and "cannot convert the document" in broken.message
     assert "broken.pdf" in broken.message and report.counts["added"] == 2
+
+
+FRENCH = (
+    "Le débit mesuré sur douze GPU dépasse déjà celui annoncé ; la quantification FP8 réduit la "
+    "latence à 120 ms. Très intéressant pour la plateforme interne : coût, sécurité, opérations."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        (FRENCH, "cp1252"),
+        (
+            _fixture_text("feedparser-koi8r.xml", "koi8-r")
+            .split("<description>")[1]
+            .split("</description>")[0],
+            "koi8-r",
+        ),
+        (
+            _fixture_text("feedparser-shiftjis.xml", "shift_jis")
+            .split("<summary>")[1]
+            .split("</summary>")[0],
+            "shift_jis",
+        ),
+    ],
+    ids=["windows-1252", "koi8-r", "shift_jis"],
+)
+def test_a_page_declaring_no_charset_is_guessed(
+    web: HTTPServer, tmp_path: Path, text: str, encoding: str
+) -> None:
+    """No header charset, no BOM, no <meta>: Latin text is windows-1252 (the browsers' default),
+    other scripts charset-normalizer's guess."""
+    page = f"<html><head><title>Page</title></head><body><article><p>{text}</p><p>{text}</p></article></body></html>"
+    web.expect_request("/page").respond_with_data(page.encode(encoding), content_type="text/html")
+    _one_source(tmp_path, web.url_for("/page"), kind="page")
+    collect_corpus(tmp_path, today=TODAY)
+    (path,) = _docs(tmp_path)
+    expected = " ".join(html.unescape(text).split())
+    assert expected in " ".join(parse_document(path).body.split())  # every letter right

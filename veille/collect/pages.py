@@ -25,6 +25,17 @@ from veille.corpus.convert import ConversionError, convert_bytes
 
 __all__ = ["PageError", "convert_document", "decode_page", "extract_page"]
 
+# Unicode blocks of Latin-script text (charset-normalizer's names for them).
+_LATIN_RANGES = (
+    "Basic Latin",
+    "Latin",
+    "Control character",
+    "General Punctuation",
+    "Spacing Modifier Letters",
+    "Currency Symbols",
+    "Letterlike Symbols",
+)
+
 
 class PageError(ValueError):
     """The page extracted to no text."""
@@ -38,12 +49,21 @@ def _day(value: str | None) -> date | None:
 
 
 def _guess(data: bytes) -> str | None:
-    """No BOM, header charset or declaration: UTF-8 when the bytes are, else charset_normalizer's guess."""
+    """No BOM, header charset or declaration: UTF-8 when the bytes are; else charset-normalizer's
+    guess, except that a text it reads as Latin script is windows-1252, the browsers' default for
+    undeclared pages (charset-normalizer cannot tell the Latin code pages apart on a page's worth of
+    text: it read a French windows-1252 page as cp1257, « déją »)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
         best = from_bytes(data[:200_000]).best()
-        return best.encoding if best is not None else None
+        if best is None or all(a.startswith(_LATIN_RANGES) for a in best.alphabets):
+            try:
+                data.decode("cp1252")
+            except UnicodeDecodeError:
+                return best.encoding if best is not None else None
+            return "cp1252"
+        return best.encoding
     return "utf-8"
 
 
