@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
 
-__all__ = ["PAGE_HTML", "rss", "web", "write_sources"]
+__all__ = ["FIXTURES", "PAGE_HTML", "Trickler", "rss", "trickler", "web", "write_sources"]
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "collect"
 
 PAGE_HTML = """<html><head><title>Kestrel 2.0</title>
 <meta name="description" content="Kestrel 2.0 publie ses chiffres de débit.">
@@ -73,3 +78,71 @@ def write_sources(corpus: Path, sources: list[dict[str, Any]], limits: dict[str,
     path = corpus / "sources.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+@dataclass
+class Trickler:
+    """A loopback HTTP server that never finishes: ``/body`` sends its headers then one byte of a
+    100 000-byte body every 0.1 s; ``/headers`` sends its status line then one header byte every
+    0.1 s. ``/robots.txt`` is a 404. ``sent`` counts the trickled bytes per path."""
+
+    port: int = 0
+    sent: dict[str, int] = field(default_factory=dict)
+    requested: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def answer(self, conn: socket.socket) -> None:
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            path = request.split(b" ", 2)[1].decode()
+            if path == "/robots.txt":
+                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                return
+            self.requested.set()
+            if path == "/headers":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            else:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n")
+            self.sent[path] = 0
+            while not self.stop.wait(0.1):
+                try:
+                    conn.sendall(b"a")
+                except OSError:  # the client gave up: what the test wants
+                    return
+                self.sent[path] += 1
+
+
+@pytest.fixture
+def trickler() -> Iterator[Trickler]:
+    server = Trickler()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        server.port = listener.getsockname()[1]
+        thread = threading.Thread(target=_serve_until_stopped, args=(server, listener), daemon=True)
+        thread.start()
+        try:
+            yield server
+        finally:
+            server.stop.set()
+            thread.join(5)
+
+
+def _serve_until_stopped(server: Trickler, listener: socket.socket) -> None:
+    while not server.stop.is_set():
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+        threading.Thread(target=server.answer, args=(conn,), daemon=True).start()

@@ -228,6 +228,9 @@ def test_followed_page_answering_304_keeps_its_text(web: HTTPServer, corpus: Pat
             "source.0.max_item",
         ),
         ("[limit]\ntimeout_s = 3\n", "limit"),
+        # Longer than a waiting collect waits (run.COLLECT_WAIT_S): refused, so a night always ends first.
+        ("[limits]\nnight_deadline_s = 900\n", "limits.night_deadline_s"),
+        ("[limits]\nfetch_deadline_s = 0\n", "limits.fetch_deadline_s"),
         ("[[source]\n", "not valid TOML"),
     ],
 )

@@ -1,6 +1,8 @@
-"""HTTP for collect: httpx with timeouts, conditional GET, bounded and re-checked redirects, byte caps
-per response and per night (streamed, decompressed by us with a cap), robots.txt, http/https only, and
-private addresses refused after DNS resolution unless the source allows them.
+"""HTTP for collect: httpx with a timeout per operation and a total deadline per fetch
+(veille/collect/deadline.py), conditional GET, bounded and re-checked redirects, byte caps per
+response and per night (streamed, decompressed by us with a cap), robots.txt, http/https only, and
+addresses that are not globally routable refused after DNS resolution (veille/collect/address.py)
+unless the source allows them for its own host.
 
 The address check resolves the host, then httpx connects (and resolves) again: a DNS answer that
 changes in between (rebinding) is not caught. The caps and the scheme rule still hold.
@@ -8,8 +10,8 @@ changes in between (rebinding) is not caught. The caps and the scheme rule still
 
 from __future__ import annotations
 
-import ipaddress
 import socket
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +21,8 @@ from urllib.robotparser import RobotFileParser
 
 import httpx
 
+from veille.collect.address import is_public_address
+from veille.collect.deadline import DeadlineTransport, deadline, seconds_left
 from veille.collect.sources import CollectLimits
 
 __all__ = ["FetchError", "Fetched", "Fetcher", "HttpCache", "Resolver", "resolve_host"]
@@ -42,7 +46,8 @@ class Fetched:
 
     url: str  # after redirects
     status: int
-    content_type: str
+    content_type: str  # the media type, lowercase, without parameters
+    content_type_header: str = ""  # the header as sent (its charset parameter decides the decoding)
     body: bytes = b""
     not_modified: bool = False
 
@@ -82,20 +87,6 @@ def resolve_host(host: str, port: int) -> list[str]:
     except socket.gaierror as exc:
         raise FetchError("dns", f"cannot resolve {host!r}: {exc}") from exc
     return sorted({str(info[4][0]) for info in infos})
-
-
-def _is_public(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return not (
-        ip.is_private
-        or ip.is_loopback
-        or ip.is_link_local
-        or ip.is_multicast
-        or ip.is_reserved
-        or ip.is_unspecified
-    )
 
 
 class _Inflater:
@@ -141,21 +132,41 @@ class Fetcher:
             timeout=httpx.Timeout(limits.timeout_s),
             follow_redirects=False,  # each hop is checked here
             headers={"User-Agent": limits.user_agent, "Accept-Encoding": "gzip, deflate"},
-            transport=transport,
+            transport=transport if transport is not None else DeadlineTransport(),
             trust_env=False,  # no proxy from the environment: the address check must see the target
         )
 
     def close(self) -> None:
         self._client.close()
 
-    def get(self, url: str, *, allow_private: bool, accept: Callable[[str], bool]) -> Fetched:
+    def get(self, url: str, *, private_host: str | None, accept: Callable[[str], bool]) -> Fetched:
         """GET ``url`` (conditional when validators are known), following at most ``max_redirects``
-        redirects, each hop checked (scheme, address, robots.txt); ``accept(content_type)`` says
-        whether the body is wanted. Raises :class:`FetchError`."""
+        redirects, each hop checked (scheme, address, robots.txt), all within ``fetch_deadline_s``
+        (and any source or night deadline in force); ``accept(content_type)`` says whether the body
+        is wanted. ``private_host``: the one host name allowed to resolve to a non-global address
+        (a source's own host with ``allow_private``), never a redirect or a link elsewhere.
+        Raises :class:`FetchError`."""
+        left = seconds_left()
+        if left is not None and left <= 0:
+            raise FetchError("deadline", f"no time left for {url} (the source's or the night's deadline)")
+        with deadline(time.monotonic() + self.limits.fetch_deadline_s):
+            try:
+                return self._get(url, private_host, accept)
+            except FetchError as exc:
+                # A read cut by the deadline times out at the deadline (give or take the clock's grain).
+                if exc.reason == "timeout" and (seconds_left() or 0.0) < 0.05:
+                    raise FetchError(
+                        "deadline",
+                        f"{url} not received within the deadline (fetch_deadline_s = "
+                        f"{self.limits.fetch_deadline_s:g}, or the source's or the night's)",
+                    ) from exc
+                raise
+
+    def _get(self, url: str, private_host: str | None, accept: Callable[[str], bool]) -> Fetched:
         current = url
         for _hop in range(self.limits.max_redirects + 1):
-            self._check_target(current, allow_private)
-            if not self._robots_allow(current, allow_private):
+            self._check_target(current, private_host)
+            if not self._robots_allow(current):
                 raise FetchError("robots", f"robots.txt disallows {current}")
             headers = self.cache.headers(current) if current == url else {}
             with _open(self._client, current, headers) as response:
@@ -165,25 +176,31 @@ class Fetcher:
                 return self._read(url, current, response, accept)
         raise FetchError("redirects", f"more than {self.limits.max_redirects} redirects from {url}")
 
-    def _check_target(self, url: str, allow_private: bool) -> None:
+    def _check_target(self, url: str, private_host: str | None) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise FetchError("scheme", f"refused URL {url!r}: only http:// and https:// are fetched")
-        if allow_private:
+        if private_host is not None and parts.hostname == private_host.lower():
             return
         port = parts.port or (443 if parts.scheme == "https" else 80)
         for address in self._resolver(parts.hostname, port):
-            if not _is_public(address):
+            if not _public(address):
+                allowed = (
+                    "allow_private = true on the source allows its own host only"
+                    if private_host is not None
+                    else "set allow_private = true on the source to allow its own host"
+                )
                 raise FetchError(
                     "private",
-                    f"{parts.hostname} resolves to {address}, a private/loopback/link-local address "
-                    "(set allow_private = true on the source to allow it)",
+                    f"{parts.hostname} resolves to {address}, an address that is not globally routable "
+                    f"(private, loopback, link-local, shared, reserved or an IPv4 one inside IPv6; {allowed})",
                 )
 
     def _read(self, url: str, final: str, response: httpx.Response, accept: Callable[[str], bool]) -> Fetched:
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        header = response.headers.get("content-type", "")
         if response.status_code == 304:
-            return Fetched(final, 304, content_type, not_modified=True)
+            return Fetched(final, 304, content_type, header, not_modified=True)
         if response.status_code >= 400 or response.status_code < 200 or response.status_code in _REDIRECTS:
             raise FetchError("status", f"HTTP {response.status_code} for {final}")
         if not accept(content_type):
@@ -192,7 +209,7 @@ class Fetcher:
             )
         body = self._capped_body(final, response)
         self.cache.remember(url, response)
-        return Fetched(final, response.status_code, content_type, body)
+        return Fetched(final, response.status_code, content_type, header, body)
 
     def _capped_body(self, url: str, response: httpx.Response, cap: int | None = None) -> bytes:
         cap = min(cap or self.limits.max_response_bytes, self.limits.max_response_bytes)
@@ -220,7 +237,7 @@ class Fetcher:
             self.night_bytes += size
         return b"".join(parts)
 
-    def _robots_allow(self, url: str, allow_private: bool) -> bool:
+    def _robots_allow(self, url: str) -> bool:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self._robots:
@@ -244,6 +261,13 @@ class Fetcher:
                 raise  # the site itself is unreachable: say so rather than "robots.txt disallows"
             parser.parse(["User-agent: *", "Disallow: /"])
         return parser
+
+
+def _public(address: str) -> bool:
+    try:
+        return is_public_address(address)
+    except ValueError:  # not an IP literal: never connect to what we cannot judge
+        return False
 
 
 @contextmanager

@@ -1,5 +1,7 @@
 """One night of collecting: every source of ``<corpus>/sources.toml`` fetched, parsed and written as
-documents. A failing source is one alert naming it; the others go on."""
+documents. A failing source is one alert naming it; the others go on. The night, each source and
+each fetch have a total deadline (``[limits]``), so a night ends before a collect waiting for the
+lock gives up."""
 
 from __future__ import annotations
 
@@ -14,12 +16,21 @@ from pathlib import Path
 
 import httpx
 
-from veille.alerts import Alert, Severity, alert
-from veille.collect.feeds import FeedError, parse_feed
+from veille.alerts import Alert, Severity, alert, grouped_alert
+from veille.collect.deadline import deadline
+from veille.collect.feeds import FeedError
 from veille.collect.fetch import Fetcher, FetchError, HttpCache, Resolver, resolve_host
 from veille.collect.items import Item
-from veille.collect.pages import PageError, extract_page
-from veille.collect.sources import SOURCES_FILE, Source, SourcesConfig, SourcesError, load_sources
+from veille.collect.pages import PageError
+from veille.collect.source import SourceNight, source_items
+from veille.collect.sources import (
+    NIGHT_DEADLINE_MAX_S,
+    SOURCES_FILE,
+    Source,
+    SourcesConfig,
+    SourcesError,
+    load_sources,
+)
 from veille.collect.write import DocIndex, Outcome, document_id, write_item
 
 __all__ = [
@@ -36,16 +47,8 @@ __all__ = [
 STATE_FILE = ".collect-state.json"  # hidden: ingestion never reads it
 LOCK_FILE = ".collect.lock"
 # Longest wait for another collect of the same corpus (a night's collect step and a `veille collect`
-# by hand): each fetch is bounded by its timeout and the night's byte cap, so it ends.
-COLLECT_WAIT_S = 600.0
-_FEED_TYPES = (
-    "application/rss+xml",
-    "application/atom+xml",
-    "application/xml",
-    "text/xml",
-    "application/rdf+xml",
-)
-_PAGE_TYPES = ("text/html", "application/xhtml+xml")
+# by hand): longer than the longest night (night_deadline_s), so the wait ends with the lock.
+COLLECT_WAIT_S = NIGHT_DEADLINE_MAX_S + 60.0
 
 
 @dataclass
@@ -73,20 +76,6 @@ def sources_file(corpus_dir: Path) -> Path:
     return corpus_dir / SOURCES_FILE
 
 
-def _feed_type(content_type: str) -> bool:
-    return (
-        content_type in _FEED_TYPES or content_type.endswith(("+xml", "/xml")) or content_type == "text/plain"
-    )
-
-
-def _page_type(content_type: str) -> bool:
-    return content_type in _PAGE_TYPES
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
-
-
 def _wanted(source: Source, item: Item) -> bool:
     if not source.keywords:
         return True
@@ -94,51 +83,48 @@ def _wanted(source: Source, item: Item) -> bool:
     return any(k.casefold() in text for k in source.keywords)
 
 
-def _source_items(fetcher: Fetcher, source: Source) -> tuple[list[Item], list[str], set[str]]:
-    """The source's items this night (empty when not modified), the problems with single items, and
-    the item URLs whose page answered 304 (``follow_links``: the document already holds its text)."""
-    got = fetcher.get(
-        source.url,
-        allow_private=source.allow_private,
-        accept=_feed_type if source.kind == "feed" else _page_type,
-    )
-    if got.not_modified:
-        return [], [], set()
-    if source.kind == "page":
-        return [extract_page(_decode(got.body), source.url)], [], set()
-    items = parse_feed(got.body, got.url)[: source.max_items]
-    problems: list[str] = []
-    pages_not_modified: set[str] = set()
-    if source.follow_links:
-        followed = []
-        for item in items:
-            try:
-                page = fetcher.get(item.url, allow_private=source.allow_private, accept=_page_type)
-                if page.not_modified:
-                    pages_not_modified.add(item.url)
-                else:
-                    extracted = extract_page(_decode(page.body), item.url)
-                    item = Item(
-                        item.url,
-                        item.title,
-                        item.day or extracted.day,
-                        item.summary or extracted.summary,
-                        extracted.body,
-                    )
-            except (FetchError, PageError) as exc:  # the feed's own text stands in for the page
-                problems.append(f"{item.url}: {exc}")
-            followed.append(item)
-        items = followed
-    return items, problems, pages_not_modified
-
-
 def _page_kept(corpus_dir: Path, index: DocIndex, item: Item, pages_not_modified: set[str]) -> bool:
     """A followed page that answered 304 and whose document collect wrote: left as it is. (The item
     holds the feed's text only; written, it would replace the page's text it already has.)"""
-    if item.url not in pages_not_modified:
+    if item.url is None or item.url not in pages_not_modified:
         return False
-    doc_id = document_id(item.url)
+    doc_id = document_id(item.key)
     return doc_id in index.docs and (corpus_dir / "docs" / f"{doc_id}.md").exists()
+
+
+def _item_alerts(source: Source, night: SourceNight, empty: list[str], repeated: list[str]) -> list[Alert]:
+    """One alert per kind of item problem of a source (each naming the first few items)."""
+    name = f"source {source.name!r}"
+    out = []
+    if night.problems:
+        out.append(
+            _alert(
+                source,
+                f"{len(night.problems)} item page(s) not fetched, feed text kept: {night.problems[0]}",
+                "info",
+            )
+        )
+    if night.guid_only:
+        head = f"{name} : entrées sans lien http(s), identifiées par leur id/guid et écrites sans url"
+        out.append(
+            grouped_alert(
+                "collect.no_link", stage="collect", head=head, subjects=night.guid_only, severity="info"
+            )
+        )
+    if night.unusable:
+        problem = f"{night.unusable} entry(ies) with no link, no id and no text: not collected"
+        out.append(
+            alert("collect", "collect.no_link", f"{name} ({source.url}): {problem}", subject=source.name)
+        )
+    if empty:
+        head = f"{name} : éléments sans texte au-delà du titre (follow_links = true lit la page de chaque élément)"
+        out.append(grouped_alert("collect.empty_body", stage="collect", head=head, subjects=empty))
+    if repeated:
+        head = f"{name} : éléments à une adresse déjà collectée cette nuit, le premier seul est gardé"
+        out.append(
+            grouped_alert("collect.same_url", stage="collect", head=head, subjects=repeated, severity="info")
+        )
+    return out
 
 
 def _alert(source: Source, problem: str, severity: Severity = "warning") -> Alert:
@@ -231,44 +217,68 @@ def _collect(
     cache, index = _load_state(state_path)
     fetcher = Fetcher(config.limits, cache, resolver=resolver, transport=transport)
     report, day = CollectReport(sources=len(config.source)), today or datetime.now(UTC).date()
+    seen: set[str] = set()  # item keys handled this night: the first source/entry with a URL wins
     try:
-        for source in config.source:
-            try:
-                items, problems, pages_not_modified = _source_items(fetcher, source)
-            except (FetchError, FeedError, PageError) as exc:
-                report.failed_sources += 1
-                report.alerts.append(_alert(source, str(exc)))
-                continue
-            except Exception as exc:
-                report.failed_sources += 1
-                report.alerts.append(_alert(source, f"unexpected {type(exc).__name__}: {exc}", "error"))
-                continue
-            if problems:
-                report.alerts.append(
-                    _alert(
-                        source,
-                        f"{len(problems)} item page(s) not fetched, feed text kept: {problems[0]}",
-                        "info",
-                    )
-                )
-            for item in [it for it in items if _wanted(source, it)]:
-                outcome: Outcome
-                if _page_kept(corpus_dir, index, item, pages_not_modified):
-                    doc_id, outcome = document_id(item.url), "unchanged"
-                else:
-                    doc_id, outcome = write_item(
-                        corpus_dir / "docs", index, item, source.source_type, day, max_doc_bytes
-                    )
-                report.counts[outcome] += 1
-                if outcome in ("added", "updated"):
-                    report.written.append(doc_id)
-                if on_item is not None:
-                    on_item(doc_id, outcome)
+        with deadline(time.monotonic() + config.limits.night_deadline_s):
+            for source in config.source:
+                with deadline(time.monotonic() + config.limits.source_deadline_s):
+                    night = _fetch_source(fetcher, source, report)
+                if night is not None:
+                    _write_source(corpus_dir, index, source, night, day, max_doc_bytes, seen, report, on_item)
     finally:
         report.bytes_read = fetcher.night_bytes
         fetcher.close()
         _save_state(state_path, cache, index)
     return report
+
+
+def _fetch_source(fetcher: Fetcher, source: Source, report: CollectReport) -> SourceNight | None:
+    """The source's night, or None after one alert naming it."""
+    severity: Severity = "warning"
+    try:
+        return source_items(fetcher, source)
+    except (FetchError, FeedError, PageError) as exc:
+        problem = str(exc)
+    except Exception as exc:
+        problem, severity = f"unexpected {type(exc).__name__}: {exc}", "error"
+    report.failed_sources += 1
+    report.alerts.append(_alert(source, problem, severity))
+    return None
+
+
+def _write_source(
+    corpus_dir: Path,
+    index: DocIndex,
+    source: Source,
+    night: SourceNight,
+    day: date,
+    max_doc_bytes: int,
+    seen: set[str],
+    report: CollectReport,
+    on_item: Callable[[str, Outcome], None] | None,
+) -> None:
+    empty: list[str] = []
+    repeated: list[str] = []
+    for item in [it for it in night.items if _wanted(source, it)]:
+        outcome: Outcome
+        if item.key in seen:  # two entries with one URL would rewrite each other every night
+            doc_id, outcome = document_id(item.key), "duplicate"
+            repeated.append(item.key)
+        elif _page_kept(corpus_dir, index, item, night.pages_not_modified):
+            doc_id, outcome = document_id(item.key), "unchanged"
+        else:
+            doc_id, outcome = write_item(
+                corpus_dir / "docs", index, item, source.source_type, day, max_doc_bytes
+            )
+            if not item.body.strip():
+                empty.append(doc_id)
+        seen.add(item.key)
+        report.counts[outcome] += 1
+        if outcome in ("added", "updated"):
+            report.written.append(doc_id)
+        if on_item is not None:
+            on_item(doc_id, outcome)
+    report.alerts.extend(_item_alerts(source, night, empty, repeated))
 
 
 def collect_night(

@@ -11,9 +11,20 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from veille.corpus.document import SOURCE_TYPE_PATTERN
 from veille.tomlconfig import load_toml_model
 
-__all__ = ["SOURCES_FILE", "CollectLimits", "Source", "SourcesConfig", "SourcesError", "load_sources"]
+__all__ = [
+    "NIGHT_DEADLINE_MAX_S",
+    "SOURCES_FILE",
+    "CollectLimits",
+    "Source",
+    "SourcesConfig",
+    "SourcesError",
+    "load_sources",
+]
 
 SOURCES_FILE = "sources.toml"
+# A night's collect ends by then whatever the servers do, so a collect waiting for the lock
+# (run.COLLECT_WAIT_S, longer) gets it.
+NIGHT_DEADLINE_MAX_S = 540.0
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 
@@ -26,7 +37,13 @@ class CollectLimits(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    timeout_s: float = Field(default=10.0, gt=0, le=120)
+    timeout_s: float = Field(default=10.0, gt=0, le=120)  # each connect, read or write
+    # Total time, whatever the server sends (a byte every few seconds resets no clock here).
+    fetch_deadline_s: float = Field(
+        default=30.0, gt=0, le=NIGHT_DEADLINE_MAX_S
+    )  # one URL, redirects included
+    source_deadline_s: float = Field(default=120.0, gt=0, le=NIGHT_DEADLINE_MAX_S)  # a feed and its pages
+    night_deadline_s: float = Field(default=NIGHT_DEADLINE_MAX_S, gt=0, le=NIGHT_DEADLINE_MAX_S)
     max_response_bytes: int = Field(default=2_000_000, ge=1_000)  # decompressed, per response
     max_night_bytes: int = Field(default=50_000_000, ge=1_000)  # decompressed, all responses of a night
     max_redirects: int = Field(default=5, ge=0, le=20)
@@ -45,7 +62,12 @@ class Source(BaseModel):
     keywords: list[str] = Field(default_factory=list)  # keep an item if one occurs (case-insensitive)
     max_items: int = Field(default=20, ge=1, le=1000)  # items taken per night from a feed
     follow_links: bool = False  # feed items: fetch each item's page and extract its main text
-    allow_private: bool = False  # allow private / loopback / link-local addresses (intranet, tests)
+    allow_private: bool = False  # the source's own host may be private/loopback (intranet, tests)
+
+    @property
+    def private_host(self) -> str | None:
+        """The host allowed to resolve to a non-global address: the source's own, with allow_private."""
+        return urlsplit(self.url).hostname if self.allow_private else None
 
     @field_validator("name")
     @classmethod

@@ -1,27 +1,34 @@
-"""Corpus documents: ``docs/*.md``, one per file, YAML front matter then a non-empty Markdown body."""
+"""Corpus documents: any file under ``docs/`` (Markdown with or without front matter, text, HTML, PDF,
+DOCX), its metadata read when given and derived when absent, with where each value came from.
+
+Precedence (docs/corpus-format.md): id = front matter, else a slug of the path under ``docs/``; title =
+front matter, first heading, the file's own properties (HTML ``<title>``, PDF/DOCX), file name; date =
+front matter (date-times accepted, the author's calendar day), the file's own properties, a
+``YYYY-MM-DD-`` file-name prefix (Jekyll), the file's modification time; source_type = front matter,
+the first folder under ``docs/``, the format. A value *given* but invalid is an error naming the field;
+a value absent is derived and its origin recorded (``origins``), never guessed silently.
+"""
 
 from __future__ import annotations
 
 import datetime
 import hashlib
+import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from veille.corpus.errors import CorpusError
-from veille.corpus.frontmatter import (
-    _decode,
-    _front_matter_mapping,
-    _split_front_matter,
-    _text,
-    _yaml_type,
-    read_file,
-)
+from veille.corpus.convert import ConversionError, Converted, convert_bytes, plain_title
+from veille.corpus.errors import CorpusError, quote
+from veille.corpus.frontmatter import read_file
+from veille.corpus.metadata import clean_value, parse_date, read_front_matter
 
 __all__ = [
     "DEFAULT_MAX_DOC_BYTES",
+    "FIELD_ALIASES",
     "ID_PATTERN",
     "KNOWN_FIELDS",
     "OPTIONAL_FIELDS",
@@ -29,23 +36,31 @@ __all__ = [
     "SOURCE_TYPE_PATTERN",
     "Document",
     "DocumentFields",
+    "derive_fields",
     "parse_document",
     "parse_document_bytes",
     "parse_document_fields",
+    "slug",
 ]
 
 DEFAULT_MAX_DOC_BYTES = 1_048_576
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")
 SOURCE_TYPE_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 REQUIRED_FIELDS: tuple[str, ...] = ("id", "date", "source_type", "title")
 OPTIONAL_FIELDS: tuple[str, ...] = ("summary", "url", "author")
-KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS)
+# Names other generators give the same field (Hugo/Jekyll/Docusaurus/Pelican); the first found wins.
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "date": ("date", "published", "publishdate", "pubdate", "created"),
+    "summary": ("summary", "description", "excerpt"),
+    "author": ("author", "authors"),
+}
+KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS).union(*FIELD_ALIASES.values())
 
 _ID_EXPECTED = "a lowercase id matching [a-z0-9][a-z0-9-]* (letters a-z, digits, hyphens), e.g. doc-03"
-_DATE_EXPECTED = "an ISO date YYYY-MM-DD that exists in the calendar, e.g. 2026-07-08"
 _SOURCE_TYPE_EXPECTED = "a kebab-case source type, e.g. benchmark-interne or fiche-fournisseur"
+_STRING_EXPECTED = "a non-empty string (quote it in YAML if it looks like a number, date or boolean)"
+_DAY_PREFIX = re.compile(r"(\d{4}-\d{2}-\d{2})[-_ ]")
 
 
 class Document(BaseModel):
@@ -62,78 +77,16 @@ class Document(BaseModel):
     path: str
     word_count: int
     content_hash: str  # sha256 of the file's raw bytes
-    unknown_fields: list[str] = Field(default_factory=list)  # loaded anyway; reported as a warning
-
-
-def _check_id(data: dict[Any, Any], path: Path | str) -> str:
-    value = _text(data, "id", path, required=True, collapse=False)
-    assert value is not None
-    if ID_PATTERN.fullmatch(value) is None:
-        hint = ""
-        if ID_PATTERN.fullmatch(value.lower()) is not None:
-            hint = f" (ids are lowercase: write {value.lower()!r})"
-        raise CorpusError(path, "id", _ID_EXPECTED, f"got {value!r}{hint}")
-    return value
-
-
-def _check_date(data: dict[Any, Any], path: Path | str) -> datetime.date:
-    value = data.get("date")
-    if value is None:
-        raise CorpusError(
-            path, "date", _DATE_EXPECTED, "is null" if "date" in data else "missing required field"
-        )
-    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
-        return value
-    if not isinstance(value, str):
-        raise CorpusError(path, "date", _DATE_EXPECTED, f"got a YAML {_yaml_type(value)} ({value!r})")
-    text = value.strip()
-    if _DATE_PATTERN.fullmatch(text) is None:
-        raise CorpusError(path, "date", _DATE_EXPECTED, f"got {value!r}, not in YYYY-MM-DD form")
-    try:
-        return datetime.date.fromisoformat(text)
-    except ValueError as exc:
-        raise CorpusError(path, "date", _DATE_EXPECTED, f"impossible date {value!r} ({exc})") from None
-
-
-def _check_source_type(data: dict[Any, Any], path: Path | str) -> str:
-    value = _text(data, "source_type", path, required=True, collapse=False)
-    assert value is not None
-    if SOURCE_TYPE_PATTERN.fullmatch(value) is None:
-        raise CorpusError(path, "source_type", _SOURCE_TYPE_EXPECTED, f"got {value!r}")
-    return value
-
-
-def _check_url(data: dict[Any, Any], path: Path | str) -> str | None:
-    value = _text(data, "url", path, required=False, collapse=False)
-    if value is None:
-        return None
-    if not value.startswith(("http://", "https://")) or any(c.isspace() for c in value):
-        raise CorpusError(path, "url", "an absolute http(s) URL without spaces", f"got {value!r}")
-    return value
-
-
-# ------------------------------------------------------------------------------------------ documents
-def parse_document(
-    path: Path, *, max_bytes: int = DEFAULT_MAX_DOC_BYTES, relative_to: Path | None = None
-) -> Document:
-    """Read and validate one document file. ``Document.path`` is relative to ``relative_to`` if given."""
-    raw = read_file(path, max_bytes=max_bytes)
-    rel = path.relative_to(relative_to).as_posix() if relative_to is not None else path.as_posix()
-    return parse_document_bytes(raw, path, rel=rel)
-
-
-def parse_document_bytes(raw: bytes, path: Path, *, rel: str | None = None) -> Document:
-    """Validate a document already read from ``path``; ``rel`` becomes ``Document.path`` (default: path)."""
-    fields = parse_document_fields(raw, path)
-    # model_construct: every field was validated by parse_document_fields.
-    return Document.model_construct(
-        **fields._asdict(), path=rel if rel is not None else Path(path).as_posix()
-    )
+    unknown_fields: list[str] = Field(default_factory=list)  # loaded anyway; reported in one info alert
+    format: str = "markdown"
+    origins: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
 
 
 class DocumentFields(NamedTuple):
-    """A validated document without its path: what the batch ingester stores (no pydantic object per
-    document: at 100k documents that alone costs seconds)."""
+    """A validated document without its path (what the batch ingester stores; no pydantic object per
+    document). ``origins`` maps id/title/date/source_type to where the value came from; ``notes`` are
+    short remarks for the reader (value cleaned, YAML read as plain lines...)."""
 
     id: str
     date: datetime.date
@@ -146,39 +99,200 @@ class DocumentFields(NamedTuple):
     word_count: int
     content_hash: str
     unknown_fields: list[str]
+    format: str
+    origins: dict[str, str]
+    notes: list[str]
 
 
-def parse_document_fields(raw: bytes, path: Path | str) -> DocumentFields:
-    """Decode and validate a document's raw bytes; ``path`` only serves error messages."""
-    text = _decode(raw, path)
-    front, body, _ = _split_front_matter(text, path)
-    data = _front_matter_mapping(front, path)
-    doc_id = _check_id(data, path)
-    date = _check_date(data, path)
-    source_type = _check_source_type(data, path)
-    title = _text(data, "title", path, required=True, collapse=True)
-    assert title is not None  # required=True never returns None
-    summary = _text(data, "summary", path, required=False, collapse=True)
-    url = _check_url(data, path)
-    author = _text(data, "author", path, required=False, collapse=True)
-    body = body.strip()
+def slug(text: str, *, limit: int = 120) -> str:
+    """Lowercase ASCII words joined by hyphens (accents folded); stable for a given text."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    out = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
+    if len(out) > limit:
+        digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+        out = out[: limit - 9].rstrip("-") + "-" + digest
+    return out
+
+
+def _path_id(rel: str) -> str:
+    inside = rel[5:] if rel.startswith("docs/") else rel
+    return slug(os.path.splitext(inside)[0]) or "doc"
+
+
+def _text(data: dict[str, Any], name: str, path: Path | str, notes: list[str]) -> str | None:
+    """A string field: None when absent or null; an error when given as another type or empty."""
+    value = None
+    for key in FIELD_ALIASES.get(name, (name,)):
+        value = data.get(key)
+        if value is not None:
+            break
+    if value is None:
+        return None
+    if name == "author" and isinstance(value, list):  # author lists (Docusaurus, Hugo)
+        value = ", ".join(str(v.get("name", "")) if isinstance(v, dict) else str(v) for v in value[:20])
+    if not isinstance(value, str):
+        kind = {bool: "boolean", int: "integer", float: "number", list: "list", dict: "mapping"}
+        raise CorpusError(
+            path, name, _STRING_EXPECTED, f"got a YAML {kind.get(type(value), 'value')} ({quote(value)})"
+        )
+    cleaned, changed = clean_value(value, name)
+    if changed and cleaned:
+        notes.append(f"field '{name}': invisible characters removed or value cut")
+    if not cleaned:
+        if value.strip():
+            notes.append(f"field '{name}': only invisible characters, ignored")
+            return None
+        raise CorpusError(path, name, _STRING_EXPECTED, "is empty")
+    return cleaned
+
+
+def _check_id(value: str, path: Path | str) -> str:
+    if ID_PATTERN.fullmatch(value) is None:
+        hint = ""
+        if ID_PATTERN.fullmatch(value.lower()) is not None:
+            hint = f" (ids are lowercase: write {quote(value.lower())})"
+        raise CorpusError(path, "id", _ID_EXPECTED, f"got {quote(value)}{hint}")
+    return value
+
+
+def _file_name_title(rel: str) -> str:
+    stem = os.path.splitext(os.path.basename(rel))[0]
+    stem = _DAY_PREFIX.sub("", stem, count=1) if _DAY_PREFIX.match(stem) else stem
+    return " ".join(re.sub(r"[-_]+", " ", stem).split()) or stem
+
+
+def _file_name_day(rel: str) -> datetime.date | None:
+    match = _DAY_PREFIX.match(os.path.basename(rel))
+    try:
+        return datetime.date.fromisoformat(match.group(1)) if match else None
+    except ValueError:
+        return None
+
+
+def _folder_type(rel: str) -> str | None:
+    parts = rel.split("/")
+    if parts and parts[0] == "docs":
+        parts = parts[1:]
+    return (slug(parts[0], limit=60) or None) if len(parts) > 1 else None
+
+
+def derive_fields(
+    converted: Converted, *, path: Path | str, rel: str, content_hash: str, mtime: float | None
+) -> DocumentFields:
+    """Metadata of a converted file: read from its front matter, else derived (module docstring)."""
+    if converted.front_matter_kind == "unclosed":
+        raise CorpusError(
+            path, None, "a closing '---' line after the front matter", "front matter is not closed"
+        )
+    data, notes = read_front_matter(converted.front_matter, converted.front_matter_kind, path)
+    origins: dict[str, str] = {}
+    given_id = _text(data, "id", path, notes)
+    if given_id is not None:
+        doc_id, origins["id"] = _check_id(given_id, path), "front matter"
+    else:
+        doc_id, origins["id"] = _path_id(rel), "path"
+
+    title = _text(data, "title", path, notes)
+    if title is not None:
+        origins["title"] = "front matter"
+    elif converted.title:  # first heading, else the file's own properties (convert's precedence)
+        title, origins["title"] = converted.title, converted.origins.get("title", "document properties")
+    title = (plain_title(clean_value(title, "title")[0]) if title else None) or _file_name_title(rel)
+    origins.setdefault("title", "file name")
+
+    date: datetime.date | None = None
+    if any(data.get(k) is not None for k in FIELD_ALIASES["date"]):
+        raw = next(data[k] for k in FIELD_ALIASES["date"] if data.get(k) is not None)
+        date, origins["date"] = parse_date(raw, path), "front matter"
+    elif converted.date is not None:
+        value = converted.date
+        date = value.date() if isinstance(value, datetime.datetime) else value
+        origins["date"] = converted.origins.get("date", "document properties")
+    elif (day := _file_name_day(rel)) is not None:
+        date, origins["date"] = day, "file name"
+    elif mtime is not None:
+        date, origins["date"] = datetime.datetime.fromtimestamp(mtime, datetime.UTC).date(), "file date"
+    else:
+        raise CorpusError(path, "date", "a date in the front matter or the file", "no date found")
+
+    source_type = _text(data, "source_type", path, notes)
+    if source_type is not None:
+        if SOURCE_TYPE_PATTERN.fullmatch(source_type) is None:
+            raise CorpusError(path, "source_type", _SOURCE_TYPE_EXPECTED, f"got {quote(source_type)}")
+        origins["source_type"] = "front matter"
+    elif (folder := _folder_type(rel)) is not None:
+        source_type, origins["source_type"] = folder, "folder"
+    else:
+        source_type, origins["source_type"] = converted.format, "format"
+
+    url = _text(data, "url", path, notes)
+    if url is not None and (not url.startswith(("http://", "https://")) or " " in url):
+        if not url.startswith("/"):
+            raise CorpusError(path, "url", "an absolute http(s) URL without spaces", f"got {quote(url)}")
+        notes.append(f"field 'url': site path {quote(url)} is not an absolute http(s) URL, ignored")
+        url = None
+    body = converted.text.strip()
     if not body:
         raise CorpusError(
-            path, "body", "non-empty Markdown text after the closing '---' line", "document body is empty"
+            path, "body", "non-empty Markdown text after the front matter", "document body is empty"
         )
-    unknown = [str(k) for k in data if k not in KNOWN_FIELDS]
-    if unknown:
-        unknown.sort()
+    unknown = sorted(k for k in data if k not in KNOWN_FIELDS)
     return DocumentFields(
         doc_id,
         date,
         source_type,
         title,
-        summary,
+        _text(data, "summary", path, notes),
         url,
-        author,
+        _text(data, "author", path, notes) or converted.author,
         body,
         len(body.split()),
-        hashlib.sha256(raw).hexdigest(),
+        content_hash,
         unknown,
+        converted.format,
+        origins,
+        notes,
+    )
+
+
+# ------------------------------------------------------------------------------------------ documents
+def parse_document(
+    path: Path, *, max_bytes: int = DEFAULT_MAX_DOC_BYTES, relative_to: Path | None = None
+) -> Document:
+    """Read and validate one document file. ``Document.path`` is relative to ``relative_to`` if given."""
+    raw = read_file(path, max_bytes=max_bytes)
+    rel = path.relative_to(relative_to).as_posix() if relative_to is not None else None
+    return parse_document_bytes(raw, path, rel=rel)
+
+
+def parse_document_bytes(raw: bytes, path: Path, *, rel: str | None = None) -> Document:
+    """Validate a document already read from ``path``; ``rel`` becomes ``Document.path`` (default: path)."""
+    fields = parse_document_fields(raw, path, rel=rel)
+    return Document.model_construct(
+        **fields._asdict(), path=rel if rel is not None else Path(path).as_posix()
+    )
+
+
+def _mtime(path: Path | str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def parse_document_fields(
+    raw: bytes, path: Path | str, *, rel: str | None = None, mtime: float | None = None
+) -> DocumentFields:
+    """Convert and validate a document's raw bytes; ``path`` names it in errors and gives its format,
+    ``rel`` (default: the file name) its derived id, ``mtime`` (default: the file's) its last-resort date."""
+    try:
+        converted = convert_bytes(raw, name=str(path))
+    except ConversionError as exc:
+        raise CorpusError(path, None, exc.expected, exc.problem) from None
+    return derive_fields(
+        converted,
+        path=path,
+        rel=rel if rel is not None else os.path.basename(str(path)),
+        content_hash=hashlib.sha256(raw).hexdigest(),
+        mtime=mtime if mtime is not None else _mtime(path),
     )

@@ -9,7 +9,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CorpusError", "StrictModeError"]
+__all__ = ["MAX_QUOTE", "CorpusError", "StrictModeError", "quote"]
+
+MAX_QUOTE = 100  # characters of a document's value quoted in a message
+_MAX_PART = 400  # a problem or expectation longer than this is cut (messages stay one short line)
+
+
+def quote(value: object) -> str:
+    """``repr(value)`` cut to about MAX_QUOTE characters (a hostile value never fills a log)."""
+    if isinstance(value, str):
+        text = repr(value[: MAX_QUOTE + 1])
+    elif isinstance(value, (list, tuple, dict, set)):  # never repr a container: aliases can make it huge
+        return f"<{type(value).__name__} of {len(value)} item(s)>"
+    else:
+        text = repr(value)[: MAX_QUOTE + 1]
+    return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1] + "…"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _MAX_PART else text[: _MAX_PART - 1] + "…"
 
 
 class CorpusError(ValueError):
@@ -19,9 +37,9 @@ class CorpusError(ValueError):
 
     def __init__(self, path: Path | str, field: str | None, expected: str, problem: str) -> None:
         self.path = Path(path)
-        self.field = field
-        self.expected = expected
-        self.problem = problem
+        self.field = field if field is None or len(field) <= MAX_QUOTE else field[:MAX_QUOTE] + "…"
+        self.expected = _cut(expected)
+        self.problem = _cut(problem)
         super().__init__(self._render())
 
     def _render(self) -> str:

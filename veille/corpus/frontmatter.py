@@ -18,7 +18,7 @@ from yaml.nodes import MappingNode, ScalarNode
 
 from veille.corpus.errors import CorpusError
 
-__all__ = ["read_file"]
+__all__ = ["MAX_DEPTH", "MAX_FRONT_MATTER_BYTES", "MAX_KEYS", "MAX_SCALAR_CHARS", "read_file"]
 
 # A front-matter delimiter line: '---' (or YAML's document end '...' to close), trailing blanks allowed.
 _CLOSING_LINE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
@@ -129,7 +129,57 @@ def _simple_front_matter(front: str) -> dict[str, str] | None:
     return data or None
 
 
+# Hard limits checked on YAML's event stream (an iterative parse) before anything is built: a 50,000-deep
+# flow sequence crashes the recursive composer (exit 139) and a 500-byte alias bomb expands to gigabytes.
+MAX_FRONT_MATTER_BYTES = 65_536
+MAX_DEPTH = 32
+MAX_KEYS = 512  # mapping entries in the whole front matter
+MAX_SCALAR_CHARS = 20_000
+_COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_COLLECTION_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _check_yaml_limits(text: str, path: Path | str, what: str) -> None:
+    """Refuse, with one short message, YAML that would cost unbounded time or memory to build:
+    over MAX_FRONT_MATTER_BYTES, nested deeper than MAX_DEPTH, with anchors or aliases (a document's
+    metadata never needs them; they are the billion-laughs vector), more than MAX_KEYS entries or a scalar
+    over MAX_SCALAR_CHARS. Parse errors are left to the loader (it names the line)."""
+    expected = f"{what} in valid YAML, within limits"
+    if len(text) > MAX_FRONT_MATTER_BYTES:
+        raise CorpusError(
+            path, None, expected, f"front matter is {len(text)} characters, over {MAX_FRONT_MATTER_BYTES}"
+        )
+    depth = keys = 0
+    try:
+        for event in yaml.parse(text, Loader=_BaseLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise CorpusError(
+                    path, None, expected, "YAML anchors and aliases (&name, *name) are not accepted"
+                )
+            if isinstance(event, _COLLECTION_START):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise CorpusError(path, None, expected, f"YAML nested more than {MAX_DEPTH} levels deep")
+                keys += isinstance(event, yaml.MappingStartEvent)
+            elif isinstance(event, _COLLECTION_END):
+                depth -= 1
+            elif isinstance(event, yaml.ScalarEvent):
+                keys += 1
+                if len(event.value) > MAX_SCALAR_CHARS:
+                    raise CorpusError(
+                        path,
+                        None,
+                        expected,
+                        f"a YAML value of {len(event.value)} characters, over {MAX_SCALAR_CHARS}",
+                    )
+            if keys > 2 * MAX_KEYS:  # scalars count keys and values
+                raise CorpusError(path, None, expected, f"more than {MAX_KEYS} YAML entries")
+    except yaml.YAMLError:
+        return  # reported with its line by _load_yaml
+
+
 def _load_yaml(text: str, path: Path | str, *, line_offset: int, what: str) -> Any:
+    _check_yaml_limits(text, path, what)
     try:
         return yaml.load(text, Loader=_FrontMatterLoader)  # a SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -137,8 +187,15 @@ def _load_yaml(text: str, path: Path | str, *, line_offset: int, what: str) -> A
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         at = f" at line {mark.line + 1 + line_offset}" if mark is not None else ""
         raise CorpusError(path, None, f"{what} in valid YAML", f"invalid YAML{at}: {problem}") from None
-    except (ValueError, TypeError) as exc:  # constructor errors PyYAML does not wrap
-        raise CorpusError(path, None, f"{what} in valid YAML", f"invalid YAML: {exc}") from None
+    except (
+        ValueError,
+        TypeError,
+        RecursionError,
+        OverflowError,
+    ) as exc:  # constructor errors PyYAML does not wrap
+        raise CorpusError(
+            path, None, f"{what} in valid YAML", f"invalid YAML: {type(exc).__name__}: {str(exc)[:100]}"
+        ) from None
 
 
 # -------------------------------------------------------------------------------------------- reading

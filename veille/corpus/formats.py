@@ -1,0 +1,217 @@
+"""Converters of binary and markup formats (HTML, PDF, DOCX) to text plus the metadata the file carries.
+
+Used through :mod:`veille.corpus.convert`, which maps any library failure to a ConversionError. Each
+converter works under :data:`FORMAT_LIMITS` (pages, uncompressed size, characters) so that a hostile
+file costs bounded time and memory.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import logging
+import re
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+logging.getLogger("pypdf").setLevel(logging.ERROR)  # "EOF marker not found"...: the ingest alert says it
+
+__all__ = ["FORMAT_LIMITS", "FormatLimits", "Parts", "convert_docx", "convert_html", "convert_pdf"]
+
+
+@dataclass(frozen=True)
+class FormatLimits:
+    max_pdf_pages: int = 2_000
+    max_text_chars: int = 4_000_000  # converted text kept per file
+    max_text_bytes: int = 16_000_000  # a text/Markdown/HTML file decoded at most
+    max_docx_uncompressed: int = 200_000_000  # zip bombs: the sum of the members' declared sizes
+
+
+FORMAT_LIMITS = FormatLimits()
+
+
+class Parts(NamedTuple):
+    text: str
+    title: str | None
+    date: datetime.datetime | datetime.date | None
+    author: str | None
+    origins: dict[str, str]
+
+
+@dataclass
+class _Meta:
+    title: str | None = None
+    date: datetime.datetime | datetime.date | None = None
+    author: str | None = None
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def put(self, name: str, value: Any, origin: str) -> None:
+        if isinstance(value, str):
+            value = " ".join(value.split())[:1000] or None
+            if name == "title" and value is not None and _PLACEHOLDER_TITLE.fullmatch(value):
+                value = None  # set by the producing tool, not the author
+        if value is not None and getattr(self, name) is None:
+            setattr(self, name, value)
+            self.origins[name] = origin
+
+
+# Titles that producing tools write in document properties: a file name ("Binder1.pdf", "Microsoft
+# Word - notes.docx") or a template placeholder. The file's own text or name says more.
+_PLACEHOLDER_TITLE = re.compile(
+    r"(?i)(?:microsoft (?:word|powerpoint) - .*|.*\.(?:pdf|docx?|pptx?|odt|rtf|txt|html?|indd|tmp)|"
+    r"untitled(?: document)?|sans titre|document\d*|title|titre)"
+)
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= FORMAT_LIMITS.max_text_chars else text[: FORMAT_LIMITS.max_text_chars]
+
+
+# ----------------------------------------------------------------------------------------------- HTML
+def _html_day(value: str | None) -> datetime.date | None:
+    try:
+        return datetime.date.fromisoformat(value[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def convert_html(data: bytes) -> Parts:
+    """Main text as Markdown (trafilatura, recall-oriented: local pages are documents, not news pages
+    with menus); the charset comes from the BOM or ``<meta charset>`` (trafilatura decodes bytes)."""
+    import trafilatura  # imported on first HTML file: ~0.3 s, not paid by Markdown-only corpora
+
+    if len(data) > FORMAT_LIMITS.max_text_bytes:
+        raise ValueError(f"HTML over {FORMAT_LIMITS.max_text_bytes} bytes")
+    doc = trafilatura.bare_extraction(
+        data,
+        with_metadata=True,
+        include_comments=False,
+        include_tables=True,
+        include_formatting=True,  # headings as '#': long pages split into sections
+        favor_recall=True,
+        output_format="python",
+        date_extraction_params={"extensive_search": False, "original_date": True},
+    )
+    meta = _Meta()
+    text = ""
+    if doc is not None:
+        text = getattr(doc, "text", None) or ""
+        meta.put("title", getattr(doc, "title", None), "html <title>")
+        meta.put("date", _html_day(getattr(doc, "date", None)), "html metadata")
+        meta.put("author", getattr(doc, "author", None), "html metadata")
+    if not text.strip():
+        text = _html_fallback_text(data)
+    return Parts(_cap(text), meta.title, meta.date, meta.author, meta.origins)
+
+
+def _html_fallback_text(data: bytes) -> str:
+    """Every visible text node (scripts and styles dropped) when trafilatura finds no main text."""
+    import lxml.html
+
+    root = lxml.html.document_fromstring(data)
+    for bad in root.xpath("//script|//style|//noscript|//template"):
+        bad.drop_tree()
+    body = root.find("body")
+    node = body if body is not None else root
+    lines = (" ".join(part.split()) for part in node.itertext())
+    return "\n".join(line for line in lines if line)
+
+
+# ------------------------------------------------------------------------------------------------ PDF
+def convert_pdf(data: bytes) -> Parts:
+    """Text of every page (pypdf, layout-free extraction), then the document information dictionary."""
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+    if reader.is_encrypted:
+        opened: object
+        try:
+            opened = reader.decrypt("")  # many PDFs are "encrypted" with an empty user password
+        except Exception:  # unsupported algorithms raise library-specific errors
+            opened = 0
+        if not opened:
+            raise ValueError("encrypted PDF (a password is needed)")
+    pages = reader.pages
+    if len(pages) > FORMAT_LIMITS.max_pdf_pages:
+        raise ValueError(f"{len(pages)} pages, over the limit of {FORMAT_LIMITS.max_pdf_pages}")
+    texts: list[str] = []
+    size = 0
+    for page in pages:
+        page_text = page.extract_text() or ""
+        texts.append(page_text)
+        size += len(page_text)
+        if size > FORMAT_LIMITS.max_text_chars:
+            break
+    meta = _Meta()
+    info = reader.metadata
+    if info is not None:
+        meta.put("title", _pdf_str(info.get("/Title")), "pdf properties")
+        meta.put("author", _pdf_str(info.get("/Author")), "pdf properties")
+        meta.put(
+            "date", _pdf_date(info, "creation_date") or _pdf_date(info, "modification_date"), "pdf properties"
+        )
+    return Parts(_cap("\n\n".join(texts)), meta.title, meta.date, meta.author, meta.origins)
+
+
+def _pdf_str(value: object) -> str | None:
+    return str(value) if value is not None else None
+
+
+def _pdf_date(info: Any, attribute: str) -> datetime.datetime | None:
+    try:
+        value = getattr(info, attribute)
+    except Exception:  # a malformed date string raises ValueError inside pypdf
+        return None
+    return value if isinstance(value, datetime.datetime) else None
+
+
+# ----------------------------------------------------------------------------------------------- DOCX
+_HEADING_STYLE = re.compile(r"(?:heading|titre|überschrift)\s*(\d)", re.IGNORECASE)
+
+
+def convert_docx(data: bytes) -> Parts:
+    """Paragraphs and tables in document order (python-docx); ``Heading N`` styles become ``#`` lines;
+    the core properties give title, author and dates."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        declared = sum(info.file_size for info in archive.infolist())
+    if declared > FORMAT_LIMITS.max_docx_uncompressed:
+        raise ValueError(f"archive expands to {declared} bytes, over the limit")
+    import docx
+
+    document = docx.Document(io.BytesIO(data))
+    lines: list[str] = []
+    first_heading: str | None = None
+    for block in document.iter_inner_content():
+        if hasattr(block, "rows"):  # a table: one line per row, cells separated by ' | '
+            for row in block.rows:
+                cells = [" ".join(cell.text.split()) for cell in row.cells]
+                if any(cells):
+                    lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
+            continue
+        text = block.text.strip()
+        if not text:
+            continue
+        style = block.style.name if block.style is not None else ""
+        level = _heading_level(style)
+        if level:
+            first_heading = first_heading or " ".join(text.split())
+            lines.append("#" * level + " " + " ".join(text.split()))
+        else:
+            lines.append(text)
+        lines.append("")
+    meta = _Meta()
+    props = document.core_properties
+    meta.put("title", props.title, "docx properties")
+    meta.put("author", props.author, "docx properties")
+    meta.put("date", props.created or props.modified, "docx properties")
+    meta.put("title", first_heading, "first heading")
+    return Parts(_cap("\n".join(lines)), meta.title, meta.date, meta.author, meta.origins)
+
+
+def _heading_level(style: str) -> int:
+    if style.lower() == "title":
+        return 1
+    match = _HEADING_STYLE.search(style)
+    return min(6, max(1, int(match.group(1)))) if match else 0

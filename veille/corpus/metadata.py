@@ -1,0 +1,176 @@
+"""Front matter as real sites write it, read under limits: YAML (Jekyll, Docusaurus, Obsidian, Hugo),
+TOML (Hugo ``+++``) and Pelican ``Key: value`` headers; values cleaned for the catalogue.
+
+:func:`read_front_matter` gives a mapping with lowercase keys and the notes a reader should see
+(one line each, aggregated by the ingestion). YAML goes through the limited loader of
+:mod:`veille.corpus.frontmatter`; a block YAML refuses but that reads as plain ``key: value`` lines
+(an unquoted title holding ``": "``, normal in Jekyll and Pelican posts) is read that way, with a note.
+:func:`clean_value` removes control, bidirectional and zero-width characters and caps the length.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from veille.corpus.errors import CorpusError, quote
+from veille.corpus.frontmatter import MAX_DEPTH, MAX_FRONT_MATTER_BYTES, _front_matter_mapping
+
+__all__ = ["DATE_EXPECTED", "FIELD_CAPS", "clean_value", "parse_date", "read_front_matter"]
+
+FIELD_CAPS = {"title": 300, "summary": 1000, "author": 300, "id": 120, "source_type": 60, "url": 2000}
+DATE_EXPECTED = (
+    "an ISO date YYYY-MM-DD that exists in the calendar, or an ISO date-time "
+    "(e.g. 2026-07-08, 2025-01-27 20:45:32 +0530, 2025-01-27T20:45:32Z)"
+)
+# C0/C1 controls, bidirectional overrides and isolates, zero-width characters, BOM: never metadata.
+_INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+)
+
+
+def clean_value(value: str, name: str) -> tuple[str, bool]:
+    """(the value on one line, without invisible characters and capped for ``name``; whether anything
+    was removed or cut)."""
+    stripped = _INVISIBLE.sub(" ", value)
+    text = " ".join(stripped.split())
+    cap = FIELD_CAPS.get(name, 1000)
+    cut = len(text) > cap
+    if cut:
+        text = text[: cap - 1].rstrip() + "…"
+    return text, cut or stripped != value
+
+
+# ------------------------------------------------------------------------------------------------ dates
+_TIME_ZONE = re.compile(r"([+-])(\d{2}):?(\d{2})$")
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_date(value: object, path: Path | str) -> datetime.date:
+    """A front-matter date: a date, or a date-time whose calendar day is the author's (its own time
+    zone, as written). Raises CorpusError naming the field otherwise."""
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    if not isinstance(value, str):
+        raise CorpusError(path, "date", DATE_EXPECTED, f"got a YAML {type(value).__name__} ({quote(value)})")
+    text = value.strip()
+    if _ISO_DAY.match(text) is None or len(text) > 40:
+        raise CorpusError(path, "date", DATE_EXPECTED, f"got {quote(value)}, not in YYYY-MM-DD form")
+    try:
+        day = datetime.date.fromisoformat(text[:10])
+    except ValueError as exc:
+        raise CorpusError(path, "date", DATE_EXPECTED, f"impossible date {quote(value)} ({exc})") from None
+    if len(text) == 10:
+        return day
+    iso = _TIME_ZONE.sub(r"\1\2:\3", text.replace(" ", "T", 1).replace(" ", ""))
+    try:
+        return datetime.datetime.fromisoformat(iso.replace("z", "Z")).date()
+    except ValueError:
+        raise CorpusError(path, "date", DATE_EXPECTED, f"got {quote(value)}, not an ISO date-time") from None
+
+
+# ------------------------------------------------------------------------------------------ front matter
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_ -]{0,60}?)[ \t]*:(?:[ \t]+(.*))?")
+_LIST_ITEM = re.compile(r"[ \t]+-[ \t]+(.*)")
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _key_value_lines(front: str, *, continuation: bool) -> dict[str, Any] | None:
+    """``key: value`` lines split at the first colon (values are plain text, quotes removed); ``  - x``
+    lines after an empty value make a list; with ``continuation``, other indented lines extend the value
+    (Pelican). None when a line is neither."""
+    data: dict[str, Any] = {}
+    last: str | None = None
+    for line in front.split("\n"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        item = _LIST_ITEM.fullmatch(line)
+        if item is not None and last is not None and isinstance(data[last], list):
+            data[last].append(_unquote(item.group(1)))
+            continue
+        if line[0] in " \t":
+            if continuation and last is not None and isinstance(data[last], str):
+                data[last] = f"{data[last]} {line.strip()}"
+                continue
+            return None
+        match = _KEY_LINE.fullmatch(line.rstrip())
+        if match is None:
+            return None
+        last = match.group(1).strip().lower()
+        if last in data:
+            return None  # a duplicate key is an error, whichever reading
+        value = match.group(2)
+        if value and value[0] in "[{&*!|>":
+            return None  # YAML syntax meant as such (flow collection, anchor, tag, block scalar)
+        data[last] = _unquote(value) if value else []
+    for key, value in data.items():
+        if value == []:
+            data[key] = None
+    return data
+
+
+def _bracket_depth(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _toml(front: str, path: Path | str) -> dict[str, Any]:
+    expected = "Hugo TOML front matter between '+++' lines, within limits"
+    if len(front) > MAX_FRONT_MATTER_BYTES:
+        raise CorpusError(path, None, expected, f"front matter is {len(front)} characters, over the limit")
+    if _bracket_depth(front) > MAX_DEPTH:
+        raise CorpusError(path, None, expected, f"TOML nested more than {MAX_DEPTH} levels deep")
+    try:
+        return tomllib.loads(front)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        raise CorpusError(path, None, expected, f"invalid TOML: {str(exc)[:100]}") from None
+
+
+def read_front_matter(
+    front: str | None, kind: str | None, path: Path | str
+) -> tuple[dict[str, Any], list[str]]:
+    """The front matter as a mapping with lowercase string keys, and notes (each one short line).
+    Raises CorpusError for a front matter that is refused (limits, not a mapping, unreadable)."""
+    if front is None or not front.strip():
+        return {}, []
+    notes: list[str] = []
+    if kind == "toml":
+        data: Any = _toml(front, path)
+    elif kind == "pelican":
+        data = _key_value_lines(front, continuation=True) or {}
+    else:
+        try:
+            data = _front_matter_mapping(front, path)
+        except CorpusError as exc:
+            if exc.problem == "front matter is empty":  # only comments: no metadata, derived instead
+                return {}, []
+            if not exc.problem.startswith("invalid YAML"):
+                raise  # limits and non-mappings are refused as they are
+            fallback = _key_value_lines(front, continuation=False)
+            if fallback is None:
+                raise
+            data = fallback
+            notes.append(f"front matter read as plain 'key: value' lines ({exc.problem})")
+    if not isinstance(data, dict):
+        raise CorpusError(path, None, "a mapping of 'key: value' lines", "front matter is not a mapping")
+    lowered: dict[str, Any] = {}
+    for key, value in data.items():
+        lowered.setdefault(str(key).strip().lower()[:100], value)
+    return lowered, notes
