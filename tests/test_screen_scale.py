@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from veille.steps import screen, screen_cache
+from veille.steps import screen, screen_cache, screen_patterns
 from veille.steps.screen import detect_injection, id_shapes, screen_documents
 from veille.steps.screen_cache import CACHE_FILE, screen_corpus
 from veille.store.ingest import ingest_corpus
@@ -185,3 +185,23 @@ def test_a_changed_screen_rescans_and_a_garbage_cache_is_rebuilt(
     assert (cache / (CACHE_FILE + ".corrupt")).is_file() and "mis de côté" in rebuilt.message
     with sqlite3.connect(cache / CACHE_FILE) as con:
         assert con.execute("SELECT count(*) FROM scans").fetchone() == (2,)
+
+
+@pytest.mark.parametrize(
+    ("kind", "index"),
+    [(kind, i) for kind, patterns in screen_patterns.PATTERNS.items() for i in range(len(patterns))],
+)
+def test_every_match_of_a_pattern_contains_one_of_its_triggers(kind: str, index: int) -> None:
+    """The trigger pre-check never hides a match: strings generated from the pattern, folded as the screen
+    folds documents, contain a trigger whenever the pattern matches them."""
+    pattern, triggers = screen_patterns.PATTERNS[kind][index]
+    compiled = re.compile(pattern)
+
+    @settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(compiled))
+    def check(text: str) -> None:
+        folded = screen._fold(text)
+        if compiled.search(folded):
+            assert any(t in folded for t in triggers), (folded, triggers)
+
+    check()

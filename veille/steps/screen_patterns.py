@@ -15,10 +15,14 @@ _AI = r"(?:assistant|agent|modele|ia|ai|llm|chatbot|bot|intelligence artificiell
 _AI_STRICT = (
     r"(?:assistant(?: ia)?|ia|ai(?: assistant)?|llm|chatbot|intelligence artificielle|language model)"
 )
-_NOUNS = ("instruction", "consigne", "regle", "directive", "prompt", "rules", "guideline", "context")
+# French orders name what they override in the plural; English ones start with one of a few verbs.
+_FR_NOUNS = ("instructions", "consignes", "regles", "directives")
+_EN_VERBS = ("ignore", "disregard", "forget", "override", "bypass")
 
 # kind -> [(pattern, triggers)]. A pattern runs only if one of its trigger substrings occurs in the
-# folded text: Python's re tries every position, and most documents hold none of the triggers.
+# folded text: Python's re tries every position, and most documents hold none of the triggers. Every
+# match must contain a trigger (tests/test_screen_scale.py checks it on strings generated from each
+# pattern), and the rarest such words are chosen: "<" or " to " would run the pattern on every page.
 # Each pattern was narrowed until benign look-alikes stopped matching (tests/test_injection.py lists
 # them: "le moteur ignore les instructions AVX", "vous êtes désormais couverts", "Système : Ubuntu"…).
 PATTERNS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
@@ -30,21 +34,24 @@ PATTERNS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
             r"(?:(?:toutes?|tous)\s+)?(?:(?:tes|vos)\s+(?:\w+\s+)?(?:instructions|consignes|regles|directives)"
             r"|(?:les|des|ces)\s+(?:instructions|consignes|regles|directives)\s+"
             r"(?:precedentes|anterieures|initiales|d'origine|ci-dessus))",
-            _NOUNS,
+            _FR_NOUNS,
         ),
         (r"\boublie[rsz]? tout ce qui (?:precede|est ecrit au-dessus)\b", ("tout ce qui",)),
-        (r"\b(?:nouvelles?|veritables?|vraies?) (?:instructions|consignes)\s*:", _NOUNS),
+        (
+            r"\b(?:nouvelles?|veritables?|vraies?) (?:instructions|consignes)\s*:",
+            ("instructions", "consignes"),
+        ),
         # English: "ignore (all) (the) previous instructions", "disregard your instructions".
         (
             r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|these\s+)?"
             r"(?:previous|prior|above|earlier|preceding|original|initial)\s+"
             r"(?:instructions|prompts?|directions|rules|guidelines|context)\b",
-            _NOUNS,
+            _EN_VERBS,
         ),
         (
             r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+"
             r"(?:\w+\s+)?(?:instructions|prompt|guidelines)\b",
-            _NOUNS,
+            _EN_VERBS,
         ),
         (
             r"\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:the\s+)?above(?:[.,;:!]|$)",
@@ -53,7 +60,7 @@ PATTERNS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         (r"\b(?:new|updated|real) instructions\s*:", ("instructions",)),
     ],
     "fake_system_tag": [
-        (r"<\s*/?\s*(?:system|sys|instructions?|system[_ -]?prompt)\s*>", ("<",)),
+        (r"<\s*/?\s*(?:system|sys|instructions?|system[_ -]?prompt)\s*>", ("sys", "instruction")),
         (r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext)\s*\|>", ("<|",)),
         (r"\[/?inst\]", ("inst]",)),
         (r"<<\s*/?\s*sys\s*>>", ("<<",)),
@@ -66,22 +73,28 @@ PATTERNS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     ],
     "delimiter_breakout": [
         # The tags our prompts wrap untrusted data in (veille.roles.delimit), opened or closed.
-        (r"<\s*/?\s*(?:document|constats|brouillon|reponse|reference|catalogue)(?:\s[^>\n]*)?>", ("<",)),
+        (
+            r"<\s*/?\s*(?:document|constats|brouillon|reponse|reference|catalogue)(?:\s[^>\n]*)?>",
+            ("document", "constats", "brouillon", "reponse", "reference", "catalogue"),
+        ),
     ],
     "addressed_to_ai": [
         (
             rf"\b{_AI}\b[^.\n]{{0,40}}\b(?:qui (?:lit|lis|lira|traite|analyse|resume)|lisant|analysant)\s+"
             r"(?:ce|cette)\s+(?:document|texte|page|fiche|note|contenu|message)\b",
-            ("qui lit", "qui lis", "qui traite", "qui analyse", "qui resume", "lisant", "analysant"),
+            ("qui li", "qui traite", "qui analyse", "qui resume", "lisant", "analysant"),
         ),
         (
             rf"\b{_AI}\b[^.\n]{{0,40}}\b(?:reading|processing|summari[sz]ing|analy[sz]ing)\s+this\s+"
             r"(?:document|text|page|file|content|message)\b",
-            ("this",),
+            ("ing this", "ing\nthis"),
         ),
         (rf"\bsi (?:tu es|vous etes) (?:un|une) {_AI}\b", ("si tu es", "si vous etes")),
         (rf"\bif you are an? {_AI}\b", ("if you are",)),
-        (rf"\b(?:note|message|instructions?) (?:to|for) (?:the |any )?{_AI_STRICT}s?\b", (" to ", " for ")),
+        (
+            rf"\b(?:note|message|instructions?) (?:to|for) (?:the |any )?{_AI_STRICT}s?\b",
+            ("assistant", "ia", "ai", "llm", "chatbot", "intelligence artificielle", "language model"),
+        ),
         (
             rf"\b(?:a l'attention|a l'intention) (?:de l'|du |des )?{_AI_STRICT}s?\b",
             ("attention", "intention"),
@@ -162,12 +175,12 @@ PATTERNS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
             r"\bcomme (?:source|reference) (?:principale|unique|prioritaire|de reference)\b",
             ("comme source", "comme reference"),
         ),
-        (r"\bas your (?:main|primary|only|sole) source\b", ("your",)),
+        (r"\bas your (?:main|primary|only|sole) source\b", ("as your",)),
         # "cite doc-99 as the main source": an imperative cite/quote, then "as the main source".
         (
             r"\b(?:cite|quote)\b[^.\n]{0,60}\bas (?:the|your) (?:main|primary|only|sole|principal|authoritative) "
             r"(?:source|reference)\b",
-            ("as the", "as your"),
+            ("cite", "quote"),
         ),
     ],
 }
