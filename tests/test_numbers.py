@@ -52,6 +52,7 @@ EUR, USD, PCT = Unit("currency", "eur"), Unit("currency", "usd"), Unit("percent"
         ("La marge gagne +2 points de pourcentage.", 2, Unit("points", "pp")),
         ("Chaque site reçoit 12 GPU.", 12, Unit("count", "gpu")),
         ("Le lien offre 3,4 Gb/s.", 3.4e9, Unit("measure", "byte/s")),
+        ("Une faille notée CVSS 8,1 reste ouverte.", 8.1, None),  # a comma decimal is no version
         ("Un loyer de 4 500 EUR/mois.", 4500, Unit("currency", "eur/mois")),
         ("Un gain de 1.705,5 € (style continental).", 1705.5, EUR),
         ("A gain of 1,705.5 dollars.", 1705.5, USD),

@@ -236,10 +236,14 @@ class _Reader:
         role: Role | None = _role_before(text, start)
         if role is None and _ORDINAL.match(text, match.end()):
             role = "ordinal"
-        named = role is None and _after_name(text, start)
+        # « Orvet 2.6 » is a version, « CVSS 8,1 » a score: versions are written with dots.
+        named = role is None and "," not in match.group(0) and _after_name(text, start)
         tail = read_tail(text, match.end())
-        if named and tail.unit is not None and tail.unit.kind == "count":
-            tail = Tail(match.end(), tail.multiplier, tail.factor, None)  # « Produit 6 restaure »
+        noun = tail.unit is not None and tail.unit.kind == "count" and "/" not in tail.unit.name
+        if noun and (named or decimal):
+            # « Produit 6 restaure », « CVSS 8,1 reste »: a verb, not what is counted (one counts
+            # in whole numbers); a rate keeps its unit (« Débit 1180 tokens/s », « 2,5 req/s »).
+            tail = Tail(match.end(), tail.multiplier, tail.factor, None)
         high: Decimal | None = None
         end = tail.end
         upper = self.upper(tail, value, decimal or grouped) if role is None else None
@@ -299,7 +303,7 @@ class _Reader:
         named: bool,
         start: int,
     ) -> Role:
-        measured = (unit is not None and unit.kind != "count") or tail.multiplier != 1
+        measured = (unit is not None and (unit.kind != "count" or "/" in unit.name)) or tail.multiplier != 1
         if named and not measured and not grouped:
             return "version" if decimal else "id"
         if _yearish(value, decimal, grouped) and not measured and self.text[start] != "-":
