@@ -84,7 +84,7 @@ def _unit_name(unit: Unit | None) -> str | None:
     return f"{unit.kind}:{unit.name}" if unit else None
 
 
-def _match(figure: Expected, found: Sequence[Reading]) -> dict[str, object]:
+def _match(figure: Expected, found: Sequence[Reading]) -> tuple[dict[str, object], float]:
     candidates = [(r, v) for r in found if compatible(figure.unit, r.unit) for v in r.values]
     best = min(candidates, key=lambda c: _gap(figure.value, c[1]), default=None)
     gap = _gap(figure.value, best[1]) if best else math.inf
@@ -100,7 +100,7 @@ def _match(figure: Expected, found: Sequence[Reading]) -> dict[str, object]:
     }
     if best is None:
         match["reason"] = "no figure of a compatible unit in the response"
-    return match
+    return match, _points(gap)
 
 
 def score_figures(
@@ -116,13 +116,15 @@ def score_figures(
         return None, []
     found = extract_numbers(response)
     matches: list[dict[str, object]] = []
+    total = 0.0
     for figure in expected:
         if isinstance(figure, str):
-            present = contains_verbatim(response, figure)
-            matches.append({"expected": figure, "mode": "verbatim", "points": 1.0 if present else 0.0})
+            points = 1.0 if contains_verbatim(response, figure) else 0.0
+            matches.append({"expected": figure, "mode": "verbatim", "points": points})
         else:
-            matches.append(_match(figure, found))
-    total = sum(float(m["points"]) for m in matches)  # type: ignore[arg-type]
+            match, points = _match(figure, found)
+            matches.append(match)
+        total += points
     return total / len(matches), matches
 
 
