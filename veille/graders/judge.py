@@ -53,7 +53,7 @@ def presentation_order(prompt: str, reference: str, responses: Sequence[str]) ->
     """The order the responses are shown in: original indices, shuffled by a hash of the group."""
     digest = hashlib.sha256("\x00".join([prompt, reference, *responses]).encode("utf-8")).digest()
     order = list(range(len(responses)))
-    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)  # noqa: S311 - not security
+    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)  # an order, not a secret
     return order
 
 
