@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from veille.numbers import read_numbers
 from veille.offline import lexicon
 from veille.offline.text import STOP_WORDS, fold
 
@@ -159,51 +160,85 @@ def _duration_tail(text: str, end: int, unit: str) -> int | None:
     return match.end()
 
 
+# Roles of the shared number reader (veille/numbers.py) that are never figures: « v1.2.3 »,
+# « Python 3.12 », « ticket 4521 », list numbering, citation markers, numeric dates and times.
+_NOT_FIGURES = frozenset({"version", "id", "list", "citation", "date"})
+_PREFIX_RE = re.compile(r"^[-−–—$€£¥]+")  # a minus sign or a currency written first
+_DASH_RANGE_RE = re.compile(r"\d[   ]?[-−–—][   ]?\d")
+
+
 def extract_figures(text: str) -> list[str]:
     """Figures of a sentence, verbatim with their unit when one follows: '4 800 req/s', '18 %',
-    '2027'; written-out dates ('septembre 2031') come whole."""
+    '$1,705M', '–7 °C', '3 200-4 100 EUR' (a dash range is one figure), '2027'; written-out
+    dates ('septembre 2031') come whole. What the number reader labels a version, an id, a list
+    number, a citation or a numeric date is not a figure."""
     out: list[str] = extract_dates(text)
     covered = [(m.start(), m.end()) for m in _DATE_RE.finditer(text)]
+    readings = read_numbers(text)
+    for r in readings:
+        if r.role == "figure" and r.high is not None and _DASH_RANGE_RE.search(r.text):
+            covered.append((r.start, r.end))
+            out.append(r.text)
     for match in _FIGURE_RE.finditer(text):
-        if any(a <= match.start() < b for a, b in covered):
+        start = match.start("num")
+        if any(a <= start < b for a, b in covered):
+            continue
+        reading = next((r for r in readings if r.start <= start < r.end), None)
+        if reading is not None and reading.role in _NOT_FIGURES:
             continue
         tail = match.group("tail") or ""
         if tail and not tail[0].isspace() and _ORDINAL_RE.match(tail):
             continue  # "1er", "95e": ordinals are not measurements
-        unit_length = _unit_length(tail, model=_after_name(text, match.start("num")))
+        unit_length = _unit_length(tail, model=_after_name(text, start))
         if unit_length and is_year(match.group("num")) and not _known_unit(tail[:unit_length]):
             unit_length = 0  # « 2026 grid »: a year, not a count of grids
         end = match.end("num") + unit_length
         duration = _duration_tail(text, end, tail[:unit_length])
-        figure = text[match.start("num") : duration or end]  # « 4 h 15 », « 3 hours 20 minutes »
+        if (
+            reading is not None
+            and reading.start < start
+            and _PREFIX_RE.fullmatch(text[reading.start : start])
+        ):
+            start = reading.start  # « –7 °C », « $1,705M »: the sign and the currency belong to it
+        figure = text[start : duration or end]  # « 4 h 15 », « 3 hours 20 minutes »
         if duration:
-            covered.append((match.start("num"), duration))  # its minutes are not another figure
+            covered.append((start, duration))  # its minutes are not another figure
         if figure not in out:
             out.append(figure)
     return out
 
 
-def figure_value(figure: str) -> float | None:
-    """Numeric value of a figure ('4 800 req/s' -> 4800.0, '1,5 Go' -> 1.5, '5 h 30' -> 5.5);
-    None for versions."""
-    match = re.match(_NUMBER, figure)
-    if not match:
-        return None
-    minutes = _HOURS_MINUTES_RE.match(figure[match.end() :])
-    if minutes and "." not in match.group(0) and "," not in match.group(0):
-        return float(re.sub(r"[ \u00a0\u202f]", "", match.group(0))) + int(minutes.group(1)) / 60
-    num = re.sub(r"[ \u00a0\u202f]", "", match.group(0))
-    if num.count(".") + num.count(",") > 1:
-        return None  # a version such as 2.7.1
-    try:
-        return float(num.replace(",", "."))
-    except ValueError:
-        return None
+def _number(figure: str) -> tuple[str, re.Match[str] | None]:
+    """(sign or currency written first, the number's match after it)."""
+    prefix = _PREFIX_RE.match(figure)
+    head = prefix.group(0) if prefix else ""
+    return head, re.compile(_NUMBER).match(figure, len(head))
 
 
-_HOURS_MINUTES_RE = re.compile(
-    r"\s*(?:h|heures?|hours?|hrs?)\s+(\d{1,2})(?:\s*(?:min|mn|minutes?))?$", re.IGNORECASE
-)
+# « 1,420 » alone: English grouping or a French decimal. Only a currency written first settles it.
+_AMBIGUOUS_RE = re.compile(r"^[-−–—]?\d{1,3},\d{3}(?![\d,.])")
+
+
+def figure_value(figure: str, text: str = "") -> float | None:
+    """Value of a figure as the number reader (veille/numbers.py) reads it, in base units
+    ('4 800 req/s' -> 4800, '1,5 Go' -> 1.5e9 bytes, '5 h 30' -> 19 800 s, '–7 °C' -> -7,
+    '$1,705M' -> 1.705e9); a year is its number. None for a version or a range. « 1,420 » is
+    English grouping or a French decimal: read in ``text`` (the sentence it comes from, whose
+    other numbers or language settle it), else None — a figure not read for sure is not compared."""
+    if is_year(figure):
+        return float(figure)
+    if _AMBIGUOUS_RE.match(figure):
+        if not text:
+            return None
+        figure_start = text.find(figure)
+        readings = [r for r in read_numbers(text) if r.start <= figure_start < r.end]
+    else:
+        readings = read_numbers(figure)
+    readings = [r for r in readings if r.role == "figure"]
+    if not readings or readings[0].high is not None:
+        return None
+    return readings[0].value
+
 
 # Spellings of one unit (« 3 heures » and « 4 h 20 » measure the same thing), French and English.
 _SAME_UNIT = {
@@ -229,8 +264,13 @@ def unit_key(word: str) -> str:
 def figure_unit(figure: str) -> str:
     """Folded unit of a figure ('' when bare), one spelling per unit (:func:`unit_key`); the
     minutes of a duration (« 4 h 15 ») are part of its value, not of its unit."""
-    match = re.match(_NUMBER, figure)
-    rest = fold((figure[match.end() :] if match else figure).strip())
+    currency, match = _number(figure)
+    rest = figure[match.end() :] if match else figure
+    rest = fold(
+        re.sub(rf"^[ \u00a0\u202f]?[-\u2212\u2013\u2014][ \u00a0\u202f]?(?:{_NUMBER})", "", rest).strip()
+    )
+    if currency.strip("-−–—"):
+        rest = f"{rest} {unit_key(currency.strip('-−–—'))}".strip()  # « $1,705M » -> ``m usd``
     head, _, tail = rest.partition(" ")
     head = unit_key(head) if head else head
     if head == "h" and re.fullmatch(r"\d{1,2}(?: (?:min|mn|minutes?))?", tail):
@@ -262,7 +302,7 @@ def rate_unit(text: str, figure: str) -> str:
 
 def is_count(figure: str) -> bool:
     """The figure's unit is a counted noun (« 7 pannes », « 5 000 cycles »), not a measurement unit."""
-    match = re.match(_NUMBER, figure)
+    _, match = _number(figure)
     rest = (figure[match.end() :] if match else figure).strip()
     return bool(rest) and not _known_unit(rest) and rest[:1] not in {"%", "‰", "€", "$"}
 

@@ -17,7 +17,7 @@ from functools import cache
 from veille.offline import lexicon
 from veille.offline.reading import UNREADABLE
 
-__all__ = ["fit_sentence", "fit_text", "split_plain"]
+__all__ = ["fit_sentence", "fit_text", "is_whole", "split_plain"]
 
 _END_RE = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _STARTS_RE = re.compile(r"\s+[«\"“‘(\[¿¡*_A-ZÀ-ÖØ-Þ0-9]")
@@ -61,6 +61,30 @@ def split_plain(text: str) -> list[str]:
     return [s for s in out if s and UNREADABLE not in s]
 
 
+def is_whole(sentence: str, item: bool = False) -> bool:
+    """``sentence`` is not the piece of a sentence its source interrupted (a list item that goes on
+    in the next one, prose resumed after a code block, a sentence whose example was code): it
+    neither starts in lower case with a function word (« were also accepted… », "to build…") nor
+    ends with a function word or an abbreviation that announces more (``e.g.``, « cf. »). A list
+    ``item`` may start in lower case (« - la latence reste sous 5 ms »)."""
+    tokens = sentence.split()
+    if not tokens:
+        return False
+    stop = lexicon.words("stop")
+    first, last = tokens[0], tokens[-1]
+    if not item and first[:1].islower() and lexicon.fold_entry(first.strip(",;:")) in stop:
+        return False
+    if lexicon.fold_entry(last.rstrip(",;:")) in stop and not last.endswith((".", "!", "?", "…")):
+        return False
+    closing = {
+        *lexicon.groups("abbreviations", "en").get("closing", ()),
+        *lexicon.groups("abbreviations", "fr").get("closing", ()),
+    }
+    return not (
+        sentence.endswith(".") and not sentence.endswith(tuple(closing)) and _ends_with_abbreviation(sentence)
+    )
+
+
 def sentence_words(sentence: str) -> int:
     return len(_WORD_COUNT_RE.findall(sentence))
 
@@ -84,7 +108,7 @@ def _figure_word(token: str) -> bool:
 
 def _safe_gap(before: str, after: str) -> bool:
     """A cut between the words ``before`` and ``after`` leaves two readable parts: not between a
-    figure and its unit or its range (« 72.23 | seconds », « 8 500 | et 11 000 »), not after a
+    figure and its unit or its range (« 72.23 | seconds », « 3 200 | et 4 100 »), not after a
     function word (« entre | 8 », "of | the"), not inside a quote."""
     key = lexicon.fold_entry(before.strip("«»\"'()[],;:"))
     if _figure_word(before) or _figure_word(after):
