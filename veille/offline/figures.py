@@ -35,15 +35,14 @@ _FIGURE_RE = re.compile(
     rf"(?P<tail>(?:[ \u00a0\u202f]?[%‰€$])|(?:[ \u00a0\u202f]?[A-Za-zÀ-ÿ°][\w°/²³.-]*(?!['’\w])"
     rf"(?:[ \u00a0\u202f][A-Za-zÀ-ÿ][\w/]*(?!['’\w]))?))?"
 )
-_ORDINAL_RE = re.compile(r"^(er|re|e|eme|ème|ère|nd|nde)\b", re.IGNORECASE)
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
 
 
-def _unit_length(tail: str, *, model: bool = False) -> int:
+def _unit_length(tail: str) -> int:
     """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0.
     A word that is not a known unit is still one when it reads as a counted noun (``cycles``,
-    ``pannes``, ``requests``): what a count counts is its unit. Not after a ``model`` number
-    (« Model 150 delivers », « Produit 6 restaure »): the word after it is a verb, not a unit."""
+    ``pannes``, ``requests``): what a count counts is its unit. (A model number, « Model 150
+    delivers », is an id for the number reader, never a figure.)"""
     end = 0
     for n, match in enumerate(re.finditer(r"\s*(\S+)", tail)):
         if n == 2:
@@ -52,9 +51,7 @@ def _unit_length(tail: str, *, model: bool = False) -> int:
         clean = word.rstrip(".,;:!?)»")
         key = fold(clean)
         known = clean != "to" and (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET)
-        if not (
-            known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and not model and _counted_noun(clean))
-        ):
+        if not (known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and _counted_noun(clean))):
             break
         end = match.start(1) + len(clean)
         if key not in _MULTIPLIERS:
@@ -71,15 +68,6 @@ _MONTH_NUMBERS = {
     for w in names
 }
 _MONTH_WORDS = frozenset(_MONTH_NUMBERS)
-
-
-def _after_name(text: str, start: int) -> bool:
-    """The number at ``start`` follows a capitalised word: a model or version (« Server 7 »)."""
-    before = text[:start].rstrip(" \u00a0\u202f")
-    if len(before) == len(text[:start]):
-        return False
-    word = re.search(r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)$", before)
-    return bool(word and word.group(1)[:1].isupper())
 
 
 def _counted_noun(word: str) -> bool:
@@ -135,34 +123,10 @@ def _known_unit(unit: str) -> bool:
     return key in _UNIT_SET or key.split("/")[0] in _UNIT_SET
 
 
-_MINUTES_RE = re.compile(
-    r"[ \u00a0\u202f](?P<min>[0-5]?\d)(?P<unit>[ \u00a0\u202f](?:min|mn|minutes?)\b)?(?![\d.,]\d|\d)"
-)
-
-
-def _duration_tail(text: str, end: int, unit: str) -> int | None:
-    """End of the minutes after an hour figure (« 4 h 15 », « 3 hours 20 minutes »), else None.
-    After ``h`` the minutes may stand alone unless a unit follows them (« 2 h 20 To » is not a
-    duration); after a spelt-out hour they need their unit."""
-    word = fold(unit.strip())
-    if _SAME_UNIT.get(word, word) != "h":
-        return None
-    match = _MINUTES_RE.match(text, end)
-    if not match:
-        return None
-    if match.group("unit"):
-        return match.end()
-    if word != "h":
-        return None
-    following = re.match(r"[ \u00a0\u202f]*([^\s.,;:!?)»]+)", text[match.end() :])
-    if following and (_known_unit(following.group(1)) or fold(following.group(1)) in _UNIT_SET):
-        return None
-    return match.end()
-
-
 # Roles of the shared number reader (veille/numbers.py) that are never figures: « v1.2.3 »,
-# « Python 3.12 », « ticket 4521 », list numbering, citation markers, numeric dates and times.
-_NOT_FIGURES = frozenset({"version", "id", "list", "citation", "date"})
+# « Python 3.12 », « ticket 4521 », list numbering, citation markers, numeric dates and times,
+# ordinals (« 1er », « 95e »).
+_NOT_FIGURES = frozenset({"version", "id", "list", "citation", "date", "ordinal"})
 _PREFIX_RE = re.compile(r"^[-−–—$€£¥]+")  # a minus sign or a currency written first
 _DASH_RANGE_RE = re.compile(r"\d[   ]?[-−–—][   ]?\d")
 
@@ -187,20 +151,20 @@ def extract_figures(text: str) -> list[str]:
         if reading is not None and reading.role in _NOT_FIGURES:
             continue
         tail = match.group("tail") or ""
-        if tail and not tail[0].isspace() and _ORDINAL_RE.match(tail):
-            continue  # "1er", "95e": ordinals are not measurements
-        unit_length = _unit_length(tail, model=_after_name(text, start))
+        unit_length = _unit_length(tail)
         if unit_length and is_year(match.group("num")) and not _known_unit(tail[:unit_length]):
             unit_length = 0  # « 2026 grid »: a year, not a count of grids
         end = match.end("num") + unit_length
-        duration = _duration_tail(text, end, tail[:unit_length])
+        # « 4 h 15 », « 3 hours 20 minutes »: the reader reads the minutes into the duration.
+        kind = reading.unit.kind if reading is not None and reading.unit is not None else ""
+        duration = reading.end if kind == "duration" and reading is not None and reading.end > end else None
         if (
             reading is not None
             and reading.start < start
             and _PREFIX_RE.fullmatch(text[reading.start : start])
         ):
             start = reading.start  # « –7 °C », « $1,705M »: the sign and the currency belong to it
-        figure = text[start : duration or end]  # « 4 h 15 », « 3 hours 20 minutes »
+        figure = text[start : duration or end]
         if duration:
             covered.append((start, duration))  # its minutes are not another figure
         if figure not in out:
