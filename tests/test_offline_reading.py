@@ -10,7 +10,9 @@ leaks, and no figure, version, address or abbreviation is cut.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -68,7 +70,7 @@ _BLOCK_MARKUP = [
 @st.composite
 def sentences(draw: st.DrawFn) -> tuple[str, list[str]]:
     """(Markdown sentence, its prose words in order)."""
-    n = draw(st.integers(1, 8))
+    n = draw(st.integers(2, 8))  # a one-word line is a label, not a sentence
     words = [draw(_word) for _ in range(n)]
     parts: list[str] = []
     for i, w in enumerate(words):
@@ -162,8 +164,8 @@ def test_a_sentence_with_code_that_is_not_a_word_is_dropped_not_quoted_with_a_ho
 
 
 def test_tables_are_rows_of_cells_never_prose() -> None:
-    body = "Intro.\n\n| Produit | Latence | Prix |\n|---|---|---|\n| **Atlas** | 12 ms | [900 EUR](x) |\n"
-    assert split_sentences(body) == ["Intro."]
+    body = "Une intro.\n\n| Produit | Latence | Prix |\n|---|---|---|\n| **Atlas** | 12 ms | [900 EUR](x) |\n"
+    assert split_sentences(body) == ["Une intro."]
     assert table_sentences(body) == ["Atlas : Latence 12 ms.", "Atlas : Prix 900 EUR."]
     assert table_rows(body) == [("Atlas : Latence 12 ms ; Prix 900 EUR.", [0, 1])]
 
@@ -192,3 +194,28 @@ def test_fit_sentence_keeps_every_word_and_never_parts_a_figure_from_its_unit(
             assert any(token.lower() in p.lower() for p in parts), (token, parts)
     for part in parts:
         assert not re.search(r"\d\.$", part), parts
+
+
+REAL = Path(__file__).parent / "fixtures" / "markdown"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in REAL.glob("*.md") if p.name != "SOURCES.md"))
+def test_a_real_document_gives_prose_sentences_only(name: str) -> None:
+    """A real README (tests/fixtures/markdown/SOURCES.md): badges, logos, HTML, code and links
+    leave no debris; sentences are whole; every prose sentence of a plain paragraph is found."""
+    body = (REAL / name).read_text(encoding="utf-8")
+    found = split_sentences(body)
+    assert len(found) > 30
+    for sentence in found:
+        assert not _MARKUP_RE.search(sentence), sentence
+        assert not re.search(r"https?://|\.(?:png|svg|gif)\b", sentence), sentence
+        assert not re.search(r"\b(?:e\.g|i\.e|vs|cf)\.$", sentence), sentence
+    # Plain paragraphs (no markup on their lines) come out whole, sentence by sentence.
+    plain_lines = [
+        line
+        for line in body.splitlines()
+        if re.fullmatch(r"[A-Z][\w ,.'’\-—()/:]+[.!?]", line) and not re.search(r"[`*_\[<|#]", line)
+    ]
+    assert len(plain_lines) >= 3
+    for line in plain_lines:
+        assert all(s in found for s in split_plain(line)), line

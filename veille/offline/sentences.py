@@ -22,6 +22,8 @@ __all__ = ["fit_sentence", "fit_text", "is_whole", "split_plain"]
 _END_RE = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _STARTS_RE = re.compile(r"\s+[«\"“‘(\[¿¡*_A-ZÀ-ÖØ-Þ0-9]")
 _INITIAL_RE = re.compile(r"(?:^|[\s(«\"])[A-ZÀ-ÖØ-Þ]\.$")
+_URL_RE = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+_LETTER_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _WORD_COUNT_RE = re.compile(r"\w+(?:['’\-]\w+)*")
 
 
@@ -68,8 +70,8 @@ def is_whole(sentence: str, item: bool = False) -> bool:
     ends with a function word or an abbreviation that announces more (``e.g.``, « cf. »). A list
     ``item`` may start in lower case (« - la latence reste sous 5 ms »)."""
     tokens = sentence.split()
-    if not tokens:
-        return False
+    if len(_LETTER_WORD_RE.findall(_URL_RE.sub(" ", sentence))) < 2:
+        return False  # an address or a label alone is not a sentence
     stop = lexicon.words("stop")
     first, last = tokens[0], tokens[-1]
     if not item and first[:1].islower() and lexicon.fold_entry(first.strip(",;:")) in stop:
