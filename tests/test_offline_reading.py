@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from veille.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
 from veille.offline.sentences import fit_sentence, split_plain
 from veille.offline.text import split_sentences, table_rows, table_sentences
 
@@ -219,3 +220,22 @@ def test_a_real_document_gives_prose_sentences_only(name: str) -> None:
     assert len(plain_lines) >= 3
     for line in plain_lines:
         assert all(s in found for s in split_plain(line)), line
+
+
+def test_figures_follow_the_shared_number_reader() -> None:
+    assert extract_figures("Revenue reached $1,705M in 2025.") == ["$1,705M", "2025"]
+    assert figure_value("$1,705M") == pytest.approx(1.705e9) and figure_unit("$1,705M") == "m usd"
+    english = "It serves 1,420 tokens/s on one GPU."
+    assert extract_figures(english) == ["1,420 tokens/s"]
+    assert figure_value("1,420 tokens/s", english) == 1420  # English grouping, read in its sentence
+    assert figure_value("1,420 tokens/s") is None  # alone it could be a French 1.42: not compared
+    quote = "Le devis va de 3 200-4 100 EUR par an."
+    assert extract_figures(quote) == ["3 200-4 100 EUR"]  # a range is one figure, never « 3 » and « 100 EUR »
+    assert figure_value("3 200-4 100 EUR") is None and rate_unit(quote, "3 200-4 100 EUR") == "eur/an"
+    assert extract_figures("La température descend à –7 °C.") == ["–7 °C"]
+    assert figure_value("–7 °C") == -7
+    assert extract_figures("La 2.7.1 sort en 2026 ; Python 3.12 et v1.2.3 aussi.") == ["2026"]
+    assert (
+        rate_unit("4 500 EUR par mois", "4 500 EUR") == rate_unit("4 500 EUR/mois", "4 500 EUR") == "eur/mois"
+    )
+    assert rate_unit("1 250 EUR HT par GPU", "1 250 EUR") == "eur/gpu"

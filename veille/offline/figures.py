@@ -243,11 +243,20 @@ def figure_unit(figure: str) -> str:
 
 
 # « par site », "per GB", « /mois » right after a figure: what the figure is counted per.
+def _alternation(name: str, group: str) -> str:
+    entries = {e for lang in lexicon.LANGS for e in lexicon.groups(name, lang).get(group, ())}
+    return "|".join(re.escape(e) for e in sorted(entries, key=lambda e: (-len(e), e)))
+
+
+_TAX = _alternation("tax_mentions", "vat")
+_PER = _alternation("rate_words", "per")
+_PER_ARTICLE = _alternation("rate_words", "articles")
 _PER_RE = re.compile(
-    r"(?:[ \u00a0\u202f]+(?:HT|TTC|hors taxes?|excl\.? VAT))?"  # a tax mention before the « par »
-    r"[ \u00a0\u202f]*(?:/|(?:per|par)[ \u00a0\u202f]+)(?:an?[ \u00a0\u202f]+|une?[ \u00a0\u202f]+)?"
+    rf"(?:[ \u00a0\u202f]+(?:{_TAX}))?"  # a tax mention before the « par »
+    rf"[ \u00a0\u202f]*(?:/|(?:{_PER})[ \u00a0\u202f]+)(?:(?:{_PER_ARTICLE})[ \u00a0\u202f]+)?"
     r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)"
 )
+_TAX_TAIL_RE = re.compile(rf" (?:{_TAX})$", re.IGNORECASE)
 
 
 def rate_unit(text: str, figure: str) -> str:
@@ -255,7 +264,7 @@ def rate_unit(text: str, figure: str) -> str:
     site » and "3 days per site" -> ``jour/site``, « 4 500 EUR/mois » and « 4 500 EUR par mois »
     -> ``eur/mois``; the plain :func:`figure_unit` when nothing follows."""
     # A tax mention does not change what is counted (« 1 250 EUR HT par GPU », « 2 750 EUR par GPU »).
-    unit = re.sub(r" (?:ht|hors taxes?)$", "", figure_unit(figure))
+    unit = _TAX_TAIL_RE.sub("", figure_unit(figure))
     if not unit or "/" in unit:
         head, _, per = unit.partition("/")
         return f"{head}/{unit_key(per)}" if per else unit
@@ -288,7 +297,7 @@ _QUANTITY_WORDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
     )
     for q in lexicon.groups("quantity_units", "common")
 )
-_ASKED_PER_RE = re.compile(r"^(?:par|per)\s+(?:an?\s+|une?\s+)?([a-z][\w-]*)")
+_ASKED_PER_RE = re.compile(rf"^(?:{_PER})\s+(?:(?:{_PER_ARTICLE})\s+)?([a-z][\w-]*)")
 
 
 def asked_quantity(aspect: str) -> tuple[frozenset[str], str]:
