@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veille.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
-from veille.offline.sentences import fit_sentence, split_plain
+from veille.offline.sentences import fit_clauses, fit_sentence, split_plain
 from veille.offline.text import split_sentences, table_rows, table_sentences
 
 # Prose words (checked to survive) and markup words (checked never to appear in a sentence).
@@ -239,3 +239,46 @@ def test_figures_follow_the_shared_number_reader() -> None:
         rate_unit("4 500 EUR par mois", "4 500 EUR") == rate_unit("4 500 EUR/mois", "4 500 EUR") == "eur/mois"
     )
     assert rate_unit("1 250 EUR HT par GPU", "1 250 EUR") == "eur/gpu"
+
+
+def test_a_sentence_its_source_interrupted_is_not_a_sentence() -> None:
+    body = (
+        "The vision has two goals:\n\n"
+        "* to build a shared understanding of where we are and\n"
+        "* to identify where we should be going.\n\n"
+        "Reuse the lint, e.g.\n\n```toml\n[lints]\n```\n\n"
+        "were also accepted compared to the older forms.\n\n"
+        "https://example.org/issues/42\n\n"
+        "- la latence reste sous 5 ms sur le banc.\n"
+    )
+    assert split_sentences(body) == [
+        "The vision has two goals:",
+        "to identify where we should be going.",
+        "la latence reste sous 5 ms sur le banc.",  # a list item may start in lower case
+    ]
+
+
+_CLAUSE = st.lists(_word, min_size=3, max_size=12).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_CLAUSE, st.sampled_from(["; ", ", but ", ", mais ", ", ", " and "])),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_fit_clauses_cuts_between_clauses_only_or_not_at_all(parts: list[tuple[str, str]]) -> None:
+    sentence = "".join(clause + sep for clause, sep in parts[:-1]) + parts[-1][0]
+    sentence = sentence.capitalize() + "."
+    found = fit_clauses(sentence, 12)
+    if found is None:
+        return
+    assert all(len(p.split()) <= 12 for p in found)
+    assert " ".join(found).lower().replace(".", "").replace(",", "").replace(";", "").split() == (
+        sentence.lower().replace(".", "").replace(",", "").replace(";", "").split()
+    )
+    for part in found[1:]:  # each part after a cut starts where a clause starts
+        first = part.split()[0].lower()
+        assert first in {"but", "mais"} or any(part.lower().startswith(c) for c, _ in parts), part

@@ -17,7 +17,7 @@ from functools import cache
 from veille.offline import lexicon
 from veille.offline.reading import UNREADABLE
 
-__all__ = ["fit_sentence", "fit_text", "is_whole", "split_plain"]
+__all__ = ["fit_clauses", "fit_sentence", "fit_text", "is_whole", "split_plain"]
 
 _END_RE = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _STARTS_RE = re.compile(r"\s+[«\"“‘(\[¿¡*_A-ZÀ-ÖØ-Þ0-9]")
@@ -196,6 +196,46 @@ def fit_sentence(
     left = left.rstrip(" ,;:") + "."
     right = _capitalise(right.strip()) + end
     return [*fit_sentence(left, max_words, count, min_part), *fit_sentence(right, max_words, count, min_part)]
+
+
+def _clause_cuts(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the clause boundaries of ``text``: a semicolon, or a comma followed by a
+    clause conjunction (", but", « , mais »), outside brackets and quotes."""
+    conjunctions = [
+        c for lang in lexicon.LANGS for c in lexicon.groups("sentence_cuts", lang)["clause_conjunctions"]
+    ]
+    out = []
+    for priority, start, stop in _cut_points(text):
+        if priority == 0:
+            out.append((start, stop))
+        elif priority == 2 and any(text.startswith(f"{c} ", stop) for c in conjunctions):
+            out.append((start + 1, stop))  # the conjunction opens the second sentence
+    return out
+
+
+def fit_clauses(
+    sentence: str, max_words: int, count: Callable[[str], int] = sentence_words
+) -> list[str] | None:
+    """``sentence`` as sentences of at most ``max_words`` words cut only between clauses (a
+    semicolon, a comma before a clause conjunction), each part a sentence of its own; None when
+    it cannot be cut so: the caller leaves it out rather than quote a piece of it."""
+    text = sentence.strip()
+    if count(text) <= max_words:
+        return [text]
+    end = text[-1] if text[-1] in ".!?…" else "."
+    body = text.rstrip(".!?… ")
+    min_part = int(lexicon.weight("reading.min_part_words"))
+    options = [
+        (abs(count(body[:a]) - count(body) / 2), a, b)
+        for a, b in _clause_cuts(body)
+        if count(body[:a]) >= min_part and count(body[b:]) >= min_part
+    ]
+    if not options:
+        return None
+    _, start, stop = min(options)
+    left = fit_clauses(body[:start].rstrip(" ,;") + ".", max_words, count)
+    right = fit_clauses(_capitalise(body[stop:].strip()) + end, max_words, count)
+    return None if left is None or right is None else [*left, *right]
 
 
 def fit_text(text: str, max_words: int, count: Callable[[str], int] = sentence_words) -> str:
