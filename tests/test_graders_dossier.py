@@ -18,7 +18,7 @@ from veille.graders.dossier import TargetedGrade, grade_dossier, strip_sources
 from veille.models.base import ModelRequest, TransientModelError
 from veille.models.caller import ModelClient
 from veille.models.scripted import ScriptedModel
-from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
+from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
 from veille.warehouse.synth import write_synthetic_run
 
@@ -114,7 +114,12 @@ def test_judge_sees_every_round_with_the_final_report_in_one_call(
     grades = grade_dossier(run_dir, reference, request="Demande", client=client)
     [request] = model.requests_for("judge")
     drafts = [r["draft"] for r in json.loads((run_dir / "review.json").read_text())["rounds"]]
-    assert request.input.responses == [*(d.strip() for d in drafts), strip_sources(reference.dossier)]
+    given = [*(d.strip() for d in drafts), strip_sources(reference.dossier)]
+    data = request.input
+    assert isinstance(data, JudgeInput)
+    order = data.order
+    assert sorted(order) == list(range(4)) and data.criteria == "dossier"
+    assert data.responses == [given[i] for i in order]  # shown shuffled, order recorded
     judged = {g.target: g.score for g in grades if g.grader == "judge"}
     assert set(judged) == {"round-1", "round-2", "round-3", "final"}
     assert judged["final"] > judged["round-1"]  # type: ignore[operator]  # the long final text ranks first
