@@ -121,9 +121,7 @@ def test_judge_graders_make_one_call_per_prompt(
     # The judge's calls are in the warehouse like a night's: llm_calls and the runs row.
     _cols, calls = query(tmp_path / "warehouse" / "parquet", "select role, status from llm_calls")
     assert calls == [("judge", "ok"), ("judge", "ok")]
-    _cols, runs = query(
-        tmp_path / "warehouse" / "parquet", "select request_title, calls, status from runs"
-    )
+    _cols, runs = query(tmp_path / "warehouse" / "parquet", "select request_title, calls, status from runs")
     assert runs == [("veille grade rows.jsonl", 2, "completed")]
 
 
