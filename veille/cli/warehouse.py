@@ -130,7 +130,7 @@ def trends(
             _PRINTED,
             [_printed(r) for r in series],
             title=f"{series_label(key)}: {len(series)} run(s) since {since.isoformat()} "
-            "(cost '+': lower bound, a model had no price)",
+            "(cost and tokens: every attempt; scores: attempt att.; cost '+': lower bound, a model had no price)",
         )
     target = chart or parquet_dir.parent / "trends.png"
     try:
@@ -164,10 +164,10 @@ def _printed(r: dict[str, Any]) -> tuple[Any, ...]:
     return (
         f"{r['started_at']:%Y-%m-%d %H:%M}" if r["started_at"] else "",
         r["run_id"],
-        f"{r['attempt']}/{r['attempt_count']}",
+        f"{r['scores_attempt']}/{r['attempt_count']}",
         r["status"],
-        f"{r['cost_usd']:.4f}" + ("" if r["cost_complete"] else "+"),
-        r["total_tokens"],
+        f"{r['flow_run_cost_usd']:.4f}" + ("" if r["flow_run_cost_complete"] else "+"),
+        r["flow_run_total_tokens"],
         *(score(n) for n in ("score_judge", "score_rouge_l", "score_numeric", "score_judge_numbers")),
         f"{r['alerts']} ({r['alerts_error']} err)",
         r["rounds"],
