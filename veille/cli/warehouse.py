@@ -1,4 +1,4 @@
-"""`veille` commands over the Parquet warehouse: sql (read-only), runs, trends (+ chart)."""
+"""`veille` commands over the Parquet warehouse: sql (read-only), runs, trends (+ chart), warehouse upgrade."""
 
 from __future__ import annotations
 
@@ -175,8 +175,30 @@ def _printed(r: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def upgrade(warehouse: WarehouseOption = None) -> None:
+    """Rewrite Parquet files of older schema versions with the current schema (idempotent), so
+    pandas, DuckDB and Polars read every table folder without losing a column."""
+    from veille.warehouse import WarehouseError
+    from veille.warehouse.upgrade import upgrade_warehouse
+
+    parquet_dir = _settings(warehouse).parquet_dir
+    try:
+        result = upgrade_warehouse(parquet_dir)
+    except (WarehouseError, OSError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(
+        f"{len(result.rewritten)} file(s) rewritten to the current schema, {result.current} already current "
+        f"({parquet_dir})"
+    )
+
+
+warehouse_app = typer.Typer(help="Maintenance of the Parquet warehouse.", no_args_is_help=True)
+warehouse_app.command("upgrade")(upgrade)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.add_typer(warehouse_app, name="warehouse")
     app.command("sql")(sql)
     app.command("runs")(runs)
     app.command("trends")(trends)
