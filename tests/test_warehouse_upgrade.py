@@ -134,3 +134,16 @@ def test_a_column_the_schema_does_not_know_is_never_dropped(tmp_path: Path) -> N
     )
     with pytest.raises(wh.WarehouseError, match=r"\['mystery'\].*left as is"):
         conform("alerts", table, tmp_path / "x.parquet")
+
+
+def test_the_dictionary_view_lists_every_column_of_every_table(
+    mixed: tuple[Path, dict[int, wh.RecordResult]],
+) -> None:
+    parquet, _runs = mixed
+    _, rows = wh.query(parquet, "SELECT table_name, column_name, data_type, nullable FROM dictionary")
+    listed = {(t, c): (d, n) for t, c, d, n in rows}
+    for name, schema in TABLES.items():
+        for f in schema:
+            assert listed.pop((name, f.name)) == (str(f.type), f.nullable)
+        assert listed.pop((name, "run_date"))[0] == "date32[day]"
+    assert listed == {}

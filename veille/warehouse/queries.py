@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from veille.resources import package_dir
 from veille.warehouse.commit import committed_files, committed_runs, summary_index_path
+from veille.warehouse.dictionary import DICTIONARY_VIEW, dictionary_table
 from veille.warehouse.errors import QueryTimeoutError, ReadOnlyQueryError, WarehouseError
 from veille.warehouse.schema import TABLES
 
@@ -86,7 +87,8 @@ def _view_catalogue(views_dir: Path) -> dict[str, _View]:
     files = sorted(views_dir.glob("*.sql"))
     if not files:
         raise WarehouseError(f"{views_dir}: no view definitions (*.sql) found")
-    views = {SUMMARY_VIEW: _View(SUMMARY_VIEW, "", None)}
+    # Built in Python: the summary index's view, and the data dictionary from the schemas.
+    views = {SUMMARY_VIEW: _View(SUMMARY_VIEW, "", None), DICTIONARY_VIEW: _View(DICTIONARY_VIEW, "", None)}
     for path in files:
         sql = path.read_text(encoding="utf-8")
         match = _VIEW_NAME_RE.search(_strip_comments(sql))
@@ -156,6 +158,8 @@ def connect(
             view = views[name]
             if name == SUMMARY_VIEW:
                 _create_summary_view(con, root)
+            elif name == DICTIONARY_VIEW:
+                con.register(DICTIONARY_VIEW, dictionary_table())
             elif view.table in TABLES and not committed_files(root, view.table):
                 _create_empty_view(con, view.table, name=view.name)
             elif view.table in TABLES:
