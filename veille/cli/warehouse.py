@@ -59,17 +59,28 @@ def sql(
 
     if output not in FORMATS:
         raise _fail(f"--format {output!r}: expected {', '.join(FORMATS)}", 2)
+    from veille.warehouse.limits import Limits
+
     settings = _settings(warehouse)
+    limits = Limits(
+        settings.query_memory_limit, settings.query_threads, settings.warehouse_dir / "scratch" / "duckdb"
+    )
     try:
-        columns, rows = run_query(settings.parquet_dir, query, timeout_s=settings.query_timeout_s)
+        columns, rows = run_query(
+            settings.parquet_dir,
+            query,
+            timeout_s=settings.query_timeout_s,
+            max_rows=max_rows if max_rows > 0 else None,
+            limits=limits,
+        )
     except ReadOnlyQueryError as exc:
         raise _fail(str(exc), 2) from None
     except WarehouseError as exc:
         raise _fail(str(exc)) from None
     shown = rows if max_rows <= 0 else rows[:max_rows]
     _print(columns, shown, output)
-    if len(shown) < len(rows):
-        typer.echo(f"({len(rows) - len(shown)} more rows not shown; use --max-rows 0)", err=True)
+    if len(shown) < len(rows):  # the limit was pushed into the query: more rows exist, not counted
+        typer.echo(f"(more rows not shown: the first {max_rows}; use --max-rows 0 for all)", err=True)
 
 
 def runs(

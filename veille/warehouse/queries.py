@@ -25,6 +25,7 @@ from veille.resources import package_dir
 from veille.warehouse.commit import committed_files, committed_runs, summary_index_path
 from veille.warehouse.dictionary import DICTIONARY_VIEW, dictionary_table
 from veille.warehouse.errors import QueryTimeoutError, ReadOnlyQueryError, WarehouseError
+from veille.warehouse.limits import Limits, fetch_limited
 from veille.warehouse.schema import TABLES
 
 __all__ = [
@@ -130,7 +131,11 @@ def _needed_views(views: Mapping[str, _View], queries: Iterable[str] | None) -> 
 
 
 def connect(
-    parquet_dir: Path, *, views_dir: Path | None = None, queries: Iterable[str] | None = None
+    parquet_dir: Path,
+    *,
+    views_dir: Path | None = None,
+    queries: Iterable[str] | None = None,
+    limits: Limits | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the warehouse views; file access limited to ``parquet_dir``, config locked.
 
@@ -147,6 +152,12 @@ def connect(
     con = duckdb.connect(":memory:")
     try:
         # Before locking: the only directory DuckDB may touch is the Parquet tree.
+        # DuckDB allows reading its temp directory (default .tmp in the working directory).
+        scratch = (limits or Limits()).scratch_dir or root.parent / "scratch" / "duckdb"
+        con.execute("SET temp_directory = ?", [str(scratch)])
+        if limits is not None:
+            con.execute("SET memory_limit = ?", [limits.memory_limit])
+            con.execute("SET threads = ?", [limits.threads])
         con.execute("SET allowed_directories = ?", [[str(root) + os.sep]])
         con.execute("SET enable_external_access = false")
         con.execute("SET autoinstall_known_extensions = false")
@@ -281,15 +292,26 @@ def query(
     views_dir: Path | None = None,
     read_only_check: bool = True,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    max_rows: int | None = None,
+    limits: Limits | None = None,
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Run one read-only query against the views; return (column names, rows).
+
+    ``max_rows``: pushed into the query; at most ``max_rows + 1`` rows come back (more exist when
+    that many do). ``limits`` bounds memory, threads and the spill directory.
 
     A write, ATTACH, COPY, SET… raises :class:`ReadOnlyQueryError`; so does reading a file outside
     the warehouse (DuckDB refuses it: external access is off, only the Parquet directory is allowed).
     A query still running after ``timeout_s`` seconds (None: no limit) is interrupted and raises
     :class:`QueryTimeoutError`.
     """
-    return _run(parquet_dir, sql, params, _fetch, views_dir, read_only_check, timeout_s)
+
+    def fetch(
+        con: duckdb.DuckDBPyConnection, sql: str, params: Any
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return _fetch(con, sql, params) if max_rows is None else fetch_limited(con, sql, params, max_rows + 1)
+
+    return _run(parquet_dir, sql, params, fetch, views_dir, read_only_check, timeout_s, limits)
 
 
 def query_arrow(
@@ -300,7 +322,7 @@ def query_arrow(
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
 ) -> pa.Table:
     """:func:`query`, the result as an Arrow table (exact types; ``.to_pandas()`` for a DataFrame)."""
-    return _run(parquet_dir, sql, params, _fetch_arrow, None, True, timeout_s)
+    return _run(parquet_dir, sql, params, _fetch_arrow, None, True, timeout_s, None)
 
 
 def _run(
@@ -311,8 +333,9 @@ def _run(
     views_dir: Path | None,
     read_only_check: bool,
     timeout_s: float | None,
+    limits: Limits | None,
 ) -> _T:
-    con = connect(parquet_dir, views_dir=views_dir, queries=[sql])
+    con = connect(parquet_dir, views_dir=views_dir, queries=[sql], limits=limits)
     try:
         if read_only_check:
             check_read_only(con, sql)
@@ -321,7 +344,7 @@ def _run(
         except duckdb.CatalogException:
             # The lexical scan missed a view the query reads: retry once with every view.
             con.close()
-            con = connect(parquet_dir, views_dir=views_dir)
+            con = connect(parquet_dir, views_dir=views_dir, limits=limits)
             retry = con
             return _within(timeout_s, retry, lambda: fetch(retry, sql, params))
     except duckdb.PermissionException as exc:
