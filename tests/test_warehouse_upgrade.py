@@ -147,3 +147,31 @@ def test_the_dictionary_view_lists_every_column_of_every_table(
             assert listed.pop((name, f.name)) == (str(f.type), f.nullable)
         assert listed.pop((name, "run_date"))[0] == "date32[day]"
     assert listed == {}
+
+
+def test_a_run_killed_between_files_is_invisible_in_every_view(tmp_path: Path) -> None:
+    """Issue 26 item 3: every table but `runs` written, then the process died before the marker."""
+    parquet = tmp_path / "parquet"
+    kept = wh.record_run_dir(write_synthetic_run(tmp_path / "runs", T0, seed=1), parquet)
+    torn = wh.record_run_dir(write_synthetic_run(tmp_path / "runs", T0 + timedelta(hours=1), seed=2), parquet)
+    torn.files["runs"].unlink()  # the commit marker never landed
+    wh.summary_index_path(parquet).unlink()
+    assert any(p.exists() for name, p in torn.files.items() if name != "runs")  # its other files are there
+    con = wh.connect(parquet)
+    try:
+        views = [
+            r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+        ]
+        checked = 0
+        for view in views:
+            columns = [c[0] for c in con.execute(f'DESCRIBE "{view}"').fetchall()]
+            if "run_id" not in columns:
+                continue
+            run_ids = {r[0] for r in con.execute(f'SELECT DISTINCT run_id FROM "{view}"').fetchall()}
+            assert torn.run_id not in run_ids, view
+            checked += 1
+    finally:
+        con.close()
+    assert checked >= len(TABLES)  # every table view, and the trend views with a run_id
+    _, rows = wh.query(parquet, "SELECT count(*) FROM llm_calls WHERE run_id = ?", [kept.run_id])
+    assert rows[0][0] > 0  # the committed run is still there

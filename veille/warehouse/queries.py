@@ -165,7 +165,10 @@ def connect(
         con.execute("SET TimeZone = 'UTC'")  # timestamps print in UTC, as stored
         con.execute("SET enable_progress_bar = false")  # a long query must not draw on stderr
         con.execute("SET VARIABLE parquet_dir = ?", [str(root)])
-        for name in _needed_views(views, queries):
+        needed = _needed_views(views, queries)
+        # Commit protocol: a run's rows are visible only once its `runs` file (the marker) exists.
+        con.execute("SET VARIABLE committed_run_ids = ?", [sorted(committed_runs(root))])
+        for name in needed:
             view = views[name]
             if name == SUMMARY_VIEW:
                 _create_summary_view(con, root)
@@ -212,14 +215,15 @@ def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
 
 
 def _create_table_view(con: duckdb.DuckDBPyConnection, sql: str, table: str, name: str) -> None:
-    """The table's view over its files, behind the current schema's empty table: a column added by
-    a migration binds (as NULL) even when every file predates it (``union_by_name`` alone only
-    knows the columns some file has)."""
-    con.execute(sql)
-    con.execute(f'ALTER VIEW "{name}" RENAME TO "_files_{name}"')
-    con.execute(
-        f'CREATE VIEW "{name}" AS {_typed_nulls(con, table)} UNION ALL BY NAME SELECT * FROM "_files_{name}"'
+    """The table's view over its files, behind the current schema's empty table (a column added by
+    a migration binds as NULL even when every file predates it), and, but for ``runs``, only the
+    rows of committed runs. The file's SELECT is inlined: no helper view shows uncommitted rows."""
+    body = re.sub(
+        r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+\S+\s+AS\s+", "", _strip_comments(sql), flags=re.I
     )
+    committed = "" if table == "runs" else " WHERE list_contains(getvariable('committed_run_ids'), run_id)"
+    files = f"SELECT * FROM ({body.strip().rstrip(';')}\n){committed}"
+    con.execute(f'CREATE VIEW "{name}" AS {_typed_nulls(con, table)} UNION ALL BY NAME {files}')
 
 
 def _typed_nulls(con: duckdb.DuckDBPyConnection, table: str) -> str:
