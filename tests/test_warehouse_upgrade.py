@@ -175,3 +175,11 @@ def test_a_run_killed_between_files_is_invisible_in_every_view(tmp_path: Path) -
     assert checked >= len(TABLES)  # every table view, and the trend views with a run_id
     _, rows = wh.query(parquet, "SELECT count(*) FROM llm_calls WHERE run_id = ?", [kept.run_id])
     assert rows[0][0] > 0  # the committed run is still there
+
+
+def test_a_run_without_calls_does_not_list_the_journal_as_missing(tmp_path: Path) -> None:
+    folder = write_synthetic_run(tmp_path / "runs", T0, seed=1)
+    (folder / "calls.jsonl").unlink()  # an unchanged rerun asks no model: its journal never exists
+    result = wh.record_run_dir(folder, tmp_path / "parquet")
+    assert "calls.jsonl" not in result.missing_files
+    assert result.rows["llm_calls"] == 0 and result.summary["calls"] == 0
