@@ -211,3 +211,14 @@ def test_runs_and_trends_show_one_line_per_flow_run_per_corpus(app: typer.Typer,
         f"corpus-a — {request}: 1 run(s)",
         f"corpus-b — {request}: 1 run(s)",
     ]  # two series, each its own table
+
+    # The retried night's cost is both attempts' (issue 24 item 6): in `veille runs` and `veille trends`.
+    def cost(folder: Path) -> float:
+        return sum(json.loads(x)["cost_usd"] for x in (folder / "calls.jsonl").read_text().splitlines())
+
+    both, last = cost(first) + cost(second), cost(second)
+    assert f"{both:.4f}" != f"{last:.4f}"
+    line = next(x for x in out.splitlines() if second.name in x)
+    assert f"{both:.4f}" in line
+    code, out, _ = run(app, "runs", "--warehouse", str(settings.warehouse_dir))
+    assert f"{round(both, 4)}" in next(x for x in out.splitlines() if second.name in x)

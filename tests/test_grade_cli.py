@@ -18,6 +18,7 @@ from veille.models.base import ModelRequest
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
+from veille.warehouse import query
 
 WACC_REF = "WACC ≈ 9,91 % ; coût des capitaux propres 10,34 % ; dette après impôt 4,15 % ; EV ≈ 1 705 M$."
 SHARE_REF = "Ouvrez le rapport, cliquez sur Partager, choisissez le client."
@@ -98,6 +99,7 @@ def test_judge_graders_make_one_call_per_prompt(
 
     model = ScriptedModel(function=verdict)
     monkeypatch.setattr(backends, "build_backend", lambda settings: model)
+    monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(tmp_path / "warehouse"))
     source = write_jsonl(tmp_path / "rows.jsonl", ROWS)
     out_path = tmp_path / "out" / "scores.parquet"
     code, out, err = invoke(
@@ -107,7 +109,7 @@ def test_judge_graders_make_one_call_per_prompt(
     requests = model.requests_for("judge")
     assert len(requests) == 2  # "WACC ?" (2 responses together) and "Partager ?"
     assert sorted(len(r.input.responses) for r in requests) == [1, 2]
-    judge_wacc = ((5 + 3 + 3 + 3) / 4 - 1) / 4  # the documented (mean - 1) / 4
+    judge_wacc = min((5 - 1) / 4, ((5 + 3 + 3 + 3) / 4 - 1) / 4)  # gated by accuracy
     line1 = next(line for line in out.splitlines() if line.startswith("line    1"))
     assert f"judge+numbers={0.5 * judge_wacc + 0.5 * 0.875:.3f}" in line1
     line2 = next(line for line in out.splitlines() if line.startswith("line    2"))
@@ -115,6 +117,35 @@ def test_judge_graders_make_one_call_per_prompt(
     rows = pq.read_table(out_path).to_pylist()
     assert {r["model"] for r in rows} == {Settings().role("judge").model}  # the judge role's model
     assert "judge: 2 call(s), 2 attempt(s)" in out
+    assert "judge estimate: 2 call(s)" in err and "graded 2/2 prompt group(s)" in err
+    # The judge's calls are in the warehouse like a night's: llm_calls and the runs row.
+    _cols, calls = query(tmp_path / "warehouse" / "parquet", "select role, status from llm_calls")
+    assert calls == [("judge", "ok"), ("judge", "ok")]
+    _cols, runs = query(tmp_path / "warehouse" / "parquet", "select request_title, calls, status from runs")
+    assert runs == [("veille grade rows.jsonl", 2, "completed")]
+
+
+def test_a_paid_judge_run_above_the_threshold_needs_yes(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = ScriptedModel(function=lambda request: make_verdict([_score() for _ in request.input.responses]))
+    monkeypatch.setattr(backends, "build_backend", lambda settings: model)
+    monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(tmp_path / "warehouse"))
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    source = write_jsonl(tmp_path / "rows.jsonl", ROWS)
+    args = ("grade", str(source), "-g", "judge", "--backend", "gemini", "--confirm-above", "0")
+    code, _out, err = invoke(app, *args)
+    assert code == 2 and "--yes" in err and "judge estimate: 2 call(s)" in err
+    assert model.requests == []  # nothing was asked, nothing recorded
+    assert not (tmp_path / "warehouse" / "parquet").exists()
+    # Under the threshold, or with --yes, it runs.
+    assert invoke(app, *args[:-1], "1000")[0] == 0
+    assert invoke(app, *args, "--yes")[0] == 0
+    assert len(model.requests_for("judge")) == 4
+
+
+def _score() -> JudgeScore:
+    return JudgeScore(accuracy=3, usefulness=3, tone=3, format=3, justification="—")
 
 
 @pytest.mark.parametrize(

@@ -164,3 +164,30 @@ def test_escapes_inside_a_select_fail_and_leave_no_file(
         f"{len(attempts)} in-SELECT escapes failed; external access off, configuration locked; "
         f"{len(after)} warehouse files unchanged, 0 files created",
     )
+
+
+def test_a_file_in_duckdbs_default_temp_directory_beside_the_working_directory_is_refused(
+    app: typer.Typer, warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DuckDB allows reading its temp directory; by default that is .tmp in the working directory.
+    cwd = tmp_path / "cwd"
+    (cwd / ".tmp").mkdir(parents=True)
+    (cwd / ".tmp" / "secret.txt").write_text("canary-5f2e")
+    monkeypatch.chdir(cwd)
+    code, output = sql(app, warehouse, f"SELECT * FROM read_text('{cwd}/.tmp/secret.txt')")
+    assert code == 2 and "may only read the warehouse" in output
+    assert "canary-5f2e" not in output
+    code, output = sql(app, warehouse, "SELECT * FROM read_text('.tmp/secret.txt')")
+    assert code == 2 and "canary-5f2e" not in output
+
+
+def test_the_row_limit_is_applied_in_the_query_and_limits_are_set(app: typer.Typer, warehouse: Path) -> None:
+    # 10^12 rows could not be materialised before the 60 s timeout: the limit must be in the plan.
+    code, output = sql(app, warehouse, "SELECT * FROM range(1000000000000)")
+    assert code == 0, output
+    lines = output.splitlines()
+    assert lines[1:201] == [str(i) for i in range(200)] and "more rows not shown: the first 200" in output
+    code, output = sql(
+        app, warehouse, "SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t"
+    )
+    assert code == 0 and output.splitlines()[1] in {"953.6 MiB,2", "1.0 GB,2", "1000.0 MB,2"}, output

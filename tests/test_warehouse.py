@@ -243,7 +243,9 @@ def test_views_span_several_runs_on_several_dates(tmp_path: Path) -> None:
     assert rows == [(date(2026, 3, 30), 1), (date(2026, 3, 31), 2), (date(2026, 4, 6), 1)]
     _, rows = wh.query(parquet, "SELECT count(*), count(DISTINCT run_id) FROM llm_calls")
     assert rows == [(240, 4)]
-    _, trend = wh.query(parquet, "SELECT run_id, cost_usd, score_judge FROM run_trends ORDER BY started_at")
+    _, trend = wh.query(
+        parquet, "SELECT run_id, flow_run_cost_usd, score_judge FROM run_trends ORDER BY started_at"
+    )
     assert [r[0] for r in trend] == [r.run_id for r in results]
     assert [r[1] for r in trend] == pytest.approx([r.summary["cost_usd"] for r in results])
     _, by_role = wh.query(
@@ -285,7 +287,9 @@ def test_summary_index_lists_every_committed_run(tmp_path: Path) -> None:
     index = pq.read_table(wh.summary_index_path(tmp_path / "parquet"))
     assert sorted(index.column("run_id").to_pylist()) == sorted(r.run_id for r in results)
     assert index.column("run_date").to_pylist() == [(T0 + timedelta(days=i)).date() for i in range(3)]
-    _, from_index = wh.query(tmp_path / "parquet", "SELECT run_id, cost_usd FROM run_trends ORDER BY run_id")
+    _, from_index = wh.query(
+        tmp_path / "parquet", "SELECT run_id, flow_run_cost_usd FROM run_trends ORDER BY run_id"
+    )
     _, from_files = wh.query(tmp_path / "parquet", "SELECT run_id, cost_usd FROM runs ORDER BY run_id")
     assert from_index == from_files
 

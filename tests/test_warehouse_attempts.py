@@ -68,11 +68,23 @@ def test_a_retried_flow_run_is_one_run_with_two_attempts(tmp_path: Path, with_at
 
     _, trends = wh.query(
         parquet,
-        "SELECT run_id, attempt, attempt_count, flow_run_cost_usd, cost_usd FROM run_trends ORDER BY started_at",
+        "SELECT run_id, scores_attempt, attempt_count, flow_run_cost_usd, flow_run_calls, "
+        "flow_run_total_tokens FROM run_trends ORDER BY started_at",
     )
     assert [r[:3] for r in trends] == [(second.run_id, 2, 2), (other.run_id, 1, 1)]
+    # The night's spend is every attempt's: the failed attempt's cost, calls and tokens stay in it.
     both = first.summary["cost_usd"] + second.summary["cost_usd"]
-    assert trends[0][3] == pytest.approx(both) and trends[0][4] == pytest.approx(second.summary["cost_usd"])
+    assert first.summary["cost_usd"] > 0
+    assert trends[0][3] == pytest.approx(both)
+    assert trends[0][4] == first.summary["calls"] + second.summary["calls"]
+    assert trends[0][5] == sum(
+        r.summary[k] for r in (first, second) for k in ("input_tokens", "output_tokens", "reasoning_tokens")
+    )
+    _, by_role = wh.query(
+        parquet, "SELECT sum(cost_usd), sum(calls) FROM cost_by_role WHERE run_date = ?", [T0.date()]
+    )
+    assert by_role[0][0] == pytest.approx(both, abs=1e-5)  # cost_by_role rounds to 6 decimals
+    assert by_role[0][1] == first.summary["calls"] + second.summary["calls"]
 
 
 def test_a_run_without_a_flow_run_is_its_own_run(tmp_path: Path) -> None:
@@ -92,8 +104,8 @@ def test_partitions_without_the_attempt_column_are_numbered(tmp_path: Path) -> N
         pq.write_table(table.replace_schema_metadata({b"veille.schema_version": b"2"}), path)
     index = wh.summary_index_path(parquet)
     pq.write_table(pq.read_table(index).drop_columns(["attempt"]), index)
-    for view in ("runs", "run_trends"):
-        _, rows = wh.query(parquet, f"SELECT run_id, attempt, attempt_count FROM {view}")
+    for view, attempt in (("runs", "attempt"), ("run_trends", "scores_attempt")):
+        _, rows = wh.query(parquet, f"SELECT run_id, {attempt}, attempt_count FROM {view}")
         assert rows == [(second.run_id, 2, 2)], view
     # For Python readers, migration 3 adds the column (NULL).
     upgraded = wh.upgrade_table("runs", pq.read_table(first.files["runs"]), 2)

@@ -153,6 +153,12 @@ class Settings(BaseSettings):
     query_timeout_s: float = Field(
         default=60.0, gt=0, description="`veille sql` and the API stop a query after this"
     )
+    query_memory_limit: str = Field(
+        default="1GB",
+        pattern=r"^\d+(?:\.\d+)?\s*[KMGT]i?B$",
+        description="DuckDB memory_limit of `veille sql`",
+    )
+    query_threads: int = Field(default=2, ge=1, le=64, description="DuckDB threads of `veille sql`")
     # quality.regression: judge score below the median of the previous completed runs of the corpus
     quality_window: int = Field(default=7, ge=1, description="previous completed runs of the median")
     quality_threshold: float = Field(default=0.1, ge=0, description="drop below the median that alerts")

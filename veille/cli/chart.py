@@ -19,15 +19,15 @@ TREND_COLUMNS = (
     "started_at",
     "run_id",
     "run_key",
-    "attempt",
+    "scores_attempt",
     "attempt_count",
     "corpus_dir",
     "request_title",
     "status",
-    "cost_usd",
-    "cost_complete",
-    "total_tokens",
-    "calls",
+    "flow_run_cost_usd",
+    "flow_run_cost_complete",
+    "flow_run_total_tokens",
+    "flow_run_calls",
     "score_judge",
     "score_rouge_l",
     "score_numeric",
@@ -104,8 +104,8 @@ def render_chart(rows: Sequence[Sequence[Any]], path: Path) -> Path:
     panels = figure.subplots(4, 1, sharex=True)
     for axes, name, label in zip(
         panels,
-        ("cost_usd", "total_tokens", "score_judge", "alerts"),
-        ("cost (USD)", "tokens", "judge score", "alerts"),
+        ("flow_run_cost_usd", "flow_run_total_tokens", "score_judge", "alerts"),
+        ("cost, all attempts (USD)", "tokens, all attempts", "judge score", "alerts"),
         strict=True,
     ):
         _draw(axes, groups, name, colors)

@@ -39,10 +39,21 @@ def grade(
     backend: Annotated[
         str | None, typer.Option(help="Judge backend: gemini | offline | auto (default: settings).")
     ] = None,
+    warehouse: Annotated[
+        Path | None, typer.Option(help="Warehouse the judge's calls are recorded in (default: settings).")
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Start a paid judge run above --confirm-above.")
+    ] = False,
+    confirm_above: Annotated[
+        float, typer.Option(help="Estimated judge cost (USD) above which a paid run needs --yes.")
+    ] = 0.50,
 ) -> None:
     """Grade responses against references; print each row's score and a summary per grader.
 
-    Several responses per prompt are graded together: the judge sees them all in one call.
+    Several responses per prompt are graded together: the judge sees them all in one call. Before
+    judge calls, the estimate (calls, tokens, cost) is printed; a paid run above --confirm-above
+    (or of unknown cost) needs --yes. The judge's calls are recorded in the warehouse as a run.
     """
     from veille.graders.batch import JUDGE_GRADERS, GradeInputError, grade_rows
     from veille.models.base import ModelError
@@ -52,10 +63,19 @@ def grade(
         typer.echo(f"error: --backend {backend!r}: expected gemini, offline or auto", err=True)
         raise typer.Exit(2)
     target = output or input_path.with_name(f"{input_path.stem}.scores.parquet")
-    client = _judge_client(backend) if any(n in JUDGE_GRADERS for n in names) else None
+    judged = any(n in JUDGE_GRADERS for n in names)
+    settings = _settings(backend, warehouse) if judged else None
+    if settings is not None:
+        _estimate_or_stop(settings, rows, input_path, yes=yes, confirm_above=confirm_above)
+    started = datetime.now(UTC)
+    run_id, run_dir, client = _judge_client(settings, started) if settings is not None else (None, None, None)
     calls: list[Any] = []
+    status = "failed"
     try:
-        graded = grade_rows(rows, names, client=client, options=options, source=input_path)
+        graded = grade_rows(
+            rows, names, client=client, options=options, source=input_path, progress=_progress
+        )
+        status = "completed"
     except GradeInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -66,6 +86,11 @@ def grade(
         if client is not None:
             calls = client.journal.records()
             client.close()
+        if settings is not None and run_dir is not None and run_id is not None:
+            if calls or status == "completed":
+                _record(settings, run_dir, run_id, started, status, input_path)
+            else:  # stopped before any call (bad input): nothing to record
+                _discard(run_dir)
     _print_scores(graded, names, calls)
     from veille.graders.batch import write_scores
 
@@ -98,16 +123,91 @@ def _read_inputs(
     return names, rows, options
 
 
-def _judge_client(backend: str | None) -> Any:
-    from veille.backends import build_client
+def _settings(backend: str | None, warehouse: Path | None) -> Any:
     from veille.settings import Settings
 
     try:
-        settings = Settings.from_params(backend=backend)
-        return build_client(settings, run_id=f"grade-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
-    except Exception as exc:  # no key, bad settings: say so instead of a traceback
+        return Settings.from_params(backend=backend, warehouse=warehouse)
+    except Exception as exc:  # bad settings: say so instead of a traceback
+        typer.echo(f"error: cannot read the settings: {type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _estimate_or_stop(
+    settings: Any, rows: list[Any], source: Path, *, yes: bool, confirm_above: float
+) -> None:
+    """Print the judge's estimate; stop (exit 2) before a paid run above the threshold without --yes."""
+    from veille.graders.batch import prompt_groups
+    from veille.graders.estimate import estimate_judge
+    from veille.models.pricing import PriceTable
+
+    groups = [(g[0].prompt, g[0].reference, [r.response for r in g]) for g in prompt_groups(rows, source)]
+    model = settings.role("judge").model
+    estimate = estimate_judge(groups, model, PriceTable.load(settings.prices_file))
+    paid = settings.resolved_backend() == "gemini"
+    cost = "unknown (unpriced model)" if estimate.cost_usd is None else f"~{estimate.cost_usd:.4f} $"
+    typer.echo(
+        f"judge estimate: {estimate.calls} call(s) to {model}"
+        f"{'' if paid else ' (offline: free)'}, ~{estimate.input_tokens} input + "
+        f"~{estimate.output_tokens} output tokens, {cost if paid else '0 $'}",
+        err=True,
+    )
+    if paid and not yes and (estimate.cost_usd is None or estimate.cost_usd > confirm_above):
+        typer.echo(
+            f"error: this paid judge run is estimated above {confirm_above:.2f} $ (or unpriced); "
+            "rerun with --yes to start it",
+            err=True,
+        )
+        raise typer.Exit(2)
+
+
+def _judge_client(settings: Any, started: datetime) -> tuple[str, Path, Any]:
+    """The run id, the run folder (its calls.jsonl is the journal) and the judge's client."""
+    from veille.backends import build_client
+    from veille.run.folder import new_run_id
+
+    run_id = new_run_id(started)
+    run_dir = settings.runs_dir / run_id
+    try:
+        run_dir.mkdir(parents=True, exist_ok=False)
+        return run_id, run_dir, build_client(settings, run_id=run_id, journal_path=run_dir / "calls.jsonl")
+    except Exception as exc:  # no key, unwritable warehouse: say so instead of a traceback
         typer.echo(f"error: cannot build the judge's model client: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def _record(settings: Any, run_dir: Path, run_id: str, started: datetime, status: str, source: Path) -> None:
+    """The grade run's calls into the warehouse (a failure to record is said, not raised)."""
+    from veille.graders.journal_run import write_run_json
+    from veille.warehouse import record_run_dir
+
+    try:
+        write_run_json(
+            run_dir,
+            run_id,
+            started,
+            status=status,
+            backend=settings.resolved_backend(),
+            request_title=f"veille grade {source.name}",
+            models={"judge": settings.role("judge").model},
+        )
+        record_run_dir(run_dir, settings.parquet_dir)
+        typer.echo(f"judge calls recorded: run {run_id} in {settings.parquet_dir}", err=True)
+    except Exception as exc:
+        typer.echo(f"warning: the judge's calls were not recorded ({type(exc).__name__}: {exc})", err=True)
+
+
+def _discard(run_dir: Path) -> None:
+    import shutil
+
+    shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _progress(done: int, total: int) -> None:
+    """One line per ~5 % of the prompt groups (stderr), so a long judge run shows it moves."""
+    step = max(1, total // 20)
+    if done == total or done % step == 0:
+        typer.echo(f"graded {done}/{total} prompt group(s)", err=True)
 
 
 def _print_scores(graded: list[Any], names: list[str], calls: list[Any]) -> None:

@@ -1,4 +1,4 @@
-"""`veille` commands over the Parquet warehouse: sql (read-only), runs, trends (+ chart)."""
+"""`veille` commands over the Parquet warehouse: sql (read-only), runs, trends (+ chart), warehouse upgrade."""
 
 from __future__ import annotations
 
@@ -59,17 +59,28 @@ def sql(
 
     if output not in FORMATS:
         raise _fail(f"--format {output!r}: expected {', '.join(FORMATS)}", 2)
+    from veille.warehouse.limits import Limits
+
     settings = _settings(warehouse)
+    limits = Limits(
+        settings.query_memory_limit, settings.query_threads, settings.warehouse_dir / "scratch" / "duckdb"
+    )
     try:
-        columns, rows = run_query(settings.parquet_dir, query, timeout_s=settings.query_timeout_s)
+        columns, rows = run_query(
+            settings.parquet_dir,
+            query,
+            timeout_s=settings.query_timeout_s,
+            max_rows=max_rows if max_rows > 0 else None,
+            limits=limits,
+        )
     except ReadOnlyQueryError as exc:
         raise _fail(str(exc), 2) from None
     except WarehouseError as exc:
         raise _fail(str(exc)) from None
     shown = rows if max_rows <= 0 else rows[:max_rows]
     _print(columns, shown, output)
-    if len(shown) < len(rows):
-        typer.echo(f"({len(rows) - len(shown)} more rows not shown; use --max-rows 0)", err=True)
+    if len(shown) < len(rows):  # the limit was pushed into the query: more rows exist, not counted
+        typer.echo(f"(more rows not shown: the first {max_rows}; use --max-rows 0 for all)", err=True)
 
 
 def runs(
@@ -130,7 +141,7 @@ def trends(
             _PRINTED,
             [_printed(r) for r in series],
             title=f"{series_label(key)}: {len(series)} run(s) since {since.isoformat()} "
-            "(cost '+': lower bound, a model had no price)",
+            "(cost and tokens: every attempt; scores: attempt att.; cost '+': lower bound, a model had no price)",
         )
     target = chart or parquet_dir.parent / "trends.png"
     try:
@@ -164,10 +175,10 @@ def _printed(r: dict[str, Any]) -> tuple[Any, ...]:
     return (
         f"{r['started_at']:%Y-%m-%d %H:%M}" if r["started_at"] else "",
         r["run_id"],
-        f"{r['attempt']}/{r['attempt_count']}",
+        f"{r['scores_attempt']}/{r['attempt_count']}",
         r["status"],
-        f"{r['cost_usd']:.4f}" + ("" if r["cost_complete"] else "+"),
-        r["total_tokens"],
+        f"{r['flow_run_cost_usd']:.4f}" + ("" if r["flow_run_cost_complete"] else "+"),
+        r["flow_run_total_tokens"],
         *(score(n) for n in ("score_judge", "score_rouge_l", "score_numeric", "score_judge_numbers")),
         f"{r['alerts']} ({r['alerts_error']} err)",
         r["rounds"],
@@ -175,8 +186,30 @@ def _printed(r: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def upgrade(warehouse: WarehouseOption = None) -> None:
+    """Rewrite Parquet files of older schema versions with the current schema (idempotent), so
+    pandas, DuckDB and Polars read every table folder without losing a column."""
+    from veille.warehouse import WarehouseError
+    from veille.warehouse.upgrade import upgrade_warehouse
+
+    parquet_dir = _settings(warehouse).parquet_dir
+    try:
+        result = upgrade_warehouse(parquet_dir)
+    except (WarehouseError, OSError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(
+        f"{len(result.rewritten)} file(s) rewritten to the current schema, {result.current} already current "
+        f"({parquet_dir})"
+    )
+
+
+warehouse_app = typer.Typer(help="Maintenance of the Parquet warehouse.", no_args_is_help=True)
+warehouse_app.command("upgrade")(upgrade)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.add_typer(warehouse_app, name="warehouse")
     app.command("sql")(sql)
     app.command("runs")(runs)
     app.command("trends")(trends)

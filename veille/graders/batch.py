@@ -35,6 +35,7 @@ __all__ = [
     "InputRow",
     "grade_rows",
     "parse_grader_names",
+    "prompt_groups",
     "read_rows",
     "summarise",
     "write_scores",
@@ -149,6 +150,11 @@ def read_rows(path: Path) -> list[InputRow]:
     return rows
 
 
+def prompt_groups(rows: Sequence[InputRow], path: Path | str = "input") -> list[list[InputRow]]:
+    """Rows grouped by prompt, in first-appearance order (one judge call per group)."""
+    return _groups(rows, path)
+
+
 def _groups(rows: Sequence[InputRow], path: Path | str) -> list[list[InputRow]]:
     groups: dict[str, list[InputRow]] = {}
     for row in rows:
@@ -181,8 +187,10 @@ def grade_rows(
     client: Asker | None = None,
     options: Mapping[str, Any] | None = None,
     source: Path | str = "input",
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[GradedRow]:
-    """Grade every row with every named grader. Judge graders need ``client``; ``label`` needs labels."""
+    """Grade every row with every named grader. Judge graders need ``client``; ``label`` needs labels.
+    ``progress(done, total)`` is called after each prompt group."""
     options = dict(options or {})
     if "label" in graders and not options.get("labels"):
         raise GradeInputError("grader 'label' needs the known labels (--labels a,b,c)")
@@ -198,7 +206,8 @@ def grade_rows(
     rouge, numeric = RougeL(), NumericGrader()
 
     graded: list[GradedRow] = []
-    for group in _groups(rows, source):
+    groups = _groups(rows, source)
+    for done, group in enumerate(groups, start=1):
         prompt, reference = group[0].prompt, group[0].reference
         responses = [r.response for r in group]
         per_grader: dict[str, list[GraderResult]] = {
@@ -218,6 +227,8 @@ def grade_rows(
             graded.append(
                 GradedRow(row=row, response_index=index, results={g: per_grader[g][index] for g in graders})
             )
+        if progress is not None:
+            progress(done, len(groups))
     graded.sort(key=lambda g: g.row.line)
     return graded
 

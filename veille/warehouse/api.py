@@ -84,7 +84,7 @@ def trends(
 
 
 def cost_by_role(warehouse_dir: Path | str | None = None, *, since: date | None = None) -> pd.DataFrame:
-    """The ``cost_by_role`` view (per night and role: calls, attempts, tokens, cost), oldest first."""
+    """The ``cost_by_role`` view (per night, corpus and role: calls, attempts, tokens, cost), oldest first."""
     return query(
         "SELECT * FROM cost_by_role WHERE run_date >= $since ORDER BY run_date, cost_usd DESC, role",
         {"since": since or date(1970, 1, 1)},

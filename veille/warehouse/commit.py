@@ -43,6 +43,7 @@ __all__ = [
     "record_run_dir",
     "summary_index_path",
     "update_summary_index",
+    "write_atomic",
     "write_run_tables",
 ]
 
@@ -68,7 +69,7 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def _write_atomic(table: pa.Table, final: Path, *, exclusive: bool) -> None:
+def write_atomic(table: pa.Table, final: Path, *, exclusive: bool) -> None:
     """Write to a hidden temporary name in the same directory, fsync, then rename into place.
 
     ``exclusive`` links instead of replacing, so two writers of the same run cannot both commit.
@@ -116,7 +117,7 @@ def write_run_tables(
     written: dict[str, Path] = {}
     for name in TABLE_ORDER:
         final = partition_path(parquet_dir, name, run_date, run_id)
-        _write_atomic(tables[name], final, exclusive=name == "runs")
+        write_atomic(tables[name], final, exclusive=name == "runs")
         written[name] = final
         kill_point("record")  # crash tests: the n-th table file is in place
     try:
@@ -207,7 +208,7 @@ def update_summary_index(parquet_dir: Path) -> Path | None:
         # promote: partitions of an older schema version get NULL for columns added since.
         merged = pa.concat_tables(parts, promote_options="default")
         merged = merged.sort_by([("run_date", "ascending"), ("run_id", "ascending")])
-        _write_atomic(merged, path, exclusive=False)
+        write_atomic(merged, path, exclusive=False)
         return path
 
 

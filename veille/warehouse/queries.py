@@ -23,7 +23,9 @@ import pyarrow.parquet as pq
 
 from veille.resources import package_dir
 from veille.warehouse.commit import committed_files, committed_runs, summary_index_path
+from veille.warehouse.dictionary import DICTIONARY_VIEW, dictionary_table
 from veille.warehouse.errors import QueryTimeoutError, ReadOnlyQueryError, WarehouseError
+from veille.warehouse.limits import Limits, fetch_limited
 from veille.warehouse.schema import TABLES
 
 __all__ = [
@@ -86,7 +88,8 @@ def _view_catalogue(views_dir: Path) -> dict[str, _View]:
     files = sorted(views_dir.glob("*.sql"))
     if not files:
         raise WarehouseError(f"{views_dir}: no view definitions (*.sql) found")
-    views = {SUMMARY_VIEW: _View(SUMMARY_VIEW, "", None)}
+    # Built in Python: the summary index's view, and the data dictionary from the schemas.
+    views = {SUMMARY_VIEW: _View(SUMMARY_VIEW, "", None), DICTIONARY_VIEW: _View(DICTIONARY_VIEW, "", None)}
     for path in files:
         sql = path.read_text(encoding="utf-8")
         match = _VIEW_NAME_RE.search(_strip_comments(sql))
@@ -128,7 +131,11 @@ def _needed_views(views: Mapping[str, _View], queries: Iterable[str] | None) -> 
 
 
 def connect(
-    parquet_dir: Path, *, views_dir: Path | None = None, queries: Iterable[str] | None = None
+    parquet_dir: Path,
+    *,
+    views_dir: Path | None = None,
+    queries: Iterable[str] | None = None,
+    limits: Limits | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the warehouse views; file access limited to ``parquet_dir``, config locked.
 
@@ -145,6 +152,12 @@ def connect(
     con = duckdb.connect(":memory:")
     try:
         # Before locking: the only directory DuckDB may touch is the Parquet tree.
+        # DuckDB allows reading its temp directory (default .tmp in the working directory).
+        scratch = (limits or Limits()).scratch_dir or root.parent / "scratch" / "duckdb"
+        con.execute("SET temp_directory = ?", [str(scratch)])
+        if limits is not None:
+            con.execute("SET memory_limit = ?", [limits.memory_limit])
+            con.execute("SET threads = ?", [limits.threads])
         con.execute("SET allowed_directories = ?", [[str(root) + os.sep]])
         con.execute("SET enable_external_access = false")
         con.execute("SET autoinstall_known_extensions = false")
@@ -152,10 +165,15 @@ def connect(
         con.execute("SET TimeZone = 'UTC'")  # timestamps print in UTC, as stored
         con.execute("SET enable_progress_bar = false")  # a long query must not draw on stderr
         con.execute("SET VARIABLE parquet_dir = ?", [str(root)])
-        for name in _needed_views(views, queries):
+        needed = _needed_views(views, queries)
+        # Commit protocol: a run's rows are visible only once its `runs` file (the marker) exists.
+        con.execute("SET VARIABLE committed_run_ids = ?", [sorted(committed_runs(root))])
+        for name in needed:
             view = views[name]
             if name == SUMMARY_VIEW:
                 _create_summary_view(con, root)
+            elif name == DICTIONARY_VIEW:
+                con.register(DICTIONARY_VIEW, dictionary_table())
             elif view.table in TABLES and not committed_files(root, view.table):
                 _create_empty_view(con, view.table, name=view.name)
             elif view.table in TABLES:
@@ -197,14 +215,15 @@ def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
 
 
 def _create_table_view(con: duckdb.DuckDBPyConnection, sql: str, table: str, name: str) -> None:
-    """The table's view over its files, behind the current schema's empty table: a column added by
-    a migration binds (as NULL) even when every file predates it (``union_by_name`` alone only
-    knows the columns some file has)."""
-    con.execute(sql)
-    con.execute(f'ALTER VIEW "{name}" RENAME TO "_files_{name}"')
-    con.execute(
-        f'CREATE VIEW "{name}" AS {_typed_nulls(con, table)} UNION ALL BY NAME SELECT * FROM "_files_{name}"'
+    """The table's view over its files, behind the current schema's empty table (a column added by
+    a migration binds as NULL even when every file predates it), and, but for ``runs``, only the
+    rows of committed runs. The file's SELECT is inlined: no helper view shows uncommitted rows."""
+    body = re.sub(
+        r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+\S+\s+AS\s+", "", _strip_comments(sql), flags=re.I
     )
+    committed = "" if table == "runs" else " WHERE list_contains(getvariable('committed_run_ids'), run_id)"
+    files = f"SELECT * FROM ({body.strip().rstrip(';')}\n){committed}"
+    con.execute(f'CREATE VIEW "{name}" AS {_typed_nulls(con, table)} UNION ALL BY NAME {files}')
 
 
 def _typed_nulls(con: duckdb.DuckDBPyConnection, table: str) -> str:
@@ -277,15 +296,26 @@ def query(
     views_dir: Path | None = None,
     read_only_check: bool = True,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    max_rows: int | None = None,
+    limits: Limits | None = None,
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Run one read-only query against the views; return (column names, rows).
+
+    ``max_rows``: pushed into the query; at most ``max_rows + 1`` rows come back (more exist when
+    that many do). ``limits`` bounds memory, threads and the spill directory.
 
     A write, ATTACH, COPY, SET… raises :class:`ReadOnlyQueryError`; so does reading a file outside
     the warehouse (DuckDB refuses it: external access is off, only the Parquet directory is allowed).
     A query still running after ``timeout_s`` seconds (None: no limit) is interrupted and raises
     :class:`QueryTimeoutError`.
     """
-    return _run(parquet_dir, sql, params, _fetch, views_dir, read_only_check, timeout_s)
+
+    def fetch(
+        con: duckdb.DuckDBPyConnection, sql: str, params: Any
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return _fetch(con, sql, params) if max_rows is None else fetch_limited(con, sql, params, max_rows + 1)
+
+    return _run(parquet_dir, sql, params, fetch, views_dir, read_only_check, timeout_s, limits)
 
 
 def query_arrow(
@@ -296,7 +326,7 @@ def query_arrow(
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
 ) -> pa.Table:
     """:func:`query`, the result as an Arrow table (exact types; ``.to_pandas()`` for a DataFrame)."""
-    return _run(parquet_dir, sql, params, _fetch_arrow, None, True, timeout_s)
+    return _run(parquet_dir, sql, params, _fetch_arrow, None, True, timeout_s, None)
 
 
 def _run(
@@ -307,8 +337,9 @@ def _run(
     views_dir: Path | None,
     read_only_check: bool,
     timeout_s: float | None,
+    limits: Limits | None,
 ) -> _T:
-    con = connect(parquet_dir, views_dir=views_dir, queries=[sql])
+    con = connect(parquet_dir, views_dir=views_dir, queries=[sql], limits=limits)
     try:
         if read_only_check:
             check_read_only(con, sql)
@@ -317,7 +348,7 @@ def _run(
         except duckdb.CatalogException:
             # The lexical scan missed a view the query reads: retry once with every view.
             con.close()
-            con = connect(parquet_dir, views_dir=views_dir)
+            con = connect(parquet_dir, views_dir=views_dir, limits=limits)
             retry = con
             return _within(timeout_s, retry, lambda: fetch(retry, sql, params))
     except duckdb.PermissionException as exc:

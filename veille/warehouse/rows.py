@@ -38,13 +38,14 @@ def _count_words(text: str) -> int:
 # --------------------------------------------------------------------------- one reader per table
 
 
-def _call_rows(run_dir: Path, run_id: str, missing: list[str]) -> tuple[list[Row], list[Row]]:
+def _call_rows(run_dir: Path, run_id: str) -> tuple[list[Row], list[Row]]:
     """``llm_calls`` rows, and a ``record.bad_journal_line`` alert per line that does not parse."""
     calls: list[Row] = []
     bad_lines: list[Row] = []
     journal = run_dir / "calls.jsonl"
     if not journal.exists():
-        missing.append(journal.name)
+        # The journal is created by the first call: no file is no call (an unchanged rerun, a run
+        # that died before asking anything), not a lost file.
         return calls, bad_lines
     for lineno, line in enumerate(journal.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -270,7 +271,7 @@ def build_tables(run_dir: Path, *, recorded_at: datetime | None = None) -> dict[
     run_id = run_id_of(run_dir, run)
     times = run_times(run_dir, run, run_id)  # a bad timestamp fails before any other file is read
     # The readers run in this order so that, of several malformed files, the same one is reported.
-    calls, bad_lines = _call_rows(run_dir, run_id, missing)
+    calls, bad_lines = _call_rows(run_dir, run_id)
     plans, subtasks = _plan_rows(run_dir, run_id, missing)
     alerts = _alert_rows(run_dir, run_id, missing, bad_lines)
     rounds = _review_rows(run_dir, run_id, missing)

@@ -1,18 +1,19 @@
--- `veille runs`: one row per flow run (its last attempt), the most recent first; attempt "2/2"
--- is a flow run retried once. Parameter: $limit (number of runs).
+-- `veille runs`: one row per flow run, the most recent first; attempt "2/2" is a flow run retried
+-- once, whose status and judge score are the last attempt's and whose calls, tokens and cost are
+-- every attempt's. Parameter: $limit (number of runs).
 SELECT
     run_id,
     strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS started_utc,
     status,
-    attempt || '/' || attempt_count AS attempt,
+    scores_attempt || '/' || attempt_count AS attempt,
     left(run_key, 8) AS flow_run,
     regexp_extract(coalesce(corpus_dir, ''), '([^/]*)/?$', 1) AS corpus,
     backend,
     deployment,
-    calls,
-    total_tokens,
-    round(cost_usd, 4) AS cost_usd,
-    cost_complete,
+    flow_run_calls AS calls,
+    flow_run_total_tokens AS total_tokens,
+    round(flow_run_cost_usd, 4) AS cost_usd,
+    flow_run_cost_complete AS cost_complete,
     alerts,
     rounds,
     validated,

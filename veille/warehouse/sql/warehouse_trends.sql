@@ -1,19 +1,20 @@
--- `veille trends`: one row per flow run (its last attempt) since $since (a DATE), by series
--- (corpus, request) then oldest first. Columns: veille/cli/chart.py TREND_COLUMNS.
+-- `veille trends`: one row per flow run since $since (a DATE), by series (corpus, request) then
+-- oldest first: every attempt's spend, the last attempt's scores (scores_attempt). Columns:
+-- veille/cli/chart.py TREND_COLUMNS.
 SELECT
     run_date,
     started_at,
     run_id,
     run_key,
-    attempt,
+    scores_attempt,
     attempt_count,
     corpus_dir,
     request_title,
     status,
-    cost_usd,
-    cost_complete,
-    total_tokens,
-    calls,
+    flow_run_cost_usd,
+    flow_run_cost_complete,
+    flow_run_total_tokens,
+    flow_run_calls,
     score_judge,
     score_rouge_l,
     score_numeric,

@@ -1,10 +1,13 @@
--- alerts_by_code: how often each alert code fired, per night and severity.
+-- alerts_by_code: how often each alert code fired, per night, corpus and severity (every attempt's
+-- alerts: a failed attempt's alerts happened).
 CREATE OR REPLACE VIEW alerts_by_code AS
 SELECT
-    run_date,
-    code,
-    severity,
+    a.run_date,
+    r.corpus_dir,
+    a.code,
+    a.severity,
     count(*) AS alerts,
-    count(DISTINCT run_id) AS runs
-FROM alerts
-GROUP BY run_date, code, severity;
+    count(DISTINCT a.run_id) AS runs
+FROM alerts AS a
+LEFT JOIN run_attempts AS r USING (run_id)
+GROUP BY a.run_date, r.corpus_dir, a.code, a.severity;

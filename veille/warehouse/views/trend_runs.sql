@@ -1,6 +1,9 @@
--- run_trends: one row per flow run (its last attempt; attempt / attempt_count say how many there
--- were) with what `veille trends` prints and charts (cost, tokens, grader scores, alerts,
--- rounds), and its series: corpus_dir and request_title (runs of two corpora are two series).
+-- run_trends: one row per flow run with what `veille trends` prints and charts, and its series
+-- (corpus_dir and request_title: runs of two corpora are two series).
+--   Spend (flow_run_*): every attempt's calls, tokens, duration and cost summed — a Retry pays
+--   twice, and the failed attempt's spend stays in the night's cost.
+--   Outcome (status, grader scores, alerts, rounds, report): the last attempt's;
+--   scores_attempt says which attempt that is, attempt_count how many there were.
 -- Reads runs_summary: the `runs` rows (each carries its run's summary) from the summary index,
 -- one small file for all runs (see veille/warehouse/commit.py, bench/warehouse_trends.py); the
 -- attempt numbering is the one of run_attempts (veille/warehouse/views/attempts_runs.sql).
@@ -30,34 +33,43 @@ ranked AS (
         row_number() OVER (
             PARTITION BY run_key ORDER BY attempt DESC, started_at DESC NULLS LAST, run_id DESC
         ) AS from_last,
-        sum(cost_usd) OVER (PARTITION BY run_key) AS flow_run_cost_usd
+        sum(cost_usd) OVER flow_run AS flow_run_cost_usd,
+        bool_and(coalesce(cost_complete, false)) OVER flow_run AS flow_run_cost_complete,
+        sum(calls) OVER flow_run AS flow_run_calls,
+        sum(attempts) OVER flow_run AS flow_run_call_attempts,
+        sum(failed_calls) OVER flow_run AS flow_run_failed_calls,
+        sum(input_tokens) OVER flow_run AS flow_run_input_tokens,
+        sum(output_tokens) OVER flow_run AS flow_run_output_tokens,
+        sum(reasoning_tokens) OVER flow_run AS flow_run_reasoning_tokens,
+        sum(duration_s) OVER flow_run AS flow_run_duration_s,
+        min(run_date) OVER flow_run AS flow_run_date
     FROM numbered
+    WINDOW flow_run AS (PARTITION BY run_key)
 )
 SELECT
     run_id,
     run_key,
     flow_run_id,
-    attempt,
+    attempt AS scores_attempt,
     attempt_count,
-    run_date,
+    flow_run_date AS run_date,
     started_at,
     deployment,
     corpus_dir,
     request_title,
     status,
     backend,
-    duration_s,
-    calls,
-    attempts,
-    failed_calls,
-    input_tokens,
-    output_tokens,
-    reasoning_tokens,
-    input_tokens + output_tokens + reasoning_tokens AS total_tokens,
+    flow_run_duration_s,
+    flow_run_calls,
+    flow_run_call_attempts,
+    flow_run_failed_calls,
+    flow_run_input_tokens,
+    flow_run_output_tokens,
+    flow_run_reasoning_tokens,
+    flow_run_input_tokens + flow_run_output_tokens + flow_run_reasoning_tokens AS flow_run_total_tokens,
     tokens_estimated,
-    cost_usd,
-    cost_complete,
     flow_run_cost_usd,
+    flow_run_cost_complete,
     alerts,
     alerts_error,
     alerts_warning,
