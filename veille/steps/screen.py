@@ -87,9 +87,10 @@ _SOURCES_LABEL = re.compile(r"(?:^|\n)\s*(?:#{1,6}\s*)?(?:sources?|references|bi
 _BIBLIO_LINE = re.compile(r"(?:^|\n)\s*(?:\d+\.|(?:[-*]\s*)?\[\d+\])\s+\*\*[^*\n]+\*\*\s+-\s")
 # Id-like tokens: maximal runs of word characters and hyphens (the boundaries ids had in prose) holding a
 # digit, with what surrounds them: a "/" or "\\" before, or a ".ext" after, makes the run part of a path or
-# a URL, not an id in prose. findall returns strings, so plain words cost no Python code at all.
+# a URL, not an id in prose. findall returns strings, so plain words cost no Python code at all (the
+# possessive letter run fails at once on a word with no digit).
 _DIGITS = re.compile(r"\d+")
-_TOKEN = re.compile(r"([/\\]?)(?<![\w-])([\w-]*\d[\w-]*)(\.[a-z][a-z0-9]{0,7}\b)?")
+_TOKEN = re.compile(r"([/\\]?)(?<![\w-])([a-z_-]*+\d[\w-]*)(\.[a-z][a-z0-9]{0,7}\b)?")
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,7 @@ def _prose_tokens(folded: str, start: int = 0, end: int | None = None) -> dict[s
     or a link target."""
     found: dict[str, tuple[str, ...]] = {}
     for before, raw, extension in _TOKEN.findall(folded, start, len(folded) if end is None else end):
-        if before or extension:
+        if before or extension or raw.replace("-", "").isdigit():  # a path, or a plain number
             continue
         token = raw.strip("-_")
         shape = shape_of(token)

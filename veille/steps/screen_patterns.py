@@ -93,7 +93,11 @@ PATTERNS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         (rf"\bif you are an? {_AI}\b", ("if you are",)),
         (
             rf"\b(?:note|message|instructions?) (?:to|for) (?:the |any )?{_AI_STRICT}s?\b",
-            ("assistant", "ia", "ai", "llm", "chatbot", "intelligence artificielle", "language model"),
+            tuple(
+                f"{noun} {to} "
+                for noun in ("note", "message", "instruction", "instructions")
+                for to in ("to", "for")
+            ),
         ),
         (
             rf"\b(?:a l'attention|a l'intention) (?:de l'|du |des )?{_AI_STRICT}s?\b",
