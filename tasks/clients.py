@@ -15,7 +15,8 @@ from typing import Any
 
 from prefect.tasks import exponential_backoff
 
-from veille.backends import build_client
+from veille.backends import backend_version, build_client
+from veille.fingerprint import code_digest, text_digest
 from veille.models.base import Model
 from veille.models.caller import ModelClient
 from veille.ops.limits import amodel_call_slot
@@ -65,10 +66,29 @@ def open_client(settings: Settings, run_id: str, journal_path: Path) -> ModelCli
     )
 
 
+# The modules whose code turns a role's input into the cached result, besides the role's own module
+# (instructions, prompt builder, output schema): the step that validates and repairs the answer.
+# Their whole ``veille`` import closure enters the key (veille.fingerprint.code_digest).
+_STEP_MODULES: dict[str, tuple[str, ...]] = {
+    "planner": ("veille.steps.plan", "veille.steps.plan_reuse"),
+    "analyst": ("veille.steps.analyse",),
+    "analyst_update": ("veille.steps.analyse_update",),
+    "writer": ("veille.steps.write",),
+    "critic": ("veille.steps.review",),
+    "reviser": ("veille.steps.review",),
+    "judge": ("veille.graders.judge",),
+}
+
+
 def model_key(settings: Settings, role: str) -> str:
-    """What of the settings determines a role's answer: part of the task cache keys."""
+    """What determines a role's cached result, computed, never bumped by hand: the backend and
+    the role's model settings, plus a digest of the code behind it: the role's module (its
+    instructions, prompt and output schema), the step that handles its answer, each with what it
+    imports, and the backend's own version (the offline engine's code and data digest)."""
     spec = settings.role(role)
-    return f"{backend_label(settings)}|{spec.model}|{spec.thinking}|{spec.temperature}"
+    modules = (f"veille.roles.{role}", *_STEP_MODULES.get(role, ()))
+    code = text_digest(code_digest(modules), backend_version(settings, _MODEL_OVERRIDE.get()))
+    return f"{backend_label(settings)}|{spec.model}|{spec.thinking}|{spec.temperature}|{code}"
 
 
 def role_keys(settings: Settings) -> dict[str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_gemini import FakeGemini, Reply
+from testkit.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.graders import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader, normalise_scores

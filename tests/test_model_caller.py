@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
-from tests.fake_gemini import FakeGemini, Reply
+from testkit.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.journal import CallJournal, read_journal
 from veille.models.base import (

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import veille.ops.limits
-from tests.fake_gemini import FakeGemini, Reply
+from testkit.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.roles.critic import evaluation_schema
 from veille.settings import Settings

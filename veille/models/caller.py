@@ -296,7 +296,8 @@ class ModelClient:
             tools=tools,
         )
         recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id())
-        key = cache_key(request, self.backend) if self._cache is not None else None
+        version = str(getattr(self.model, "version", ""))
+        key = cache_key(request, self.backend, version) if self._cache is not None else None
         return await LogicalCall(self, request, schema, recorder, self._cache, key).run()
 
     def take_grounded_call(self, request: ModelRequest) -> None:
