@@ -69,4 +69,4 @@ def test_the_flow_hands_prefects_global_slot_to_the_model_layer(tmp_path: Path) 
 
     settings = Settings(backend="offline", warehouse_dir=tmp_path)
     with open_client(settings, "slot", tmp_path / "calls.jsonl") as client:
-        assert client._call_slot is veille.ops.limits.amodel_call_slot
+        assert client.client()._call_slot is veille.ops.limits.amodel_call_slot

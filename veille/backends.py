@@ -65,15 +65,5 @@ def build_client(
     ``call_slot`` is the global model-call slot taken around each Gemini request (the flow hands
     in Prefect's; ``None`` takes none).
     """
-    if model is not None:
-        return ModelClient(
-            settings, model, run_id=run_id, journal_path=journal_path, rebuild=None, call_slot=call_slot
-        )
-    return ModelClient(
-        settings,
-        build_backend(settings),
-        run_id=run_id,
-        journal_path=journal_path,
-        rebuild=build_client,
-        call_slot=call_slot,
-    )
+    backend = model if model is not None else build_backend(settings)
+    return ModelClient(settings, backend, run_id=run_id, journal_path=journal_path, call_slot=call_slot)
