@@ -7,7 +7,7 @@ Usage (figures recorded in docs/benchmarks.md, section "Catalogue at scale"):
     .venv/bin/python bench/catalogue_scale.py --style sentence --json out.json
     .venv/bin/python bench/catalogue_scale.py --variant distinct   # no two filler lines alike
 
-Each size: ``tests/corpora/generate.py`` writes a corpus (seed 7 unless ``--seed``), it is ingested
+Each size: ``testkit/corpora/generate.py`` writes a corpus (seed 7 unless ``--seed``), it is ingested
 into a temporary DuckDB (not timed), then the *plan step alone* is timed, ``--repeat`` times:
 
 1. catalogue: ``veille.store.readers.read_catalogue`` (titles and summaries from DuckDB);
@@ -104,7 +104,7 @@ def _one_size(
 ) -> dict[str, Any]:
     import yaml
 
-    from tests.corpora.generate import generate_corpus
+    from testkit.corpora.generate import generate_corpus
     from veille.corpus.request import load_request
     from veille.settings import Settings
     from veille.store.ingest import ingest_corpus

@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_offline_engine import run_bundled_pipeline  # noqa: E402
+from testkit.offline_pipeline import run_bundled_pipeline  # noqa: E402
 from veille.corpus.reference import load_reference  # noqa: E402
 from veille.dossier import RECOMMENDATION_SECTION  # noqa: E402
 from veille.graders.base import Sample  # noqa: E402

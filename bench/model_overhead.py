@@ -4,7 +4,7 @@ Usage (figures recorded in docs/benchmarks.md, section "Model layer"):
 
     .venv/bin/python bench/model_overhead.py --calls 400 --rounds 5
 
-Both sides talk to the fake Gemini server (tests/fake_gemini.py) on loopback, with no added
+Both sides talk to the fake Gemini server (testkit/fake_gemini.py) on loopback, with no added
 latency, so the difference is what the seam itself costs per call:
 
 - ``bare``: ``await client.aio.models.generate_content(...)`` with the same config the backend sends
@@ -39,7 +39,7 @@ sys.path.insert(0, str(PROJECT_ROOT))  # the fake server lives in tests/ (not an
 
 from google.genai import types  # noqa: E402
 
-from tests.fake_gemini import FakeGemini, Reply  # noqa: E402
+from testkit.fake_gemini import FakeGemini, Reply  # noqa: E402
 from veille.backends import build_client  # noqa: E402
 from veille.models.base import ModelRequest  # noqa: E402
 from veille.models.gemini import GeminiModel  # noqa: E402

@@ -31,7 +31,7 @@ subprocess's CPU when it is ours). Summary: night 1 vs the mean of nights 2..N, 
 (least-squares slope per night) of the requests and tokens beyond the changed material.
 
 ``--backend gemini-fake``: the flow runs with ``backend="gemini"`` through the real SDK against
-tests/fake_gemini.py. The fake answers every role as tests/gemini_script.py does, except the
+testkit/fake_gemini.py. The fake answers every role as testkit/gemini_script.py does, except the
 planner: its prompt (request + catalogue lines) is parsed back into a ``PlannerInput`` and answered
 with the offline planner's plan, so new documents land in the sub-tasks they belong to. Input
 tokens are then the fake's count (prompt characters / 4) and requests are also counted on the
@@ -362,10 +362,10 @@ def _planner_input(prompt: str) -> Any:
 
 
 def month_responder() -> Callable[[dict[str, Any], str], Any]:
-    """``FakeGemini.responder``: tests/gemini_script.py for every role but the planner, which gets
+    """``FakeGemini.responder``: testkit/gemini_script.py for every role but the planner, which gets
     the offline planner's plan of the catalogue its prompt shows."""
-    from tests.fake_gemini import Reply
-    from tests.gemini_script import _text, gemini_responder, role_of
+    from testkit.fake_gemini import Reply
+    from testkit.gemini_script import _text, gemini_responder, role_of
     from veille.offline.authority import load_authority
     from veille.offline.planner import plan
     from veille.settings import Settings
@@ -627,7 +627,7 @@ def _backend(name: str) -> Iterator[tuple[str, Any]]:
         yield "offline", None
         return
     sys.path.insert(0, str(PROJECT_ROOT))  # tests.* (the fake server is never shipped)
-    from tests.fake_gemini import FakeGemini
+    from testkit.fake_gemini import FakeGemini
 
     with FakeGemini() as fake:
         fake.responder = month_responder()

@@ -14,7 +14,7 @@ attempt; model-cache hits are counted apart; task-result cache hits make no call
 and input tokens, night 2 against night 1. With the fake server (``--backend gemini-fake``, the
 default) the flow goes through the real google-genai SDK; the fake answers the planner with the
 offline planner's plan over the catalogue it is shown (bench/month.py) and the other roles as
-tests/gemini_script.py does; input tokens are the fake's count (prompt characters / 4).
+testkit/gemini_script.py does; input tokens are the fake's count (prompt characters / 4).
 
 Goal: 1 changed document => at most 2 analyst requests and input tokens <= 40 % of the full run.
 """

@@ -6,7 +6,7 @@ Usage (figures recorded in docs/offline-engine.md):
 
 Runs the whole role chain the flow runs (planner, one analyst per sub-task, writer, then
 critic -> arbiter -> reviser until the arbiter validates, at most 3 rounds) with the library's own
-functions over a ModelClient on the offline engine (``tests.test_offline_engine.run_bundled_pipeline``,
+functions over a ModelClient on the offline engine (``testkit.offline_pipeline.run_bundled_pipeline``,
 no Prefect), and prints the CPU time (``time.process_time``) spent inside ``FunctionModel.respond`` (the engine behind the seam) per
 role and in all — ingestion, DuckDB reads and the client are outside the timed part: best of
 ``--repeat`` runs, then the number of review rounds and the verdict.
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_offline_engine import run_bundled_pipeline  # noqa: E402
+from testkit.offline_pipeline import run_bundled_pipeline  # noqa: E402
 from veille.models.base import ModelRequest, RawResponse  # noqa: E402
 from veille.models.function import FunctionModel  # noqa: E402
 

@@ -111,9 +111,9 @@ def _child_fanout(workdir: Path) -> dict[str, Any]:
     from prefect.task_runners import ThreadPoolTaskRunner
 
     from flows.veille import veille_flow
-    from tests.fake_gemini import FakeGemini
-    from tests.flowkit import write_corpus
-    from tests.gemini_script import gemini_responder, role_of
+    from testkit.fake_gemini import FakeGemini
+    from testkit.flowkit import write_corpus
+    from testkit.gemini_script import gemini_responder, role_of
 
     corpus = write_corpus(workdir / "corpus")
     os.environ.update(

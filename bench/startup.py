@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.flowkit import write_corpus
+from testkit.flowkit import write_corpus
 from veille.ops import server as ops_server
 
 TRIM = {

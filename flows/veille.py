@@ -14,7 +14,7 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from tasks.analyse import analyse_sub_tasks, analyst_basis
-from tasks.clients import backend_label, model_key, open_client
+from tasks.clients import backend_label, open_client
 from tasks.collect import collect
 from tasks.grade import grade_run, quality_alerts
 from tasks.ingest import catalogue, ingest
@@ -117,7 +117,7 @@ def veille_flow(
         run.add(client.alerts())
 
         info = run.info(backend_label(settings), records())
-        basis = analyst_basis(model_key(settings, "analyst"))  # later nights build on these findings
+        basis = analyst_basis(settings)  # later nights build on these findings
         write_outputs(folder, info, **run.outputs(), analyst_basis=basis)
         if run.final is not None:
             with run.grading(log):  # grading informs; it must not fail a run whose report is written

@@ -20,11 +20,11 @@ from pydantic import BaseModel
 
 from tasks.clients import MODEL_TASK_RETRIES, model_key
 from tasks.reuse import Reuse
+from veille.checkpoints import checkpoint
 from veille.roles.analyst import Findings
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 from veille.run.inputs import collect_branches
-from veille.run.killpoints import kill_point
 from veille.settings import Settings
 from veille.steps.analyse import Analysis, analyse_subtask
 from veille.steps.analyse_update import (
@@ -41,8 +41,6 @@ from veille.store.readers import fetch_documents
 
 __all__ = [
     "ANALYSE_CACHE_POLICY",
-    "ANALYSE_CACHE_VERSION",
-    "ANALYSE_UPDATE_VERSION",
     "AnalystJob",
     "InjectedFaultError",
     "analyse",
@@ -50,15 +48,10 @@ __all__ = [
     "analyst_basis",
     "analyst_jobs",
     "branch_decisions",
+    "branch_key",
     "branch_note",
     "load_previous_branches",
 ]
-
-# Bump when the analyst's prompt or output handling changes. Not TASK_SOURCE: a code edit elsewhere
-# in this file must not invalidate every persisted branch (a retry would then rerun them all).
-ANALYSE_CACHE_VERSION = "1"
-# Bump when the incremental analyst's prompt or the merge changes (veille.steps.analyse_update).
-ANALYSE_UPDATE_VERSION = "1"
 
 
 class AnalystJob(BaseModel):
@@ -66,7 +59,7 @@ class AnalystJob(BaseModel):
 
     sub_task: SubTask
     doc_hashes: dict[str, str]  # content hash of each document: an edited document invalidates the branch
-    model_key: str
+    model_key: str  # branch_key: both analysts' settings and code digests
 
 
 class InjectedFaultError(RuntimeError):
@@ -87,25 +80,31 @@ def analyst_jobs(
     ]
 
 
-def analyst_basis(model_key: str) -> str:
+def branch_key(settings: Settings) -> str:
+    """The model key of a branch (``AnalystJob.model_key``): what determines its result besides its
+    documents, for the full and the incremental analyst alike (tasks.clients.model_key: settings,
+    code digests; computed, so a changed prompt, step or engine never serves a stale branch)."""
+    return f"{model_key(settings, 'analyst')}+{model_key(settings, 'analyst_update')}"
+
+
+def analyst_basis(settings: Settings) -> str:
     """What a branch's findings were written under (findings.json ``analyst_basis``): a later night
-    builds on them only under the same one."""
-    return f"{model_key}|analyse-v{ANALYSE_CACHE_VERSION}"
+    builds on them only under the same one (same analysts, same code)."""
+    return branch_key(settings)
 
 
-def _version(_ctx: Any, inputs: dict[str, Any]) -> str:
+def _update_digest(_ctx: Any, inputs: dict[str, Any]) -> str:
     update = inputs.get("update")
     if not isinstance(update, UpdateJob):
-        return f"analyse-v{ANALYSE_CACHE_VERSION}"  # a full analysis: the key of every earlier night
+        return "full"  # a full analysis: its job (documents, model key) is the key
     # The incremental branch: the previous findings and which documents are new (their content
     # hashes are in the job) enter the key.
-    digest = hashlib.sha256(update.model_dump_json().encode()).hexdigest()[:24]
-    return f"analyse-v{ANALYSE_CACHE_VERSION}|update-v{ANALYSE_UPDATE_VERSION}|{digest}"
+    return "update|" + hashlib.sha256(update.model_dump_json().encode()).hexdigest()[:24]
 
 
 # The client is not data; the database path and the fault flag do not change a successful result
 # (the fault never produces one; ``cache_scope`` is what keeps a drill branch out of shared entries).
-# ``update`` enters the key through _version (so a full job's key is the one it always had);
+# ``update`` enters the key through _update_digest;
 # ``carry`` (the previous findings of an unchanged sub-task) is the analysis of this very job, and
 # ``why`` is a log line.
 ANALYSE_CACHE_POLICY = (
@@ -116,7 +115,7 @@ ANALYSE_CACHE_POLICY = (
     - "update"
     - "carry"
     - "why"
-    + CacheKeyFnPolicy(cache_key_fn=_version)
+    + CacheKeyFnPolicy(cache_key_fn=_update_digest)
 )
 
 
@@ -158,7 +157,7 @@ def analyse(
     else:
         analysis = analyse_subtask(client, job.sub_task, documents)
         mode = f"{len(documents)} document(s) read" + (f" (full analysis: {why})" if why else "")
-    kill_point("analyse")  # crash tests: branch computed, result not yet persisted
+    checkpoint("analyse")  # observers (crash tests): branch computed, result not yet persisted
     get_run_logger().info(branch_note(subtask_id, mode, analysis, client))
     return analysis
 
@@ -207,7 +206,7 @@ def branch_decisions(
     if not settings.use_cache:
         return [Decision("full", "use_cache is off") for _ in sub_tasks]
     branches, run_id, why_none = load_previous_branches(settings, changes)
-    basis = analyst_basis(model_key(settings, "analyst"))
+    basis = analyst_basis(settings)
     return [
         decide(st, job.doc_hashes, basis, branches.get(st.id), previous_run=run_id, why_none=why_none)
         for st, job in zip(sub_tasks, jobs, strict=True)
@@ -226,7 +225,7 @@ def analyse_sub_tasks(
     survive (collect_branches). ``changes``: what changed since the previous completed run, whose
     findings an unchanged or only-extended sub-task builds on (branch_decisions)."""
     ids = [st.id for st in sub_tasks]
-    jobs = analyst_jobs(sub_tasks, snapshot, model_key(reuse.settings, "analyst"))
+    jobs = analyst_jobs(sub_tasks, snapshot, branch_key(reuse.settings))
     decisions = [
         # A drill branch really runs on its retry, as it ignores what earlier nights cached.
         Decision("full", "drill branch (fail_subtasks)") if st.id in reuse.drill else d

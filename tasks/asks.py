@@ -3,7 +3,8 @@
 Those roles are asked inside the write, review and grade steps (several times in a review loop), so
 the cache sits around each call rather than around the step: :class:`CachedAsker` wraps the run's
 client and routes the asks of those roles through the ``ask`` task, whose cache policy keys on the
-role, its input (the exact data the prompt is built from), the role's model key and a version. A
+role, its input (the exact data the prompt is built from) and the role's model key (its settings
+and a digest of its code and of the backend's: tasks.clients.model_key). A
 call that raises (transient error, schema exhausted, blocked) is a failed task run and is never
 cached, so a critic failure does not outlive its run. The result (output, raw text, usage) is
 persisted under ``<warehouse>/prefect-results``: an unchanged rerun makes no model call at all, on
@@ -17,28 +18,22 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from prefect import task
-from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
+from prefect.cache_policies import INPUTS
 from pydantic import BaseModel
 
 from veille.models.base import ModelResult
 from veille.roles.base import Asker, Role
 
-__all__ = ["ASK_CACHE_VERSION", "CACHED_ROLES", "CachedAsker", "ask"]
+__all__ = ["ASK_CACHE_POLICY", "CACHED_ROLES", "CachedAsker", "ask"]
 
 In = TypeVar("In", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel)
 
-# Bump when a cached role's prompt or output handling changes (not TASK_SOURCE: see tasks/plan.py).
-ASK_CACHE_VERSION = "1"
 CACHED_ROLES: frozenset[str] = frozenset({"writer", "critic", "reviser", "judge"})
 
-
-def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
-    return f"ask-v{ASK_CACHE_VERSION}"
-
-
-# The client is not data; the Role object holds functions (its name is keyed through role_name).
-ASK_CACHE_POLICY = INPUTS - "client" - "role" + CacheKeyFnPolicy(cache_key_fn=_version)
+# The client is not data; the Role object holds functions (its name is keyed through role_name,
+# its code through model_key).
+ASK_CACHE_POLICY = INPUTS - "client" - "role"
 
 
 @task(name="ask", task_run_name="ask-{role_name}", cache_policy=ASK_CACHE_POLICY, persist_result=True)

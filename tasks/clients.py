@@ -1,28 +1,42 @@
 """The run's model client, the test seam to swap its backend, and the retry rule shared by tasks.
 
-The flow builds one client per run (``open_client``) and passes it to the tasks; the tasks' cache
-policies exclude it from their keys. The client pickles by reconstruction (see
-``veille.models.caller``), so a Dask worker rebuilds it from (settings, run_id, journal path).
+The flow opens one live client per run (``open_client``) and hands the tasks a :class:`RunClient`:
+plain data (run id, settings, journal path), never the live object. In the flow's process it reaches
+the run's live client through a registry keyed by run id; in another process (a Dask worker) it
+builds one for the run there, appending to the same calls.jsonl. The tasks' cache policies exclude
+it from their keys.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prefect.tasks import exponential_backoff
 
-from veille.backends import build_client
+from veille.backends import backend_version, build_client
+from veille.fingerprint import code_digest, text_digest
 from veille.models.base import Model, ModelError
 from veille.models.caller import ModelClient
 from veille.ops.limits import amodel_call_slot
 from veille.settings import Settings
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from veille.alerts import Alert
+    from veille.journal import CallJournal
+    from veille.models.base import ModelResult
+    from veille.roles.base import Role
+
 __all__ = [
     "MODEL_TASK_RETRIES",
+    "RunClient",
     "backend_label",
     "is_retryable",
     "model_key",
@@ -53,22 +67,99 @@ def backend_label(settings: Settings) -> str:
     return override.name if override is not None else settings.resolved_backend()
 
 
-def open_client(settings: Settings, run_id: str, journal_path: Path) -> ModelClient:
-    """The run's client, appending every call to ``journal_path`` (calls.jsonl). Each Gemini request
-    holds one slot of the Prefect global limit on model calls (a no-op without a server or limit)."""
-    return build_client(
-        settings,
-        run_id=run_id,
-        journal_path=journal_path,
-        model=_MODEL_OVERRIDE.get(),
-        call_slot=amodel_call_slot,
+# The live clients of this process, by run id (RunClient.client).
+_RUN_CLIENTS: dict[str, ModelClient] = {}
+_RUN_LOCK = threading.Lock()
+
+In = TypeVar("In", bound="BaseModel")
+Out = TypeVar("Out", bound="BaseModel")
+
+
+@dataclass(frozen=True)
+class RunClient:
+    """What tasks get instead of the live client: an :class:`~veille.roles.base.Asker` made of data.
+
+    ``client()`` is the run's live client in this process (registered by :func:`open_client`), or
+    one built for the run here from the settings (a Dask worker: a fresh backend and key lookup,
+    appending to the same ``journal_path``). A run whose backend was handed in (``model_override``,
+    tests) cannot be rebuilt in another process: that raises a clear error.
+    """
+
+    run_id: str
+    settings: Settings
+    journal_path: Path
+    rebuildable: bool = True
+
+    def client(self) -> ModelClient:
+        with _RUN_LOCK:
+            live = _RUN_CLIENTS.get(self.run_id)
+            if live is not None and not live.closed:
+                return live
+            if not self.rebuildable:
+                raise RuntimeError(
+                    f"run {self.run_id}: its model client was built around an explicit model object "
+                    "and lives in another process; it cannot be rebuilt here"
+                )
+            built = build_client(
+                self.settings, run_id=self.run_id, journal_path=self.journal_path, call_slot=amodel_call_slot
+            )
+            _RUN_CLIENTS[self.run_id] = built
+            return built
+
+    def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
+        return self.client().ask(role, data, subtask_id=subtask_id)
+
+    @property
+    def journal(self) -> CallJournal:
+        return self.client().journal
+
+    def alerts(self) -> list[Alert]:
+        return self.client().alerts()
+
+
+@contextmanager
+def open_client(settings: Settings, run_id: str, journal_path: Path) -> Iterator[RunClient]:
+    """The run's client, appending every call to ``journal_path`` (calls.jsonl), registered for the
+    run's tasks and closed at the end. Each Gemini request holds one slot of the Prefect global limit
+    on model calls (a no-op without a server or limit)."""
+    override = _MODEL_OVERRIDE.get()
+    live = build_client(
+        settings, run_id=run_id, journal_path=journal_path, model=override, call_slot=amodel_call_slot
     )
+    with _RUN_LOCK:
+        _RUN_CLIENTS[run_id] = live
+    try:
+        yield RunClient(run_id, settings, journal_path, rebuildable=override is None)
+    finally:
+        with _RUN_LOCK:
+            if _RUN_CLIENTS.get(run_id) is live:
+                del _RUN_CLIENTS[run_id]
+        live.close()
+
+
+# The modules whose code turns a role's input into the cached result, besides the role's own module
+# (instructions, prompt builder, output schema): the step that validates and repairs the answer.
+# Their whole ``veille`` import closure enters the key (veille.fingerprint.code_digest).
+_STEP_MODULES: dict[str, tuple[str, ...]] = {
+    "planner": ("veille.steps.plan", "veille.steps.plan_reuse"),
+    "analyst": ("veille.steps.analyse",),
+    "analyst_update": ("veille.steps.analyse_update",),
+    "writer": ("veille.steps.write",),
+    "critic": ("veille.steps.review",),
+    "reviser": ("veille.steps.review",),
+    "judge": ("veille.graders.judge",),
+}
 
 
 def model_key(settings: Settings, role: str) -> str:
-    """What of the settings determines a role's answer: part of the task cache keys."""
+    """What determines a role's cached result, computed, never bumped by hand: the backend and
+    the role's model settings, plus a digest of the code behind it: the role's module (its
+    instructions, prompt and output schema), the step that handles its answer, each with what it
+    imports, and the backend's own version (the offline engine's code and data digest)."""
     spec = settings.role(role)
-    return f"{backend_label(settings)}|{spec.model}|{spec.thinking}|{spec.temperature}"
+    modules = (f"veille.roles.{role}", *_STEP_MODULES.get(role, ()))
+    code = text_digest(code_digest(modules), backend_version(settings, _MODEL_OVERRIDE.get()))
+    return f"{backend_label(settings)}|{spec.model}|{spec.thinking}|{spec.temperature}|{code}"
 
 
 def role_keys(settings: Settings) -> dict[str, str]:

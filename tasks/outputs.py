@@ -9,10 +9,10 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
+from veille.checkpoints import checkpoint
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo
-from veille.run.killpoints import kill_point
 from veille.steps.analyse import Analysis
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
@@ -77,6 +77,6 @@ def write_outputs(
     folder.write_alerts(alerts)
     if report is not None:
         folder.write_report(report)
-    kill_point("outputs")  # crash tests: run folder written but its run.json
+    checkpoint("outputs")  # observers (crash tests): run folder written but its run.json
     folder.write_run(info)
     return folder.path

@@ -6,7 +6,7 @@ from contextlib import suppress
 from typing import Any
 
 from prefect import get_run_logger, task
-from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
+from prefect.cache_policies import INPUTS
 from prefect.exceptions import MissingContextError
 
 from tasks.clients import MODEL_TASK_RETRIES, model_key
@@ -20,21 +20,13 @@ from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
 from veille.steps.screen import flagged_documents
 
-__all__ = ["PLAN_CACHE_POLICY", "PLAN_CACHE_VERSION", "plan", "plan_catalogue"]
-
-# Bump when the planner's prompt, validation or output format changes. A version constant rather
-# than TASK_SOURCE: editing an unrelated line of this file must not invalidate persisted plans
-# (and, through them, every branch a retry would otherwise reuse).
-PLAN_CACHE_VERSION = "3"  # 2: catalogue delimited as untrusted data; 3: coverage, reasons, re-ask
-
-
-def _version(_ctx: Any, _inputs: dict[str, Any]) -> str:
-    return f"plan-v{PLAN_CACHE_VERSION}"
-
+__all__ = ["PLAN_CACHE_POLICY", "plan", "plan_catalogue"]
 
 # Keyed on what determines the plan: the planner input (request, catalogue, limits) and the model
-# key. The client is excluded: it is not data (and a live object).
-PLAN_CACHE_POLICY = INPUTS - "client" + CacheKeyFnPolicy(cache_key_fn=_version)
+# key, which carries a digest of the planner's code and of the backend's (tasks.clients.model_key):
+# a changed prompt, plan validation or engine gives another key, with no version to bump. The
+# client is excluded: it is not data (and a live object).
+PLAN_CACHE_POLICY = INPUTS - "client"
 
 
 @task(
@@ -68,7 +60,7 @@ def plan(
         previous=previous,
         reused_note=reused_note,
     )
-    return outcome.model_copy(update={"basis": planner_basis(data, model_key, PLAN_CACHE_VERSION)})
+    return outcome.model_copy(update={"basis": planner_basis(data, model_key)})
 
 
 def _log_reuse(why: str) -> None:
@@ -95,7 +87,7 @@ def plan_catalogue(
     if reuse.settings.use_cache:
         previous, why = reusable_plan(
             changes,
-            planner_basis(shown.data, key, PLAN_CACHE_VERSION),
+            planner_basis(shown.data, key),
             [e.id for e in shown.data.catalogue],
             max_new=reuse.settings.replan_after_new,
         )

@@ -54,6 +54,7 @@ SERVER_START_TIMEOUT_S = 240.0
 # Imported once by the zygote; what a `veille run` would otherwise import in every child.
 _PRELOAD = (
     "veille.cli",
+    "tests.killhooks",
     "veille.cli.run",
     "flows.veille",
     "veille.store.ingest",
@@ -130,7 +131,9 @@ for line in requests:
                 os.close(target)
             os.environ.update(req["env"])
             sys.argv = ["veille", *req["argv"]]
+            from tests.killhooks import install
             from veille.cli import main
+            install()  # VEILLE_TEST_KILL_AT: the crash-test observer of veille.checkpoints
             try:
                 main()
                 code = 0

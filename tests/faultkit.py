@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.fake_gemini import FakeGemini, Reply
-from tests.flowkit import DOCS, write_corpus
-from tests.gemini_script import gemini_responder, role_of
+from testkit.fake_gemini import FakeGemini, Reply
+from testkit.flowkit import DOCS, write_corpus
+from testkit.gemini_script import gemini_responder, role_of
 
 __all__ = [
     "CANARY",

@@ -301,15 +301,15 @@ def test_offline_update_reads_the_new_documents_and_finds_a_contradiction_with_a
 
 
 def test_the_incremental_key_holds_the_previous_findings_and_a_full_key_is_unchanged() -> None:
-    from tasks.analyse import ANALYSE_CACHE_POLICY, _version
+    from tasks.analyse import ANALYSE_CACHE_POLICY, _update_digest
     from veille.steps.analyse_update import UpdateJob
 
-    assert _version(None, {"update": None}) == "analyse-v1"  # a full branch: the key it always had
-    one = _version(None, {"update": UpdateJob(new_ids=["doc-09"], previous=PREVIOUS)})
-    other = _version(None, {"update": UpdateJob(new_ids=["doc-09"], previous=Findings(findings=[]))})
-    assert one.startswith("analyse-v1|update-v1|") and one != other
-    # The previous findings reach the key through _version only; the carried findings and the log
-    # line do not enter it.
+    assert _update_digest(None, {"update": None}) == "full"  # a full branch: its job is its key
+    one = _update_digest(None, {"update": UpdateJob(new_ids=["doc-09"], previous=PREVIOUS)})
+    other = _update_digest(None, {"update": UpdateJob(new_ids=["doc-09"], previous=Findings(findings=[]))})
+    assert one.startswith("update|") and one != other
+    # The previous findings reach the key through _update_digest only; the carried findings and
+    # the log line do not enter it.
     [inputs] = [p for p in ANALYSE_CACHE_POLICY.policies if hasattr(p, "exclude")]  # type: ignore[attr-defined]
     excluded = set(inputs.exclude)
     assert {"client", "db_path", "fault", "update", "carry", "why"} <= excluded

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.corpora.generate import generate_corpus
+from testkit.corpora.generate import generate_corpus
 from tests.test_offline_fixtures import bundled_documents
 from veille.corpus.request import load_request
 from veille.roles.planner import CatalogueEntry, build_prompt, catalogue_line

@@ -3,7 +3,7 @@ lock error reaches the user.
 
 DuckDB lets one process write the corpus database and no other process read it meanwhile. Both runs
 start by ingesting: to make them meet there for sure, each holds its ingestion transaction open for
-``PAUSE_S`` (``VEILLE_TEST_PAUSE_AT=ingest:<s>``, veille/run/killpoints.py), so the second one finds the
+``PAUSE_S`` (``VEILLE_TEST_PAUSE_AT=ingest:<s>``, tests/killhooks.py), so the second one finds the
 file locked and has to wait (veille/dblock.py). The evidence that they met: the two ingestions'
 [started, finished] intervals (``ingest_runs``) overlap, which one writer at a time allows only if
 the later one waited. Runs are real `veille` processes (fresh interpreters),
@@ -46,7 +46,8 @@ LOCK_MESSAGES = re.compile(r"Could not set lock|Conflicting lock|database is loc
 
 
 def _veille() -> list[str]:
-    return [str(Path(sys.executable).with_name("veille"))]
+    # The CLI with the test observer that honours VEILLE_TEST_PAUSE_AT (tests/killhooks.py).
+    return [sys.executable, "-m", "tests.veille_entry"]
 
 
 def _run_pair(

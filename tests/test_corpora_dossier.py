@@ -2,7 +2,7 @@
 gives whatever the corpus.
 
 Each corpus runs through the library pipeline (ingest → plan → analysts → writer → review → final
-report, no Prefect: tests/test_offline_engine.py ``run_bundled_pipeline``). Checked from the corpus's
+report, no Prefect: testkit/offline_pipeline.py ``run_bundled_pipeline``). Checked from the corpus's
 own files, never from literals: every section heading with content, a recommendation, every ledger
 entry naming retained and rejected sources of that run, no key point left unmarked on the rejected
 side of a contradiction, no orphan citation. How many of the reference's contradictions the
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_offline_engine import run_bundled_pipeline
+from testkit.offline_pipeline import run_bundled_pipeline
 from veille.citations import invalid_citations
 from veille.corpus.reference import load_reference
 from veille.dossier import (

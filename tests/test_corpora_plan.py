@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.corpora.generate import generate_corpus
+from testkit.corpora.generate import generate_corpus
 from veille.backends import build_client
 from veille.citations import invalid_citations
 from veille.corpus.reference import load_reference
@@ -162,7 +162,7 @@ def test_questions_use_no_off_topic_word(planned: Planned) -> None:
 def test_a_new_corpus_runs_to_a_complete_report() -> None:
     """The library pipeline after the plan (analysts, writer, review) on a corpus whose request states
     its axes in a sentence: every section, no orphan citation, every listed source cited."""
-    from tests.test_offline_engine import run_bundled_pipeline
+    from testkit.offline_pipeline import run_bundled_pipeline
 
     out = run_bundled_pipeline(CORPORA_DIR / "bases-vectorielles")
     report = out["report"]
@@ -193,7 +193,7 @@ def test_the_next_night_with_one_new_document_reuses_the_plan(planned: Planned) 
     data = p.prepared.data
     shown = [e.id for e in data.catalogue]
     tonight = p.outcome.plan
-    basis = planner_basis(data, "offline", "3")
+    basis = planner_basis(data, "offline")
     checked = 0
     for new in sorted(_placed(p)):
         if sum(new in st.doc_ids for st in tonight.sub_tasks) != 1:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.corpora.generate import generate_corpus
+from testkit.corpora.generate import generate_corpus
 from veille.corpus.document import parse_document
 from veille.corpus.reference import load_reference, unknown_reference_ids
 from veille.corpus.request import load_request

@@ -2,7 +2,7 @@
 
 Each trial kills a `veille run` process (offline backend, bundled corpus copy, one warehouse shared by
 every trial, like a real deployment's) and runs it again. Kills land either at a fixed stage boundary
-(``VEILLE_TEST_KILL_AT``, see veille/run/killpoints.py: a fast run would make random delays miss the
+(``VEILLE_TEST_KILL_AT``, see tests/killhooks.py and veille/checkpoints.py: a fast run would make random delays miss the
 short stages) or after a seeded random delay. After each kill and each rerun the test checks:
 
 - the rerun completes (exit 0, run.json ``completed``);

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from flows.veille import veille_flow
-from tests.fake_gemini import FakeGemini
-from tests.flowkit import write_corpus
-from tests.gemini_script import gemini_responder, role_of
+from testkit.fake_gemini import FakeGemini
+from testkit.flowkit import write_corpus
+from testkit.gemini_script import gemini_responder, role_of
 from veille.journal import read_journal
 from veille.textstats import MODEL_SECTIONS, split_sections
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from flows.veille import veille_flow
-from tests.fake_gemini import FakeGemini, Reply
-from tests.flowkit import write_corpus
-from tests.gemini_script import gemini_responder, role_of
+from testkit.fake_gemini import FakeGemini, Reply
+from testkit.flowkit import write_corpus
+from testkit.gemini_script import gemini_responder, role_of
 from veille.citations import cited_numbers, invalid_citations
 from veille.dossier import without_news
 from veille.journal import read_journal

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.flowkit import write_corpus
+from testkit.flowkit import write_corpus
 from veille.ops import ephemeral
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux only")

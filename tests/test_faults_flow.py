@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from tests.fake_gemini import FakeGemini, Reply, closed_port_url
+from testkit.fake_gemini import FakeGemini, Reply, closed_port_url
+from testkit.flowkit import AXES, PERFECT
+from testkit.gemini_script import role_of
 from tests.faultkit import GeminiFlow, GeminiRun, alert_codes, gemini_flow, prompt_of
-from tests.flowkit import AXES, PERFECT
-from tests.gemini_script import role_of
 from veille.run.summary import format_summary
 from veille.textstats import split_sections
 

@@ -11,7 +11,7 @@ import pytest
 
 from flows.veille import veille_flow
 from tasks.clients import model_override
-from tests.flowkit import AXES, PERFECT, dossier_from, read_json, responder, write_corpus
+from testkit.flowkit import AXES, PERFECT, dossier_from, read_json, responder, write_corpus
 from veille.citations import invalid_citations
 from veille.dossier import NEWS_SECTION
 from veille.journal import read_journal

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import settings as settings_h
 from hypothesis import strategies as st
 
-from tests.fake_gemini import FakeGemini, Reply
+from testkit.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.graders import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader, normalise_scores, presentation_order

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.fake_gemini import FakeGemini, RecordedRequest
-from tests.gemini_script import role_of
+from testkit.fake_gemini import FakeGemini, RecordedRequest
+from testkit.gemini_script import role_of
 from tests.test_nightly_news import _catalogue_planner
 from tests.test_offline_fixtures import bundled_document_texts
 
@@ -99,7 +99,11 @@ def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
 
     first, _ = night()
     findings_one = _json(first, "findings.json")
-    assert all(entry["analyst_basis"].endswith("|analyse-v1") for entry in findings_one.values())
+    from tasks.analyse import analyst_basis
+    from veille.settings import Settings
+
+    # The basis names both analysts and the digest of their code (tasks.clients.model_key).
+    assert {entry["analyst_basis"] for entry in findings_one.values()} == {analyst_basis(Settings())}
 
     # Night 2: one new document.
     (corpus / "docs" / "doc-90.md").write_text(NEW, encoding="utf-8")

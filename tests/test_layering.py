@@ -39,3 +39,36 @@ def test_a_model_layer_importing_prefect_operations_is_caught(tmp_path: Path) ->
     result = _lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert result.returncode != 0
     assert "veille.models.caller -> veille.ops" in result.stdout
+
+
+def _imported_roots(path: Path) -> set[str]:
+    """Top-level packages ``path`` imports (absolute imports, at any depth of the module)."""
+    import ast
+
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_bench_and_production_import_nothing_from_tests() -> None:
+    # Test hooks and fakes stay out of production; the benchmarks share support code through
+    # testkit/, never through tests/ (issue 28 item 5).
+    production = [p for pkg in ("veille", "tasks", "flows") for p in (ROOT / pkg).rglob("*.py")]
+    offenders = [str(p.relative_to(ROOT)) for p in production if _imported_roots(p) & {"tests", "testkit"}]
+    offenders += [
+        str(p.relative_to(ROOT)) for p in (ROOT / "bench").rglob("*.py") if "tests" in _imported_roots(p)
+    ]
+    offenders += [
+        str(p.relative_to(ROOT)) for p in (ROOT / "testkit").rglob("*.py") if "tests" in _imported_roots(p)
+    ]
+    assert len(production) > 100 and offenders == [], offenders
+
+
+def test_the_import_scan_sees_a_nested_import(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from tests.fake import X\n    return X\n", encoding="utf-8")
+    assert "tests" in _imported_roots(module)

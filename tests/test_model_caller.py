@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import pickle
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +12,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
-from tests.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.journal import CallJournal, read_journal
 from veille.models.base import (
@@ -27,7 +22,7 @@ from veille.models.base import (
     Usage,
 )
 from veille.models.cache import ResponseCache, cache_key
-from veille.models.caller import ModelClient, _restore_client
+from veille.models.caller import ModelClient
 from veille.models.scripted import ScriptedModel, ScriptExhaustedError
 from veille.settings import RoleModel, Settings
 from veille.tokens import estimate_tokens
@@ -445,90 +440,6 @@ def test_cache_entries_are_written_atomically(tmp_path: Path) -> None:
     assert entry is not None and entry.text == '{"x": 1}' and entry.usage.input_tokens == 3
     assert [p.name for p in (tmp_path / "cache" / "ab").iterdir()] == ["ab" + "0" * 62 + ".json"]
     assert cache.get("cd" + "0" * 62) is None
-
-
-# --- pickling ---------------------------------------------------------------------------------------------
-
-
-def test_pickling_in_process_returns_the_live_client(make_client: Any) -> None:
-    model = ScriptedModel(function=lambda request: GOOD)  # a lambda: not picklable by itself
-    client = make_client(model)
-
-    clone = pickle.loads(pickle.dumps(client))
-
-    assert clone is client
-
-
-def test_explicit_model_client_cannot_be_rebuilt_in_another_process(make_client: Any) -> None:
-    client = make_client(ScriptedModel())
-    restore, args = client.__reduce__()
-    token, pid, *rest = args
-
-    with pytest.raises(RuntimeError, match="build_client"):
-        restore(token, pid + 1, *rest)
-
-
-def test_settings_built_client_is_rebuilt_in_another_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What a Dask worker does: unpickle the client, call through it, append to the same journal."""
-    monkeypatch.setenv("GEMINI_API_KEY", "CANARY-subprocess-key")
-    journal = tmp_path / "calls.jsonl"
-    with FakeGemini() as server:
-        server.responder = lambda body, model: Reply.json(GOOD)
-        settings = Settings(
-            backend="gemini",
-            gemini_base_url=server.base_url,
-            gemini_api_version="v1beta",
-            warehouse_dir=tmp_path / "warehouse",
-            use_cache=False,
-        )
-        client = build_client(settings, run_id="run-dask", journal_path=journal)
-        try:
-            ask(client)
-            blob = tmp_path / "client.pickle"
-            blob.write_bytes(pickle.dumps(client))
-            script = (
-                "import pickle, sys\n"
-                "from tests.test_model_caller import Answer\n"
-                "client = pickle.loads(open(sys.argv[1], 'rb').read())\n"
-                "result = client.call('analyst', 'Système.', 'Depuis un worker', Answer)\n"
-                "print(client.backend, client.run_id, result.output.verdict)\n"
-                "client.close()\n"
-            )
-            env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-            done = subprocess.run(
-                [sys.executable, "-c", script, str(blob)],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                env=env,
-                cwd=PROJECT_ROOT,
-            )
-        finally:
-            client.close()
-
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["gemini", "run-dask", "ok"]
-    records = read_journal(journal)
-    assert [r.run_id for r in records] == ["run-dask", "run-dask"]
-    assert len(server.requests) == 2
-    assert "CANARY-subprocess-key" not in blob.read_bytes().decode("latin-1")
-
-
-def test_restore_rebuilds_when_the_live_client_is_gone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("GEMINI_API_KEY", "k")
-    settings = Settings(backend="gemini", warehouse_dir=tmp_path)
-    client = build_client(settings, run_id="r", journal_path=None)
-    _, args = client.__reduce__()
-    client.close()
-
-    rebuilt = _restore_client(*args)
-
-    assert rebuilt is not client and rebuilt.run_id == "r" and rebuilt.backend == "gemini"
-    rebuilt.close()
 
 
 def test_close_cancels_calls_in_flight(make_client: Any) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
-from tests.fake_gemini import FakeGemini, Reply, closed_port_url
+from testkit.fake_gemini import FakeGemini, Reply, closed_port_url
 from veille.backends import build_client
 from veille.journal import read_journal
 from veille.models.attempts import BlockedPromptError

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import veille.ops.limits
-from tests.fake_gemini import FakeGemini, Reply
+from testkit.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.roles.critic import evaluation_schema
 from veille.settings import Settings
@@ -69,4 +69,4 @@ def test_the_flow_hands_prefects_global_slot_to_the_model_layer(tmp_path: Path) 
 
     settings = Settings(backend="offline", warehouse_dir=tmp_path)
     with open_client(settings, "slot", tmp_path / "calls.jsonl") as client:
-        assert client._call_slot is veille.ops.limits.amodel_call_slot
+        assert client.client()._call_slot is veille.ops.limits.amodel_call_slot

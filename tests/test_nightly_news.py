@@ -16,9 +16,9 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from testkit.fake_gemini import FakeGemini, Reply
+from testkit.gemini_script import gemini_responder, role_of
 from tests.collectkit import rss, web, write_sources
-from tests.fake_gemini import FakeGemini, Reply
-from tests.gemini_script import gemini_responder, role_of
 from veille.collect.write import document_id
 from veille.dossier import NEWS_SECTION
 from veille.textstats import split_sections

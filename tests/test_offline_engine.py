@@ -5,31 +5,27 @@ bundled corpus checked against reference/facts.yaml."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
+from testkit.offline_pipeline import digest, run_bundled_pipeline
 from tests.test_offline_fixtures import (
     bundled_documents,
     bundled_facts,
     synthetic_analyst_input,
     synthetic_planner_input,
 )
-from veille.backends import build_client, offline_backend
+from veille.backends import offline_backend
 from veille.citations import invalid_citations
 from veille.corpus.request import load_request
 from veille.corpus.terms import derive_terms
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, render_body, without_news
-from veille.grid import load_grid
 from veille.models.base import Model, ModelRequest
 from veille.models.function import FunctionModel, FunctionRoleError
 from veille.offline import AuthorityError
@@ -41,16 +37,7 @@ from veille.roles.judge import JudgeInput, JudgeVerdict
 from veille.roles.planner import Plan
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
-from veille.run.folder import new_run_id
 from veille.settings import PROJECT_ROOT, Settings
-from veille.steps.analyse import analyse_subtask
-from veille.steps.catalogue import planner_catalogue
-from veille.steps.finalize import finalize_report
-from veille.steps.plan import make_plan
-from veille.steps.review import review_loop
-from veille.steps.write import write_sourced_draft
-from veille.store.ingest import ingest_corpus
-from veille.store.readers import fetch_documents, read_catalogue
 from veille.textstats import MODEL_SECTIONS, SOURCES_HEADING, section_order
 from veille.tokens import estimate_tokens
 
@@ -201,7 +188,7 @@ def _corpus_literals(corpus: Path) -> set[str]:
 
 @pytest.fixture(scope="module")
 def generated_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.corpora.generate import generate_corpus
+    from testkit.corpora.generate import generate_corpus
 
     return generate_corpus(tmp_path_factory.mktemp("generated") / "corpus", n_docs=60, seed=2)
 
@@ -238,13 +225,9 @@ _DETERMINISM_SCRIPT = """
 import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from tests.test_offline_engine import digest, run_bundled_pipeline
+from testkit.offline_pipeline import digest, run_bundled_pipeline
 print(digest(run_bundled_pipeline(Path({corpus!r}))))
 """
-
-
-def digest(out: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(out, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
 def test_output_is_identical_across_hash_seeds(bundled_corpus: Path) -> None:
@@ -270,87 +253,6 @@ def test_output_is_identical_across_hash_seeds(bundled_corpus: Path) -> None:
     in_process = run_bundled_pipeline(bundled_corpus)
     assert in_process["calls"] and in_process["report"]  # the digest covers a real run
     assert digests[0] == digests[1] == digest(in_process)
-
-
-def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
-    """The flow's steps on ``corpus`` without Prefect, each through the library function its task
-    wraps, over a real ModelClient whose backend is the offline engine: ingest into a temporary
-    DuckDB -> catalogue -> plan -> one analyst per sub-task -> sources numbered -> writer -> review
-    loop -> final report.
-
-    Returns only what the inputs determine (the determinism test digests it): no run id, call id,
-    timestamp, latency or path. Each process runs with its own temp dir and a fresh run id, so any
-    of them leaking into the output changes the digest.
-    """
-    with tempfile.TemporaryDirectory(prefix="veille-offline-engine-") as tmp:
-        settings = Settings.from_params(
-            corpus=str(corpus), backend="offline", max_rounds=max_rounds, use_cache=False, warehouse=tmp
-        )
-        ingested = ingest_corpus(settings.corpus_dir, settings.database, max_doc_bytes=settings.max_doc_bytes)
-        assert ingested.documents > 0, ingested.alerts
-        listing = read_catalogue(settings.database, with_summaries=settings.planner_sees_summaries)
-        request = load_request(settings.corpus_dir)
-        grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
-        with build_client(settings, run_id=new_run_id()) as client:
-            assert client.backend == "offline"
-            planned = make_plan(client, planner_catalogue(request, listing.entries, settings).data)
-            analyses = [
-                analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
-                for st in planned.plan.sub_tasks
-            ]
-            written = write_sourced_draft(client, analyses, request, grid, settings.database)
-            writer_input, sources, draft, write_alerts = (
-                written.writer_input,
-                written.sources,
-                written.draft,
-                written.alerts,
-            )
-            reviewed = review_loop(
-                client,
-                written.dossier,
-                grid=grid,
-                sources=sources,
-                request=request.text,
-                max_rounds=settings.max_rounds,
-                axes=writer_input.axes,
-                contradictions=len(writer_input.contradictions),
-            )
-            records = client.journal.records()
-    final = finalize_report(
-        request.title,
-        reviewed.final_dossier,
-        sources,
-        writer_input.axes,
-        [a.question for a in analyses if a.status == "failed"],
-    )
-    return {
-        "plan": planned.model_dump(mode="json"),
-        "analyses": [a.model_dump(mode="json") for a in analyses],
-        "writer_input": writer_input.model_dump(mode="json"),
-        "sources": [s.model_dump(mode="json") for s in sources],
-        "first_draft": draft,
-        "rounds": [r.model_dump(mode="json") for r in reviewed.rounds],
-        "validated": reviewed.validated,
-        "draft": reviewed.final_draft,
-        "alerts": [a.model_dump(mode="json") for a in (*write_alerts, *reviewed.alerts)],
-        "report": final.markdown,
-        "report_sources": [s.model_dump(mode="json") for s in final.sources],
-        "removed_orphans": final.removed_orphans,
-        # Token counts are estimated from the prompts: they pin the prompt builders too.
-        "calls": [r.model_dump(mode="json", include=_CALL_FIELDS) for r in records],
-    }
-
-
-_CALL_FIELDS = {
-    "role",
-    "subtask_id",
-    "attempt",
-    "status",
-    "model",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-}
 
 
 def test_bundled_corpus_end_to_end_offline(bundled_corpus: Path) -> None:

@@ -82,7 +82,7 @@ def test_any_previous_plan_and_catalogue_give_a_valid_plan_without_the_planner(
     )
     now = sorted(set(kept) | set(new))
     tonight = planner_input(_catalogue(now), max_docs=max_docs, max_subtasks=max_subtasks)
-    basis = planner_basis(tonight, "offline", "3")
+    basis = planner_basis(tonight, "offline")
     changes = _changes(before, now, _recorded(previous, basis))
 
     proposal, why = reusable_plan(changes, basis, now, max_new=5)
@@ -117,7 +117,7 @@ def test_a_new_document_goes_to_its_closest_sub_task_and_the_rest_stays() -> Non
         ]
     )
     tonight = planner_input(catalogue)
-    basis = planner_basis(tonight, "offline", "3")
+    basis = planner_basis(tonight, "offline")
     proposal, _ = reusable_plan(_changes(now[:3], now, _recorded(previous, basis)), basis, now, max_new=5)
     assert proposal is not None
     outcome = make_plan(NoPlanner(), tonight, previous=proposal)
@@ -129,11 +129,11 @@ def test_no_reuse_when_the_basis_changed_or_too_much_is_new() -> None:
     now = ["doc-01", "doc-02", "doc-03"]
     previous = Plan(sub_tasks=[SubTask(id="st-1", question="Q ?", doc_ids=["doc-01"])])
     tonight = planner_input(_catalogue(now))
-    basis = planner_basis(tonight, "offline", "3")
+    basis = planner_basis(tonight, "offline")
     recorded = _recorded(previous, basis)
     assert reusable_plan(_changes(["doc-01"], now, recorded), basis, now, max_new=5)[0] is not None
-    other = planner_basis(planner_input(_catalogue(now), max_docs=3), "offline", "3")
-    assert other != basis and planner_basis(tonight, "gemini-3", "3") != basis
+    other = planner_basis(planner_input(_catalogue(now), max_docs=3), "offline")
+    assert other != basis and planner_basis(tonight, "gemini-3") != basis
     assert reusable_plan(_changes(["doc-01"], now, recorded), other, now, max_new=5)[0] is None
     assert reusable_plan(_changes(["doc-01"], now, recorded), basis, now, max_new=1)[0] is None  # 2 new
     assert reusable_plan(_changes(["doc-01"], now, recorded), basis, now, max_new=0)[0] is None
@@ -152,7 +152,7 @@ def test_a_full_reused_plan_names_the_new_documents_it_has_no_room_for() -> None
         sub_tasks=[SubTask(id="st-1", question="Quel débit Zorblax atteint-il ?", doc_ids=["doc-01"])]
     )
     tonight = planner_input(catalogue, max_docs=1, max_subtasks=1)
-    basis = planner_basis(tonight, "offline", "3")
+    basis = planner_basis(tonight, "offline")
     changes = _changes(["doc-01"], ["doc-01", "doc-02"], _recorded(previous, basis))
     proposal, _ = reusable_plan(changes, basis, ["doc-01", "doc-02"], max_new=5)
     outcome = make_plan(NoPlanner(), tonight, previous=proposal)

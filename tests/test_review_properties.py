@@ -258,7 +258,7 @@ def test_any_schema_valid_answers_through_the_flow(
 ) -> None:
     from flows.veille import veille_flow
     from tasks.clients import model_override
-    from tests.flowkit import read_json, responder, write_corpus
+    from testkit.flowkit import read_json, responder, write_corpus
     from veille.models.scripted import ScriptedModel
 
     root = tmp_path_factory.mktemp("prop")

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel
 
-from tests.fake_gemini import FakeGemini, Reply
+from testkit.fake_gemini import FakeGemini, Reply
 from tests.role_inputs import ROLE_INPUTS, all_roles, role_cases
 from tests.schema_strategy import from_wire_schema
 from veille.backends import build_client, offline_backend

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_gemini import FakeGemini, Reply
+from testkit.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.journal import read_journal
 from veille.models.caller import ModelClient

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from flows.veille import veille_flow
-from tests.flowkit import write_corpus
+from testkit.flowkit import write_corpus
 from veille.journal import read_journal
 from veille.settings import Settings
 

@@ -14,7 +14,7 @@ from veille.models.caller import CallSlot, ModelClient
 from veille.models.function import FunctionModel, RoleFunction
 from veille.settings import Settings
 
-__all__ = ["build_backend", "build_client", "offline_backend"]
+__all__ = ["backend_version", "build_backend", "build_client", "offline_backend"]
 
 
 def offline_backend(settings: Settings) -> FunctionModel:
@@ -27,6 +27,19 @@ def offline_backend(settings: Settings) -> FunctionModel:
         for role, (input_type, function) in role_functions(settings.authority_file).items()
     }
     return FunctionModel(ENGINE_NAME, functions, version=engine_version(settings.authority_file))
+
+
+def backend_version(settings: Settings, model: Model | None = None) -> str:
+    """What names the code behind a backend's answers, for cache keys: the offline engine's digest
+    (:func:`veille.offline.engine_version`); a given ``model``'s ``version`` attribute; "" for
+    Gemini (its answers are the provider's: the request, in the key, is what decides them)."""
+    if model is not None:
+        return str(getattr(model, "version", ""))
+    if settings.resolved_backend() == "gemini":
+        return ""
+    from veille.offline import engine_version
+
+    return engine_version(settings.authority_file)
 
 
 def build_backend(settings: Settings) -> Model:
@@ -52,15 +65,5 @@ def build_client(
     ``call_slot`` is the global model-call slot taken around each Gemini request (the flow hands
     in Prefect's; ``None`` takes none).
     """
-    if model is not None:
-        return ModelClient(
-            settings, model, run_id=run_id, journal_path=journal_path, rebuild=None, call_slot=call_slot
-        )
-    return ModelClient(
-        settings,
-        build_backend(settings),
-        run_id=run_id,
-        journal_path=journal_path,
-        rebuild=build_client,
-        call_slot=call_slot,
-    )
+    backend = model if model is not None else build_backend(settings)
+    return ModelClient(settings, backend, run_id=run_id, journal_path=journal_path, call_slot=call_slot)

@@ -39,12 +39,33 @@ def _module_file(name: str, root: Path) -> Path | None:
     return None
 
 
+def _type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node but those under ``if TYPE_CHECKING:`` (annotations do not run)."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if _type_checking(node):
+            todo.extend(getattr(node, "orelse", []))
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def _imports(path: Path, name: str) -> set[str]:
-    """``veille.*`` modules ``path`` imports (type-checking-only imports included: harmless)."""
+    """``veille.*`` modules ``path`` imports when it runs (not under ``if TYPE_CHECKING:``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

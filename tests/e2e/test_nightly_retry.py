@@ -20,10 +20,10 @@ from uuid import UUID
 import httpx
 import pytest
 
+from testkit.fake_gemini import FakeGemini
+from testkit.flowkit import write_corpus
+from testkit.gemini_script import gemini_responder
 from tests.e2e.conftest import PROJECT_ROOT, PrefectServer
-from tests.fake_gemini import FakeGemini
-from tests.flowkit import write_corpus
-from tests.gemini_script import gemini_responder
 from veille.ops.limits import MODEL_CALL_LIMIT
 from veille.ops.setup import DEFAULT_POOL
 

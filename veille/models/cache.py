@@ -1,7 +1,9 @@
 """Content-addressed cache of validated model responses (``<warehouse>/cache``).
 
-The key is the SHA-256 of everything that determines the answer: backend, model id, role, system
-instruction, prompt, output JSON schema, temperature and thinking level. Only responses that passed
+The key is the SHA-256 of everything that determines the answer: backend and its version (the
+code behind a function backend's answers), model id, role, system instruction, prompt, output JSON
+schema, temperature, thinking level and tools: all computed from the request, nothing to bump when
+a prompt or a schema changes. Only responses that passed
 schema validation are stored, one small JSON file each, written atomically (temporary file +
 rename) so a crash or a concurrent writer never leaves a half-written entry. A rerun with the same
 inputs is served from here and makes no API call.
@@ -28,7 +30,7 @@ __all__ = ["CACHE_FORMAT", "CachedResponse", "ResponseCache", "cache_key"]
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT = 1  # bump to invalidate every entry when the key or the entry format changes
+CACHE_FORMAT = 1  # the layout of an entry file (not of the answers: the key holds what decides them)
 
 
 @lru_cache(maxsize=512)
@@ -37,8 +39,9 @@ def _schema_json(schema: type[BaseModel]) -> Any:
     return schema.model_json_schema()
 
 
-def cache_key(request: ModelRequest, backend: str) -> str:
-    """Hex SHA-256 over a canonical JSON of the inputs that determine the answer."""
+def cache_key(request: ModelRequest, backend: str, version: str = "") -> str:
+    """Hex SHA-256 over a canonical JSON of the inputs that determine the answer; ``version``: the
+    backend's (``Model.version`` when it has one)."""
     material = {
         "format": CACHE_FORMAT,
         "backend": backend,
@@ -50,6 +53,8 @@ def cache_key(request: ModelRequest, backend: str) -> str:
         "temperature": request.temperature,
         "thinking": request.thinking,
     }
+    if version:  # only then: the keys of unversioned backends (Gemini) stay what they were
+        material["version"] = version
     if request.tools:  # only then: the keys of tool-less requests stay what they were
         material["tools"] = list(request.tools)
     canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -13,22 +13,16 @@ while an async HTTP client must stay on the loop it was first used on. So the cl
 event-loop thread (started on first use) where the backend, its SDK client and the semaphore live;
 ``call`` (any thread) and ``acall`` (any loop) submit coroutines to it.
 
-Pickling. ``ModelClient`` pickles by reconstruction: unpickled in the same process it is the same
-live object (same journal, same loop); in another process (a Dask worker) it is rebuilt by its
-``rebuild`` function (:func:`veille.backends.build_client`, pickled by reference) from (settings,
-run_id, journal_path) and appends to the same calls.jsonl. A client built around an explicit
-``model=`` object (tests) has none and cannot be rebuilt in another process: unpickling it there
-raises a clear error.
+Pickling. A ``ModelClient`` is a live object (a thread, an event loop, connections, an open journal
+file): it is never pickled. Tasks receive a plain-data handle instead (``tasks.clients.RunClient``:
+run id, settings, journal path) that finds the run's live client in its process, or builds one there.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
-import uuid
-import weakref
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
@@ -63,9 +57,6 @@ CallSlot = Callable[["Settings"], AbstractAsyncContextManager[Any]]
 # Backends that cost nothing: their calls are journalled with cost 0, never "unknown".
 FREE_BACKENDS = frozenset({"offline", "scripted"})
 
-# Live clients of this process, for in-process unpickling (see module docstring).
-_LIVE_CLIENTS: weakref.WeakValueDictionary[str, ModelClient] = weakref.WeakValueDictionary()
-
 
 class ModelClient:
     """Validated, cached, journalled, concurrency-capped calls to one backend for one run."""
@@ -78,7 +69,6 @@ class ModelClient:
         run_id: str,
         journal_path: Path | None = None,
         prices: PriceTable | None = None,
-        rebuild: Callable[..., ModelClient] | None = None,
         call_slot: CallSlot | None = None,
     ) -> None:
         self.settings = settings
@@ -93,7 +83,6 @@ class ModelClient:
             else None
         )
         self._call_slot = call_slot  # handed in by the flow: the model layer knows nothing of Prefect ops
-        self._rebuild = rebuild  # how another process rebuilds this client from settings, if it can
         self._unknown_models: set[str] = set()
         self._unknown_grounding: set[str] = set()  # grounded models without a grounding price
         self._grounded_calls = 0
@@ -101,8 +90,6 @@ class ModelClient:
         self._loop_thread: LoopThread | None = None
         self._semaphore: asyncio.Semaphore | None = None
         self._closed = False
-        self._token = uuid.uuid4().hex
-        _LIVE_CLIENTS[self._token] = self
 
     # --- public API -------------------------------------------------------------------------
     @property
@@ -222,7 +209,6 @@ class ModelClient:
                 logger.warning("closing the %s backend failed: %s", self.backend, type(exc).__name__)
             loop_thread.stop()
         self._journal.close()
-        _LIVE_CLIENTS.pop(self._token, None)
 
     def __enter__(self) -> ModelClient:
         return self
@@ -233,18 +219,13 @@ class ModelClient:
     def __repr__(self) -> str:
         return f"ModelClient(backend={self.backend!r}, run_id={self.run_id!r})"
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return (
-            _restore_client,
-            (
-                self._token,
-                os.getpid(),
-                self.settings,
-                self.run_id,
-                self.journal_path,
-                self._rebuild,  # a module-level function: pickled by reference
-                self._call_slot,  # a module-level function: pickled by reference
-            ),
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __reduce__(self) -> Any:
+        raise TypeError(
+            "a ModelClient is a live object and is not pickled; hand tasks a tasks.clients.RunClient"
         )
 
     # --- loop plumbing ----------------------------------------------------------------------
@@ -304,7 +285,8 @@ class ModelClient:
         )
         secrets = tuple(getattr(self.model, "secrets", ()))  # masked in every journaled error
         recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id(), secrets)
-        key = cache_key(request, self.backend) if self._cache is not None else None
+        version = str(getattr(self.model, "version", ""))
+        key = cache_key(request, self.backend, version) if self._cache is not None else None
         return await LogicalCall(self, request, schema, recorder, self._cache, key).run()
 
     def take_grounded_call(self, request: ModelRequest) -> None:
@@ -348,24 +330,3 @@ class ModelClient:
             if new:
                 logger.warning("model %r has no grounding price: grounded cost recorded as null", raw.model)
         return cost
-
-
-def _restore_client(
-    token: str,
-    pid: int,
-    settings: Settings,
-    run_id: str,
-    journal_path: Path | None,
-    rebuild: Callable[..., ModelClient] | None,
-    call_slot: CallSlot | None = None,
-) -> ModelClient:
-    if pid == os.getpid():
-        live = _LIVE_CLIENTS.get(token)
-        if live is not None and not live._closed:
-            return live
-    if rebuild is None:
-        raise RuntimeError(
-            "this ModelClient was built around an explicit in-process model object and cannot be "
-            "rebuilt here; call veille.backends.build_client(settings, run_id=...) instead"
-        )
-    return rebuild(settings, run_id=run_id, journal_path=journal_path, call_slot=call_slot)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, alert
 from veille.arbiter import Verdict, arbitrate
+from veille.checkpoints import checkpoint
 from veille.dossier import Dossier, render_body
 from veille.grid import Grid
 from veille.models.base import ModelError
@@ -26,7 +27,6 @@ from veille.roles.base import Asker
 from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
-from veille.run.killpoints import kill_point
 from veille.steps.write import sanitize_dossier
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
@@ -171,7 +171,7 @@ def review_loop(
         evaluation = _evaluate(
             client, _critic_input(rendered, grid, request, sources, axes, contradictions), number, alerts
         )
-        kill_point("review")  # crash tests: a critic round evaluated
+        checkpoint("review")  # observers (crash tests): a critic round evaluated
         verdict = arbitrate(evaluation, rendered, grid, sources)
         rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:

@@ -25,11 +25,11 @@ import duckdb
 import pyarrow as pa
 
 from veille.alerts import Alert, alert
+from veille.checkpoints import checkpoint
 from veille.corpus.document import DEFAULT_MAX_DOC_BYTES, KNOWN_FIELDS, DocumentFields, parse_document_fields
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.reference import Reference, unknown_reference_ids
-from veille.run.killpoints import kill_point
 from veille.store.connection import read_write
 from veille.store.files import check_corpus
 from veille.store.queries import read_sql, utcnow
@@ -320,7 +320,7 @@ def _ingest_corpus(
                 alerts.extend(_reference_alerts(corpus_dir, reference, run.claimed))
             run.write_log()
             documents = _record_run(run, corpus_key=corpus_key, strict=strict, started=started)
-            kill_point("ingest")  # crash tests: everything written, nothing committed
+            checkpoint("ingest")  # observers (crash tests): everything written, nothing committed
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

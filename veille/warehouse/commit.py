@@ -27,7 +27,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from veille.run.killpoints import kill_point
+from veille.checkpoints import checkpoint
 from veille.warehouse.errors import RunAlreadyRecordedError, WarehouseError
 from veille.warehouse.rows import build_tables, run_date_of
 from veille.warehouse.schema import SAFE_NAME_RE, TABLE_ORDER, TABLES
@@ -119,7 +119,7 @@ def write_run_tables(
         final = partition_path(parquet_dir, name, run_date, run_id)
         write_atomic(tables[name], final, exclusive=name == "runs")
         written[name] = final
-        kill_point("record")  # crash tests: the n-th table file is in place
+        checkpoint("record")  # observers (crash tests): the n-th table file is in place
     try:
         update_summary_index(parquet_dir)
     except Exception as exc:  # the run is committed; readers fall back to the per-run files

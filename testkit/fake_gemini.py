@@ -13,7 +13,7 @@ truncation and blocked prompts; and Google-Search-grounded answers with ``ground
 arrival and completion times) and the server tracks the maximum number of requests in flight.
 
 Use it as a context manager, or through the ``fake_gemini`` pytest fixture defined here
-(register with ``pytest_plugins = ["tests.fake_gemini"]`` in the root conftest, or wrap
+(register with ``pytest_plugins = ["testkit.fake_gemini"]`` in the root conftest, or wrap
 :class:`FakeGemini` in a local fixture).
 """
 

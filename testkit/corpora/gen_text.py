@@ -1,4 +1,4 @@
-"""Text pools of the generated corpus (tests/corpora/generate.py): axes, sentences, off-topic subjects.
+"""Text pools of the generated corpus (testkit/corpora/generate.py): axes, sentences, off-topic subjects.
 
 No pool sentence may look like an injection: tests/test_corpora_valid.py screens the generated corpus
 and expects only the anchors to be flagged.

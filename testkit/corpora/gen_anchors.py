@@ -1,4 +1,4 @@
-"""The anchor documents of the generated corpus (tests/corpora/generate.py): what facts.yaml is about."""
+"""The anchor documents of the generated corpus (testkit/corpora/generate.py): what facts.yaml is about."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A fake-Gemini responder for the flow over the test corpus of tests/flowkit.py.
+"""A fake-Gemini responder for the flow over the test corpus of testkit/flowkit.py.
 
 The real SDK sends prompts, not payloads, so each role is recognised by its system instruction and
 answered from what its prompt shows (document ids for analysts, source numbers for the writer).
@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tests.fake_gemini import Reply
-from tests.flowkit import AXES, PERFECT, dossier_from
+from testkit.fake_gemini import Reply
+from testkit.flowkit import AXES, PERFECT, dossier_from
 from veille.roles import analyst, analyst_update, critic, judge, planner, researcher, reviser, writer
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask

@@ -1,0 +1,1 @@
+"""The generator of synthetic test corpora (``python -m testkit.corpora.generate``)."""
