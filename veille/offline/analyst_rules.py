@@ -7,7 +7,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from veille.offline.figures import extract_figures, figure_unit
 from veille.offline.text import fold
 from veille.roles.analyst import DocumentText
 
@@ -20,11 +19,11 @@ __all__ = [
     "doc_names",
     "facets",
     "is_fragment",
+    "markup",
     "outside",
-    "quotes_to_reject",
-    "rebuts",
     "sentence_names",
     "subjects",
+    "versions",
 ]
 
 
@@ -97,45 +96,6 @@ _BOUND_RE = re.compile(
 )
 
 
-# A figure right after one of these is quoted to be rejected: « loin des 5 000 cycles de sa fiche »,
-# "far above the 2.1 ms of its datasheet".
-_REBUTTAL_RE = re.compile(
-    r"\b(?:loin|au-dessus|au dessus|en dessous|en deçà|au-delà|au lieu|plutôt que|contrairement|"
-    r"far (?:above|below|from)|well (?:above|below)|instead of|rather than|contrary to|unlike)"
-    r"\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
-
-
-# « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
-_FROM_RE = re.compile(r"\b(?:from|de)\s+$", re.IGNORECASE)
-_TO_RE = re.compile(r"(?:\s*\([^()\d]{1,8}\))?\s+(?:to|à)\s+(?:\*\*)?\d", re.IGNORECASE)
-
-
-def quotes_to_reject(text: str, figure: str) -> bool:
-    """``text`` quotes ``figure`` to reject it (:data:`_REBUTTAL_RE` right before it): « loin des
-    8 m de la fiche ». Not the old value of a change, which was true at its date."""
-    pos = text.find(figure)
-    return pos >= 0 and bool(_REBUTTAL_RE.search(text[:pos]))
-
-
-def rebuts(text: str, figure: str) -> bool:
-    """``text`` quotes ``figure`` to reject it: :data:`_REBUTTAL_RE` right before it, or the old
-    value of a change (« de X à Y », "from X to Y")."""
-    pos = text.find(figure)
-    if pos < 0:
-        return False
-    change = _TO_RE.match(text, pos + len(figure)) if _FROM_RE.search(text[:pos]) else None
-    if change:
-        # The new value in the same unit (or the old one bare: « de 1 250 à 1 400 EUR »), not
-        # a range of two things (« un pack de 60 kWh à 7 300 EUR »).
-        following = extract_figures(text[change.end() - 1 :])[:1]
-        unit = figure_unit(figure)
-        if following and (not unit or figure_unit(following[0]) == unit):
-            return True
-    return bool(_REBUTTAL_RE.search(text[:pos]))
-
-
 def bound_of(before: str) -> str | None:
     """How the text right before a figure states it: ``"<"`` (an upper bound), ``">"`` (a lower
     bound), ``""`` (a measure), None (a target or a threshold: nothing to compare)."""
@@ -171,6 +131,9 @@ _PROMO_RE = re.compile(
 
 @dataclass(frozen=True)
 class Claim:
+    """A figure a document states about one subject: what it measures (``near``: the words of its
+    own clause next to it; ``window``: a wider span, qualifying figures included), in which unit."""
+
     sentence: Sentence
     figure: str
     unit: str
@@ -178,13 +141,49 @@ class Claim:
     window: frozenset[str]
     bound: str = ""  # "<" an upper bound, ">" a lower bound, "" a measure
     rate: str = ""  # the unit with what it is counted per (« jour/site »), when the text says it
+    near: frozenset[str] = frozenset()
+    subject: str = ""
+    versions: frozenset[str] = frozenset()
 
-    def comparable(self, other: Claim) -> bool:
-        """Same unit, and not counted per different things (« par mois » against "per GB"); a
-        rate and the same unit stated without its « per » compare (« 5 ms par requête », 31 ms)."""
-        if self.unit != other.unit:
+    def same_quantity(self, other: Claim, overlap: int) -> bool:
+        """Same subject (and release, when both say), same unit counted per the same thing, and
+        the same quantity: a word of the figure's own clause or a qualifying figure (« à 80 % »,
+        « de 20 To ») in common, and ``overlap`` context words around it (a shared qualifying
+        figure counts for ``overlap``)."""
+        if not self.subject or self.subject != other.subject:
             return False
-        return "/" not in self.rate or "/" not in other.rate or self.rate == other.rate
+        if self.unit != other.unit or self.rate != other.rate:
+            return False
+        if self.versions and other.versions and not self.versions & other.versions:
+            return False  # two releases of one product are two subjects
+        shared = self.window & other.window
+        qualified = any(w.startswith("#") for w in shared)  # « à 80 % », « de 20 To » on both sides
+        if not (self.near & other.near or qualified):
+            return False
+        return sum(overlap if w.startswith("#") else 1 for w in shared) >= overlap
+
+
+# A release named in a text: « v2.3 », "version 4", "release 1.12", a three-part number ("2.0.1"),
+# or a dotted number right after a capitalised name ("Acme 2.1").
+_VERSION_RE = re.compile(
+    r"\b(?i:v|version\s+|release\s+|versión\s+)(\d+(?:\.\d+)*)\b"
+    r"|(?<![\d.,])(\d+\.\d+\.\d+)(?![\d.,])"
+    r"|\b[A-Z][\w-]+\s+(\d+\.\d+)(?![\d.,])(?!\s*(?:%|[A-Za-zµ°€$£]))"
+)
+
+
+def versions(text: str) -> frozenset[str]:
+    """The releases ``text`` names (see :data:`_VERSION_RE`)."""
+    return frozenset(next(g for g in m.groups() if g) for m in _VERSION_RE.finditer(text))
+
+
+# Markup that a Markdown parse should have removed; a sentence still holding some states no claim.
+_MARKUP_RE = re.compile(r"<[A-Za-z/!][^>]*>|\b[\w-]+=[\"']|[{}]|\[\^|!\[")
+
+
+def markup(text: str) -> bool:
+    """``text`` carries markup (an HTML tag or attribute, a style block, a footnote or image mark)."""
+    return bool(_MARKUP_RE.search(text))
 
 
 def outside(bound: Claim, measure: Claim, tolerance: float) -> bool:
