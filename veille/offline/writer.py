@@ -24,11 +24,11 @@ from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntr
 from veille.offline.compare import recommendation
 from veille.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
 from veille.offline.ledger import Statement, ledger, rejected_units, superseded
-from veille.offline.markdown import count_words, fit_sentence, sentence_words
-from veille.offline.text import SUPERLATIVE_RE
+from veille.offline.markdown import cited, count_words, fit_sentence, sentence_words
+from veille.offline.text import SUPERLATIVE_RE, is_english
 from veille.roles.writer import WriterInput
 
-__all__ = ["write"]
+__all__ = ["quote_foreign", "scope_sentence", "write"]
 
 _CITE_RE = re.compile(r"\s*\[(\d+)\]")
 _PROMO_RE = re.compile(
@@ -66,6 +66,22 @@ def _fit(text: str, limit: int) -> str:
     return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
 
 
+def quote_foreign(text: str, french: bool) -> str:
+    """Under a French request, each English sentence of ``text`` is shown as a quote in its language,
+    « … » (en), never as a French sentence; a leading « Subject — » stays outside the quote."""
+    if not french:
+        return text
+    out = []
+    for sentence in _SENTENCE_RE.split(text.strip()):
+        head, sep, rest = sentence.partition(" — ")
+        if not sep or len(head.split()) > 4:
+            head, sep, rest = "", "", sentence
+        if rest and is_english(rest) and "«" not in rest:
+            rest = f"« {rest.rstrip(' .')} » (en)."
+        out.append(f"{head}{sep}{rest}")
+    return " ".join(out)
+
+
 def _join(items: Sequence[str]) -> str:
     items = list(items)
     if len(items) <= 1:
@@ -93,6 +109,7 @@ def _count(n: int, noun: str) -> str:
 def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Point]:
     """One point per distinct statement (two branches' twins merged), in axis order."""
     points: list[_Point] = []
+    french = not is_english(f"{data.request_title} {data.request}")
     dates = {s.number: s.date for s in data.sources}
     seen: dict[str, _Point] = {}
     ranks: dict[str, int] = {}
@@ -112,22 +129,33 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
         value = _value(text, _options(data), written)
-        point = _Point(_fit(text, data.max_sentence_words), numbers, finding.subtask_id, rank, value)
+        shown = quote_foreign(_fit(text, data.max_sentence_words), french)
+        point = _Point(shown, numbers, finding.subtask_id, rank, value)
         seen[key] = point
         points.append(point)
     return points
+
+
+def scope_sentence(data: WriterInput, cited: int) -> str:
+    """The synthesis's first sentence; ``cited``: the sources the dossier cites (its bibliography)."""
+    mentions = _options(data)
+    scope = (
+        f"en {_count(len(data.axes) or len(data.questions), 'volet')}, à partir de {_count(cited, 'source')}"
+    )
+    first = f"Ce dossier compare {_join(mentions)} {scope}."
+    if not mentions or sentence_words(first) > data.max_sentence_words:
+        first = f"Ce dossier traite la demande {scope}."
+    return first
 
 
 def _synthesis(
     data: WriterInput, points: Sequence[_Point], entries: Sequence[LedgerEntry], leads: dict[str, int]
 ) -> list[CitedText]:
     limit = data.max_sentence_words
-    mentions = _options(data)
-    scope = f"en {_count(len(data.axes) or len(data.questions), 'volet')}, à partir de {_count(len(data.sources), 'source')}"
-    first = f"Ce dossier compare {_join(mentions)} {scope}."
-    if not mentions or sentence_words(first) > limit:
-        first = f"Ce dossier traite la demande {scope}."
-    out = [CitedText(text=first)]
+    numbers = {n for p in points for n in p.numbers} | {
+        n for e in entries for n in (*e.retained, *e.rejected)
+    }
+    out = [CitedText(text=scope_sentence(data, len(numbers)))]
     candidates = sorted(
         (
             p
@@ -240,4 +268,6 @@ def write(data: WriterInput) -> Dossier:
     ):
         uncertain.pop(len(uncertain) - len(data.missing_axes) - 1)
         dossier = dossier_for(kept)
-    return dossier
+    # The scope sentence counts the sources this dossier cites: the bibliography lists those only.
+    synthesis[0] = CitedText(text=scope_sentence(data, len(set(cited(render_body(dossier, titles))))))
+    return dossier_for(kept)
