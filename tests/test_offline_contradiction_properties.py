@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from veille.offline.analyst import analyse
 from veille.offline.authority import AuthorityRanking
-from veille.offline.ledger import ledger
+from veille.offline.compare import recommendation
+from veille.offline.ledger import Statement, ledger
 from veille.roles.analyst import AnalystInput, DocumentText
 from veille.roles.writer import NumberedContradiction, SourceRef
 
@@ -163,3 +164,36 @@ def test_the_same_quantity_with_two_values_makes_one_entry_retaining_the_first_b
     kept = claim.value if first is a else value
     lost = value if first is a else claim.value
     assert f"{kept} {claim.unit} retenu contre {lost} {claim.unit}" in entries[0].reason, entries[0].reason
+
+
+PRICED = {"prix de la licence annuelle": "EUR", "coût du support premium": "EUR", "latence de lecture": "ms"}
+
+
+@SETTINGS
+@given(
+    quantities=st.lists(st.sampled_from(sorted(PRICED)), min_size=2, max_size=2, unique=True),
+    values=st.tuples(st.integers(10, 900), st.integers(10, 900)),
+)
+def test_the_recommendation_never_compares_two_quantities(
+    quantities: list[str], values: tuple[int, int]
+) -> None:
+    statements = [
+        Statement("st-1", f"{option} — {q.capitalize()} : {v} {PRICED[q]} par site.", (n,))
+        for n, (option, q, v) in enumerate(zip(OPTIONS[:2], quantities, values, strict=True), start=1)
+    ]
+    _, leads = recommendation(statements, OPTIONS, {"st-1": "Coût"})
+    assert leads == {}, [s.text for s in statements]
+
+
+@SETTINGS
+@given(quantity=st.sampled_from(sorted(PRICED)), values=st.tuples(st.integers(10, 900), st.integers(10, 900)))
+def test_the_recommendation_compares_one_quantity_in_one_unit(quantity: str, values: tuple[int, int]) -> None:
+    statements = [
+        Statement("st-1", f"{option} — Le {quantity} relevé est de {v} {PRICED[quantity]} par site.", (n,))
+        for n, (option, v) in enumerate(zip(OPTIONS[:2], values, strict=True), start=1)
+    ]
+    _, leads = recommendation(statements, OPTIONS, {"st-1": "Coût"})
+    if values[0] == values[1]:
+        assert leads == {}
+    else:  # EUR and ms: lower is better
+        assert leads == {OPTIONS[0] if values[0] < values[1] else OPTIONS[1]: 1}
