@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from veille.dossier import LedgerEntry
 from veille.offline.analyst import analyse
-from veille.offline.analyst_rules import aliases, sentence_names
 from veille.offline.authority import AuthorityRanking
 from veille.offline.compare import recommendation
 from veille.offline.ledger import Statement, rejected_units
@@ -42,23 +41,6 @@ PILOT = DocumentText(
 def _notes(authority: AuthorityRanking, *docs: DocumentText) -> list[tuple[list[str], str, str]]:
     result = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=list(docs)), authority)
     return [(sorted(n.doc_ids), n.retained, n.reason) for n in result.contradictions]
-
-
-def test_a_product_name_after_its_maker_in_a_title_stands_for_the_maker() -> None:
-    # Not a year, a version, a count or a figure: « Atlas 2026 », « Atlas 3.4 », « Atlas 40 sites », « 4K ».
-    titles = [
-        SHEET.title,
-        "Offre 2027 Atlas",
-        "Atlas 2026 et Borea",
-        "Atlas 3.4 LTS",
-        "Atlas 40 sites",
-        "Atlas 4K",
-    ]
-    found = aliases(["Atlas", "Borea"], titles)
-    assert found == {"ax-7": "Atlas"}
-    assert sentence_names("La AX-7 capte la voix.", ["Atlas", "Borea"], found) == ("Atlas",)
-    # A code two makers claim is nobody's.
-    assert aliases(["Atlas", "Borea"], ["Atlas X1 et Borea X1"]) == {}
 
 
 def test_a_source_rejected_on_one_unit_still_gives_its_other_figures() -> None:

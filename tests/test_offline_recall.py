@@ -204,43 +204,6 @@ def test_a_need_is_not_a_claim(authority: AuthorityRanking) -> None:
     assert _analyse(authority, brochure, quote) == []
 
 
-_PRESS = "Atlas achieves SOC 2 Type II for its platform"
-_REVIEW = "Independent review of the Atlas SOC 2 Type II report"
-
-
-@pytest.mark.parametrize(
-    ("review", "note"),
-    [
-        ('The press claim of a platform "fully certified for Europe" is not supported by the report.', True),
-        ("L'annonce d'une plateforme « fully certified for Europe » n'est pas étayée par le rapport.", True),
-        ('The press release calls the platform "fully certified for Europe", as the report confirms.', False),
-        ('The claim of a platform "certified for every region" is not supported by the report.', False),
-        ('The "is fully certified" wording is not supported by the report.', False),  # two content words
-    ],
-    ids=["denied", "denied-fr", "quoted-agreeing", "not-a-quote-of-it", "a-common-phrase"],
-)
-def test_a_later_document_that_quotes_and_denies_settles_the_pair(
-    authority: AuthorityRanking, review: str, note: bool
-) -> None:
-    """No figure differs: the later, more authoritative document quotes the earlier one word for
-    word and denies it. A quote it agrees with, or words the other never wrote, settle nothing."""
-    press = _doc("d-1", "2026-03-01", "press-release", _PRESS,
-                 '## News\n\n"Our platform is fully certified for Europe," said the trust officer.\n')  # fmt: skip
-    audit = _doc("d-2", "2026-09-01", "audit", _REVIEW, f"## Scope\n\nThe Frankfurt region is out of scope. {review}\n")  # fmt: skip
-    notes = _analyse(authority, press, audit)
-    if not note:
-        assert notes == []
-        return
-    [(_, retained, reason)] = notes
-    assert retained == "d-2" and "« fully certified for Europe » contredit" in reason
-    # A less authoritative document denying the press release does not settle it by this rule.
-    forum = audit.model_copy(update={"source_type": "forum", "title": "Forum: Atlas SOC 2 Type II report"})
-    assert _analyse(authority, press, forum) == []
-    # Nor one about another product, quoting the same words.
-    other = audit.model_copy(update={"title": "Independent review of the Borea SOC 2 Type II report"})
-    assert _analyse(authority, press, other) == []
-
-
 def test_a_table_row_is_a_finding_unless_a_cell_of_it_was_superseded(authority: AuthorityRanking) -> None:
     bench = _doc("d-1", "2026-09-01", "benchmark-interne", "Banc comparatif : Atlas, Borea et Cirrus",
                  "## Résultats\n\n| Produit | latence p95 | endurance |\n|---|---|---|\n"

@@ -4,9 +4,10 @@ and small records shared by the analyst and its contradiction finder)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from veille.offline.figures import extract_figures, figure_unit
 from veille.offline.text import fold
 from veille.roles.analyst import DocumentText
 
@@ -14,13 +15,13 @@ __all__ = [
     "AnalystTuning",
     "Claim",
     "Sentence",
-    "aliases",
     "bound_of",
     "doc_names",
     "facets",
     "is_fragment",
     "markup",
     "outside",
+    "replaces",
     "sentence_names",
     "subjects",
     "versions",
@@ -94,6 +95,24 @@ _LOWER_RE = re.compile(
 _BOUND_RE = re.compile(
     f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE
 )
+
+
+# « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
+_FROM_RE = re.compile(r"\b(?:from|de)\s+$", re.IGNORECASE)
+_TO_RE = re.compile(r"(?:\s*\([^()\d]{1,8}\))?\s+(?:to|à)\s+(?:\*\*)?\d", re.IGNORECASE)
+
+
+def replaces(text: str, figure: str) -> bool:
+    """``text`` states ``figure`` as the old value of a change (« de X à Y », "from X to Y"), the
+    new value in the same unit (or the old one bare: « de 1 250 à 1 400 EUR »); not a range of two
+    things (« un pack de 60 kWh à 7 300 EUR »)."""
+    pos = text.find(figure)
+    change = _TO_RE.match(text, pos + len(figure)) if pos >= 0 and _FROM_RE.search(text[:pos]) else None
+    if not change:
+        return False
+    following = extract_figures(text[change.end() - 1 :])[:1]
+    unit = figure_unit(figure)
+    return bool(following) and (not unit or figure_unit(following[0]) == unit)
 
 
 def bound_of(before: str) -> str | None:
@@ -258,35 +277,10 @@ def _opening(body: str, chars: int = 600) -> str:
     return " ".join(lines)[:chars]
 
 
-def sentence_names(
-    text: str, subjects: Sequence[str], aliases: Mapping[str, str] | None = None
-) -> tuple[str, ...]:
-    """The subjects ``text`` names, by name or by one of their product names (:func:`aliases`)."""
+def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:
+    """The subjects ``text`` names."""
     folded = fold(text)
-    named = {a for a, subject in (aliases or {}).items() if re.search(rf"\b{re.escape(a)}\b", folded)}
-    return tuple(
-        s
-        for s in subjects
-        if re.search(rf"\b{re.escape(fold(s))}\b", folded) or any((aliases or {})[a] == s for a in named)
-    )
-
-
-# A product name right after its maker's in a title: a code starting with a letter and holding a
-# digit (« Atlas AX-7 »); not a count, a version or a figure (« Atlas 40 sites », « Atlas 3.4 », « 4K »).
-_PRODUCT = r"\s+([a-z][\w.-]*\d[\w-]*)\b"
-
-
-def aliases(subjects: Sequence[str], titles: Sequence[str]) -> dict[str, str]:
-    """Folded product names -> their subject, from titles that put the product after its maker
-    (« Atlas AX-7 : fiche technique »): a sentence naming « la AX-7 » alone is about Atlas.
-    A product name two subjects claim is nobody's."""
-    found: dict[str, set[str]] = {}
-    for title in titles:
-        folded = fold(title)
-        for subject in subjects:
-            for m in re.finditer(rf"\b{re.escape(fold(subject))}{_PRODUCT}", folded):
-                found.setdefault(m.group(1), set()).add(subject)
-    return {alias: next(iter(owners)) for alias, owners in found.items() if len(owners) == 1}
+    return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", folded))
 
 
 def facets(question: str) -> list[str]:

@@ -14,37 +14,18 @@ from veille.offline.analyst_rules import (
     doc_names,
     markup,
     outside,
+    replaces,
     versions,
 )
 from veille.offline.authority import AuthorityRanking
 from veille.offline.figures import extract_dates, figure_unit, figure_value, rate_unit
-from veille.offline.text import fold, jaccard, stems
-from veille.offline.vocab import keys
+from veille.offline.text import jaccard, stems
 from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 
 __all__ = ["ContradictionFinder"]
 
 # Where a figure's clause ends: what it measures is named inside it.
 _CLAUSE_RE = re.compile(r"[,;()\[\]]|\s[-–—]\s|\.\s")
-
-# A quoted span (« … », “…”, "…") another document may have said word for word.
-_QUOTE_MIN, _QUOTE_MAX = 8, 160  # characters: shorter is a word, longer a passage
-_QUOTE_RE = re.compile(rf"[«“\"]\s*([^«»“”\"]{{{_QUOTE_MIN},{_QUOTE_MAX}}}?)\s*[»”\"]")
-_MIN_QUOTE_WORDS = 3  # content words (French or English): shorter quotes (« mise à jour ») are terms
-# A sentence that denies what it quotes (French and English).
-_DENIAL_RE = re.compile(
-    r"\b(?:not supported|unsupported|not true|untrue|false|incorrect|inaccurate|misleading|"
-    r"not (?:met|confirmed|backed|borne out)|no evidence|contradict(?:s|ed)?|is not|are not|isn't|aren't|"
-    r"does not hold|n'est pas|ne sont pas|n'est plus|inexacte?s?|faux|fausses?|erron[ée]e?s?|"
-    r"trompeu(?:r|se|ses)|contredit|contredisent|démenti|dément|non (?:étayée?s?|fondée?s?|confirmée?s?)|"
-    r"pas (?:étayée?s?|fondée?s?|confirmée?s?|justifiée?s?))\b",
-    re.IGNORECASE,
-)
-
-
-def _squash(text: str) -> str:
-    """Folded words only: a quote matches its source whatever the case, accents or punctuation."""
-    return " ".join(re.findall(r"[a-z0-9]+", fold(text)))
 
 
 class ContradictionFinder:
@@ -132,8 +113,10 @@ class ContradictionFinder:
             for cb in index.get((ca.subject, ca.unit), ()):
                 if not ca.same_quantity(cb, self.tuning.claim_overlap):
                     continue
-                if ca.figure in cb.sentence.figures or cb.figure in ca.sentence.figures:
-                    continue  # one sentence states both figures: a change, a range, a comparison
+                if (ca.figure in cb.sentence.figures and not replaces(cb.sentence.text, ca.figure)) or (
+                    cb.figure in ca.sentence.figures and not replaces(ca.sentence.text, cb.figure)
+                ):
+                    continue  # one sentence states both figures (a range, a comparison), not as a change
                 if ca.bound and cb.bound:
                     continue  # two bounds: neither is a measure
                 if ca.bound or cb.bound:
@@ -168,12 +151,6 @@ class ContradictionFinder:
         for i, a in enumerate(docs):
             for b in docs[i + 1 :]:
                 if a.date == b.date:
-                    continue
-                rebuttal = self._rebuttal(a, b)
-                if rebuttal is not None:
-                    keep, other, detail, denied = rebuttal
-                    superseded.update((other.id, n) for n in denied)
-                    pairs.append((a.id, b.id, keep.id, detail))
                     continue
                 if not self._same_subject(a, b):
                     continue
@@ -226,29 +203,6 @@ class ContradictionFinder:
             )
         self.noted_docs = {m for members, _, _ in groups for m in members}
         return notes, superseded
-
-    def _rebuttal(
-        self, a: DocumentText, b: DocumentText
-    ) -> tuple[DocumentText, DocumentText, str, list[int]] | None:
-        """The later document quotes the earlier one word for word to deny it (« l'annonce d'une
-        plateforme "entièrement certifiée" n'est pas étayée »): it settles the pair unless it is
-        the less authoritative source. Returns (retained, rejected, detail, rejected sentences
-        that state the quoted claim)."""
-        later, earlier = (a, b) if a.date > b.date else (b, a)
-        if self.authority.rank(later.source_type) < self.authority.rank(earlier.source_type):
-            return None
-        if self.subjects and not set(doc_names(a, self.subjects)) & set(doc_names(b, self.subjects)):
-            return None  # a common phrase quoted about another product settles nothing
-        earlier_text = _squash(f"{earlier.title} {earlier.body}")
-        for s in self.sentences(later):
-            if not _DENIAL_RE.search(s.text):
-                continue
-            for quote in _QUOTE_RE.findall(s.text):
-                if len(keys(quote)) < _MIN_QUOTE_WORDS or _squash(quote) not in earlier_text:
-                    continue
-                lost = [x.index for x in self.sentences(earlier) if _squash(quote) in _squash(x.text)]
-                return later, earlier, f"« {quote.strip()} » contredit : {s.text}", lost
-        return None
 
     def _settled(self, keep: DocumentText, other: DocumentText) -> bool:
         """No figure differs, but one document settles the other: a fix after a bulletin, an
