@@ -69,7 +69,7 @@ def test_rule_graders_print_three_decimals_and_write_parquet(app: typer.Typer, t
     assert [re.findall(r"numeric=(\S+)", line)[0] for line in lines] == ["0.875", "—", "0.000"]
     assert re.findall(r"rouge_l=(\d\.\d{3})", lines[1]) == [f"{12 / 19:.3f}"]
     summary = next(line for line in out.splitlines() if line.startswith("numeric ")).split()
-    assert summary[:4] == ["numeric", "1", "2", "1"]  # 2 scored, 1 without a reference figure
+    assert summary[:4] == ["numeric", "2", "2", "1"]  # 2 scored, 1 without a reference figure
     assert summary[4] == f"{0.875 / 2:.3f}"
     table = pq.read_table(tmp_path / "rows.scores.parquet")
     assert table.schema.equals(SCORES_SCHEMA)

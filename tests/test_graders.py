@@ -19,6 +19,7 @@ from veille.graders import (
 from veille.graders.base import Grader
 from veille.graders.numeric import extract_numbers, figures_from_strings, key_figures
 from veille.graders.rouge import lcs_length, rouge_l, tokenize
+from veille.numbers import Unit
 
 # --- ROUGE-L -----------------------------------------------------------------------------------
 
@@ -160,18 +161,24 @@ def test_number_formats(text: str, value: float) -> None:
     assert figure.value == pytest.approx(value)
 
 
-def test_currency_is_kept_aside() -> None:
+def test_currency_is_the_unit_and_two_currencies_never_match() -> None:
     [dollars] = extract_numbers("1 705 M$")
     [euros] = extract_numbers("1 705 M€")
-    assert (dollars.currency, euros.currency) == ("$", "€")
-    assert dollars.value == euros.value  # currency does not change the value matched
+    assert (dollars.unit, euros.unit) == (Unit("currency", "usd"), Unit("currency", "eur"))
+    assert dollars.value == euros.value  # currency does not change the value read
+    grade = NumericGrader().grade
+    assert grade(Sample(response="1 705 M€", reference="EV ≈ 1 705 M$")).score == 0.0
+    assert grade(Sample(response="1 705 M", reference="EV ≈ 1 705 M$")).score == 1.0  # bare: the seed
 
 
 def test_list_numbering_citations_dates_and_versions_are_not_figures() -> None:
     text = "1. Premier point [3]\n2) Second point le 2024-03-15 avec gemini-2.5-flash et v2\n"
     assert extract_numbers(text) == []
     # Plain integers are numbers of the response but not key figures of a reference.
-    assert [f.is_key for f in extract_numbers("en 2024, 150 sites et 12,5 %")] == [False, False, True]
+    assert [(f.text, f.is_key) for f in extract_numbers("en 2024, 150 sites et 12,5 %")] == [
+        ("150 sites", False),
+        ("12,5 %", True),
+    ]
     assert [f.text for f in key_figures("Liste :\n1. 3 sites pour 1 705 M$")] == ["1 705 M$"]
 
 
@@ -198,7 +205,7 @@ def test_explicit_figures_from_facts() -> None:
     figures = figures_from_strings(
         ["1 180 tokens/s", "66 000 EUR", "8,1", "12 GPU", "3.4.2", "décembre 2029"]
     )
-    assert [f if isinstance(f, str) else f.value for f in figures] == [
+    assert [f if isinstance(f, str) else f.value for f in figures] == [  # base units: 30 jours in seconds
         1180,
         66_000,
         8.1,

@@ -114,7 +114,10 @@ def test_judge_sees_every_round_with_the_final_report_in_one_call(
     grades = grade_dossier(run_dir, reference, request="Demande", client=client)
     [request] = model.requests_for("judge")
     drafts = [r["draft"] for r in json.loads((run_dir / "review.json").read_text())["rounds"]]
-    assert request.payload["responses"] == [*(d.strip() for d in drafts), strip_sources(reference.dossier)]
+    given = [*(d.strip() for d in drafts), strip_sources(reference.dossier)]
+    order = request.payload["order"]
+    assert sorted(order) == list(range(4)) and request.payload["criteria"] == "dossier"
+    assert request.payload["responses"] == [given[i] for i in order]  # shown shuffled, order recorded
     judged = {g.target: g.score for g in grades if g.grader == "judge"}
     assert set(judged) == {"round-1", "round-2", "round-3", "final"}
     assert judged["final"] > judged["round-1"]  # type: ignore[operator]  # the long final text ranks first

@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_h
+from hypothesis import strategies as st
 
 from tests.fake_gemini import FakeGemini, Reply
 from veille.graders import JudgeNumbers, JudgeSimilarity
-from veille.graders.judge import JudgeGrader, normalise_scores
+from veille.graders.judge import JudgeGrader, normalise_scores, presentation_order
 from veille.models.base import ModelRequest, SchemaValidationError
 from veille.models.caller import ModelClient
 from veille.models.factory import build_client
@@ -40,29 +43,81 @@ def scripted(settings: Settings, tmp_path: Path) -> Iterator[tuple[ScriptedModel
     client.close()
 
 
-def test_normalisation_formula() -> None:
+def test_normalisation_formula_is_gated_by_accuracy() -> None:
     assert normalise_scores(score(1, 1, 1, 1)) == 0.0
     assert normalise_scores(score(5, 5, 5, 5)) == 1.0
     assert normalise_scores(score(5, 4, 4, 3)) == pytest.approx(0.75)  # mean 4 → 3/4
+    # Wrong but well written: the mean (0.75 / 0.5) would reward tone and format; accuracy caps it.
+    assert normalise_scores(score(2, 4, 5, 5)) == pytest.approx(0.25)
+    assert normalise_scores(score(1, 3, 5, 5)) == 0.0  # « Je ne sais pas. » in a perfect tone
+    # A right answer in a poor format still loses through the mean.
+    assert normalise_scores(score(5, 3, 3, 1)) == pytest.approx(0.5)
+
+
+def test_the_seed_wrong_recipient_answer_cannot_score_like_the_right_one(
+    scripted: tuple[ScriptedModel, ModelClient],
+) -> None:
+    # Seed 002, answers A (right) and C (wrong recipient, best wording): a judge that sees C is
+    # wrong but likes its tone and format gave it 0.75 under the equal-weight mean, as much as A.
+    model, client = scripted
+    reference = "Ouvrez le rapport, cliquez sur Partager, choisissez le client."
+    right = "Cliquez sur Partager sur le rapport et choisissez le client."
+    wrong = "Ouvrez le rapport, cliquez sur Partager et choisissez l'administrateur."
+
+    def verdict(request: ModelRequest) -> JudgeVerdict:
+        shown = request.payload["responses"]
+        return make_verdict([score(5, 4, 4, 3) if text == right else score(2, 4, 5, 5) for text in shown])
+
+    model.function = verdict
+    a, c = JudgeGrader(client).grade_group("Comment partager le rapport ?", reference, [right, wrong])
+    assert (a.score, c.score) == (pytest.approx(0.75), pytest.approx(0.25))
 
 
 def test_one_call_sees_reference_and_all_responses(scripted: tuple[ScriptedModel, ModelClient]) -> None:
     model, client = scripted
-    # Keys are response ids, in any order: r1 first here.
-    answer = {"r1": score(1, 2, 4, 3, "faux").model_dump(), "r0": score(5, 4, 4, 3, "juste").model_dump()}
+    order = presentation_order("Calcule le WACC", REFERENCE, RESPONSES)
+    by_slot = {RESPONSES[0]: score(5, 4, 4, 3, "juste"), RESPONSES[1]: score(1, 2, 4, 3, "faux")}
+    # Keys are response ids of the shown order, in any order in the answer: the last slot first.
+    answer = {f"r{slot}": by_slot[RESPONSES[i]].model_dump() for slot, i in reversed(list(enumerate(order)))}
     model.add("judge", json.dumps(answer))
     results = JudgeGrader(client).grade_group("Calcule le WACC", REFERENCE, RESPONSES)
 
     [request] = model.requests_for("judge")
     payload = JudgeInput.model_validate(dict(request.payload))
-    assert payload.responses == RESPONSES and payload.reference == REFERENCE
+    assert payload.responses == [RESPONSES[i] for i in payload.order] and payload.reference == REFERENCE
+    assert payload.order == order and payload.criteria == "generic"
     assert all(r in request.prompt for r in RESPONSES) and "9,91 %" in request.prompt
-    # Scores are mapped back by response id, not by position in the answer.
-    assert [r.score for r in results] == pytest.approx([0.75, (2.5 - 1) / 4])
+    # Scores are mapped back to the caller's order through the recorded permutation.
+    assert [r.score for r in results] == pytest.approx([0.75, 0.0])
     assert results[0].details["justification"] == "juste"
     assert results[1].details["criteria"] == {"accuracy": 1, "usefulness": 2, "tone": 4, "format": 3}
+    assert [r.details["shown_position"] for r in results] == [order.index(0), order.index(1)]
     assert {r.model for r in results} == {client.settings.role("judge").model}
-    assert {(r.grader, r.version) for r in results} == {("judge", "1")}
+    assert {(r.grader, r.version) for r in results} == {("judge", "2")}
+
+
+def test_generic_and_dossier_criteria_are_told_apart(scripted: tuple[ScriptedModel, ModelClient]) -> None:
+    model, client = scripted
+    model.function = lambda request: make_verdict([score(3, 3, 3, 3)])
+    JudgeGrader(client).grade_group("q", "r", ["a"])
+    JudgeGrader(client, criteria="dossier").grade_group("q", "r", ["a"])
+    generic, dossier = (r.prompt for r in model.requests_for("judge"))
+    assert "contradictions" not in generic and "sources citées" not in generic
+    assert "contradictions" in dossier
+
+
+@settings_h(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=5), min_size=1, max_size=8), st.text(max_size=5))
+def test_presentation_order_is_a_reproducible_permutation(responses: list[str], prompt: str) -> None:
+    order = presentation_order(prompt, "ref", responses)
+    assert sorted(order) == list(range(len(responses)))
+    assert order == presentation_order(prompt, "ref", responses)
+
+
+def test_the_last_response_is_not_always_shown_last() -> None:
+    # Over many groups the final report (last given) lands in every slot: no fixed position.
+    slots = {presentation_order(f"q{k}", "ref", ["d1", "d2", "final"]).index(2) for k in range(60)}
+    assert slots == {0, 1, 2}
 
 
 def test_verdict_missing_a_response_is_reasked(
@@ -75,7 +130,7 @@ def test_verdict_missing_a_response_is_reasked(
         make_verdict([score(5, 5, 5, 5), score(1, 1, 1, 1)]),
     )
     results = JudgeGrader(client).grade_group("q", REFERENCE, RESPONSES)
-    assert [r.score for r in results] == [1.0, 0.0]
+    assert [results[i].score for i in presentation_order("q", REFERENCE, RESPONSES)] == [1.0, 0.0]
     assert len(model.requests_for("judge")) == 2
     assert "r1" in model.requests_for("judge")[1].feedback[0][1]
     statuses = [json.loads(line)["status"] for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
@@ -151,7 +206,8 @@ def test_judge_through_fake_gemini(gemini_client: tuple[FakeGemini, ModelClient]
         Reply.json(_wire(make_verdict([score(4, 4, 5, 5), score(1, 2, 3, 2)]))),
     )
     results = JudgeGrader(client).grade_group("Calcule le WACC", REFERENCE, RESPONSES)
-    assert [r.score for r in results] == pytest.approx([0.875, 0.25])
+    shown = [results[i].score for i in presentation_order("Calcule le WACC", REFERENCE, RESPONSES)]
+    assert shown == pytest.approx([0.75, 0.0])  # gated by accuracy: min(3/4, 7/8) and min(0, 1/4)
     assert results[0].model == client.settings.role("judge").model
     assert len(server.requests) == 2
     body = server.requests[0].body

@@ -100,7 +100,7 @@ class JudgeSimilarity(_Combination):
     """70 % judge, 30 % ROUGE-L."""
 
     name = "judge+similarity"
-    version = "1"
+    version = "2"  # 2: the judge score is gated by accuracy
     weights = JUDGE_SIMILARITY_WEIGHTS
     judge_alone_when_missing = False
 
@@ -113,7 +113,7 @@ class JudgeNumbers(_Combination):
     """50 % judge, 50 % numeric; judge alone when the reference has no key figure."""
 
     name = "judge+numbers"
-    version = "1"
+    version = "2"  # 2: the judge score is gated by accuracy
     weights = JUDGE_NUMBERS_WEIGHTS
     judge_alone_when_missing = True
 

@@ -265,7 +265,7 @@ def grade_dossier(
         pairs = _judge_targets(graded, review)
         # Identical texts (a validated last draft is the final report) are judged once.
         unique = list(dict.fromkeys(text for _, text in pairs))
-        judge = JudgeGrader(client)
+        judge = JudgeGrader(client, criteria="dossier")
         try:
             judged = dict(zip(unique, judge.grade_group(request, reference_body, unique), strict=True))
         except ModelError as exc:

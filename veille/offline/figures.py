@@ -8,13 +8,8 @@ from __future__ import annotations
 
 import re
 
+from veille.offline import lexicon
 from veille.offline.text import STOP_WORDS, fold
-
-
-def _wordlist(text: str) -> list[str]:
-    """Whitespace-separated words (word lists read better as text)."""
-    return text.split()
-
 
 __all__ = [
     "asked_quantity",
@@ -31,16 +26,8 @@ __all__ = [
 ]
 
 
-# Generic measurement units and multipliers (no corpus facts): a figure keeps the unit that follows it.
-_UNITS = _wordlist(
-    "% ‰ € $ eur euros euro usd dollars ht ttc k m md millions million milliards milliard "
-    "ms s sec secondes seconde min minutes minute h heures heure jours jour semaines semaine mois ans an annees "
-    "go mo to ko gb mb tb kb gbit mbit gbits mbits gib mib "
-    "gpu gpus cpu cpus vcpu noeuds noeud serveurs serveur coeurs coeur etp fte "
-    "tokens token requetes requete utilisateurs utilisateur salaries postes licences licence sieges "
-    "w kw mw kwh mwh v ghz mhz hz °c c km m2 m3 kg t points pts fois x versions version"
-)
-_UNIT_SET = frozenset(_UNITS)
+# Generic measurement units and multipliers (veille/data/lang): a figure keeps the unit that follows it.
+_UNIT_SET = lexicon.words("units")
 _NUMBER = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*"
 _FIGURE_RE = re.compile(
     rf"(?<![\w.,-])(?P<num>{_NUMBER})(?![\d-])"
@@ -74,21 +61,15 @@ def _unit_length(tail: str, *, model: bool = False) -> int:
     return end
 
 
-# Words that follow a number without being what it counts (English; the French ones are STOP_WORDS).
-_NOT_COUNTED = frozenset(
-    _wordlist(
-        "a an the of to in on at by for from with per than and or but so as if into onto over under up down "
-        "out off about after before since until during between against without within across through via vs "
-        "is are was were be been has have had will would can could may might must should do does did not no "
-        "times percent more less most least each every other others new old first last next"
-    )
-)
-_MONTH_WORDS = frozenset(
-    _wordlist(
-        "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre january "
-        "february march april may june july august september october november december"
-    )
-)
+# Words that follow a number without being what it counts, and month names (veille/data/lang).
+_NOT_COUNTED = lexicon.words("not_counted")
+_MONTH_NUMBERS = {
+    lexicon.fold_entry(w): int(number)
+    for lang in lexicon.LANGS
+    for number, names in lexicon.groups("months", lang).items()
+    for w in names
+}
+_MONTH_WORDS = frozenset(_MONTH_NUMBERS)
 
 
 def _after_name(text: str, start: int) -> bool:
@@ -111,10 +92,23 @@ def _counted_noun(word: str) -> bool:
     return key not in STOP_WORDS and key not in _NOT_COUNTED and key not in _MONTH_WORDS
 
 
-_MULTIPLIERS = frozenset({"k", "m", "md", "millions", "million", "milliards", "milliard"})
+_MULTIPLIERS = frozenset(
+    lexicon.fold_entry(w)
+    for lang in ("common", *lexicon.LANGS)
+    for w in lexicon.groups("units", lang).get("multipliers", ())
+)
 
 
-_MONTHS = "janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre"
+_MONTHS = "|".join(
+    sorted(
+        {
+            re.escape(w)
+            for lang in lexicon.LANGS
+            for names in lexicon.groups("months", lang).values()
+            for w in names
+        }
+    )
+)
 _DATE_RE = re.compile(
     rf"(?<![\w-])(?:(?:1er|\d{{1,2}}) )?(?:{_MONTHS}) (?:19|20)\d{{2}}(?![\w-])", re.IGNORECASE
 )
@@ -125,17 +119,11 @@ def extract_dates(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(0) for m in _DATE_RE.finditer(text)))
 
 
-_MONTH_NUMBERS = {
-    "janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7, "aout": 8,
-    "septembre": 9, "octobre": 10, "novembre": 11, "decembre": 12,
-}  # fmt: skip
-
-
 def date_key(date: str) -> str:
     """'30 septembre 2031' -> '2031-09' (comparable with ISO dates' first 7 characters); '' if unknown."""
     folded = fold(date)
     year = re.search(r"(19|20)\d{2}", folded)
-    month = next((n for name, n in _MONTH_NUMBERS.items() if name in folded), None)
+    month = next((_MONTH_NUMBERS[w] for w in re.findall(r"[a-z]+", folded) if w in _MONTH_NUMBERS), None)
     if not year or month is None:
         return ""
     return f"{year.group(0)}-{month:02d}"
@@ -217,44 +205,12 @@ _HOURS_MINUTES_RE = re.compile(
     r"\s*(?:h|heures?|hours?|hrs?)\s+(\d{1,2})(?:\s*(?:min|mn|minutes?))?$", re.IGNORECASE
 )
 
-# Spellings of one unit (« 3 heures » and « 4 h 20 » measure the same thing).
+# Spellings of one unit (« 3 heures » and « 4 h 20 » measure the same thing), French and English.
 _SAME_UNIT = {
-    "heures": "h",
-    "heure": "h",
-    "hours": "h",
-    "hour": "h",
-    "hrs": "h",
-    "hr": "h",
-    "minutes": "min",
-    "minute": "min",
-    "mins": "min",
-    "mn": "min",
-    "secondes": "s",
-    "seconde": "s",
-    "seconds": "s",
-    "second": "s",
-    "sec": "s",
-    "jours": "jour",
-    "days": "jour",
-    "day": "jour",
-    "semaines": "semaine",
-    "weeks": "semaine",
-    "week": "semaine",
-    "mois": "mois",
-    "months": "mois",
-    "month": "mois",
-    "ans": "an",
-    "annees": "an",
-    "annee": "an",
-    "years": "an",
-    "year": "an",
-    "fois": "fois",
-    "times": "fois",
-    "euros": "eur",
-    "euro": "eur",
-    "€": "eur",
-    "dollars": "usd",
-    "$": "usd",
+    lexicon.fold_entry(w): canonical
+    for lang in ("common", *lexicon.LANGS)
+    for canonical, spellings in lexicon.groups("unit_spellings", lang).items()
+    for w in spellings
 }
 
 
@@ -315,19 +271,18 @@ def is_year(figure: str) -> bool:
     return bool(_YEAR_RE.match(figure.strip()))
 
 
-# What a question calls a quantity, and the units that measure it (French and English): « prix »
-# is answered by an amount in a currency, « temps » by a duration. Generic words, no corpus facts.
-_QUANTITY_WORDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
+# What a question calls a quantity, and the units that measure it (veille/data/lang): « prix »
+# is answered by an amount in a currency, « temps » by a duration.
+_QUANTITY_WORDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
     (
-        frozenset(_wordlist("prix cout couts tarif tarifs budget montant price prices cost costs pricing")),
-        frozenset(_wordlist("eur usd gbp chf")),
-    ),
-    (
-        frozenset(_wordlist("temps duree durees delai delais time duration latence latency")),
-        frozenset(_wordlist("ms s min h jour semaine mois")),
-    ),
-    (frozenset(_wordlist("masse poids weight mass")), frozenset(_wordlist("kg t g"))),
-    (frozenset(_wordlist("distance portee range")), frozenset(_wordlist("m km"))),
+        frozenset(
+            lexicon.fold_entry(w)
+            for lang in lexicon.LANGS
+            for w in lexicon.groups("quantities", lang).get(q, ())
+        ),
+        frozenset(lexicon.groups("quantity_units", "common")[q]),
+    )
+    for q in lexicon.groups("quantity_units", "common")
 )
 _ASKED_PER_RE = re.compile(r"^(?:par|per)\s+(?:an?\s+|une?\s+)?([a-z][\w-]*)")
 

@@ -1,8 +1,8 @@
-"""French-aware text utilities of the offline engine: folding, stop words, light stemming,
-sentence and table splitting, word counts, language (figures are in :mod:`.figures`).
+"""Text utilities of the offline engine: folding, stop words, light stemming, sentences of a
+Markdown document, table rows, word counts (figures are in :mod:`.figures`, languages in
+:mod:`.language`, the Markdown reading in :mod:`.reading`).
 
-Everything here is pure and deterministic. Nothing is specific to a corpus: the word lists are
-generic French function words, hedges and measurement units.
+Pure and deterministic. The word lists are data (veille/data/lang, :mod:`.lexicon`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,12 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+
+from veille.offline import lexicon
+from veille.offline.language import is_english
+from veille.offline.reading import UNREADABLE, Table, parse
+from veille.offline.sentences import split_plain
 
 __all__ = [
     "STOP_WORDS",
@@ -32,43 +37,9 @@ __all__ = [
     "words",
 ]
 
-
-def _wordlist(text: str) -> list[str]:
-    """Whitespace-separated words (word lists read better as text)."""
-    return text.split()
-
-
-# Generic French function words and meta words of a request ("dossier", "document"...), folded.
-_STOP = """
-a à afin ai aie ainsi alors apres après au aucun aucune aupres auquel aussi autre autres aux avant avec avoir
-ayant c ça car ce ceci cela celle celles celui cependant certain certaine certaines certains ces cet cette ceux
-chaque chez ci comme comment contre d dans de des depuis deja déjà donc dont du elle elles en encore entre est
-et etaient etait etant ete été etre être eu eux fait faire fois font hors il ils j je jusqu jusque l la laquelle
-le lequel les lesquels leur leurs lors lorsque lui m ma mais me meme même mes moi moins mon n ne ni non nos notre
-nous on ont or ou où par parce parmi pas pendant peu peut peuvent plus plusieurs pour pourquoi pourra pourrait
-puis qu quand que quel quelle quelles quels qui quoi s sa sans se selon ses si sien soi soit son sont sous
-suis sur t ta tandis tant te tel telle telles tels tes toi ton tous tout toute toutes tres très tu un une unes
-uns vers via voici voila vos votre vous y deux trois quatre cinq six dix
-nouveau nouvelle nouveaux nouvelles nouvel
-doit doivent faut avoir sera seront serait seraient etc cas ceux aujourd hui
-dossier document documents veille demande question questions rapport note notes point points
-the of and or to in for on with by is are be an as at from that this it
-"""
-STOP_WORDS: frozenset[str] = frozenset(
-    unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode() for w in _wordlist(_STOP)
-)
-
+STOP_WORDS: frozenset[str] = lexicon.words("stop")
 # Light French stemming: suffixes removed once, longest first (after the plural was removed).
-_SUFFIXES: tuple[str, ...] = tuple(
-    sorted(
-        _wordlist(
-            "issement ement ication ation ateur atrice ance ence ite able ible ique isme iste euse eux "
-            "ment aire ive if ee ante ant er e"
-        ),
-        key=lambda s: (-len(s), s),
-    )
-)
-
+_SUFFIXES: tuple[str, ...] = tuple(sorted(lexicon.entries("suffixes", "fr"), key=lambda s: (-len(s), s)))
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _COUNT_RE = re.compile(r"\w+")
 
@@ -141,132 +112,6 @@ def weighted_vector(tokens: Iterable[str], weights: Mapping[str, float] | None =
     return out
 
 
-# --- sentences -------------------------------------------------------------------------------
-
-# Not after an initial ("J. Martin") nor a common abbreviation (« 25 °C. » ends a sentence).
-_SENTENCE_END_RE = re.compile(
-    r"(?<=[.!?…])(?<!(?<!°)\b[A-Z]\.)(?<!\bM\.)(?<!\bex\.)\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9*_-])"
-)
-_MD_PREFIX_RE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
-_MD_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|`)")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a Markdown body: headings are skipped, list items and paragraphs are split at
-    sentence ends, and each table cell reads as a sentence labelled by its row and column
-    (« Produit A : latence 12 ms. »), so a figure in a table keeps what it measures. Markdown emphasis is removed."""
-    out: list[str] = []
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        if paragraph:
-            joined = " ".join(paragraph)
-            out.extend(s.strip() for s in _SENTENCE_END_RE.split(joined) if s.strip())
-            paragraph.clear()
-
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", "|", "```", "---")):
-            flush()
-            continue
-        is_item = bool(re.match(r"^([-*+]|\d+[.)])\s+", line))
-        line = _MD_EMPHASIS_RE.sub("", _MD_PREFIX_RE.sub("", line)).strip()
-        if not line:
-            continue
-        if is_item:
-            flush()
-            paragraph.append(line)
-            flush()
-        else:
-            paragraph.append(line)
-    flush()
-    return out
-
-
-def heading_items(text: str, max_words: int) -> list[str]:
-    """List items shorter than ``max_words`` words that hold a figure, each led by the heading above
-    it (« Charge à froid — Produit A : 38 minutes. »). Under a heading, such a list reads like a
-    two-column table whose column is the heading: the item alone does not say what it measures."""
-    out: list[str] = []
-    heading = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("#"):
-            heading = _MD_EMPHASIS_RE.sub("", line.lstrip("#")).strip()
-            continue
-        item = re.match(r"^(?:[-*+]|\d+[.)])\s+(.*)$", line)
-        if item is None or not heading:
-            continue
-        body = _MD_EMPHASIS_RE.sub("", item.group(1)).strip().rstrip(".")
-        if re.search(r"\d", body) and word_count(body) < max_words:
-            out.append(f"{heading} — {body}.")
-    return out
-
-
-def table_sentences(text: str) -> list[str]:
-    """Each filled cell of the Markdown tables of ``text`` as a sentence labelled by its row and
-    column (« Produit A : latence 12 ms. »): a figure in a table keeps what it measures, so it can
-    be compared with the same measure stated in prose elsewhere."""
-    return [cell for header, cells in _table_data_rows(text) for cell in _table_row(header, cells)]
-
-
-def table_rows(text: str) -> list[tuple[str, list[int]]]:
-    """Each row of the Markdown tables of ``text`` as one sentence (« Produit A : latence 12 ms ;
-    prix 900 EUR. ») with the positions, in :func:`table_sentences`, of the cells it joins: a row
-    of a benchmark or a price grid is a finding in itself."""
-    out: list[tuple[str, list[int]]] = []
-    position = 0
-    for header, cells in _table_data_rows(text):
-        row = _table_row(header, cells)
-        if row:
-            parts = [
-                f"{name} {value}".strip() for name, value in zip(header[1:], cells[1:], strict=False) if value
-            ]
-            sentence = f"{cells[0]} : {' ; '.join(parts)}.".replace("  ", " ")
-            out.append((sentence, list(range(position, position + len(row)))))
-        position += len(row)
-    return out
-
-
-def _table_data_rows(text: str) -> Iterator[tuple[list[str], list[str]]]:
-    """(header cells, row cells) of each data row of the Markdown tables of ``text``."""
-    header: list[str] | None = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line.startswith("|"):
-            header = None
-            continue
-        cells = _table_cells(line)
-        if header is None:
-            header = cells
-        elif not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-            yield header, cells
-
-
-def _table_cells(line: str) -> list[str]:
-    inner = line.strip().strip("|")
-    return [_MD_EMPHASIS_RE.sub("", c).strip() for c in inner.split("|")]
-
-
-def _table_row(header: list[str], cells: list[str]) -> list[str]:
-    """One sentence per filled cell, ``row label : column value.``: a row holds several measures,
-    and each figure must keep the one column it belongs to."""
-    if not cells or not cells[0]:
-        return []
-    return [
-        f"{cells[0]} : {name} {value}.".replace("  ", " ") if name else f"{cells[0]} : {value}."
-        for name, value in zip(header[1:], cells[1:], strict=False)
-        if value
-    ]
-
-
-# French superlatives: "la plus faible", "les moins chers", "le meilleur", "la pire".
-SUPERLATIVE_RE = re.compile(
-    r"\b(?:le|la|les|l')\s*(?:plus|moins)\s+(?!de\b|d'|que\b|tôt\b|tard\b)\w+|\b(?:meilleure?s?|pires?)\b",
-    re.IGNORECASE,
-)
-
-
 def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
     sa, sb = set(a), set(b)
     if not sa or not sb:
@@ -274,32 +119,82 @@ def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
-_EN_MARKERS = frozenset(
-    ["the", "and", "of", "to", "for", "with", "on", "is", "are", "our", "please", "which", "that", "this"]
-)
-_FR_MARKERS = frozenset(
-    [
-        "le",
-        "la",
-        "les",
-        "et",
-        "des",
-        "du",
-        "pour",
-        "avec",
-        "sur",
-        "est",
-        "sont",
-        "notre",
-        "qui",
-        "que",
-        "une",
-        "un",
+# --- a Markdown document's sentences and tables ------------------------------------------------
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a Markdown document's prose (:mod:`.reading`): headings, tables, code, HTML,
+    images, footnotes and templates are not prose; a list item is a unit of its own."""
+    return [s for block in parse(text).blocks if block.kind != "heading" for s in split_plain(block.text)]
+
+
+def heading_items(text: str, max_words: int) -> list[str]:
+    """List items shorter than ``max_words`` words that hold a figure, each led by the heading above
+    it (« Charge à froid — Produit A : 38 minutes. »). Under a heading, such a list reads like a
+    two-column table whose column is the heading: the item alone does not say what it measures."""
+    out: list[str] = []
+    for block in parse(text).blocks:
+        body = block.text.rstrip(".")
+        readable = UNREADABLE not in body and re.search(r"\d", body) and word_count(body) < max_words
+        if block.kind == "item" and block.heading and readable:
+            out.append(f"{block.heading} — {body}.")
+    return out
+
+
+def _rows(table: Table) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(row label, [(column name, value)…] of its filled cells) of each labelled row."""
+    out = []
+    for cells in table.rows:
+        if cells and cells[0]:
+            filled = [
+                (name, value) for name, value in zip(table.header[1:], cells[1:], strict=False) if value
+            ]
+            out.append((cells[0], filled))
+    return out
+
+
+def table_sentences(text: str) -> list[str]:
+    """Each filled cell of the document's tables as a sentence labelled by its row and column
+    (« Produit A : latence 12 ms. »): a figure in a table keeps what it measures, so it can be
+    compared with the same measure stated in prose elsewhere."""
+    return [
+        f"{label} : {name} {value}." if name else f"{label} : {value}."
+        for table in parse(text).tables
+        for label, filled in _rows(table)
+        for name, value in filled
     ]
-)
 
 
-def is_english(text: str) -> bool:
-    """``text`` is written in English: more English than French function words."""
-    tokens = re.findall(r"[a-z]+", fold(text))
-    return sum(t in _EN_MARKERS for t in tokens) > sum(t in _FR_MARKERS for t in tokens)
+def table_rows(text: str) -> list[tuple[str, list[int]]]:
+    """Each row of the document's tables as one sentence (« Produit A : latence 12 ms ; prix
+    900 EUR. ») with the positions, in :func:`table_sentences`, of the cells it joins: a row of a
+    benchmark or a price grid is a finding in itself."""
+    out: list[tuple[str, list[int]]] = []
+    position = 0
+    for table in parse(text).tables:
+        for label, filled in _rows(table):
+            if filled:
+                parts = [f"{name} {value}".strip() for name, value in filled]
+                out.append((f"{label} : {' ; '.join(parts)}.", list(range(position, position + len(filled)))))
+            position += len(filled)
+    return out
+
+
+def _superlative_re() -> re.Pattern[str]:
+    """Relative and absolute superlatives of each language (« la plus faible », "the most
+    reliable", « le meilleur »): a ranking claim, never a neutral report's own words."""
+    alternatives = []
+    for lang in lexicon.LANGS:
+        group = lexicon.groups("superlative", lang)
+        arts = "|".join(re.escape(a) for a in group.get("articles", ()))
+        degree = "|".join(re.escape(d) for d in group.get("degree", ()))
+        not_after = "|".join(
+            rf"{re.escape(w)}\b" if w[-1].isalnum() else re.escape(w) for w in group.get("not_after", ())
+        )
+        absolute = "|".join(re.escape(w) for w in group.get("absolute", ()))
+        alternatives.append(rf"\b(?:{arts})\s*(?:{degree})\s+(?!{not_after})\w+")
+        alternatives.append(rf"\b(?:{absolute})\b")
+    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+SUPERLATIVE_RE = _superlative_re()

@@ -9,7 +9,8 @@ An *aspect family* groups the words a technology-watch dossier uses for one usua
 performance, security, compliance, operations, outlook, sustainability) and for framing documents
 (requirements, sizing). It bridges a short axis (« coût global sur 3 ans ») and a document that never
 says "coût" (« grille tarifaire … EUR par mois »). The lists are generic vocabulary of the trade, in
-both languages; nothing in them is the name, id or figure of a corpus (tests/test_offline_engine.py).
+both languages, in veille/data/lang; nothing in them is the name, id or figure of a corpus
+(tests/test_offline_engine.py).
 """
 
 from __future__ import annotations
@@ -17,172 +18,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from veille.offline.text import STOP_WORDS, fold, stem
+from veille.offline import lexicon
+from veille.offline.text import fold, stem
 
 __all__ = ["ASPECTS", "FRAMING", "aspect_words", "aspects", "framing_words", "key", "keys"]
 
-# English function words (the shared French list has only a few), plus request meta words.
-_EN_STOP = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "per",
-        "via",
-        "vs",
-        "versus",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "ten",
-        "please",
-        "write",
-        "dossier",
-        "report",
-        "sourced",
-        "technology",
-        "watch",
-        "compare",
-        "compares",
-        "say",
-        "trust",
-        "leave",
-        "anything",
-        "likely",
-        "each",
-        "whether",
-        "stay",
-        "planned",
-        "moving",
-    ]
-)
-_STOP = STOP_WORDS | _EN_STOP
+_STOP = lexicon.words("stop")
 _WORD_RE = re.compile(r"[a-z0-9]+")
-KEY_LENGTH = 6
+KEY_LENGTH = int(lexicon.weight("reading.key_length"))
 
 
 # English endings removed before the (French) stemmer, so "security" meets « sécurité » ("secur") and
 # "latency" meets « latence ». Longest first; the rest must keep four letters.
-_EN_SUFFIXES = ("ities", "ings", "ity", "ing", "ied", "ies", "ed", "ly", "y")
+_EN_SUFFIXES = tuple(sorted(lexicon.entries("suffixes", "en"), key=lambda s: (-len(s), s)))
 
 
 def key(word: str) -> str:
@@ -201,52 +49,31 @@ def keys(text: str) -> list[str]:
     return [k for k in (key(w) for w in _WORD_RE.findall(fold(text))) if k]
 
 
-def _family(words: str) -> tuple[frozenset[str], tuple[str, ...]]:
+def _family(entries: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
     """``=word`` matches that folded word exactly; any other entry is a prefix of folded words."""
-    exact = frozenset(w[1:] for w in words.split() if w.startswith("="))
-    prefixes = tuple(w for w in words.split() if not w.startswith("="))
+    exact = frozenset(w[1:] for w in entries if w.startswith("="))
+    prefixes = tuple(w for w in entries if not w.startswith("="))
     return exact, prefixes
 
 
-ASPECTS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
-    "performance": _family(
-        "perform latenc debit throughput rapidit vitesse speed benchmark =banc =bancs mesur measur disponib "
-        "availab fiabil reliab endurance capacit uptime =sla =slo panne outage degrad incident postmortem mortem =p50 =p95 =p99 =ms "
-        "qualit precision scalab montee charge"
-    ),
-    "cost": _family(
-        "=cout =couts =cost =costs =costing =prix price pricing tarif licen abonnement subscri devis =quote "
-        "=quotes =quoted budget =eur =usd =euros =dollars factur billing =bill remise discount =tco garanti "
-        "warrant =achat purchase =fee =fees"
-    ),
-    "security": _family(
-        "securi vulner =faille =failles =cve correcti corrig patch =fix =fixes =fixed advisory bulletin authenti "
-        "chiffr encrypt intrusion attaqu attack ransom rancon immuab immutab =mtls =tls menace threat bypass "
-        "contourn rappel recall emballement incendie =fire"
-    ),
-    "compliance": _family(
-        "conform complian =rgpd =gdpr privacy confidential heberg hosting hosted residen souverain sovereign "
-        "transfer transfert traitant processor juridi legal certif audit =soc =iso =ue =eu europ"
-    ),
-    "operations": _family(
-        "exploitation operation operat supervis monitor upgrade update =mise deploi deploy maintenan "
-        "administr =etp =fte astreinte support connecteur connector provisionn automat"
-    ),
-    "outlook": _family(
-        "perenn =feuille =feuilles roadmap rachat rachet acqui financ =sante health communaut communit "
-        "gouvernan governan fondation foundation croissance growth =marche market consolidat =lts abandon "
-        "avenir future outlook evolv evoluti perspective viabil longevit survie"
-    ),
-    "sustainability": _family(
-        "durabil sustainab carbon empreinte footprint recycl approvision supply environnement environment "
-        "climat =co2 =co2e =passeport passport"
-    ),
-}
-# Words of a framing document: requirements, sizing, scope, method (its role, not its source type).
-FRAMING = _family(
-    "exigen requirement =besoin =besoins =cahier dimensionn sizing objecti perimetre mission cadrage "
-    "volumetr methode method calendrier =planning specification =capacity"
-)
+def _families(name: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
+    """Family -> (exact words, prefixes), both languages joined (veille/data/lang)."""
+    names = dict.fromkeys(g for lang in lexicon.LANGS for g in lexicon.groups(name, lang))
+    return {
+        family: _family(
+            [
+                lexicon.fold_entry(w)
+                for lang in lexicon.LANGS
+                for w in lexicon.groups(name, lang).get(family, ())
+            ]
+        )
+        for family in names
+    }
+
+
+# The aspect families (cost, performance, security…) and the framing words (requirements, sizing…).
+ASPECTS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = _families("aspects")
+FRAMING = _families("framing")["requirements"]
 
 
 def _matches(words: Iterable[str], family: tuple[frozenset[str], tuple[str, ...]]) -> set[str]:

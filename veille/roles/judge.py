@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -18,9 +18,11 @@ from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 
 __all__ = [
+    "CRITERIA_TEXT",
     "INSTRUCTIONS",
     "JUDGE",
     "JUDGE_CRITERIA",
+    "CriteriaKind",
     "JudgeInput",
     "JudgeScore",
     "JudgeVerdict",
@@ -49,10 +51,17 @@ class JudgeVerdict(BaseModel):
         return [getattr(self, response_key(i)) for i in range(len(type(self).model_fields))]
 
 
+CriteriaKind = Literal["dossier", "generic"]
+
+
 class JudgeInput(BaseModel):
     prompt: str
     reference: str
-    responses: list[str]
+    responses: list[str]  # in the order shown to the judge
+    criteria: CriteriaKind = "generic"  # dossier criteria only for veille's own reports
+    # Original index of each shown response (``responses[k]`` is the caller's ``order[k]``): the
+    # shuffled order, recorded with the call's payload. Not shown to the judge.
+    order: list[int] = Field(default_factory=list)
 
 
 def response_key(index: int) -> str:
@@ -80,12 +89,23 @@ def make_verdict(scores: Sequence[JudgeScore]) -> JudgeVerdict:
 INSTRUCTIONS = f"""Tu es un évaluateur. Tu compares plusieurs réponses à une même demande, toutes ensemble, à une réponse de référence.
 {UNTRUSTED_NOTICE}
 Réponds avec une propriété par réponse, nommée par l'identifiant de la réponse (r0, r1, …), sans en oublier.
-Pour chaque réponse, donne un entier de 1 à 5 par critère :
-- accuracy : les faits et chiffres concordent avec la référence ;
+Pour chaque réponse, donne un entier de 1 à 5 par critère, selon les définitions jointes à la demande.
+L'exactitude passe avant tout : une réponse fausse, ou qui ne répond pas (« je ne sais pas »), reçoit accuracy 1 ou 2, quels que soient son ton et sa forme ; une réponse juste formulée autrement que la référence n'est pas pénalisée pour ses mots.
+Les réponses sont présentées dans un ordre tiré au hasard : leur position ne dit rien de leur qualité. N'accorde aucun point pour la longueur, l'abondance de mise en forme ou l'assurance du ton.
+Justifie en une ou deux phrases."""
+
+# Criteria definitions shown with the request: veille's dossiers (sources, contradictions), or any
+# {prompt, response, reference} row of `veille grade` (seed 002: accuracy, usefulness, tone, format).
+CRITERIA_TEXT: dict[str, str] = {
+    "dossier": """- accuracy : les faits et chiffres concordent avec la référence ;
 - usefulness : la réponse aide à décider (comparaison, chiffres, contradictions tranchées) ;
 - tone : neutre et factuel ;
-- format : respecte la structure demandée (sections, puces, sources citées).
-Justifie en une ou deux phrases. Juge chaque réponse sur son contenu, pas sur sa position ni sa longueur."""
+- format : respecte la structure demandée (sections, puces, sources citées).""",
+    "generic": """- accuracy : les faits, les chiffres et la conclusion concordent avec la référence (un autre destinataire, une autre valeur ou une autre étape est une erreur) ;
+- usefulness : la réponse traite ce que la demande pose, sans manque ni détour ;
+- tone : adapté à la demande, clair et sans emphase ;
+- format : respecte le format que la demande impose, sinon se lit facilement.""",
+}
 
 
 def build_prompt(data: JudgeInput) -> str:
@@ -96,6 +116,7 @@ def build_prompt(data: JudgeInput) -> str:
     ids = ", ".join(response_key(i) for i in range(len(data.responses)))
     return (
         f"Demande :\n{data.prompt.strip()}\n\n{data_block('reference', data.reference)}\n\n"
+        f"Critères (entier de 1 à 5 chacun) :\n{CRITERIA_TEXT[data.criteria]}\n\n"
         f"Réponses à évaluer ({len(data.responses)} : {ids}) :\n{responses}"
     )
 

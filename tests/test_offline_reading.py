@@ -1,0 +1,194 @@
+"""Property tests of the offline engine's reading (veille/offline/reading.py, sentences.py).
+
+Documents are assembled from markup pieces (HTML blocks and inline HTML, images, links, inline and
+fenced code, footnotes, tables, front matter, comments, Liquid/Hugo templates, attribute lists)
+around prose made of a known vocabulary, figures, versions, addresses and abbreviations. For any
+such document: no sentence carries markup, every prose word survives in order, no markup word
+leaks, and no figure, version, address or abbreviation is cut.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from veille.offline.sentences import fit_sentence, split_plain
+from veille.offline.text import split_sentences, table_rows, table_sentences
+
+# Prose words (checked to survive) and markup words (checked never to appear in a sentence).
+PROSE = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+MARKUP = ["zulu", "xray", "yankee", "whiskey", "kilo"]
+# Tokens that hold periods, commas or spaces and must stay whole, each inside one sentence.
+WHOLE = [
+    "72.23",
+    "1 420",
+    "3,4",
+    "v1.2.3",
+    "e.g.",
+    "i.e.",
+    "vs.",
+    "Dr.",
+    "M.",
+    "p. ex.",
+    "cf.",
+    "example.com/a.b",
+]
+WHOLE += ["config.yaml", "1,420", "8 500-11 000", "−3.5", "No. 5", "J. Martin"]
+
+_word = st.sampled_from(PROSE)
+_markup_word = st.sampled_from(MARKUP)
+
+_INLINE_MARKUP = [
+    lambda w: f"![{w}](img/{w}.png)",
+    lambda w: f'<img src="{w}.png" width="80%">',
+    lambda w: f'<span class="{w}">',
+    lambda w: "[^1]",
+    lambda w: f"{{{{ page.{w} }}}}",
+    lambda w: f"{{% include {w}.html %}}",
+    lambda w: f"<!-- {w} -->",
+    lambda w: f"<sup>{w}</sup>",
+    lambda w: f"{{: .{w}}}",
+    lambda w: f'{{{{< figure src="{w}.png" caption="{w} 100%" >}}}}',
+]
+_BLOCK_MARKUP = [
+    lambda w: f"<style> table {{ width: 80%; }} .{w} {{ color: red }} </style>",
+    lambda w: f'<figure><img src="{w}.png" width="100%"><figcaption>{w} caption</figcaption></figure>',
+    lambda w: f"```python\nprint('{w}. Next {w}.')\n```",
+    lambda w: f"    {w} = 1  # indented code. {w} Again.",
+    lambda w: f"[^1]: {w} footnote text. {w} again.",
+    lambda w: f"{{% highlight ruby %}}\n{w}.call(1). {w}.\n{{% endhighlight %}}",
+    lambda w: f"<!--\n{w} comment. {w}.\n-->",
+    lambda w: f"| {w} | {w} 2 |\n|---|---|\n| {w} | 12 ms |",
+    lambda w: f"<div>\n<p>{w} in html. {w}.</p>\n</div>",
+]
+
+
+@st.composite
+def sentences(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """(Markdown sentence, its prose words in order)."""
+    n = draw(st.integers(1, 8))
+    words = [draw(_word) for _ in range(n)]
+    parts: list[str] = []
+    for i, w in enumerate(words):
+        piece = w.capitalize() if i == 0 else w
+        choice = draw(st.integers(0, 9))
+        if choice == 0:
+            piece = f"[{piece}](https://example.org/{draw(_markup_word)}?a=1)"
+        elif choice == 1:
+            piece = f"*{piece}*"
+        elif choice == 2:
+            piece = f"{piece} {draw(st.sampled_from(WHOLE))}"
+        elif choice == 3:
+            piece = f"{piece} {draw(st.sampled_from(_INLINE_MARKUP))(draw(_markup_word))}"
+        elif choice == 4:
+            piece = f"{piece} `run_job()`"
+        parts.append(piece)
+    end = draw(st.sampled_from([".", "!", "?", ".[^1]", "."]))
+    return " ".join(parts) + end, words
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """(Markdown document, its prose words in order)."""
+    blocks: list[str] = []
+    prose: list[str] = []
+    if draw(st.booleans()):
+        blocks.append(f"---\ntitle: {draw(_markup_word)}\n---")
+    prefix = ""
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.integers(0, 2)) == 0:
+            # After a list item (even past a template that vanishes) an indented block continues the
+            # item (CommonMark): no indented code there.
+            pieces = _BLOCK_MARKUP if not prefix.strip() else _BLOCK_MARKUP[:3] + _BLOCK_MARKUP[4:]
+            blocks.append(draw(st.sampled_from(pieces))(draw(_markup_word)))
+            continue
+        paragraph = [draw(sentences()) for _ in range(draw(st.integers(1, 3)))]
+        prefix = draw(st.sampled_from(["", "", "- ", "> ", "1. "]))
+        blocks.append(prefix + " ".join(text for text, _ in paragraph))
+        prose += [w for _, words in paragraph for w in words]
+    blocks.append("[^1]: A footnote kilo.")
+    return "\n\n".join(blocks) + "\n", prose
+
+
+_MARKUP_RE = re.compile(r"<|\]\(|\[\^|\{%|\{\{|`|!\[|-->|\{:")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_no_markup_in_sentences_and_no_prose_word_lost(doc: tuple[str, list[str]]) -> None:
+    text, prose = doc
+    found = split_sentences(text)
+    for sentence in found:
+        assert not _MARKUP_RE.search(sentence), (sentence, text)
+        assert not set(re.findall(r"[a-z]+", sentence.lower())) & set(MARKUP), (sentence, text)
+    joined = [w for s in found for w in re.findall(r"[a-z]+", s.lower()) if w in PROSE]
+    assert joined == prose, text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_word, st.sampled_from(WHOLE), _word), min_size=1, max_size=6))
+def test_no_sentence_ends_inside_a_figure_an_abbreviation_or_an_address(
+    triples: list[tuple[str, str, str]],
+) -> None:
+    text = " ".join(f"{a.capitalize()} {token} {b.capitalize()} end." for a, token, b in triples)
+    found = split_plain(text)
+    assert len(found) == len(triples), found
+    for sentence, (_, token, _) in zip(found, triples, strict=True):
+        assert token in sentence
+
+
+def test_sentence_ends_are_found_after_figures_and_abbreviations_of_either_language() -> None:
+    text = (
+        "Le débit atteint 1 420 Mo/s. La version v1.2.3 corrige la faille, cf. le bulletin. "
+        "M. Martin l'a confirmé. It ran in 72.23 seconds. Dr. Smith measured 3,4 ms, i.e. less. "
+        "The U.S. team agreed! Prix : 8 500-11 000 EUR."
+    )
+    assert split_plain(text) == [
+        "Le débit atteint 1 420 Mo/s.",
+        "La version v1.2.3 corrige la faille, cf. le bulletin.",
+        "M. Martin l'a confirmé.",
+        "It ran in 72.23 seconds.",
+        "Dr. Smith measured 3,4 ms, i.e. less.",
+        "The U.S. team agreed!",
+        "Prix : 8 500-11 000 EUR.",
+    ]
+
+
+def test_a_sentence_with_code_that_is_not_a_word_is_dropped_not_quoted_with_a_hole() -> None:
+    body = "Run `ls -la | grep <x>` first. Then `veille run` works.\n"
+    assert split_sentences(body) == ["Then veille run works."]
+
+
+def test_tables_are_rows_of_cells_never_prose() -> None:
+    body = "Intro.\n\n| Produit | Latence | Prix |\n|---|---|---|\n| **Atlas** | 12 ms | [900 EUR](x) |\n"
+    assert split_sentences(body) == ["Intro."]
+    assert table_sentences(body) == ["Atlas : Latence 12 ms.", "Atlas : Prix 900 EUR."]
+    assert table_rows(body) == [("Atlas : Latence 12 ms ; Prix 900 EUR.", [0, 1])]
+
+
+_UNIT_SENTENCE = st.lists(
+    st.one_of(
+        _word,
+        st.tuples(st.sampled_from(["72.23", "1 420", "3,4", "8"]), st.sampled_from(["seconds", "ms", "EUR"])),
+    ),
+    min_size=6,
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_UNIT_SENTENCE, st.integers(5, 12))
+def test_fit_sentence_keeps_every_word_and_never_parts_a_figure_from_its_unit(
+    items: list[str | tuple[str, str]], limit: int
+) -> None:
+    tokens = [f"{i[0]} {i[1]}" if isinstance(i, tuple) else i for i in items]
+    sentence = " ".join(tokens).capitalize() + "."
+    parts = fit_sentence(sentence, limit)
+    assert " ".join(parts).lower().replace(".", "").split() == sentence.lower().replace(".", "").split()
+    for token in tokens:
+        if " " in token:
+            assert any(token.lower() in p.lower() for p in parts), (token, parts)
+    for part in parts:
+        assert not re.search(r"\d\.$", part), parts
