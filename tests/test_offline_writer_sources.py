@@ -59,9 +59,9 @@ def test_the_scope_sentence_counts_the_listed_sources(
 
 
 def test_english_passages_are_quotes_under_a_french_request() -> None:
-    shown = quote_foreign("Corvex — The measured write throughput is 1.8 GB/s under load.", french=True)
+    shown = quote_foreign("Corvex — The measured write throughput is 1.8 GB/s under load.", "fr")
     assert shown == "Corvex — « The measured write throughput is 1.8 GB/s under load » (en)."
     french = "Bruneau — Le débit en écriture relevé est de 2,1 Go/s."
-    assert quote_foreign(french, french=True) == french
+    assert quote_foreign(french, "fr") == french
     english = "Corvex — The measured write throughput is 1.8 GB/s under load."
-    assert quote_foreign(english, french=False) == english
+    assert quote_foreign(english, "en") == english

@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
 from veille.offline.compare import recommendation
 from veille.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
+from veille.offline.language import language, quote_if_foreign
 from veille.offline.ledger import Statement, ledger, rejected_units, superseded
-from veille.offline.markdown import cited, count_words, fit_sentence, sentence_words
-from veille.offline.text import SUPERLATIVE_RE, is_english
+from veille.offline.markdown import cited, count_words, sentence_words
+from veille.offline.sentences import fit_text, split_plain
+from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.writer import WriterInput
 
 __all__ = ["quote_foreign", "scope_sentence", "write"]
@@ -62,23 +64,23 @@ def _clean(text: str, valid: set[int]) -> tuple[str, list[int]]:
 
 def _fit(text: str, limit: int) -> str:
     """Every sentence of ``text`` within ``limit`` words, each ending with a period."""
-    parts = [p for s in _SENTENCE_RE.split(text.strip()) if s.strip() for p in fit_sentence(s.strip(), limit)]
-    return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
+    return fit_text(text.strip(), limit)
 
 
-def quote_foreign(text: str, french: bool) -> str:
-    """Under a French request, each English sentence of ``text`` is shown as a quote in its language,
-    « … » (en), never as a French sentence; a leading « Subject — » stays outside the quote."""
-    if not french:
+def quote_foreign(text: str, request_lang: str) -> str:
+    """Each sentence of ``text`` in another language than the request's shown as a quote in its
+    language, « … » (en), never as a sentence of the report (:func:`quote_if_foreign`); a leading
+    « Subject — » stays outside the quote. Under an English request nothing is quoted: the report's
+    own sentences are French whatever the request."""
+    if request_lang != "fr":
         return text
     out = []
-    for sentence in _SENTENCE_RE.split(text.strip()):
+    for sentence in split_plain(text.strip()):
         head, sep, rest = sentence.partition(" — ")
         if not sep or len(head.split()) > 4:
             head, sep, rest = "", "", sentence
-        if rest and is_english(rest) and "«" not in rest:
-            rest = f"« {rest.rstrip(' .')} » (en)."
-        out.append(f"{head}{sep}{rest}")
+        quoted = quote_if_foreign(rest.rstrip(" ."), request_lang) if "«" not in rest else rest
+        out.append(f"{head}{sep}{quoted}." if quoted.startswith("«") else f"{head}{sep}{rest}")
     return " ".join(out)
 
 
@@ -109,7 +111,7 @@ def _count(n: int, noun: str) -> str:
 def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Point]:
     """One point per distinct statement (two branches' twins merged), in axis order."""
     points: list[_Point] = []
-    french = not is_english(f"{data.request_title} {data.request}")
+    lang = language(f"{data.request_title} {data.request}") or "fr"
     dates = {s.number: s.date for s in data.sources}
     seen: dict[str, _Point] = {}
     ranks: dict[str, int] = {}
@@ -129,7 +131,7 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
         value = _value(text, _options(data), written)
-        shown = quote_foreign(_fit(text, data.max_sentence_words), french)
+        shown = quote_foreign(_fit(text, data.max_sentence_words), lang)
         point = _Point(shown, numbers, finding.subtask_id, rank, value)
         seen[key] = point
         points.append(point)
