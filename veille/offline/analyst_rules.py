@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_unit
 from veille.offline.text import fold
 from veille.roles.analyst import DocumentText
@@ -50,51 +52,41 @@ _INSTRUCTION_RE = re.compile(
     r"|\b(r[ée]ponds|r[ée]pondez|cite[zr]?|[ée]cri[st]|[ée]crivez)\b.{0,30}\b(uniquement|seulement|toujours)\b",
     re.IGNORECASE,
 )
-# Generic French hedges: what a document presents as unverified or not settled (open questions).
-# « toujours pas corrigée », "not yet fixed": a flaw said to be open, which a later fix settles.
-_NOT_FIXED = (
-    r"(?:toujours )?(?:pas|non) corrigée?s?|pas de correctif|not (?:yet )?(?:fixed|patched)|unpatched|no fix"
-)
-_HEDGE_RE = re.compile(
-    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|à confirmer|sans source|sans proposition écrite|"
-    rf"oralement|serait|seraient|aucun correctif|sans correctif|pas encore|hypoth[èe]se|{_NOT_FIXED})\b",
-    re.IGNORECASE,
-)
-# The strong subset: a later, more authoritative document on the same subject settles these.
-_DOUBT_RE = re.compile(
-    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif|"
-    rf"{_NOT_FIXED})\b",
-    re.IGNORECASE,
-)
-# A figure after one of these is a target, a threshold or a need (« chaque école a besoin de
-# 160 kW »): a requirement, not a claim to compare.
-_TARGET_RE = re.compile(
-    r"\b(objectif|cible|seuil|limite|exigences?|exig[ée]e?s?|requis|target|goal|threshold|requirement|"
-    r"required|needs?|requires?|nécessitent?|besoin)\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
-# The same words anywhere in a sentence: its bounds are requirements, not a subject's claims.
-_REQUIREMENT_RE = re.compile(
-    r"\b(objectifs?|cibles?|seuils?|exigences?|exig[ée]e?s?|exiger|requis|doit|doivent|targets?|"
-    r"goals?|thresholds?|requirements?|required|must|needs?)\b",
-    re.IGNORECASE,
-)
-# A figure after one of these is stated as a bound: an upper one (« en moins de 2 heures », "up
-# to", "under") or a lower one (« au moins », "at least", "more than"). Up to three words between.
-_UPPER_RE = re.compile(
-    r"(?:\b(?:au plus|moins de|moins d'|sous|inférieure?s? à|jusqu'à|jusqu'au|maximum|max|at most|"
-    r"less than|fewer than|under|below|up to|within|no more than)|[<≤])\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
-_LOWER_RE = re.compile(
-    r"(?:\b(?:au moins|plus de|plus d'|supérieure?s? à|minimum|min|at least|more than|over|above|"
-    r"no less than)|[>≥])\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
-# Kept for callers that only ask "a bound or a target?".
-_BOUND_RE = re.compile(
-    f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE
-)
+
+
+class _Folded:
+    """A list-built regex searched on folded text (case, accents and apostrophes ignored)."""
+
+    def __init__(self, *names: str, tail: str = "", head: str = "", extra: str = "") -> None:
+        self.names, self.tail, self.head, self.extra = names, tail, head, extra
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        alternatives = sorted(
+            {re.escape(lexicon.fold_entry(w)) for n in self.names for w in lexicon.entries(n)},
+            key=lambda w: (-len(w), w),
+        )
+        words = rf"(?<![\w-])(?:{'|'.join(alternatives)})(?![\w-])"
+        return re.compile(rf"{self.head}(?:{words}{self.extra}){self.tail}")
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.regex.search(lexicon.fold_entry(text))
+
+
+_NEAR = r"\W*(?:\w+\W+){0,3}$"  # up to three words between the cue and the figure
+# What a document presents as unverified or not settled (a rumour, a flaw without a fix): a later,
+# more authoritative document on the same subject settles these; with the weaker open points they
+# are the open questions.
+_DOUBT_RE = _Folded("doubt")
+_HEDGE_RE = _Folded("doubt", "hedge")
+# A figure after one of these is a target, a threshold or a need: a requirement, not a claim.
+_TARGET_RE = _Folded("target", tail=_NEAR)
+# The same kind of words anywhere in a sentence: its bounds are requirements, not a subject's claims.
+_REQUIREMENT_RE = _Folded("requirement")
+# A figure after one of these is stated as an upper (« en moins de », "up to") or a lower bound
+# (« au moins », "at least").
+_UPPER_RE = _Folded("bound_upper", tail=_NEAR, extra="|[<≤]")
+_LOWER_RE = _Folded("bound_lower", tail=_NEAR, extra="|[>≥]")
 
 
 # « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
@@ -128,24 +120,12 @@ def bound_of(before: str) -> str | None:
 
 
 # A sentence that describes the set-up of a document (its context, protocol, scope) rather than a
-# finding: "Contexte : …", "Version testée : …", "Objet : …".
-_SETUP_RE = re.compile(
-    r"^(contexte|protocole|objectif|objet|périmètre|méthode|méthodologie|conditions de mesure|matériel|"
-    r"versions? testées?|présents|destinataires|date de publication|période|on teste|nous testons)\b"
-    # an objective in the infinitive: "Mesurer le débit…", "Évaluer l'exploitation…"
-    r"|^[A-ZÉÈ][a-zéèêîô]+(?:er|ir)\s+(?:l'|le |la |les |un |une |des |si |que |notre |nos )",
-    re.IGNORECASE,
-)
-# A sentence about several subjects at once ("les trois moteurs"): no single-subject prefix.
-_COLLECTIVE_RE = re.compile(
-    r"\b(deux|trois|quatre|cinq|chaque|chacun|tous les|toutes les|les \w+s candidats)\b", re.IGNORECASE
-)
-# Marketing superlatives lower a sentence's score (the report's tone must stay neutral).
-_PROMO_RE = re.compile(
-    r"\b(parmi les (plus|meilleur)|le plus rapide|les plus rapides|leader|révolutionnaire|incroyable|"
-    r"inégalé|exceptionnel|incontournable|meilleur du marché)\b",
-    re.IGNORECASE,
-)
+# finding: « Contexte : … », "Test setup: …".
+_SETUP_RE = _Folded("setup", head="^")
+# A sentence about several subjects at once (« les trois moteurs »): no single-subject prefix.
+_COLLECTIVE_RE = _Folded("collective")
+# Marketing words lower a sentence's score (the report's tone must stay neutral): the grid's list.
+_PROMO_RE = _Folded("promotional")
 
 
 @dataclass(frozen=True)

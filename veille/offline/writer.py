@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
+from veille.offline import lexicon
 from veille.offline.compare import recommendation
 from veille.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
 from veille.offline.language import language, quote_if_foreign
@@ -33,10 +34,6 @@ from veille.roles.writer import WriterInput
 __all__ = ["quote_foreign", "scope_sentence", "write"]
 
 _CITE_RE = re.compile(r"\s*\[(\d+)\]")
-_PROMO_RE = re.compile(
-    r"\b(révolutionnaire|incroyable|exceptionnel(le)?s?|inégalée?s?|leader|n°\s?1|meilleur du marché)\b",
-    re.IGNORECASE,
-)
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 MISSING_AXIS = "Axe non couvert (analyse en échec) : "  # the form the report code looks for
 
@@ -120,7 +117,12 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
     ):
         text, inline = _clean(finding.statement, valid)
         numbers = list(dict.fromkeys([*inline, *(n for n in finding.sources if n in valid)]))
-        if not numbers or not text or _PROMO_RE.search(text) or SUPERLATIVE_RE.search(text):
+        if (
+            not numbers
+            or not text
+            or lexicon.pattern("promotional").search(text)
+            or SUPERLATIVE_RE.search(text)
+        ):
             continue  # a fact without a valid source, promotional or superlative, is not written
         key = text.casefold()
         if key in seen:
