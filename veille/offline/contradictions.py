@@ -60,7 +60,7 @@ class ContradictionFinder:
         for s in [*self.sentences(doc), *self.table_cells(doc)]:
             if not s.unit_figures or len(s.names) != 1 or markup(s.text):
                 continue
-            own_versions = versions(s.text) or title_versions
+            own_versions = versions(s.text) or title_versions or _release_of(doc, s.names[0])
             dates = set(extract_dates(s.text))  # a date is when, not how much
             for f in dict.fromkeys(f for f in s.unit_figures if f not in dates):
                 value = figure_value(f)
@@ -246,6 +246,18 @@ class ContradictionFinder:
         if keep.date > other.date:
             return "source plus récente"
         return "source retenue à fiabilité et date égales"
+
+
+def _release_of(doc: DocumentText, subject: str) -> frozenset[str]:
+    """The one release of ``subject`` the document names (« versions testées : Atlas 2.6 »): what
+    its sentences about the subject speak of. Two releases named: none is assumed."""
+    found = {
+        m.group(1)
+        for m in re.finditer(
+            rf"\b{re.escape(subject)}\s+v?(\d+(?:\.\d+)+)(?![\d.,])", f"{doc.title}\n{doc.body}"
+        )
+    }
+    return frozenset(found) if len(found) == 1 else frozenset()
 
 
 def _stated(claim: Claim) -> str:
