@@ -80,8 +80,8 @@ def test_ledger_entries_resolve_and_no_rejected_point_is_left_unmarked(
 
 
 def test_a_table_cell_reads_as_a_sentence_labelled_by_its_row_and_column() -> None:
-    body = "Texte.\n\n| offre | latence | prix |\n|---|---:|---|\n| Alpha | 12 ms | 3 EUR |\n| Beta | | 4 EUR |\n"
-    assert split_sentences(body) == ["Texte."]  # findings come from prose; cells are compared as claims
+    body = "Un texte.\n\n| offre | latence | prix |\n|---|---:|---|\n| Alpha | 12 ms | 3 EUR |\n| Beta | | 4 EUR |\n"
+    assert split_sentences(body) == ["Un texte."]  # findings come from prose; cells are compared as claims
     assert table_sentences(body) == [
         "Alpha : latence 12 ms.",
         "Alpha : prix 3 EUR.",

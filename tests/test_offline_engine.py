@@ -219,7 +219,11 @@ def test_no_literal_of_any_corpus_in_the_engine(
         corpus = PROJECT_ROOT / "tests" / "corpora" / name
     literals = _corpus_literals(corpus)
     assert len(literals) > 15  # the check runs on real literals
-    sources = [*sorted(ENGINE_DIR.glob("*.py")), data_file("authority.toml")]
+    sources = [
+        *sorted(ENGINE_DIR.glob("*.py")),
+        data_file("authority.toml"),
+        *sorted(data_file("lang").glob("*.toml")),
+    ]
     assert len(sources) > 5
     request_ = load_request(corpus)
     # A product name is a proper noun: matched as written, as a whole word (« Requests » is a

@@ -10,11 +10,14 @@ leaks, and no figure, version, address or abbreviation is cut.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from veille.offline.sentences import fit_sentence, split_plain
+from veille.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
+from veille.offline.sentences import fit_clauses, fit_sentence, split_plain
 from veille.offline.text import split_sentences, table_rows, table_sentences
 
 # Prose words (checked to survive) and markup words (checked never to appear in a sentence).
@@ -68,7 +71,7 @@ _BLOCK_MARKUP = [
 @st.composite
 def sentences(draw: st.DrawFn) -> tuple[str, list[str]]:
     """(Markdown sentence, its prose words in order)."""
-    n = draw(st.integers(1, 8))
+    n = draw(st.integers(2, 8))  # a one-word line is a label, not a sentence
     words = [draw(_word) for _ in range(n)]
     parts: list[str] = []
     for i, w in enumerate(words):
@@ -162,8 +165,8 @@ def test_a_sentence_with_code_that_is_not_a_word_is_dropped_not_quoted_with_a_ho
 
 
 def test_tables_are_rows_of_cells_never_prose() -> None:
-    body = "Intro.\n\n| Produit | Latence | Prix |\n|---|---|---|\n| **Atlas** | 12 ms | [900 EUR](x) |\n"
-    assert split_sentences(body) == ["Intro."]
+    body = "Une intro.\n\n| Produit | Latence | Prix |\n|---|---|---|\n| **Atlas** | 12 ms | [900 EUR](x) |\n"
+    assert split_sentences(body) == ["Une intro."]
     assert table_sentences(body) == ["Atlas : Latence 12 ms.", "Atlas : Prix 900 EUR."]
     assert table_rows(body) == [("Atlas : Latence 12 ms ; Prix 900 EUR.", [0, 1])]
 
@@ -192,3 +195,90 @@ def test_fit_sentence_keeps_every_word_and_never_parts_a_figure_from_its_unit(
             assert any(token.lower() in p.lower() for p in parts), (token, parts)
     for part in parts:
         assert not re.search(r"\d\.$", part), parts
+
+
+REAL = Path(__file__).parent / "fixtures" / "markdown"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in REAL.glob("*.md") if p.name != "SOURCES.md"))
+def test_a_real_document_gives_prose_sentences_only(name: str) -> None:
+    """A real README (tests/fixtures/markdown/SOURCES.md): badges, logos, HTML, code and links
+    leave no debris; sentences are whole; every prose sentence of a plain paragraph is found."""
+    body = (REAL / name).read_text(encoding="utf-8")
+    found = split_sentences(body)
+    assert len(found) > 30
+    for sentence in found:
+        assert not _MARKUP_RE.search(sentence), sentence
+        assert not re.search(r"https?://|\.(?:png|svg|gif)\b", sentence), sentence
+        assert not re.search(r"\b(?:e\.g|i\.e|vs|cf)\.$", sentence), sentence
+    # Plain paragraphs (no markup on their lines) come out whole, sentence by sentence.
+    plain_lines = [
+        line
+        for line in body.splitlines()
+        if re.fullmatch(r"[A-Z][\w ,.'’\-—()/:]+[.!?]", line) and not re.search(r"[`*_\[<|#]", line)
+    ]
+    assert len(plain_lines) >= 3
+    for line in plain_lines:
+        assert all(s in found for s in split_plain(line)), line
+
+
+def test_figures_follow_the_shared_number_reader() -> None:
+    assert extract_figures("Revenue reached $1,705M in 2025.") == ["$1,705M", "2025"]
+    assert figure_value("$1,705M") == pytest.approx(1.705e9) and figure_unit("$1,705M") == "m usd"
+    english = "It serves 1,420 tokens/s on one GPU."
+    assert extract_figures(english) == ["1,420 tokens/s"]
+    assert figure_value("1,420 tokens/s", english) == 1420  # English grouping, read in its sentence
+    assert figure_value("1,420 tokens/s") is None  # alone it could be a French 1.42: not compared
+    quote = "Le devis va de 3 200-4 100 EUR par an."
+    assert extract_figures(quote) == ["3 200-4 100 EUR"]  # a range is one figure, never « 3 » and « 100 EUR »
+    assert figure_value("3 200-4 100 EUR") is None and rate_unit(quote, "3 200-4 100 EUR") == "eur/an"
+    assert extract_figures("La température descend à –7 °C.") == ["–7 °C"]
+    assert figure_value("–7 °C") == -7
+    assert extract_figures("La 2.7.1 sort en 2026 ; Python 3.12 et v1.2.3 aussi.") == ["2026"]
+    assert (
+        rate_unit("4 500 EUR par mois", "4 500 EUR") == rate_unit("4 500 EUR/mois", "4 500 EUR") == "eur/mois"
+    )
+    assert rate_unit("1 250 EUR HT par GPU", "1 250 EUR") == "eur/gpu"
+
+
+def test_a_sentence_its_source_interrupted_is_not_a_sentence() -> None:
+    body = (
+        "The vision has two goals:\n\n"
+        "* to build a shared understanding of where we are and\n"
+        "* to identify where we should be going.\n\n"
+        "Reuse the lint, e.g.\n\n```toml\n[lints]\n```\n\n"
+        "were also accepted compared to the older forms.\n\n"
+        "https://example.org/issues/42\n\n"
+        "- la latence reste sous 5 ms sur le banc.\n"
+    )
+    assert split_sentences(body) == [
+        "The vision has two goals:",
+        "to identify where we should be going.",
+        "la latence reste sous 5 ms sur le banc.",  # a list item may start in lower case
+    ]
+
+
+_CLAUSE = st.lists(_word, min_size=3, max_size=12).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_CLAUSE, st.sampled_from(["; ", ", but ", ", mais ", ", ", " and "])),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_fit_clauses_cuts_between_clauses_only_or_not_at_all(parts: list[tuple[str, str]]) -> None:
+    sentence = "".join(clause + sep for clause, sep in parts[:-1]) + parts[-1][0]
+    sentence = sentence.capitalize() + "."
+    found = fit_clauses(sentence, 12)
+    if found is None:
+        return
+    assert all(len(p.split()) <= 12 for p in found)
+    assert " ".join(found).lower().replace(".", "").replace(",", "").replace(";", "").split() == (
+        sentence.lower().replace(".", "").replace(",", "").replace(";", "").split()
+    )
+    for part in found[1:]:  # each part after a cut starts where a clause starts
+        first = part.split()[0].lower()
+        assert first in {"but", "mais"} or any(part.lower().startswith(c) for c, _ in parts), part

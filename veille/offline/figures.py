@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from veille.numbers import read_numbers
 from veille.offline import lexicon
 from veille.offline.text import STOP_WORDS, fold
 
@@ -34,15 +35,14 @@ _FIGURE_RE = re.compile(
     rf"(?P<tail>(?:[ \u00a0\u202f]?[%‰€$])|(?:[ \u00a0\u202f]?[A-Za-zÀ-ÿ°][\w°/²³.-]*(?!['’\w])"
     rf"(?:[ \u00a0\u202f][A-Za-zÀ-ÿ][\w/]*(?!['’\w]))?))?"
 )
-_ORDINAL_RE = re.compile(r"^(er|re|e|eme|ème|ère|nd|nde)\b", re.IGNORECASE)
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
 
 
-def _unit_length(tail: str, *, model: bool = False) -> int:
+def _unit_length(tail: str) -> int:
     """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0.
     A word that is not a known unit is still one when it reads as a counted noun (``cycles``,
-    ``pannes``, ``requests``): what a count counts is its unit. Not after a ``model`` number
-    (« Model 150 delivers », « Produit 6 restaure »): the word after it is a verb, not a unit."""
+    ``pannes``, ``requests``): what a count counts is its unit. (A model number, « Model 150
+    delivers », is an id for the number reader, never a figure.)"""
     end = 0
     for n, match in enumerate(re.finditer(r"\s*(\S+)", tail)):
         if n == 2:
@@ -51,9 +51,7 @@ def _unit_length(tail: str, *, model: bool = False) -> int:
         clean = word.rstrip(".,;:!?)»")
         key = fold(clean)
         known = clean != "to" and (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET)
-        if not (
-            known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and not model and _counted_noun(clean))
-        ):
+        if not (known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and _counted_noun(clean))):
             break
         end = match.start(1) + len(clean)
         if key not in _MULTIPLIERS:
@@ -70,15 +68,6 @@ _MONTH_NUMBERS = {
     for w in names
 }
 _MONTH_WORDS = frozenset(_MONTH_NUMBERS)
-
-
-def _after_name(text: str, start: int) -> bool:
-    """The number at ``start`` follows a capitalised word: a model or version (« Server 7 »)."""
-    before = text[:start].rstrip(" \u00a0\u202f")
-    if len(before) == len(text[:start]):
-        return False
-    word = re.search(r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)$", before)
-    return bool(word and word.group(1)[:1].isupper())
 
 
 def _counted_noun(word: str) -> bool:
@@ -134,76 +123,86 @@ def _known_unit(unit: str) -> bool:
     return key in _UNIT_SET or key.split("/")[0] in _UNIT_SET
 
 
-_MINUTES_RE = re.compile(
-    r"[ \u00a0\u202f](?P<min>[0-5]?\d)(?P<unit>[ \u00a0\u202f](?:min|mn|minutes?)\b)?(?![\d.,]\d|\d)"
-)
-
-
-def _duration_tail(text: str, end: int, unit: str) -> int | None:
-    """End of the minutes after an hour figure (« 4 h 15 », « 3 hours 20 minutes »), else None.
-    After ``h`` the minutes may stand alone unless a unit follows them (« 2 h 20 To » is not a
-    duration); after a spelt-out hour they need their unit."""
-    word = fold(unit.strip())
-    if _SAME_UNIT.get(word, word) != "h":
-        return None
-    match = _MINUTES_RE.match(text, end)
-    if not match:
-        return None
-    if match.group("unit"):
-        return match.end()
-    if word != "h":
-        return None
-    following = re.match(r"[ \u00a0\u202f]*([^\s.,;:!?)»]+)", text[match.end() :])
-    if following and (_known_unit(following.group(1)) or fold(following.group(1)) in _UNIT_SET):
-        return None
-    return match.end()
+# Roles of the shared number reader (veille/numbers.py) that are never figures: « v1.2.3 »,
+# « Python 3.12 », « ticket 4521 », list numbering, citation markers, numeric dates and times,
+# ordinals (« 1er », « 95e »).
+_NOT_FIGURES = frozenset({"version", "id", "list", "citation", "date", "ordinal"})
+_PREFIX_RE = re.compile(r"^[-−–—$€£¥]+")  # a minus sign or a currency written first
+_DASH_RANGE_RE = re.compile(r"\d[   ]?[-−–—][   ]?\d")
 
 
 def extract_figures(text: str) -> list[str]:
     """Figures of a sentence, verbatim with their unit when one follows: '4 800 req/s', '18 %',
-    '2027'; written-out dates ('septembre 2031') come whole."""
+    '$1,705M', '–7 °C', '3 200-4 100 EUR' (a dash range is one figure), '2027'; written-out
+    dates ('septembre 2031') come whole. What the number reader labels a version, an id, a list
+    number, a citation or a numeric date is not a figure."""
     out: list[str] = extract_dates(text)
     covered = [(m.start(), m.end()) for m in _DATE_RE.finditer(text)]
+    readings = read_numbers(text)
+    for r in readings:
+        if r.role == "figure" and r.high is not None and _DASH_RANGE_RE.search(r.text):
+            covered.append((r.start, r.end))
+            out.append(r.text)
     for match in _FIGURE_RE.finditer(text):
-        if any(a <= match.start() < b for a, b in covered):
+        start = match.start("num")
+        if any(a <= start < b for a, b in covered):
+            continue
+        reading = next((r for r in readings if r.start <= start < r.end), None)
+        if reading is not None and reading.role in _NOT_FIGURES:
             continue
         tail = match.group("tail") or ""
-        if tail and not tail[0].isspace() and _ORDINAL_RE.match(tail):
-            continue  # "1er", "95e": ordinals are not measurements
-        unit_length = _unit_length(tail, model=_after_name(text, match.start("num")))
+        unit_length = _unit_length(tail)
         if unit_length and is_year(match.group("num")) and not _known_unit(tail[:unit_length]):
             unit_length = 0  # « 2026 grid »: a year, not a count of grids
         end = match.end("num") + unit_length
-        duration = _duration_tail(text, end, tail[:unit_length])
-        figure = text[match.start("num") : duration or end]  # « 4 h 15 », « 3 hours 20 minutes »
+        # « 4 h 15 », « 3 hours 20 minutes »: the reader reads the minutes into the duration.
+        kind = reading.unit.kind if reading is not None and reading.unit is not None else ""
+        duration = reading.end if kind == "duration" and reading is not None and reading.end > end else None
+        if (
+            reading is not None
+            and reading.start < start
+            and _PREFIX_RE.fullmatch(text[reading.start : start])
+        ):
+            start = reading.start  # « –7 °C », « $1,705M »: the sign and the currency belong to it
+        figure = text[start : duration or end]
         if duration:
-            covered.append((match.start("num"), duration))  # its minutes are not another figure
+            covered.append((start, duration))  # its minutes are not another figure
         if figure not in out:
             out.append(figure)
     return out
 
 
-def figure_value(figure: str) -> float | None:
-    """Numeric value of a figure ('4 800 req/s' -> 4800.0, '1,5 Go' -> 1.5, '5 h 30' -> 5.5);
-    None for versions."""
-    match = re.match(_NUMBER, figure)
-    if not match:
-        return None
-    minutes = _HOURS_MINUTES_RE.match(figure[match.end() :])
-    if minutes and "." not in match.group(0) and "," not in match.group(0):
-        return float(re.sub(r"[ \u00a0\u202f]", "", match.group(0))) + int(minutes.group(1)) / 60
-    num = re.sub(r"[ \u00a0\u202f]", "", match.group(0))
-    if num.count(".") + num.count(",") > 1:
-        return None  # a version such as 2.7.1
-    try:
-        return float(num.replace(",", "."))
-    except ValueError:
-        return None
+def _number(figure: str) -> tuple[str, re.Match[str] | None]:
+    """(sign or currency written first, the number's match after it)."""
+    prefix = _PREFIX_RE.match(figure)
+    head = prefix.group(0) if prefix else ""
+    return head, re.compile(_NUMBER).match(figure, len(head))
 
 
-_HOURS_MINUTES_RE = re.compile(
-    r"\s*(?:h|heures?|hours?|hrs?)\s+(\d{1,2})(?:\s*(?:min|mn|minutes?))?$", re.IGNORECASE
-)
+# « 1,420 » alone: English grouping or a French decimal. Only a currency written first settles it.
+_AMBIGUOUS_RE = re.compile(r"^[-−–—]?\d{1,3},\d{3}(?![\d,.])")
+
+
+def figure_value(figure: str, text: str = "") -> float | None:
+    """Value of a figure as the number reader (veille/numbers.py) reads it, in base units
+    ('4 800 req/s' -> 4800, '1,5 Go' -> 1.5e9 bytes, '5 h 30' -> 19 800 s, '–7 °C' -> -7,
+    '$1,705M' -> 1.705e9); a year is its number. None for a version or a range. « 1,420 » is
+    English grouping or a French decimal: read in ``text`` (the sentence it comes from, whose
+    other numbers or language settle it), else None — a figure not read for sure is not compared."""
+    if is_year(figure):
+        return float(figure)
+    if _AMBIGUOUS_RE.match(figure):
+        if not text:
+            return None
+        figure_start = text.find(figure)
+        readings = [r for r in read_numbers(text) if r.start <= figure_start < r.end]
+    else:
+        readings = read_numbers(figure)
+    readings = [r for r in readings if r.role == "figure"]
+    if not readings or readings[0].high is not None:
+        return None
+    return readings[0].value
+
 
 # Spellings of one unit (« 3 heures » and « 4 h 20 » measure the same thing), French and English.
 _SAME_UNIT = {
@@ -229,8 +228,13 @@ def unit_key(word: str) -> str:
 def figure_unit(figure: str) -> str:
     """Folded unit of a figure ('' when bare), one spelling per unit (:func:`unit_key`); the
     minutes of a duration (« 4 h 15 ») are part of its value, not of its unit."""
-    match = re.match(_NUMBER, figure)
-    rest = fold((figure[match.end() :] if match else figure).strip())
+    currency, match = _number(figure)
+    rest = figure[match.end() :] if match else figure
+    rest = fold(
+        re.sub(rf"^[ \u00a0\u202f]?[-\u2212\u2013\u2014][ \u00a0\u202f]?(?:{_NUMBER})", "", rest).strip()
+    )
+    if currency.strip("-−–—"):
+        rest = f"{rest} {unit_key(currency.strip('-−–—'))}".strip()  # « $1,705M » -> ``m usd``
     head, _, tail = rest.partition(" ")
     head = unit_key(head) if head else head
     if head == "h" and re.fullmatch(r"\d{1,2}(?: (?:min|mn|minutes?))?", tail):
@@ -239,11 +243,20 @@ def figure_unit(figure: str) -> str:
 
 
 # « par site », "per GB", « /mois » right after a figure: what the figure is counted per.
+def _alternation(name: str, group: str) -> str:
+    entries = {e for lang in lexicon.LANGS for e in lexicon.groups(name, lang).get(group, ())}
+    return "|".join(re.escape(e) for e in sorted(entries, key=lambda e: (-len(e), e)))
+
+
+_TAX = _alternation("tax_mentions", "vat")
+_PER = _alternation("rate_words", "per")
+_PER_ARTICLE = _alternation("rate_words", "articles")
 _PER_RE = re.compile(
-    r"(?:[ \u00a0\u202f]+(?:HT|TTC|hors taxes?|excl\.? VAT))?"  # a tax mention before the « par »
-    r"[ \u00a0\u202f]*(?:/|(?:per|par)[ \u00a0\u202f]+)(?:an?[ \u00a0\u202f]+|une?[ \u00a0\u202f]+)?"
+    rf"(?:[ \u00a0\u202f]+(?:{_TAX}))?"  # a tax mention before the « par »
+    rf"[ \u00a0\u202f]*(?:/|(?:{_PER})[ \u00a0\u202f]+)(?:(?:{_PER_ARTICLE})[ \u00a0\u202f]+)?"
     r"([A-Za-zÀ-ÿ][\wÀ-ÿ-]*)"
 )
+_TAX_TAIL_RE = re.compile(rf" (?:{_TAX})$", re.IGNORECASE)
 
 
 def rate_unit(text: str, figure: str) -> str:
@@ -251,7 +264,7 @@ def rate_unit(text: str, figure: str) -> str:
     site » and "3 days per site" -> ``jour/site``, « 4 500 EUR/mois » and « 4 500 EUR par mois »
     -> ``eur/mois``; the plain :func:`figure_unit` when nothing follows."""
     # A tax mention does not change what is counted (« 1 250 EUR HT par GPU », « 2 750 EUR par GPU »).
-    unit = re.sub(r" (?:ht|hors taxes?)$", "", figure_unit(figure))
+    unit = _TAX_TAIL_RE.sub("", figure_unit(figure))
     if not unit or "/" in unit:
         head, _, per = unit.partition("/")
         return f"{head}/{unit_key(per)}" if per else unit
@@ -262,7 +275,7 @@ def rate_unit(text: str, figure: str) -> str:
 
 def is_count(figure: str) -> bool:
     """The figure's unit is a counted noun (« 7 pannes », « 5 000 cycles »), not a measurement unit."""
-    match = re.match(_NUMBER, figure)
+    _, match = _number(figure)
     rest = (figure[match.end() :] if match else figure).strip()
     return bool(rest) and not _known_unit(rest) and rest[:1] not in {"%", "‰", "€", "$"}
 
@@ -284,7 +297,7 @@ _QUANTITY_WORDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
     )
     for q in lexicon.groups("quantity_units", "common")
 )
-_ASKED_PER_RE = re.compile(r"^(?:par|per)\s+(?:an?\s+|une?\s+)?([a-z][\w-]*)")
+_ASKED_PER_RE = re.compile(rf"^(?:{_PER})\s+(?:(?:{_PER_ARTICLE})\s+)?([a-z][\w-]*)")
 
 
 def asked_quantity(aspect: str) -> tuple[frozenset[str], str]:

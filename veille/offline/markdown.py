@@ -19,6 +19,7 @@ __all__ = [
     "bullets",
     "count_words",
     "ends_with_citation",
+    "fit_clauses",
     "fit_sentence",
     "fit_text",
     "sentence_words",
@@ -61,6 +62,14 @@ def fit_sentence(
 ) -> list[str]:
     """:func:`veille.offline.sentences.fit_sentence` with the arbiter's word count."""
     return sentences_module.fit_sentence(sentence, max_words, count, min_part)
+
+
+def fit_clauses(
+    sentence: str, max_words: int, count: Callable[[str], int] = sentence_words
+) -> list[str] | None:
+    """:func:`veille.offline.sentences.fit_clauses` with the arbiter's word count: cuts between
+    clauses only, None when the sentence cannot be cut without leaving a piece of a sentence."""
+    return sentences_module.fit_clauses(sentence, max_words, count)
 
 
 def fit_text(text: str, max_words: int, count: Callable[[str], int] = sentence_words) -> str:

@@ -73,7 +73,8 @@ _TOML_FRONT_MATTER_RE = re.compile(r"\A\+\+\+\n.*?\n\+\+\+[ \t]*\n", re.DOTALL)
 # markers, links and images whose URL broke the syntax, backticks of unclosed code spans.
 _RESIDUE_RES = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)?"), " "),
-    (re.compile(r"\[([^\]]*)\]\([^)]*\)?"), r"\1"),
+    (re.compile(r"\[([^\]]*)\] ?\([^)]*\)?"), r"\1"),
+    (re.compile(r"^\[[ xX]\] "), ""),  # a task list's check box
     (re.compile(r"\[\^[^\]]*\]"), ""),
     (re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>|<[A-Za-z!/][^<>]*$"), " "),
     (re.compile(r"`+"), ""),

@@ -17,11 +17,13 @@ from functools import cache
 from veille.offline import lexicon
 from veille.offline.reading import UNREADABLE
 
-__all__ = ["fit_sentence", "fit_text", "split_plain"]
+__all__ = ["fit_clauses", "fit_sentence", "fit_text", "is_whole", "split_plain"]
 
 _END_RE = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _STARTS_RE = re.compile(r"\s+[«\"“‘(\[¿¡*_A-ZÀ-ÖØ-Þ0-9]")
 _INITIAL_RE = re.compile(r"(?:^|[\s(«\"])[A-ZÀ-ÖØ-Þ]\.$")
+_URL_RE = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+_LETTER_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _WORD_COUNT_RE = re.compile(r"\w+(?:['’\-]\w+)*")
 
 
@@ -61,6 +63,30 @@ def split_plain(text: str) -> list[str]:
     return [s for s in out if s and UNREADABLE not in s]
 
 
+def is_whole(sentence: str, item: bool = False) -> bool:
+    """``sentence`` is not the piece of a sentence its source interrupted (a list item that goes on
+    in the next one, prose resumed after a code block, a sentence whose example was code): it
+    neither starts in lower case with a function word (« were also accepted… », "to build…") nor
+    ends with a function word or an abbreviation that announces more (``e.g.``, « cf. »). A list
+    ``item`` may start in lower case (« - la latence reste sous 5 ms »)."""
+    tokens = sentence.split()
+    if len(_LETTER_WORD_RE.findall(_URL_RE.sub(" ", sentence))) < 2:
+        return False  # an address or a label alone is not a sentence
+    stop = lexicon.words("stop")
+    first, last = tokens[0], tokens[-1]
+    if not item and first[:1].islower() and lexicon.fold_entry(first.strip(",;:")) in stop:
+        return False
+    if lexicon.fold_entry(last.rstrip(",;:")) in stop and not last.endswith((".", "!", "?", "…")):
+        return False
+    closing = {
+        *lexicon.groups("abbreviations", "en").get("closing", ()),
+        *lexicon.groups("abbreviations", "fr").get("closing", ()),
+    }
+    return not (
+        sentence.endswith(".") and not sentence.endswith(tuple(closing)) and _ends_with_abbreviation(sentence)
+    )
+
+
 def sentence_words(sentence: str) -> int:
     return len(_WORD_COUNT_RE.findall(sentence))
 
@@ -84,7 +110,7 @@ def _figure_word(token: str) -> bool:
 
 def _safe_gap(before: str, after: str) -> bool:
     """A cut between the words ``before`` and ``after`` leaves two readable parts: not between a
-    figure and its unit or its range (« 72.23 | seconds », « 8 500 | et 11 000 »), not after a
+    figure and its unit or its range (« 72.23 | seconds », « 3 200 | et 4 100 »), not after a
     function word (« entre | 8 », "of | the"), not inside a quote."""
     key = lexicon.fold_entry(before.strip("«»\"'()[],;:"))
     if _figure_word(before) or _figure_word(after):
@@ -170,6 +196,46 @@ def fit_sentence(
     left = left.rstrip(" ,;:") + "."
     right = _capitalise(right.strip()) + end
     return [*fit_sentence(left, max_words, count, min_part), *fit_sentence(right, max_words, count, min_part)]
+
+
+def _clause_cuts(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the clause boundaries of ``text``: a semicolon, or a comma followed by a
+    clause conjunction (", but", « , mais »), outside brackets and quotes."""
+    conjunctions = [
+        c for lang in lexicon.LANGS for c in lexicon.groups("sentence_cuts", lang)["clause_conjunctions"]
+    ]
+    out = []
+    for priority, start, stop in _cut_points(text):
+        if priority == 0:
+            out.append((start, stop))
+        elif priority == 2 and any(text.startswith(f"{c} ", stop) for c in conjunctions):
+            out.append((start + 1, stop))  # the conjunction opens the second sentence
+    return out
+
+
+def fit_clauses(
+    sentence: str, max_words: int, count: Callable[[str], int] = sentence_words
+) -> list[str] | None:
+    """``sentence`` as sentences of at most ``max_words`` words cut only between clauses (a
+    semicolon, a comma before a clause conjunction), each part a sentence of its own; None when
+    it cannot be cut so: the caller leaves it out rather than quote a piece of it."""
+    text = sentence.strip()
+    if count(text) <= max_words:
+        return [text]
+    end = text[-1] if text[-1] in ".!?…" else "."
+    body = text.rstrip(".!?… ")
+    min_part = int(lexicon.weight("reading.min_part_words"))
+    options = [
+        (abs(count(body[:a]) - count(body) / 2), a, b)
+        for a, b in _clause_cuts(body)
+        if count(body[:a]) >= min_part and count(body[b:]) >= min_part
+    ]
+    if not options:
+        return None
+    _, start, stop = min(options)
+    left = fit_clauses(body[:start].rstrip(" ,;") + ".", max_words, count)
+    right = fit_clauses(_capitalise(body[stop:].strip()) + end, max_words, count)
+    return None if left is None or right is None else [*left, *right]
 
 
 def fit_text(text: str, max_words: int, count: Callable[[str], int] = sentence_words) -> str:

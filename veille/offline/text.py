@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from veille.offline import lexicon
 from veille.offline.language import is_english
 from veille.offline.reading import UNREADABLE, Table, parse
-from veille.offline.sentences import split_plain
+from veille.offline.sentences import is_whole, split_plain
 
 __all__ = [
     "STOP_WORDS",
@@ -124,8 +124,16 @@ def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a Markdown document's prose (:mod:`.reading`): headings, tables, code, HTML,
-    images, footnotes and templates are not prose; a list item is a unit of its own."""
-    return [s for block in parse(text).blocks if block.kind != "heading" for s in split_plain(block.text)]
+    images, footnotes and templates are not prose; a list item is a unit of its own; a piece of a
+    sentence its source interrupted is left out (:func:`.sentences.is_whole`)."""
+    blocks = parse(text).blocks
+    return [
+        s
+        for block in blocks
+        if block.kind != "heading"
+        for s in split_plain(block.text)
+        if is_whole(s, block.kind == "item")
+    ]
 
 
 def heading_items(text: str, max_words: int) -> list[str]:
