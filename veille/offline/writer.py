@@ -27,7 +27,7 @@ from veille.offline.figures import date_key, extract_dates, extract_figures, fig
 from veille.offline.language import language, quote_if_foreign
 from veille.offline.ledger import Statement, ledger, rejected_units, superseded
 from veille.offline.markdown import cited, count_words, sentence_words
-from veille.offline.sentences import fit_text, split_plain
+from veille.offline.sentences import fit_clauses, split_plain
 from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.writer import WriterInput
 
@@ -60,8 +60,15 @@ def _clean(text: str, valid: set[int]) -> tuple[str, list[int]]:
 
 
 def _fit(text: str, limit: int) -> str:
-    """Every sentence of ``text`` within ``limit`` words, each ending with a period."""
-    return fit_text(text.strip(), limit)
+    """Every sentence of ``text`` within ``limit`` words, cut between clauses only, each ending
+    with a period; "" when a sentence cannot be cut so (a piece of a sentence is never quoted)."""
+    parts: list[str] = []
+    for sentence in split_plain(text.strip()):
+        fitted = fit_clauses(sentence, limit)
+        if fitted is None:
+            return ""
+        parts += fitted
+    return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
 
 
 def quote_foreign(text: str, request_lang: str) -> str:
@@ -133,8 +140,10 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
         value = _value(text, _options(data), written)
-        shown = quote_foreign(_fit(text, data.max_sentence_words), lang)
-        point = _Point(shown, numbers, finding.subtask_id, rank, value)
+        fitted = _fit(text, data.max_sentence_words)
+        if not fitted:
+            continue  # too long to cut between clauses: left out rather than cut
+        point = _Point(quote_foreign(fitted, lang), numbers, finding.subtask_id, rank, value)
         seen[key] = point
         points.append(point)
     return points
@@ -200,8 +209,9 @@ def _uncertain(data: WriterInput, valid: set[int]) -> list[CitedText]:
     out = []
     for question in data.open_questions:
         text, numbers = _clean(question, valid)
-        if text:
-            out.append(CitedText(text=_fit(text, data.max_sentence_words), citations=numbers))
+        fitted = _fit(text, data.max_sentence_words) if text else ""
+        if fitted:
+            out.append(CitedText(text=fitted, citations=numbers))
     out += [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in data.missing_axes]
     return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
 
@@ -211,9 +221,8 @@ def _fallback(data: WriterInput, axes: Sequence[str]) -> list[_Point]:
     out = []
     for source in sorted(data.sources, key=lambda x: x.number):
         kind = source.source_type.replace("-", " ")
-        text = _fit(
-            f"Document consulté : « {source.title} » ({kind}, {source.date}).", data.max_sentence_words
-        )
+        text = f"Document consulté : « {source.title} » ({kind}, {source.date})."
+        text = _fit(text, data.max_sentence_words) or text  # our own sentence: whole rather than none
         out.append(_Point(text, [source.number], axes[0], source.number, 0.0, pinned=True))
     return out if axes else []
 
