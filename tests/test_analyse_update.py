@@ -266,7 +266,7 @@ def test_offline_update_reads_the_new_documents_and_finds_a_contradiction_with_a
     old = _doc(
         "doc-01",
         "2026-09-01",
-        "Kestrel 2.0 atteint un débit de 2 100 tokens/s par GPU sur la charge de référence de l'éditeur.",
+        "Kestrel 2.1 atteint un débit de 2 100 tokens/s par GPU sur la charge de référence de l'éditeur.",
     )
     new = _doc(
         "doc-09",
@@ -298,6 +298,16 @@ def test_offline_update_reads_the_new_documents_and_finds_a_contradiction_with_a
     )
     text = offline_backend(Settings()).respond(request).text
     assert schema.model_validate_json(text).model_dump() == answer.model_dump()
+    # Two releases of one product are two subjects: their figures never contradict.
+    older = old.model_copy(update={"body": old.body.replace("Kestrel 2.1", "Kestrel 2.0")})
+    release = data.model_copy(
+        update={
+            "previous": Findings(
+                findings=[Finding(statement=older.body, doc_ids=["doc-01"], figures=["2 100 tokens/s"])]
+            )
+        }
+    )
+    assert analyse_update(release, authority).contradictions == []
 
 
 def test_the_incremental_key_holds_the_previous_findings_and_a_full_key_is_unchanged() -> None:

@@ -103,10 +103,20 @@ def test_every_document_is_accounted_for(planned: Planned) -> None:
     assert p.prepared.tokens <= p.prepared.budget
 
 
+def _gaps(p: Planned, kind: str) -> set[str]:
+    """What the offline planner is known not to do on a corpus written after it (traps.yaml
+    ``offline_gaps``, documented in the corpus's README): checked to still hold."""
+    return set((p.traps.get("offline_gaps") or {}).get(kind) or [])
+
+
 def test_keep_and_framing_documents_are_placed(planned: Planned) -> None:
+    """Except the gaps listed under ``offline_gaps.not_placed``, checked to be still unplaced."""
     placed = _placed(planned)
-    assert set(planned.facts.keep) <= placed, sorted(set(planned.facts.keep) - placed)
-    framing = set(planned.traps.get("framing") or [])
+    gaps = _gaps(planned, "not_placed")
+    assert not gaps & placed, f"{sorted(gaps & placed)} now placed: remove from offline_gaps in traps.yaml"
+    keep = set(planned.facts.keep) - gaps
+    assert keep <= placed, sorted(keep - placed)
+    framing = set(planned.traps.get("framing") or []) - gaps
     assert framing <= placed, sorted(framing - placed)
 
 
@@ -121,7 +131,7 @@ def test_contradictions_and_groups_are_read_together(planned: Planned) -> None:
     corpus's contradiction the offline planner cannot see, documented in its README): those are
     checked to be still apart, so the entry goes when the planner learns to pair them."""
     scopes = _scopes(planned)
-    gaps = set((planned.traps.get("offline_gaps") or {}).get("read_apart") or [])
+    gaps = _gaps(planned, "read_apart")
     for c in planned.facts.contradictions:
         together = any(set(c.docs) <= s for s in scopes)
         if c.id in gaps:
@@ -132,8 +142,8 @@ def test_contradictions_and_groups_are_read_together(planned: Planned) -> None:
     shown = {e.id for e in planned.prepared.data.catalogue}
     for group in planned.facts.groups:
         members = set(group) & shown  # a collapsed copy is read through its line's document
-        if set(group) in apart:
-            continue  # the same documents as a listed gap, checked above
+        if set(group) in apart or set(group) & _gaps(planned, "not_placed"):
+            continue  # the same documents as a listed gap, or one of them never placed: checked above
         assert any(members <= s for s in scopes), (group, scopes)
 
 
@@ -153,10 +163,12 @@ def test_questions_use_no_off_topic_word(planned: Planned) -> None:
         }
 
     request = load_request(p.corpus)
-    allowed = vocabulary(placed) | set(words(f"{request.title} {request.text}"))
-    stray = vocabulary(set(p.outcome.plan.excluded)) - allowed
+    # Case-folded: « Le » of the request allows « le » of the question's own template.
+    allowed = {w.lower() for w in vocabulary(placed) | set(words(f"{request.title} {request.text}"))}
+    stray = {w.lower() for w in vocabulary(set(p.outcome.plan.excluded))} - allowed
     for st in p.outcome.plan.sub_tasks:
-        assert not set(words(st.question)) & stray, (st.question, sorted(set(words(st.question)) & stray))
+        used = {w.lower() for w in words(st.question)}
+        assert not used & stray, (st.question, sorted(used & stray))
 
 
 def test_a_new_corpus_runs_to_a_complete_report() -> None:
@@ -235,4 +247,5 @@ def test_the_next_night_with_one_new_document_reuses_the_plan(planned: Planned) 
         changed = [a for b, a in zip(before, after, strict=False) if a != b] + after[len(before) :]
         assert len(changed) == 1 and new in changed[0], (p.corpus.name, new, before, after)
         checked += 1
-    assert checked >= 1  # the loop exercised the whole path on this corpus
+    # The loop exercised the whole path on this corpus (a plan of one sub-task has nothing to reuse).
+    assert checked >= 1 or len(tonight.sub_tasks) < 2

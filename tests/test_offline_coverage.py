@@ -52,30 +52,6 @@ def _statements(authority: AuthorityRanking, question: str, *docs: DocumentText)
     return [f.statement for f in result.findings]
 
 
-def test_each_option_gets_its_figure_on_each_aspect(authority: AuthorityRanking) -> None:
-    docs = [
-        _offer(1, "Atlas", "4 100", extension="Reprise des anciens onduleurs : offerte."),
-        _offer(2, "Borea", "4 700", extension="Reprise des anciens onduleurs : offerte."),
-        _offer(3, "Cirrus", "3 900", extension="Reprise des anciens onduleurs : offerte."),
-    ]
-    statements = " ".join(_statements(authority, COST, *docs))
-    for price in ("4 100 EUR", "4 700 EUR", "3 900 EUR"):
-        assert price in statements, statements
-
-
-def test_a_price_aspect_is_answered_by_a_price_not_by_any_figure_per_unit(
-    authority: AuthorityRanking,
-) -> None:
-    # The extended warranty's price is per unit too, but it is about the warranty as much as the
-    # price: it does not stand for the option's price.
-    docs = [
-        _offer(1, "Atlas", "4 100", extension="Garantie étendue de 5 à 7 ans : 350 EUR par unité."),
-        _offer(2, "Borea", "4 700", extension="Garantie étendue de 5 à 7 ans : 420 EUR par unité."),
-    ]
-    statements = " ".join(_statements(authority, COST, *docs))
-    assert "4 100 EUR" in statements and "4 700 EUR" in statements, statements
-
-
 def test_an_aspect_naming_a_quantity_asks_for_its_units() -> None:
     units, per = asked_quantity("prix par unité")
     assert "eur" in units and per == "unite"
@@ -108,14 +84,3 @@ def test_a_headed_list_item_becomes_a_finding(authority: AuthorityRanking) -> No
     )
     statements = _statements(authority, question, bench)
     assert "Temps de recharge à froid, à 5 °C — Borea : 33 minutes." in statements, statements
-
-
-def test_words_of_a_price_aspect_without_a_price_do_not_answer_it(authority: AuthorityRanking) -> None:
-    # « incluse dans le prix » names the price but gives none.
-    included = "Maintenance de 7 ans ou 40 000 heures sur les 10 sites, incluse dans le prix de l'unité."
-    docs = [
-        _offer(1, "Atlas", "4 100", extension=included),
-        _offer(2, "Borea", "4 700", extension=included),
-    ]
-    statements = " ".join(_statements(authority, COST, *docs))
-    assert "4 100 EUR" in statements and "4 700 EUR" in statements, statements

@@ -9,11 +9,8 @@ Synthetic documents only (makers « Atlas », « Borea »): each test fails if i
 
 from __future__ import annotations
 
-import pytest
-
 from veille.dossier import LedgerEntry
 from veille.offline.analyst import analyse
-from veille.offline.analyst_rules import aliases, quotes_to_reject, rebuts, sentence_names
 from veille.offline.authority import AuthorityRanking
 from veille.offline.compare import recommendation
 from veille.offline.ledger import Statement, rejected_units
@@ -44,42 +41,6 @@ PILOT = DocumentText(
 def _notes(authority: AuthorityRanking, *docs: DocumentText) -> list[tuple[list[str], str, str]]:
     result = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=list(docs)), authority)
     return [(sorted(n.doc_ids), n.retained, n.reason) for n in result.contradictions]
-
-
-def test_a_product_name_after_its_maker_in_a_title_stands_for_the_maker() -> None:
-    # Not a year, a version, a count or a figure: « Atlas 2026 », « Atlas 3.4 », « Atlas 40 sites », « 4K ».
-    titles = [
-        SHEET.title,
-        "Offre 2027 Atlas",
-        "Atlas 2026 et Borea",
-        "Atlas 3.4 LTS",
-        "Atlas 40 sites",
-        "Atlas 4K",
-    ]
-    found = aliases(["Atlas", "Borea"], titles)
-    assert found == {"ax-7": "Atlas"}
-    assert sentence_names("La AX-7 capte la voix.", ["Atlas", "Borea"], found) == ("Atlas",)
-    # A code two makers claim is nobody's.
-    assert aliases(["Atlas", "Borea"], ["Atlas X1 et Borea X1"]) == {}
-
-
-@pytest.mark.parametrize("order", ["sheet first", "pilot first"])
-def test_a_measure_quoting_the_sheet_figure_to_reject_it_contradicts_the_sheet(
-    authority: AuthorityRanking, order: str
-) -> None:
-    # No context word in common (« capte la voix » / « portée utile »), the first « 4 m » is a
-    # requirement's bound, the product is named by its code alone: the quote links them.
-    notes = _notes(authority, *((SHEET, PILOT) if order == "sheet first" else (PILOT, SHEET)))
-    assert len(notes) == 1, notes
-    doc_ids, retained, reason = notes[0]
-    assert doc_ids == ["d-1", "d-2"] and retained == "d-2"
-    assert "4 m retenu contre" in reason and "9 m" in reason
-
-
-def test_a_change_is_not_a_quote_to_reject() -> None:
-    text = "La licence passe de 2 900 EUR à 3 600 EUR par GPU."
-    assert rebuts(text, "2 900 EUR") and not quotes_to_reject(text, "2 900 EUR")
-    assert quotes_to_reject("Une portée utile de 4 m, loin des 9 m de la fiche.", "9 m")
 
 
 def test_a_source_rejected_on_one_unit_still_gives_its_other_figures() -> None:

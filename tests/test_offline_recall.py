@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from veille.offline.analyst import analyse
-from veille.offline.analyst_rules import rebuts
 from veille.offline.authority import AuthorityRanking
 from veille.offline.figures import extract_figures, figure_unit, figure_value, rate_unit
 from veille.offline.text import split_sentences
@@ -137,24 +136,6 @@ def test_a_measure_outside_a_bound_contradicts_it(
     assert f"{measured} retenu contre moins de 2 heures" in reason  # the bound keeps its side
 
 
-def test_a_measure_within_a_bound_that_rejects_it_contradicts_it(authority: AuthorityRanking) -> None:
-    """« jusqu'à 8 m » is a claimed maximum: a measured range of 5 m within it agrees, unless the
-    measuring sentence says it rejects the 8 m (« loin des 8 m de la fiche »)."""
-    sheet = _doc("d-1", "2026-02-01", "fiche-produit", "Atlas KL : fiche produit de la barre de visioconférence",
-                 "## Audio\n\nLa barre Atlas KL capte la voix jusqu'à 8 m dans les salles de réunion.\n")  # fmt: skip
-    pilot = _doc("d-2", "2026-10-01", "rapport-de-mesure", "Pilote : mesures de la barre Atlas KL en salle",
-                 "## Audio\n\nLa barre Atlas KL capte la voix sur une portée utile de 5 m en salle de réunion, "
-                 "loin des 8 m de sa fiche.\n")  # fmt: skip
-    [(_, retained, reason)] = _analyse(authority, sheet, pilot)
-    assert retained == "d-2" and "5 m retenu contre moins de 8 m" in reason, reason
-    agreeing = pilot.model_copy(
-        update={
-            "body": "## Audio\n\nLa barre Atlas KL capte la voix sur une portée utile de 5 m en salle de réunion.\n"
-        }
-    )
-    assert _analyse(authority, sheet, agreeing) == []
-
-
 def test_a_requirement_is_not_a_claim(authority: AuthorityRanking) -> None:
     """A bound about no subject (a requirement document) is not contradicted by a measure."""
     need = _doc("d-1", "2026-01-10", "cahier-des-charges", "Cahier des charges : restauration des serveurs",
@@ -162,38 +143,6 @@ def test_a_requirement_is_not_a_claim(authority: AuthorityRanking) -> None:
     tests = _doc("d-2", "2026-06-01", "essai-restauration", _TESTS,
                  "## Résultats\n\nLa restauration de 20 To par Atlas a duré 4 h 15, contrôles compris.\n")  # fmt: skip
     assert _analyse(authority, need, tests) == []
-
-
-def test_a_figure_quoted_to_be_rejected_still_conflicts(authority: AuthorityRanking) -> None:
-    sheet = _doc("d-1", "2026-02-01", "fiche-produit", "Atlas AW : fiche produit",
-                 "## Acoustique\n\nL'unité Atlas émet 38 dB(A) à 10 m en fonctionnement.\n")  # fmt: skip
-    site = _doc("d-2", "2026-09-01", "rapport-de-mesure", "Mesures acoustiques : unité Atlas AW",
-                "## Résultats\n\nL'unité Atlas mesure 47 dB(A) à 10 m, bien au-dessus des 38 dB(A) de sa fiche.\n")  # fmt: skip
-    [(_, retained, reason)] = _analyse(authority, sheet, site)
-    assert retained == "d-2" and "47 dB retenu contre 38 dB" in reason
-    # A change it reports (« passée de 38 à 47 ») replaces the old figure just as well.
-    for body in (
-        "L'unité Atlas est passée de 38 dB(A) à 47 dB(A) à 10 m.",
-        "Atlas noise at 10 m went from 38 dB(A) to 47 dB(A) after the update.",
-    ):
-        changed = site.model_copy(update={"body": f"## Résultats\n\n{body}\n"})
-        [(_, retained, reason)] = _analyse(authority, sheet, changed)
-        assert retained == "d-2" and "47 dB retenu contre 38 dB" in reason, (body, reason)
-    # Without a rebuttal or a change, a sentence stating both figures gives each its condition.
-    plain = site.model_copy(
-        update={
-            "body": "## Résultats\n\nL'unité Atlas émet 38 dB(A) à 10 m en mode nuit et 47 dB(A) à 10 m en mode jour.\n"
-        }
-    )
-    assert _analyse(authority, sheet, plain) == []
-
-
-def test_the_old_value_of_a_change_is_rejected_not_the_start_of_a_range() -> None:
-    assert rebuts("Ingest drops from 0.11 USD to **0.08 USD per GB**.", "0.11 USD")
-    assert rebuts("La licence passe de 2 900 à 3 600 EUR par poste.", "2 900")  # bare old value
-    assert rebuts("L'unité est passée de 38 dB(A) à 47 dB(A) à 10 m.", "38 dB")
-    # Two quantities (« un pack de 75 kWh à 8 500 EUR »): nothing is replaced.
-    assert not rebuts("Un pack de 75 kWh à 8 500 EUR, pose comprise.", "75 kWh")
 
 
 def test_a_figure_of_the_same_unit_is_no_qualifier(authority: AuthorityRanking) -> None:
@@ -231,20 +180,6 @@ _BROCHURE = "Atlas AW: heat pump for schools"
 _FEEDBACK = "Retour d'expérience : six écoles équipées d'Atlas AW"
 
 
-def test_a_bounded_rate_meets_its_one_measure_across_languages(authority: AuthorityRanking) -> None:
-    """ "under 3 days per site" and « 8 jours par site » share no context word, but each document
-    states that rate once, one as a promise and one as a measure: a contradiction."""
-    brochure = _doc("d-1", "2026-03-01", "brochure", _BROCHURE,
-                    "## Installation\n\nA certified partner completes the installation in under 3 days per site.\n")  # fmt: skip
-    feedback = _doc("d-2", "2026-10-01", "retour-experience", _FEEDBACK,
-                    "## Chantier\n\nLe chantier Atlas a duré 8 jours par site en moyenne, mise en service comprise.\n")  # fmt: skip
-    [(_, retained, reason)] = _analyse(authority, brochure, feedback)
-    assert retained == "d-2" and "8 jours retenu contre moins de 3 days" in reason
-    # Within the promise: no contradiction.
-    quick = feedback.model_copy(update={"body": feedback.body.replace("8 jours", "2 jours")})
-    assert _analyse(authority, brochure, quick) == []
-
-
 def test_two_measures_of_one_rate_need_their_context(authority: AuthorityRanking) -> None:
     """The one cost per site of each document is not the same cost (an enclosure, the unit)."""
     quote = _doc("d-1", "2026-03-01", "offre-prix", "Atlas AW : offre de prix",
@@ -268,43 +203,6 @@ def test_a_need_is_not_a_claim(authority: AuthorityRanking) -> None:
     quote = _doc("d-2", "2026-05-01", "quote", "Atlas quote: twelve AW heat pumps",
                  "## Sizing\n\nEach school needs 160 kW at +7 °C outdoor heating capacity from Atlas.\n")  # fmt: skip
     assert _analyse(authority, brochure, quote) == []
-
-
-_PRESS = "Atlas achieves SOC 2 Type II for its platform"
-_REVIEW = "Independent review of the Atlas SOC 2 Type II report"
-
-
-@pytest.mark.parametrize(
-    ("review", "note"),
-    [
-        ('The press claim of a platform "fully certified for Europe" is not supported by the report.', True),
-        ("L'annonce d'une plateforme « fully certified for Europe » n'est pas étayée par le rapport.", True),
-        ('The press release calls the platform "fully certified for Europe", as the report confirms.', False),
-        ('The claim of a platform "certified for every region" is not supported by the report.', False),
-        ('The "is fully certified" wording is not supported by the report.', False),  # two content words
-    ],
-    ids=["denied", "denied-fr", "quoted-agreeing", "not-a-quote-of-it", "a-common-phrase"],
-)
-def test_a_later_document_that_quotes_and_denies_settles_the_pair(
-    authority: AuthorityRanking, review: str, note: bool
-) -> None:
-    """No figure differs: the later, more authoritative document quotes the earlier one word for
-    word and denies it. A quote it agrees with, or words the other never wrote, settle nothing."""
-    press = _doc("d-1", "2026-03-01", "press-release", _PRESS,
-                 '## News\n\n"Our platform is fully certified for Europe," said the trust officer.\n')  # fmt: skip
-    audit = _doc("d-2", "2026-09-01", "audit", _REVIEW, f"## Scope\n\nThe Frankfurt region is out of scope. {review}\n")  # fmt: skip
-    notes = _analyse(authority, press, audit)
-    if not note:
-        assert notes == []
-        return
-    [(_, retained, reason)] = notes
-    assert retained == "d-2" and "« fully certified for Europe » contredit" in reason
-    # A less authoritative document denying the press release does not settle it by this rule.
-    forum = audit.model_copy(update={"source_type": "forum", "title": "Forum: Atlas SOC 2 Type II report"})
-    assert _analyse(authority, press, forum) == []
-    # Nor one about another product, quoting the same words.
-    other = audit.model_copy(update={"title": "Independent review of the Borea SOC 2 Type II report"})
-    assert _analyse(authority, press, other) == []
 
 
 def test_a_table_row_is_a_finding_unless_a_cell_of_it_was_superseded(authority: AuthorityRanking) -> None:

@@ -20,7 +20,6 @@ from veille.offline.analyst_rules import (
     AnalystTuning,
     Claim,
     Sentence,
-    aliases,
     bound_of,
     doc_names,
     facets,
@@ -28,7 +27,7 @@ from veille.offline.analyst_rules import (
     sentence_names,
     subjects,
 )
-from veille.offline.aspect_cover import facet_cover, option_cover
+from veille.offline.aspect_cover import facet_cover
 from veille.offline.authority import AuthorityRanking
 from veille.offline.contradictions import ContradictionFinder
 from veille.offline.figures import (
@@ -68,7 +67,6 @@ class _Analyst(ContradictionFinder):
         # Subjects: names in the question that some document title also names (product, vendor...).
         self.subjects = subjects(data.question, data.documents)
         self.subject_stems = {stem(w) for n in self.subjects for w in re.findall(r"[a-z0-9]+", fold(n))}
-        self.aliases = aliases(self.subjects, [data.question, *(d.title for d in data.documents)])
         self.detail_stems = set(stems(" ".join(facets(data.question)))) - self.subject_stems
         question_words = re.findall(r"[a-z0-9/]+", fold(data.question))
         self.unit_words = {*question_words, *(unit_key(w) for w in question_words)}
@@ -137,7 +135,7 @@ class _Analyst(ContradictionFinder):
                 continue
             figures = extract_figures(text)
             unit_figures = [f for f in figures if figure_unit(f) and not is_year(f)]
-            names = sentence_names(text, self.subjects, self.aliases) or title_names
+            names = sentence_names(text, self.subjects) or title_names
             out.append(
                 Sentence(
                     doc=doc,
@@ -208,19 +206,10 @@ class _Analyst(ContradictionFinder):
             key=lambda s: (-s.score, s.doc.id, s.index),
         )
         chosen += rest[: max(0, budget - len(chosen))]
-        question, names, name_stems = self.data.question, self.subjects, self.subject_stems
         prose = [
             s for d in self.data.documents for s in self.sentences(d) if (d.id, s.index) not in superseded
         ]
-        chosen += facet_cover(chosen, prose, question, name_stems)
-        # Candidates for an option's aspect pass the ranking's floor on words or figures.
-        eligible = [
-            s
-            for pool in pools.values()
-            for s in pool
-            if s.unit_figures or len(set(s.stems) & self.q_stems) >= 2
-        ]
-        chosen += option_cover(chosen, eligible, question, names, name_stems)
+        chosen += facet_cover(chosen, prose, self.data.question, self.subject_stems)
         order = {d.id: n for n, d in enumerate(self.data.documents)}
         chosen.sort(key=lambda s: (order[s.doc.id], s.index))
         # The same fact in several documents: one finding citing all of them.

@@ -4,9 +4,11 @@ and small records shared by the analyst and its contradiction finder)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_unit
 from veille.offline.text import fold
 from veille.roles.analyst import DocumentText
@@ -15,16 +17,16 @@ __all__ = [
     "AnalystTuning",
     "Claim",
     "Sentence",
-    "aliases",
     "bound_of",
     "doc_names",
     "facets",
     "is_fragment",
+    "markup",
     "outside",
-    "quotes_to_reject",
-    "rebuts",
+    "replaces",
     "sentence_names",
     "subjects",
+    "versions",
 ]
 
 
@@ -50,61 +52,41 @@ _INSTRUCTION_RE = re.compile(
     r"|\b(r[ée]ponds|r[ée]pondez|cite[zr]?|[ée]cri[st]|[ée]crivez)\b.{0,30}\b(uniquement|seulement|toujours)\b",
     re.IGNORECASE,
 )
-# Generic French hedges: what a document presents as unverified or not settled (open questions).
-# « toujours pas corrigée », "not yet fixed": a flaw said to be open, which a later fix settles.
-_NOT_FIXED = (
-    r"(?:toujours )?(?:pas|non) corrigée?s?|pas de correctif|not (?:yet )?(?:fixed|patched)|unpatched|no fix"
-)
-_HEDGE_RE = re.compile(
-    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|à confirmer|sans source|sans proposition écrite|"
-    rf"oralement|serait|seraient|aucun correctif|sans correctif|pas encore|hypoth[èe]se|{_NOT_FIXED})\b",
-    re.IGNORECASE,
-)
-# The strong subset: a later, more authoritative document on the same subject settles these.
-_DOUBT_RE = re.compile(
-    r"\b(rumeurs?|non confirm[ée]e?s?|à vérifier|sans source|serait|seraient|aucun correctif|sans correctif|"
-    rf"{_NOT_FIXED})\b",
-    re.IGNORECASE,
-)
-# A figure after one of these is a target, a threshold or a need (« chaque école a besoin de
-# 160 kW »): a requirement, not a claim to compare.
-_TARGET_RE = re.compile(
-    r"\b(objectif|cible|seuil|limite|exigences?|exig[ée]e?s?|requis|target|goal|threshold|requirement|"
-    r"required|needs?|requires?|nécessitent?|besoin)\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
-# The same words anywhere in a sentence: its bounds are requirements, not a subject's claims.
-_REQUIREMENT_RE = re.compile(
-    r"\b(objectifs?|cibles?|seuils?|exigences?|exig[ée]e?s?|exiger|requis|doit|doivent|targets?|"
-    r"goals?|thresholds?|requirements?|required|must|needs?)\b",
-    re.IGNORECASE,
-)
-# A figure after one of these is stated as a bound: an upper one (« en moins de 2 heures », "up
-# to", "under") or a lower one (« au moins », "at least", "more than"). Up to three words between.
-_UPPER_RE = re.compile(
-    r"(?:\b(?:au plus|moins de|moins d'|sous|inférieure?s? à|jusqu'à|jusqu'au|maximum|max|at most|"
-    r"less than|fewer than|under|below|up to|within|no more than)|[<≤])\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
-_LOWER_RE = re.compile(
-    r"(?:\b(?:au moins|plus de|plus d'|supérieure?s? à|minimum|min|at least|more than|over|above|"
-    r"no less than)|[>≥])\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
-# Kept for callers that only ask "a bound or a target?".
-_BOUND_RE = re.compile(
-    f"(?:{_TARGET_RE.pattern})|(?:{_UPPER_RE.pattern})|(?:{_LOWER_RE.pattern})", re.IGNORECASE
-)
 
 
-# A figure right after one of these is quoted to be rejected: « loin des 5 000 cycles de sa fiche »,
-# "far above the 2.1 ms of its datasheet".
-_REBUTTAL_RE = re.compile(
-    r"\b(?:loin|au-dessus|au dessus|en dessous|en deçà|au-delà|au lieu|plutôt que|contrairement|"
-    r"far (?:above|below|from)|well (?:above|below)|instead of|rather than|contrary to|unlike)"
-    r"\W*(?:\w+\W+){0,3}$",
-    re.IGNORECASE,
-)
+class _Folded:
+    """A list-built regex searched on folded text (case, accents and apostrophes ignored)."""
+
+    def __init__(self, *names: str, tail: str = "", head: str = "", extra: str = "") -> None:
+        self.names, self.tail, self.head, self.extra = names, tail, head, extra
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        alternatives = sorted(
+            {re.escape(lexicon.fold_entry(w)) for n in self.names for w in lexicon.entries(n)},
+            key=lambda w: (-len(w), w),
+        )
+        words = rf"(?<![\w-])(?:{'|'.join(alternatives)})(?![\w-])"
+        return re.compile(rf"{self.head}(?:{words}{self.extra}){self.tail}")
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.regex.search(lexicon.fold_entry(text))
+
+
+_NEAR = r"\W*(?:\w+\W+){0,3}$"  # up to three words between the cue and the figure
+# What a document presents as unverified or not settled (a rumour, a flaw without a fix): a later,
+# more authoritative document on the same subject settles these; with the weaker open points they
+# are the open questions.
+_DOUBT_RE = _Folded("doubt")
+_HEDGE_RE = _Folded("doubt", "hedge")
+# A figure after one of these is a target, a threshold or a need: a requirement, not a claim.
+_TARGET_RE = _Folded("target", tail=_NEAR)
+# The same kind of words anywhere in a sentence: its bounds are requirements, not a subject's claims.
+_REQUIREMENT_RE = _Folded("requirement")
+# A figure after one of these is stated as an upper (« en moins de », "up to") or a lower bound
+# (« au moins », "at least").
+_UPPER_RE = _Folded("bound_upper", tail=_NEAR, extra="|[<≤]")
+_LOWER_RE = _Folded("bound_lower", tail=_NEAR, extra="|[>≥]")
 
 
 # « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
@@ -112,28 +94,17 @@ _FROM_RE = re.compile(r"\b(?:from|de)\s+$", re.IGNORECASE)
 _TO_RE = re.compile(r"(?:\s*\([^()\d]{1,8}\))?\s+(?:to|à)\s+(?:\*\*)?\d", re.IGNORECASE)
 
 
-def quotes_to_reject(text: str, figure: str) -> bool:
-    """``text`` quotes ``figure`` to reject it (:data:`_REBUTTAL_RE` right before it): « loin des
-    8 m de la fiche ». Not the old value of a change, which was true at its date."""
+def replaces(text: str, figure: str) -> bool:
+    """``text`` states ``figure`` as the old value of a change (« de X à Y », "from X to Y"), the
+    new value in the same unit (or the old one bare: « de 1 250 à 1 400 EUR »); not a range of two
+    things (« un pack de 60 kWh à 7 300 EUR »)."""
     pos = text.find(figure)
-    return pos >= 0 and bool(_REBUTTAL_RE.search(text[:pos]))
-
-
-def rebuts(text: str, figure: str) -> bool:
-    """``text`` quotes ``figure`` to reject it: :data:`_REBUTTAL_RE` right before it, or the old
-    value of a change (« de X à Y », "from X to Y")."""
-    pos = text.find(figure)
-    if pos < 0:
+    change = _TO_RE.match(text, pos + len(figure)) if pos >= 0 and _FROM_RE.search(text[:pos]) else None
+    if not change:
         return False
-    change = _TO_RE.match(text, pos + len(figure)) if _FROM_RE.search(text[:pos]) else None
-    if change:
-        # The new value in the same unit (or the old one bare: « de 1 250 à 1 400 EUR »), not
-        # a range of two things (« un pack de 60 kWh à 7 300 EUR »).
-        following = extract_figures(text[change.end() - 1 :])[:1]
-        unit = figure_unit(figure)
-        if following and (not unit or figure_unit(following[0]) == unit):
-            return True
-    return bool(_REBUTTAL_RE.search(text[:pos]))
+    following = extract_figures(text[change.end() - 1 :])[:1]
+    unit = figure_unit(figure)
+    return bool(following) and (not unit or figure_unit(following[0]) == unit)
 
 
 def bound_of(before: str) -> str | None:
@@ -149,28 +120,19 @@ def bound_of(before: str) -> str | None:
 
 
 # A sentence that describes the set-up of a document (its context, protocol, scope) rather than a
-# finding: "Contexte : …", "Version testée : …", "Objet : …".
-_SETUP_RE = re.compile(
-    r"^(contexte|protocole|objectif|objet|périmètre|méthode|méthodologie|conditions de mesure|matériel|"
-    r"versions? testées?|présents|destinataires|date de publication|période|on teste|nous testons)\b"
-    # an objective in the infinitive: "Mesurer le débit…", "Évaluer l'exploitation…"
-    r"|^[A-ZÉÈ][a-zéèêîô]+(?:er|ir)\s+(?:l'|le |la |les |un |une |des |si |que |notre |nos )",
-    re.IGNORECASE,
-)
-# A sentence about several subjects at once ("les trois moteurs"): no single-subject prefix.
-_COLLECTIVE_RE = re.compile(
-    r"\b(deux|trois|quatre|cinq|chaque|chacun|tous les|toutes les|les \w+s candidats)\b", re.IGNORECASE
-)
-# Marketing superlatives lower a sentence's score (the report's tone must stay neutral).
-_PROMO_RE = re.compile(
-    r"\b(parmi les (plus|meilleur)|le plus rapide|les plus rapides|leader|révolutionnaire|incroyable|"
-    r"inégalé|exceptionnel|incontournable|meilleur du marché)\b",
-    re.IGNORECASE,
-)
+# finding: « Contexte : … », "Test setup: …".
+_SETUP_RE = _Folded("setup", head="^")
+# A sentence about several subjects at once (« les trois moteurs »): no single-subject prefix.
+_COLLECTIVE_RE = _Folded("collective")
+# Marketing words lower a sentence's score (the report's tone must stay neutral): the grid's list.
+_PROMO_RE = _Folded("promotional")
 
 
 @dataclass(frozen=True)
 class Claim:
+    """A figure a document states about one subject: what it measures (``near``: the words of its
+    own clause next to it; ``window``: a wider span, qualifying figures included), in which unit."""
+
     sentence: Sentence
     figure: str
     unit: str
@@ -178,13 +140,49 @@ class Claim:
     window: frozenset[str]
     bound: str = ""  # "<" an upper bound, ">" a lower bound, "" a measure
     rate: str = ""  # the unit with what it is counted per (« jour/site »), when the text says it
+    near: frozenset[str] = frozenset()
+    subject: str = ""
+    versions: frozenset[str] = frozenset()
 
-    def comparable(self, other: Claim) -> bool:
-        """Same unit, and not counted per different things (« par mois » against "per GB"); a
-        rate and the same unit stated without its « per » compare (« 5 ms par requête », 31 ms)."""
-        if self.unit != other.unit:
+    def same_quantity(self, other: Claim, overlap: int) -> bool:
+        """Same subject (and release, when both say), same unit counted per the same thing, and
+        the same quantity: a word of the figure's own clause or a qualifying figure (« à 80 % »,
+        « de 20 To ») in common, and ``overlap`` context words around it (a shared qualifying
+        figure counts for ``overlap``)."""
+        if not self.subject or self.subject != other.subject:
             return False
-        return "/" not in self.rate or "/" not in other.rate or self.rate == other.rate
+        if self.unit != other.unit or self.rate != other.rate:
+            return False
+        if self.versions and other.versions and not self.versions & other.versions:
+            return False  # two releases of one product are two subjects
+        shared = self.window & other.window
+        qualified = any(w.startswith("#") for w in shared)  # « à 80 % », « de 20 To » on both sides
+        if not (self.near & other.near or qualified):
+            return False
+        return sum(overlap if w.startswith("#") else 1 for w in shared) >= overlap
+
+
+# A release named in a text: « v2.3 », "version 4", "release 1.12", a three-part number ("2.0.1"),
+# or a dotted number right after a capitalised name ("Acme 2.1").
+_VERSION_RE = re.compile(
+    r"\b(?i:v|version\s+|release\s+|versión\s+)(\d+(?:\.\d+)*)\b"
+    r"|(?<![\d.,])(\d+\.\d+\.\d+)(?![\d.,])"
+    r"|\b[A-Z][\w-]+\s+(\d+\.\d+)(?![\d.,])(?!\s*(?:%|[A-Za-zµ°€$£]))"
+)
+
+
+def versions(text: str) -> frozenset[str]:
+    """The releases ``text`` names (see :data:`_VERSION_RE`)."""
+    return frozenset(next(g for g in m.groups() if g) for m in _VERSION_RE.finditer(text))
+
+
+# Markup that a Markdown parse should have removed; a sentence still holding some states no claim.
+_MARKUP_RE = re.compile(r"<[A-Za-z/!][^>]*>|\b[\w-]+=[\"']|[{}]|\[\^|!\[")
+
+
+def markup(text: str) -> bool:
+    """``text`` carries markup (an HTML tag or attribute, a style block, a footnote or image mark)."""
+    return bool(_MARKUP_RE.search(text))
 
 
 def outside(bound: Claim, measure: Claim, tolerance: float) -> bool:
@@ -259,35 +257,10 @@ def _opening(body: str, chars: int = 600) -> str:
     return " ".join(lines)[:chars]
 
 
-def sentence_names(
-    text: str, subjects: Sequence[str], aliases: Mapping[str, str] | None = None
-) -> tuple[str, ...]:
-    """The subjects ``text`` names, by name or by one of their product names (:func:`aliases`)."""
+def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:
+    """The subjects ``text`` names."""
     folded = fold(text)
-    named = {a for a, subject in (aliases or {}).items() if re.search(rf"\b{re.escape(a)}\b", folded)}
-    return tuple(
-        s
-        for s in subjects
-        if re.search(rf"\b{re.escape(fold(s))}\b", folded) or any((aliases or {})[a] == s for a in named)
-    )
-
-
-# A product name right after its maker's in a title: a code starting with a letter and holding a
-# digit (« Atlas AX-7 »); not a count, a version or a figure (« Atlas 40 sites », « Atlas 3.4 », « 4K »).
-_PRODUCT = r"\s+([a-z][\w.-]*\d[\w-]*)\b"
-
-
-def aliases(subjects: Sequence[str], titles: Sequence[str]) -> dict[str, str]:
-    """Folded product names -> their subject, from titles that put the product after its maker
-    (« Atlas AX-7 : fiche technique »): a sentence naming « la AX-7 » alone is about Atlas.
-    A product name two subjects claim is nobody's."""
-    found: dict[str, set[str]] = {}
-    for title in titles:
-        folded = fold(title)
-        for subject in subjects:
-            for m in re.finditer(rf"\b{re.escape(fold(subject))}{_PRODUCT}", folded):
-                found.setdefault(m.group(1), set()).add(subject)
-    return {alias: next(iter(owners)) for alias, owners in found.items() if len(owners) == 1}
+    return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", folded))
 
 
 def facets(question: str) -> list[str]:

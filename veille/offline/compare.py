@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from veille.dossier import CitedText
 from veille.offline.figures import extract_figures, figure_value, is_year, rate_unit
-from veille.offline.ledger import Statement, mentioned, window
+from veille.offline.ledger import SAME_MEASURE, Statement, mentioned, window
 
 __all__ = ["Value", "option_values", "recommendation"]
 
@@ -85,9 +85,9 @@ def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, li
             ]
             best = max((n for n, _ in overlaps), default=0)
             top = {v.value: v for n, v in overlaps if n == best}
-            # Several values of that option fit as well (a price grid's tiers): which one compares
-            # is not in the text, so the option is left out rather than guessed.
-            if best and len(top) == 1:
+            # The same quantity needs the words the ledger asks for; several values of that option
+            # fitting as well (a price grid's tiers) leave it out rather than guess which compares.
+            if best >= SAME_MEASURE and len(top) == 1:
                 chosen[option] = next(iter(top.values()))
         if len(chosen) >= 2:
             out[unit] = [chosen[o] for o in options if o in chosen]

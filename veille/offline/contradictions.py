@@ -12,36 +12,20 @@ from veille.offline.analyst_rules import (
     Claim,
     Sentence,
     doc_names,
+    markup,
     outside,
-    quotes_to_reject,
-    rebuts,
+    replaces,
+    versions,
 )
 from veille.offline.authority import AuthorityRanking
-from veille.offline.figures import figure_unit, figure_value, rate_unit
-from veille.offline.text import fold, jaccard, stems
-from veille.offline.vocab import keys
+from veille.offline.figures import extract_dates, figure_unit, figure_value, rate_unit
+from veille.offline.text import jaccard, stems
 from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 
 __all__ = ["ContradictionFinder"]
 
-# A quoted span (« … », “…”, "…") another document may have said word for word.
-_QUOTE_MIN, _QUOTE_MAX = 8, 160  # characters: shorter is a word, longer a passage
-_QUOTE_RE = re.compile(rf"[«“\"]\s*([^«»“”\"]{{{_QUOTE_MIN},{_QUOTE_MAX}}}?)\s*[»”\"]")
-_MIN_QUOTE_WORDS = 3  # content words (French or English): shorter quotes (« mise à jour ») are terms
-# A sentence that denies what it quotes (French and English).
-_DENIAL_RE = re.compile(
-    r"\b(?:not supported|unsupported|not true|untrue|false|incorrect|inaccurate|misleading|"
-    r"not (?:met|confirmed|backed|borne out)|no evidence|contradict(?:s|ed)?|is not|are not|isn't|aren't|"
-    r"does not hold|n'est pas|ne sont pas|n'est plus|inexacte?s?|faux|fausses?|erron[ée]e?s?|"
-    r"trompeu(?:r|se|ses)|contredit|contredisent|démenti|dément|non (?:étayée?s?|fondée?s?|confirmée?s?)|"
-    r"pas (?:étayée?s?|fondée?s?|confirmée?s?|justifiée?s?))\b",
-    re.IGNORECASE,
-)
-
-
-def _squash(text: str) -> str:
-    """Folded words only: a quote matches its source whatever the case, accents or punctuation."""
-    return " ".join(re.findall(r"[a-z0-9]+", fold(text)))
+# Where a figure's clause ends: what it measures is named inside it.
+_CLAUSE_RE = re.compile(r"[,;()\[\]]|\s[-–—]\s|\.\s")
 
 
 class ContradictionFinder:
@@ -66,23 +50,40 @@ class ContradictionFinder:
         raise NotImplementedError
 
     def _claims(self, doc: DocumentText) -> list[Claim]:
-        """Measured figures of single-subject sentences, with what they measure (cached, capped)."""
+        """Measured figures of sentences about one subject, with what they measure (cached, capped).
+        A sentence comparing several subjects, or still carrying markup, states no claim."""
         cached = self._claim_cache.get(doc.id)
         if cached is not None:
             return cached
         out: list[Claim] = []
+        title_versions = versions(doc.title)
         for s in [*self.sentences(doc), *self.table_cells(doc)]:
-            if not s.unit_figures or len(s.names) > 1:
-                continue  # a comparison sentence: its figures belong to several subjects
-            for f in dict.fromkeys(s.unit_figures):
+            if not s.unit_figures or len(s.names) != 1 or markup(s.text):
+                continue
+            own_versions = versions(s.text) or title_versions or _release_of(doc, s.names[0])
+            dates = set(extract_dates(s.text))  # a date is when, not how much
+            for f in dict.fromkeys(f for f in s.unit_figures if f not in dates):
                 value = figure_value(f)
                 # A figure stated twice (« ne tient l'exigence que jusqu'à 5 m : une portée utile
                 # de 5 m ») is a claim where it is stated as one; the first may be a target.
                 for pos in _occurrences(s.text, f):
                     bound, window = self._window(s, f, pos)
-                    if bound is not None and value is not None and len(window) >= self.tuning.claim_overlap:
+                    if bound is not None and value is not None and window:
+                        near = self._near(s.text, f, pos)
+                        unit, rate = figure_unit(f), rate_unit(s.text, f)
                         out.append(
-                            Claim(s, f, figure_unit(f), value, frozenset(window), bound, rate_unit(s.text, f))
+                            Claim(
+                                s,
+                                f,
+                                unit,
+                                value,
+                                frozenset(window),
+                                bound,
+                                rate,
+                                near,
+                                s.names[0],
+                                own_versions,
+                            )
                         )
                         break
             if len(out) >= self.tuning.max_claims:
@@ -90,79 +91,38 @@ class ContradictionFinder:
         self._claim_cache[doc.id] = out
         return out
 
+    def _near(self, text: str, figure: str, pos: int) -> frozenset[str]:
+        """Stems of the figure's own clause next to it (four words before, three after): what it
+        measures (« débit mesuré de 2,1 Go/s », « Latence : 12 ms »), subjects and unit left out."""
+        before = _CLAUSE_RE.split(text[:pos])[-1].split()[-4:]
+        after = _CLAUSE_RE.split(text[pos + len(figure) :])[0].split()[:3]
+        ignored = self.subject_stems | set(stems(figure_unit(figure))) | {"per", "par"}
+        return frozenset(w for w in stems(" ".join(before + after)) if not w[:1].isdigit()) - ignored
+
     def _figure_conflicts(
         self, a: DocumentText, b: DocumentText
     ) -> list[tuple[Sentence, Sentence, str, str]]:
-        """Same unit, different values (over 1 %), or a measure outside a bound the other document
-        states, at least ``claim_overlap`` context words in common.
-        An inverted index on (unit, context word) keeps this linear in practice."""
-        index: dict[tuple[str, str], list[int]] = {}
-        claims_b = self._claims(b)
-        for n, claim in enumerate(claims_b):
-            for word in sorted(claim.window):
-                index.setdefault((claim.unit, word), []).append(n)
+        """Claims on the same subject, quantity and unit (:meth:`Claim.same_quantity`) with values
+        over 1 % apart, or a measure outside a bound the other document states. Indexed by
+        (subject, unit) so this stays linear in practice."""
+        index: dict[tuple[str, str], list[Claim]] = {}
+        for claim in self._claims(b):
+            index.setdefault((claim.subject, claim.unit), []).append(claim)
         out: list[tuple[Sentence, Sentence, str, str]] = []
-        claims_a = self._claims(a)
-        # A promise bounded by a rate (« en moins de 3 jours par site », "under 3 days per site")
-        # and the one measure of that rate in the other document (« 9 jours par site ») are one
-        # quantity seen twice, even across languages: worth a shared context word. Not two
-        # measures: two costs per site are as often two different items.
-        once_a = set(_once(claims_a))
-        once_b = _once(claims_b)
-        by_figure_b: dict[str, list[int]] = {}
-        rejecting_b: dict[str, list[int]] = {}  # figure -> claims of b whose sentence rejects it
-        for n, claim in enumerate(claims_b):
-            by_figure_b.setdefault(claim.figure, []).append(n)
-            for figure in claim.sentence.figures:
-                if figure != claim.figure and quotes_to_reject(claim.sentence.text, figure):
-                    rejecting_b.setdefault(figure, []).append(n)
-        for ca in claims_a:
-            shared: dict[int, int] = {}
-            # A sentence that quotes the other document's figure to reject it (« 5 m, loin des
-            # 8 m de la fiche ») names what it contradicts: no shared context word needed.
-            quoted = [
-                n
-                for figure in ca.sentence.figures
-                if figure != ca.figure
-                and figure in by_figure_b
-                and quotes_to_reject(ca.sentence.text, figure)
-                for n in by_figure_b[figure]
-            ]
-            for n in quoted + rejecting_b.get(ca.figure, []):
-                shared[n] = shared.get(n, 0) + self.tuning.claim_overlap
-            if (
-                ca.rate in once_a
-                and ca.rate in once_b
-                and bool(ca.bound) != bool(claims_b[once_b[ca.rate]].bound)
-            ):
-                shared[once_b[ca.rate]] = 1
-            for word in sorted(ca.window):
-                for n in index.get((ca.unit, word), ()):
-                    # A qualifying figure in common (« à 10 m », « de 20 To », « à 80 % ») says
-                    # the same measure on its own.
-                    shared[n] = shared.get(n, 0) + (self.tuning.claim_overlap if word.startswith("#") else 1)
-            for n in sorted(shared):
-                cb = claims_b[n]
-                if shared[n] < self.tuning.claim_overlap or not ca.comparable(cb):
+        for ca in self._claims(a):
+            for cb in index.get((ca.subject, ca.unit), ()):
+                if not ca.same_quantity(cb, self.tuning.claim_overlap):
                     continue
-                if (
-                    ca.sentence.names
-                    and cb.sentence.names
-                    and not set(ca.sentence.names) & set(cb.sentence.names)
+                if (ca.figure in cb.sentence.figures and not replaces(cb.sentence.text, ca.figure)) or (
+                    cb.figure in ca.sentence.figures and not replaces(ca.sentence.text, cb.figure)
                 ):
-                    continue
-                if (ca.figure in cb.sentence.figures and not rebuts(cb.sentence.text, ca.figure)) or (
-                    cb.figure in ca.sentence.figures and not rebuts(ca.sentence.text, cb.figure)
-                ):
-                    continue  # one sentence already states the other figure, and does not reject it
+                    continue  # one sentence states both figures (a range, a comparison), not as a change
                 if ca.bound and cb.bound:
                     continue  # two bounds: neither is a measure
                 if ca.bound or cb.bound:
                     bound, measure = (ca, cb) if ca.bound else (cb, ca)
-                    if not outside(bound, measure, 0.01) and not rebuts(measure.sentence.text, bound.figure):
-                        # Within the bound they agree, unless the measure's sentence rejects the
-                        # bound (« portée utile de 5 m, loin des 8 m de la fiche »: a claimed maximum).
-                        continue
+                    if not outside(bound, measure, 0.01):
+                        continue  # within the bound they agree
                 elif abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
                     continue
                 out.append((ca.sentence, cb.sentence, _stated(ca), _stated(cb)))
@@ -191,12 +151,6 @@ class ContradictionFinder:
         for i, a in enumerate(docs):
             for b in docs[i + 1 :]:
                 if a.date == b.date:
-                    continue
-                rebuttal = self._rebuttal(a, b)
-                if rebuttal is not None:
-                    keep, other, detail, denied = rebuttal
-                    superseded.update((other.id, n) for n in denied)
-                    pairs.append((a.id, b.id, keep.id, detail))
                     continue
                 if not self._same_subject(a, b):
                     continue
@@ -250,29 +204,6 @@ class ContradictionFinder:
         self.noted_docs = {m for members, _, _ in groups for m in members}
         return notes, superseded
 
-    def _rebuttal(
-        self, a: DocumentText, b: DocumentText
-    ) -> tuple[DocumentText, DocumentText, str, list[int]] | None:
-        """The later document quotes the earlier one word for word to deny it (« l'annonce d'une
-        plateforme "entièrement certifiée" n'est pas étayée »): it settles the pair unless it is
-        the less authoritative source. Returns (retained, rejected, detail, rejected sentences
-        that state the quoted claim)."""
-        later, earlier = (a, b) if a.date > b.date else (b, a)
-        if self.authority.rank(later.source_type) < self.authority.rank(earlier.source_type):
-            return None
-        if self.subjects and not set(doc_names(a, self.subjects)) & set(doc_names(b, self.subjects)):
-            return None  # a common phrase quoted about another product settles nothing
-        earlier_text = _squash(f"{earlier.title} {earlier.body}")
-        for s in self.sentences(later):
-            if not _DENIAL_RE.search(s.text):
-                continue
-            for quote in _QUOTE_RE.findall(s.text):
-                if len(keys(quote)) < _MIN_QUOTE_WORDS or _squash(quote) not in earlier_text:
-                    continue
-                lost = [x.index for x in self.sentences(earlier) if _squash(quote) in _squash(x.text)]
-                return later, earlier, f"« {quote.strip()} » contredit : {s.text}", lost
-        return None
-
     def _settled(self, keep: DocumentText, other: DocumentText) -> bool:
         """No figure differs, but one document settles the other: a fix after a bulletin, an
         official announcement after a rumour (config ``supersedes``), or a later and more
@@ -317,12 +248,16 @@ class ContradictionFinder:
         return "source retenue à fiabilité et date égales"
 
 
-def _once(claims: Sequence[Claim]) -> dict[str, int]:
-    """Rate units (``jour/site``) that one claim only of the document has, with its index."""
-    counts: dict[str, int] = {}
-    for c in claims:
-        counts[c.rate] = counts.get(c.rate, 0) + 1
-    return {c.rate: n for n, c in enumerate(claims) if "/" in c.rate and counts[c.rate] == 1}
+def _release_of(doc: DocumentText, subject: str) -> frozenset[str]:
+    """The one release of ``subject`` the document names (« versions testées : Atlas 2.6 »): what
+    its sentences about the subject speak of. Two releases named: none is assumed."""
+    found = {
+        m.group(1)
+        for m in re.finditer(
+            rf"\b{re.escape(subject)}\s+v?(\d+(?:\.\d+)+)(?![\d.,])", f"{doc.title}\n{doc.body}"
+        )
+    }
+    return frozenset(found) if len(found) == 1 else frozenset()
 
 
 def _stated(claim: Claim) -> str:

@@ -21,10 +21,10 @@ from veille.offline.markdown import fit_sentence
 from veille.offline.text import fold, stems
 from veille.roles.writer import NumberedContradiction, SourceRef
 
-__all__ = ["Statement", "ledger", "mentioned", "rejected_units", "superseded", "window"]
+__all__ = ["SAME_MEASURE", "Statement", "ledger", "mentioned", "rejected_units", "superseded", "window"]
 
 _VERSUS_RE = re.compile(r"retenue?s?\s+contre\s+([^;.]+)", re.IGNORECASE)
-_CONTEXT_SHARED = 2  # stems two same-unit figures share around them to measure the same thing
+SAME_MEASURE = 2  # stems two same-unit figures share around them to measure the same thing
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def _same_measure(point: Statement, other: Statement, options: Sequence[str]) ->
         for theirs in _unit_figures(other.text):
             if figure_unit(theirs) != figure_unit(figure):
                 continue
-            if len(around & window(other.text, theirs, options)) >= _CONTEXT_SHARED:
+            if len(around & window(other.text, theirs, options)) >= SAME_MEASURE:
                 return True
     return False
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from veille.offline.axes import Axis, parse_axes
 from veille.offline.capacity import fit_capacity, merge_axes
@@ -154,10 +154,13 @@ def plan(
     data: PlannerInput,
     framing_types: frozenset[str] = frozenset(),
     tuning: PlannerTuning | None = None,
+    bodies: Mapping[str, str] | None = None,
 ) -> Plan:
-    """The offline plan for ``data`` (see the module docstring for the rules)."""
+    """The offline plan for ``data`` (see the module docstring for the rules). ``bodies``: the
+    documents' text by id, when the caller has it: relevance then reads it (it costs no token)."""
     axes = parse_axes(data.request, data.terms)
-    ctx = Context(data, axes, frozenset(fold(t) for t in framing_types), tuning or PlannerTuning())
+    framing = frozenset(fold(t) for t in framing_types)
+    ctx = Context(data, axes, framing, tuning or PlannerTuning(), bodies)
     kept = relevant(ctx)
     kept_ids = {d.id for d in kept}
     excluded = [d.id for d in ctx.docs if d.id not in kept_ids]

@@ -12,7 +12,13 @@ A document is kept when (each rule generic, thresholds in :class:`PlannerTuning`
    what keeps an English source under a French request, and what leaves out a document that only
    shares one of the request's words (a vocabulary clash);
 5. it is the same subject as a kept document (shared term and shared rare words: a follow-up, a fix;
-   half the weight of rare words for a document in another language than the request).
+   half the weight of rare words for a document in another language than the request);
+6. it names a request term and its BM25 score (``bm25s``, over the corpus itself: title, summary
+   and, when the planner is given them, the text) against the request and the topic of the
+   comparisons is at least ``outlier_share`` of the median score of the documents naming a term:
+   a threshold relative to the corpus, not a constant. Tokens are word keys plus one token per
+   aspect family word (they bridge « coût global » and a price list); the topic query is the words
+   shared by at least two documents naming two terms or more (pseudo-relevance feedback).
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+import bm25s
 
 from veille.offline.axes import Axis
 from veille.offline.text import fold, is_english
@@ -52,6 +60,7 @@ class PlannerTuning:
     framing_min_score: float = 1.0
     framing_min_words: int = 2  # framing words (requirements, sizing, method...) of a framing document
     other_language_link: float = 0.5  # share of link_min_weight a document in another language needs
+    outlier_share: float = 0.25  # BM25 share of the term-naming documents' median keeping one (rule 6)
 
 
 @dataclass
@@ -98,9 +107,15 @@ class Context:
     """The request, its terms and axes, and the catalogue as :class:`Doc` records."""
 
     def __init__(
-        self, data: PlannerInput, axes: list[Axis], framing_types: frozenset[str], tuning: PlannerTuning
+        self,
+        data: PlannerInput,
+        axes: list[Axis],
+        framing_types: frozenset[str],
+        tuning: PlannerTuning,
+        bodies: Mapping[str, str] | None = None,
     ) -> None:
         self.data = data
+        self.bodies = dict(bodies or {})
         self.tuning = tuning
         self.terms = list(data.terms) or _derive_terms(data.request_title, data.request)
         self.term_keys = _term_keys(self.terms)
@@ -235,6 +250,49 @@ def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> N
                     break
 
 
+def _tokens(ctx: Context, d: Doc) -> list[str]:
+    """BM25 tokens of ``d``: its keys (text included when given) and one per aspect family word."""
+    body = ctx.bodies.get(d.id, "")
+    text = f"{ctx.text(d.entry)} {body}"
+    found = keys(body) + d.keys if body else list(d.keys)
+    return found + [f"@{f}" for f, n in sorted(aspect_words(text).items()) for _ in range(n)]
+
+
+def _scores(retriever: bm25s.BM25, query: dict[str, float], n: int) -> list[float]:
+    total = [0.0] * n
+    for token, weight in sorted(query.items()):
+        for i, value in enumerate(retriever.get_scores([token])):
+            total[i] += weight * float(value)
+    return total
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _bm25_kept(ctx: Context) -> set[str]:
+    """Rule 6: term-naming documents scoring at least ``outlier_share`` of their median."""
+    corpus = [_tokens(ctx, d) for d in ctx.docs]
+    retriever = bm25s.BM25()
+    retriever.index(corpus, show_progress=False)
+    n = len(ctx.docs)
+    query = dict(ctx.request_weights())
+    query.update({f"@{f}": ctx.tuning.aspect_weight for f in sorted(ctx.request_aspects())})
+    score = _scores(retriever, query, n)
+    core = [k for k, d in enumerate(ctx.docs) if len(d.terms) >= 2]
+    shared = Counter(w for k in core for w in set(corpus[k]) if w not in ctx.term_key_set)
+    topic = {w: c / len(core) for w, c in sorted(shared.items()) if c >= 2}
+    if topic:
+        score = [a + b for a, b in zip(score, _scores(retriever, topic, n), strict=True)]
+    reference = _median([score[k] for k, d in enumerate(ctx.docs) if d.terms])
+    floor = ctx.tuning.outlier_share * reference
+    return {d.id for k, d in enumerate(ctx.docs) if d.terms and reference > 0 and score[k] >= floor}
+
+
 def relevant(ctx: Context) -> list[Doc]:
     """The documents that concern the request (rules in the module docstring), in catalogue order."""
     weights = ctx.request_weights()
@@ -252,6 +310,8 @@ def relevant(ctx: Context) -> list[Doc]:
         if d.terms and aspect_count >= t.aspect_words_min and own[d.id] >= t.weak_with_term:
             kept.add(d.id)
     _community(ctx, kept)
+    if ctx.docs:
+        kept |= _bm25_kept(ctx)
     if kept:
         _topic_pull(ctx, kept, own)
     _same_subject_pull(ctx, kept, own)

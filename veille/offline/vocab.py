@@ -7,7 +7,7 @@ a bag of words.
 
 An *aspect family* groups the words a technology-watch dossier uses for one usual axis (cost,
 performance, security, compliance, operations, outlook, sustainability) and for framing documents
-(requirements, sizing). It bridges a short axis (« coût global sur 3 ans ») and a document that never
+(requirements, sizing). It bridges a short axis (« coût global sur trois ans ») and a document that never
 says "coût" (« grille tarifaire … EUR par mois »). The lists are generic vocabulary of the trade, in
 both languages, in veille/data/lang; nothing in them is the name, id or figure of a corpus
 (tests/test_offline_engine.py).

@@ -21,20 +21,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
+from veille.offline import lexicon
 from veille.offline.compare import recommendation
 from veille.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
+from veille.offline.language import language, quote_if_foreign
 from veille.offline.ledger import Statement, ledger, rejected_units, superseded
-from veille.offline.markdown import count_words, fit_sentence, sentence_words
+from veille.offline.markdown import cited, count_words, sentence_words
+from veille.offline.sentences import fit_clauses, split_plain
 from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.writer import WriterInput
 
-__all__ = ["write"]
+__all__ = ["quote_foreign", "scope_sentence", "write"]
 
 _CITE_RE = re.compile(r"\s*\[(\d+)\]")
-_PROMO_RE = re.compile(
-    r"\b(révolutionnaire|incroyable|exceptionnel(le)?s?|inégalée?s?|leader|n°\s?1|meilleur du marché)\b",
-    re.IGNORECASE,
-)
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 MISSING_AXIS = "Axe non couvert (analyse en échec) : "  # the form the report code looks for
 
@@ -61,9 +60,32 @@ def _clean(text: str, valid: set[int]) -> tuple[str, list[int]]:
 
 
 def _fit(text: str, limit: int) -> str:
-    """Every sentence of ``text`` within ``limit`` words, each ending with a period."""
-    parts = [p for s in _SENTENCE_RE.split(text.strip()) if s.strip() for p in fit_sentence(s.strip(), limit)]
+    """Every sentence of ``text`` within ``limit`` words, cut between clauses only, each ending
+    with a period; "" when a sentence cannot be cut so (a piece of a sentence is never quoted)."""
+    parts: list[str] = []
+    for sentence in split_plain(text.strip()):
+        fitted = fit_clauses(sentence, limit)
+        if fitted is None:
+            return ""
+        parts += fitted
     return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
+
+
+def quote_foreign(text: str, request_lang: str) -> str:
+    """Each sentence of ``text`` in another language than the request's shown as a quote in its
+    language, « … » (en), never as a sentence of the report (:func:`quote_if_foreign`); a leading
+    « Subject — » stays outside the quote. Under an English request nothing is quoted: the report's
+    own sentences are French whatever the request."""
+    if request_lang != "fr":
+        return text
+    out = []
+    for sentence in split_plain(text.strip()):
+        head, sep, rest = sentence.partition(" — ")
+        if not sep or len(head.split()) > 4:
+            head, sep, rest = "", "", sentence
+        quoted = quote_if_foreign(rest.rstrip(" ."), request_lang) if "«" not in rest else rest
+        out.append(f"{head}{sep}{quoted}." if quoted.startswith("«") else f"{head}{sep}{rest}")
+    return " ".join(out)
 
 
 def _join(items: Sequence[str]) -> str:
@@ -93,6 +115,7 @@ def _count(n: int, noun: str) -> str:
 def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Point]:
     """One point per distinct statement (two branches' twins merged), in axis order."""
     points: list[_Point] = []
+    lang = language(f"{data.request_title} {data.request}") or "fr"
     dates = {s.number: s.date for s in data.sources}
     seen: dict[str, _Point] = {}
     ranks: dict[str, int] = {}
@@ -101,7 +124,12 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
     ):
         text, inline = _clean(finding.statement, valid)
         numbers = list(dict.fromkeys([*inline, *(n for n in finding.sources if n in valid)]))
-        if not numbers or not text or _PROMO_RE.search(text) or SUPERLATIVE_RE.search(text):
+        if (
+            not numbers
+            or not text
+            or lexicon.pattern("promotional").search(text)
+            or SUPERLATIVE_RE.search(text)
+        ):
             continue  # a fact without a valid source, promotional or superlative, is not written
         key = text.casefold()
         if key in seen:
@@ -112,22 +140,35 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
         value = _value(text, _options(data), written)
-        point = _Point(_fit(text, data.max_sentence_words), numbers, finding.subtask_id, rank, value)
+        fitted = _fit(text, data.max_sentence_words)
+        if not fitted:
+            continue  # too long to cut between clauses: left out rather than cut
+        point = _Point(quote_foreign(fitted, lang), numbers, finding.subtask_id, rank, value)
         seen[key] = point
         points.append(point)
     return points
+
+
+def scope_sentence(data: WriterInput, cited: int) -> str:
+    """The synthesis's first sentence; ``cited``: the sources the dossier cites (its bibliography)."""
+    mentions = _options(data)
+    scope = (
+        f"en {_count(len(data.axes) or len(data.questions), 'volet')}, à partir de {_count(cited, 'source')}"
+    )
+    first = f"Ce dossier compare {_join(mentions)} {scope}."
+    if not mentions or sentence_words(first) > data.max_sentence_words:
+        first = f"Ce dossier traite la demande {scope}."
+    return first
 
 
 def _synthesis(
     data: WriterInput, points: Sequence[_Point], entries: Sequence[LedgerEntry], leads: dict[str, int]
 ) -> list[CitedText]:
     limit = data.max_sentence_words
-    mentions = _options(data)
-    scope = f"en {_count(len(data.axes) or len(data.questions), 'volet')}, à partir de {_count(len(data.sources), 'source')}"
-    first = f"Ce dossier compare {_join(mentions)} {scope}."
-    if not mentions or sentence_words(first) > limit:
-        first = f"Ce dossier traite la demande {scope}."
-    out = [CitedText(text=first)]
+    numbers = {n for p in points for n in p.numbers} | {
+        n for e in entries for n in (*e.retained, *e.rejected)
+    }
+    out = [CitedText(text=scope_sentence(data, len(numbers)))]
     candidates = sorted(
         (
             p
@@ -168,8 +209,9 @@ def _uncertain(data: WriterInput, valid: set[int]) -> list[CitedText]:
     out = []
     for question in data.open_questions:
         text, numbers = _clean(question, valid)
-        if text:
-            out.append(CitedText(text=_fit(text, data.max_sentence_words), citations=numbers))
+        fitted = _fit(text, data.max_sentence_words) if text else ""
+        if fitted:
+            out.append(CitedText(text=fitted, citations=numbers))
     out += [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in data.missing_axes]
     return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
 
@@ -179,9 +221,8 @@ def _fallback(data: WriterInput, axes: Sequence[str]) -> list[_Point]:
     out = []
     for source in sorted(data.sources, key=lambda x: x.number):
         kind = source.source_type.replace("-", " ")
-        text = _fit(
-            f"Document consulté : « {source.title} » ({kind}, {source.date}).", data.max_sentence_words
-        )
+        text = f"Document consulté : « {source.title} » ({kind}, {source.date})."
+        text = _fit(text, data.max_sentence_words) or text  # our own sentence: whole rather than none
         out.append(_Point(text, [source.number], axes[0], source.number, 0.0, pinned=True))
     return out if axes else []
 
@@ -240,4 +281,6 @@ def write(data: WriterInput) -> Dossier:
     ):
         uncertain.pop(len(uncertain) - len(data.missing_axes) - 1)
         dossier = dossier_for(kept)
-    return dossier
+    # The scope sentence counts the sources this dossier cites: the bibliography lists those only.
+    synthesis[0] = CitedText(text=scope_sentence(data, len(set(cited(render_body(dossier, titles))))))
+    return dossier_for(kept)

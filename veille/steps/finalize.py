@@ -3,6 +3,7 @@ section placed, citations renumbered by first appearance, ``## Sources`` built b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ __all__ = [
     "document_refs",
     "finalize_report",
     "name_missing_axes",
+    "restate_source_count",
 ]
 
 MISSING_AXIS = "Axe non couvert (analyse en échec) : "
@@ -50,6 +52,16 @@ class FinalReport:
     body: str  # the rendered sections as shipped (no title, no Sources)
     sources: list[SourceRef]  # renumbered, cited ones only
     removed_orphans: list[int]  # orphan numbers stripped by code (an alert is due when non-empty)
+
+
+_SOURCE_COUNT_RE = re.compile(r"\b(à partir de )(\d+)( sources?\b)")
+
+
+def restate_source_count(body: str, listed: int) -> str:
+    """« à partir de N sources » says how many sources the ``## Sources`` list holds: the writer
+    counted before review and renumbering, which may drop uncited ones."""
+    noun = "source" if listed <= 1 else "sources"
+    return _SOURCE_COUNT_RE.sub(lambda m: f"{m.group(1)}{listed} {noun}", body)
 
 
 def _news_after_synthesis(body: str) -> str:
@@ -98,6 +110,7 @@ def finalize_report(
     if orphans:
         body = strip_citations(body, orphans)
     body, kept_sources = renumber_citations(body, sources)
+    body = restate_source_count(body, len(kept_sources))
     if changes is not None:
         body = _news_after_synthesis(body)
     return FinalReport(assemble_report(title, body, kept_sources), body, kept_sources, orphans)
