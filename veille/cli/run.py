@@ -26,7 +26,11 @@ T = TypeVar("T")
 
 CorpusOption = Annotated[
     Path | None,
-    typer.Option("--corpus", help="Corpus folder (request.md, docs/*.md). Default: the bundled corpus."),
+    typer.Option(
+        "--corpus",
+        help="Corpus folder (request.md, docs/ with Markdown, text, HTML, PDF, DOCX files). "
+        "Default: the bundled corpus.",
+    ),
 ]
 StrictOption = Annotated[
     bool,
@@ -107,13 +111,11 @@ def print_ingest_summary(
         soft_wrap=True,
     )
     if report.alerts:
-        out.print(f"[bold]Alerts[/bold] ({len(report.alerts)})")
-        style = {"info": "cyan", "warning": "yellow", "error": "red"}
-        for alert in report.alerts:
-            out.print(
-                f"  [{style[alert.severity]}]{alert.severity:<7}[/] {alert.code}", end=" ", highlight=False
-            )
-            out.print(alert.message, markup=False, highlight=False, soft_wrap=True)
+        from veille.alertlines import alert_lines
+
+        out.print(f"[bold]Alerts[/bold] ({len(report.alerts)}, grouped by code)")
+        for line in alert_lines(report.alerts):
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
     else:
         out.print("[bold]Alerts[/bold]: none")
     if listing is not None:
@@ -147,6 +149,12 @@ def run(
     max_rounds: Annotated[
         int | None, typer.Option("--max-rounds", min=1, help="Critic evaluations at most (review loop).")
     ] = None,
+    show_catalogue: Annotated[
+        bool,
+        typer.Option(
+            "--catalogue", help="Also print the catalogue (one line per document; `veille catalogue` too)."
+        ),
+    ] = False,
     web: Annotated[
         bool,
         typer.Option(
@@ -196,7 +204,8 @@ def run(
     if run_dir is not None and run_dir.is_dir():
         ingested = load_ingest_report(run_dir)
         if ingested is not None:
-            print_ingest_summary(ingested, _guarded(lambda: read_catalogue(settings.database)))
+            listing = _guarded(lambda: read_catalogue(settings.database)) if show_catalogue else None
+            print_ingest_summary(ingested, listing)
         typer.echo(format_summary(run_dir))
     if error is not None:
         typer.echo(f"error: {error}", err=True)

@@ -10,6 +10,7 @@ same lexical relevance as the catalogue shortlist) in reading order, and how muc
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -84,7 +85,7 @@ def split_sections(body: str, *, max_tokens: int = DEFAULT_SECTION_TOKENS) -> li
     for k, (start, heading) in enumerate(bounds):
         end = bounds[k + 1][0] if k + 1 < len(bounds) else len(body)
         edges = [start, *_paragraph_cuts(body, start, end, max_tokens), end]
-        for a, b in zip(edges, edges[1:], strict=False):
+        for a, b in itertools.pairwise(edges):
             if b > a:
                 text = body[a:b]
                 sections.append(Section(len(sections), heading, a, b - a, estimate_tokens(text)))

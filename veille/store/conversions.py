@@ -39,8 +39,9 @@ class ConversionCache:
             self.hits += 1
             return self.recent[content_hash]
         if content_hash in self.known:
-            row = self.con.execute(read_sql("fetch_conversion.sql"), {"hash": content_hash}).fetchone()
-            if row is not None:
+            rows = self.con.execute(read_sql("fetch_conversion.sql"), {"hash": content_hash}).fetchall()
+            if rows:
+                row = rows[0]
                 self.hits += 1
                 fmt, text, title, date, author, origins = row
                 return Converted(text, fmt, title, date, author, json.loads(origins))
