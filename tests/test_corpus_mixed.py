@@ -152,6 +152,10 @@ def test_mixed_folder_runs_end_to_end_offline(tmp_path: Path, monkeypatch: pytes
     from flows.veille import veille_flow
 
     corpus = mixed_corpus(tmp_path / "corpus")
+    # The team's own notes on the subject (the mini corpus, with its request) sit beside the rest.
+    mini = Path(__file__).parent / "fixtures" / "mini_corpus"
+    shutil.copytree(mini / "docs", corpus / "docs" / "veille")
+    shutil.copy(mini / "request.md", corpus / "request.md")
     monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(tmp_path / "warehouse"))
     state = veille_flow(corpus=str(corpus), backend="offline", return_state=True)
     assert state.is_completed(), state.message
@@ -164,5 +168,5 @@ def test_mixed_folder_runs_end_to_end_offline(tmp_path: Path, monkeypatch: pytes
     # A link to a sibling post is not an injection attempt.
     assert not [a for a in alerts if a["code"] == "injection.suspected"], alerts
     listing = read_catalogue(tmp_path / "warehouse" / "veille.duckdb")
-    assert len(listing.entries) == READABLE
+    assert len(listing.entries) == READABLE + 4
     assert (run_dir / "report.md").is_file()

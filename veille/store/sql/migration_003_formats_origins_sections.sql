@@ -42,6 +42,8 @@ SELECT
         || CASE date_origin WHEN 'file date' THEN ' (date du fichier)'
                             WHEN 'file name' THEN ' (date du nom de fichier)' ELSE '' END
         || ' | ' || source_type || ' | ' || title AS line,
-    date_origin
+    date_origin,
+    text_hash,
+    text_sketch
 FROM documents
 WHERE status = 'valid';
