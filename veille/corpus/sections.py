@@ -13,7 +13,7 @@ import hashlib
 import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.tokens import estimate_tokens
@@ -21,8 +21,10 @@ from veille.tokens import estimate_tokens
 __all__ = [
     "DEFAULT_SECTION_TOKENS",
     "SKETCH_SIZE",
+    "Reading",
     "Section",
     "Selection",
+    "read_within_budget",
     "select_sections",
     "sketch_similarity",
     "split_sections",
@@ -160,3 +162,45 @@ def sketch_similarity(a: Sequence[int], b: Sequence[int]) -> float:
     union = sorted(set(a) | set(b))[:k]
     both = set(a) & set(b)
     return sum(1 for h in union if h in both) / k
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an analyst reads of one document: the text (whole, or its chosen sections joined by
+    ``[…]``) and how much of the document that is."""
+
+    text: str
+    tokens_read: int
+    tokens_total: int
+
+    @property
+    def whole(self) -> bool:
+        return self.tokens_read >= self.tokens_total
+
+
+_GAP = "\n\n[…]\n\n"
+
+
+def read_within_budget(bodies: Mapping[str, str], question: str, budget: int) -> dict[str, Reading]:
+    """Each document whole while all fit ``budget`` tokens; else the budget shared out (shortest
+    documents first: a short one takes what it needs, the rest goes to the longer ones) and each long
+    document read through :func:`select_sections` for ``question``. Pure: no I/O."""
+    total = {doc_id: estimate_tokens(body) for doc_id, body in bodies.items()}
+    if sum(total.values()) <= budget:
+        return {doc_id: Reading(body, total[doc_id], total[doc_id]) for doc_id, body in bodies.items()}
+    out: dict[str, Reading] = {}
+    left, pending = budget, sorted(bodies, key=lambda d: (total[d], d))
+    while pending:
+        doc_id = pending.pop(0)
+        share = max(1, left // (len(pending) + 1))
+        body = bodies[doc_id]
+        if total[doc_id] <= share:
+            out[doc_id] = Reading(body, total[doc_id], total[doc_id])
+        else:
+            sections = split_sections(body)
+            texts = [s.text(body) for s in sections]
+            chosen = select_sections(texts, [s.tokens for s in sections], question, share)
+            parts = [texts[i].strip() for i in chosen.chosen]
+            out[doc_id] = Reading(_GAP.join(parts), chosen.tokens_read, chosen.tokens_total)
+        left = max(0, left - out[doc_id].tokens_read)
+    return out
