@@ -26,7 +26,6 @@ import importlib
 import inspect
 import io
 import json
-import pkgutil
 import random
 import resource
 import subprocess
@@ -40,13 +39,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _paragraphs() -> list[str]:
     found: list[str] = []
-    for info in sorted(pkgutil.iter_modules(), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name in ("antigravity", "this", "idlelib", "turtledemo", "tkinter"):
+    skip = {"antigravity", "this", "idlelib", "turtledemo", "tkinter", "turtle", "pydoc_data"}
+    for name in sorted(sys.stdlib_module_names):
+        if name.startswith("_") or name in skip:
             continue
         if len(found) > 4000:
             break
         try:
-            module = importlib.import_module(info.name)
+            module = importlib.import_module(name)
         except Exception:  # noqa: S112 - modules that cannot import here are skipped
             continue
         for obj in [module, *(v for _, v in inspect.getmembers(module) if inspect.isclass(v) or inspect.isfunction(v))]:

@@ -389,7 +389,9 @@ def test_bad_documents_are_skipped_with_alerts_and_fail_strict_mode(
                 assert message.startswith(f"{corpus / 'docs' / case.file}: "), (case.name, message)
             assert case.fragment in message, (case.name, message)
             assert message in lenient.out  # the user sees it in the run's summary
-            severity = {"skip": "error", "warning": "warning", "note": "info", "ignored": "info"}[case.outcome]
+            severity = {"skip": "error", "warning": "warning", "note": "info", "ignored": "info"}[
+                case.outcome
+            ]
             assert found[0]["severity"] == severity
             observed = f"`{case.code}` ({severity}): {_short(message, corpus)}"
         stem = Path(case.file).stem

@@ -47,6 +47,21 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _environment_guarded(action: Callable[[], T], database: Path) -> T:
+    """:func:`_guarded`, and an environment error (read-only folder, a file where a folder should be,
+    disk full, a database file that is not one) becomes one line naming the path, exit code 1."""
+    import duckdb
+
+    try:
+        return _guarded(action)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else f" ({database})"
+        raise _fail(f"{exc.strerror or exc}{where}", 1) from None
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _fail(f"corpus database {database}: {first[:300]}", 1) from None
+
+
 def _guarded(action: Callable[[], T]) -> T:
     """Run ``action``; bad input becomes a one-line message and a non-zero exit code, never a traceback."""
     from pydantic import ValidationError
@@ -223,13 +238,14 @@ def ingest(
     from veille.store.ingest import ingest_corpus
 
     settings = _guarded(lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse))
-    report = _guarded(
+    report = _environment_guarded(
         lambda: ingest_corpus(
             settings.corpus_dir,
             settings.database,
             strict=settings.strict,
             max_doc_bytes=settings.max_doc_bytes,
-        )
+        ),
+        settings.database,
     )
     print_ingest_summary(report, None)
 
@@ -245,7 +261,9 @@ def catalogue(
     from veille.store.readers import read_catalogue
 
     settings = _guarded(lambda: Settings.from_params(warehouse=warehouse))
-    listing = _guarded(lambda: read_catalogue(settings.database, with_summaries=summaries))
+    listing = _environment_guarded(
+        lambda: read_catalogue(settings.database, with_summaries=summaries), settings.database
+    )
     console = Console()
     console.print(listing.text, markup=False, highlight=False, soft_wrap=True)
     console.print(

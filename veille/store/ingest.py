@@ -12,6 +12,7 @@ the same corpus folder as the previous run, is counted unchanged without being r
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -353,7 +354,9 @@ def _ingest_corpus(
             kill_point("ingest")  # crash tests: everything written, nothing committed
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            # A failed COMMIT (disk full) already ended the transaction: keep the real cause.
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
             raise
 
     return IngestReport(
