@@ -47,9 +47,12 @@ def _paragraphs() -> list[str]:
             break
         try:
             module = importlib.import_module(name)
-        except Exception:  # noqa: S112 - modules that cannot import here are skipped
+        except Exception:
             continue
-        for obj in [module, *(v for _, v in inspect.getmembers(module) if inspect.isclass(v) or inspect.isfunction(v))]:
+        for obj in [
+            module,
+            *(v for _, v in inspect.getmembers(module) if inspect.isclass(v) or inspect.isfunction(v)),
+        ]:
             doc = inspect.getdoc(obj) or ""
             found += [" ".join(p.split()) for p in doc.split("\n\n") if len(p.split()) >= 25]
     for path in sorted((ROOT / "corpus" / "docs").glob("*.md")):
@@ -87,17 +90,19 @@ def generate(root: Path, n: int, seed: int = 7) -> dict[str, int]:
             size += len(p) + 2
         title = " ".join(paragraphs[0].split()[:8])
         day = f"20{rng.randint(20, 26)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-        body = "\n\n".join(f"## {' '.join(p.split()[:5])}\n\n{p}" if k % 6 == 0 else p for k, p in enumerate(paragraphs))
+        body = "\n\n".join(
+            f"## {' '.join(p.split()[:5])}\n\n{p}" if k % 6 == 0 else p for k, p in enumerate(paragraphs)
+        )
         kind = rng.random()
         if kind < 0.25:  # Jekyll post: date-slug file name, no id
             name = f"blog/_posts/{day}-{'-'.join(title.lower().split()[:4])}-{i}.md"
-            text = f"---\nlayout: post\ntitle: \"{title.replace(chr(34), '')}\"\ndate: {day} 10:00:00 +0200\ncategories: bench\n---\n\n{body}\n"
+            text = f'---\nlayout: post\ntitle: "{title.replace(chr(34), "")}"\ndate: {day} 10:00:00 +0200\ncategories: bench\n---\n\n{body}\n'
         elif kind < 0.45:  # doc-N ids
             name = f"notes/doc-{i:05d}.md"
-            text = f"---\nid: doc-{i:05d}\ndate: \"{day}\"\nsource_type: note-interne\ntitle: \"{title.replace(chr(34), '')}\"\n---\n\n{body}\n"
+            text = f'---\nid: doc-{i:05d}\ndate: "{day}"\nsource_type: note-interne\ntitle: "{title.replace(chr(34), "")}"\n---\n\n{body}\n'
         elif kind < 0.65:  # collector-style ids
             name = f"web/web-{rng.getrandbits(48):012x}.md"
-            text = f"---\nid: {Path(name).stem}\ndate: \"{day}\"\nsource_type: web\ntitle: \"{title.replace(chr(34), '')}\"\nurl: https://example.org/{i}\n---\n\n{body}\n"
+            text = f'---\nid: {Path(name).stem}\ndate: "{day}"\nsource_type: web\ntitle: "{title.replace(chr(34), "")}"\nurl: https://example.org/{i}\n---\n\n{body}\n'
         elif kind < 0.72:  # Hugo TOML
             name = f"wiki/hugo-{i}.md"
             text = f'+++\ntitle = "{title.replace(chr(34), "")}"\ndate = {day}T08:00:00Z\ntags = ["bench"]\n+++\n\n{body}\n'
@@ -161,15 +166,21 @@ def convert_times() -> dict[str, float]:
             cpu = _cpu_seconds()
             for _ in range(5):
                 convert_file(path)
-            out[f"{path.suffix} {path.name} ({path.stat().st_size // 1024} KB)"] = round((_cpu_seconds() - cpu) / 5 * 1000, 1)
+            out[f"{path.suffix} {path.name} ({path.stat().st_size // 1024} KB)"] = round(
+                (_cpu_seconds() - cpu) / 5 * 1000, 1
+            )
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="2000,20000")
     parser.add_argument("--workdir", type=Path, default=None)
-    parser.add_argument("--phase", default=None, help="run one phase in this process (full, nochange, nochange-hash)")
+    parser.add_argument(
+        "--phase", default=None, help="run one phase in this process (full, nochange, nochange-hash)"
+    )
     parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--db", type=Path, default=None)
     parser.add_argument("--convert", action="store_true", help="CPU ms per file and format on real files")
@@ -185,14 +196,22 @@ def main() -> None:
         corpus, db = work / f"corpus-{n}", work / f"db-{n}.duckdb"
         started = time.perf_counter()
         formats = generate(corpus, n) if not corpus.exists() else {}
-        print(json.dumps({"n": n, "generated_s": round(time.perf_counter() - started, 1), "formats": formats}), flush=True)
+        print(
+            json.dumps({"n": n, "generated_s": round(time.perf_counter() - started, 1), "formats": formats}),
+            flush=True,
+        )
         db.unlink(missing_ok=True)
         for phase in ("full", "nochange", "nochange-hash"):
             argv = [sys.executable, __file__, "--phase", phase, "--corpus", str(corpus), "--db", str(db)]
             result = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=7200)
             with open("/proc/loadavg", encoding="ascii") as handle:
                 load = handle.read().split()[0]
-            print(json.dumps({"n": n, "phase": phase, "load1": load, **json.loads(result.stdout.splitlines()[-1])}), flush=True)
+            print(
+                json.dumps(
+                    {"n": n, "phase": phase, "load1": load, **json.loads(result.stdout.splitlines()[-1])}
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -83,7 +83,10 @@ DOC_CASES: list[DocCase] = [
         "zz-laughs.md",
         _text(
             "---\nid: zz-laughs\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
-            + "".join(f"{k}: &{k} [{', '.join(['*' + p] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
+            + "".join(
+                f"{k}: &{k} [{', '.join(['*' + p] * 9)}]\n"
+                for p, k in zip("abcdefgh", "bcdefghi", strict=False)
+            )
             + "title: *i\n---\n\nCorps.\n"
         ),
         "skip",

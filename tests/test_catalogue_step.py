@@ -172,7 +172,7 @@ def test_copies_are_found_on_the_text_whatever_their_titles() -> None:
     ]
     text = "\n\n".join(paragraphs)
     edited = "\n\n".join(
-        paragraphs[:9] + ["Paragraphe corrigé : Kestrel sert 999 requêtes par minute en production."]
+        [*paragraphs[:9], "Paragraphe corrigé : Kestrel sert 999 requêtes par minute en production."]
     )
     other = "\n\n".join(p.replace("Kestrel", "Tamaris").replace("minute", "heure") for p in paragraphs)
     bodies = {
