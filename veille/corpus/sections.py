@@ -135,21 +135,18 @@ def select_sections(texts: Sequence[str], tokens: Sequence[int], question: str, 
 
 
 # -------------------------------------------------------------------------------------------- copies
-def _paragraph_key(paragraph: str) -> str | None:
-    words = _WORD.findall(paragraph.casefold())
-    return " ".join(words) if len(words) >= 5 else None
-
-
 def text_fingerprint(body: str) -> tuple[str, list[int]]:
-    """(sha256 of the text's words, casefolded: the same text in another layout or file; the
+    """(sha256 of the text's casefolded words: the same text in another layout or file; the
     SKETCH_SIZE smallest 64-bit hashes of its paragraphs of five words or more: a bottom-k sketch whose
-    overlap estimates how many paragraphs two documents share)."""
-    exact = hashlib.sha256(" ".join(_WORD.findall(body.casefold())).encode()).hexdigest()
+    overlap estimates how many paragraphs two documents share). Words are whitespace-separated (str.split
+    runs at C speed: a 20 KB text costs well under a millisecond)."""
+    folded = body.casefold()
+    exact = hashlib.sha256(" ".join(folded.split()).encode()).hexdigest()
     hashes: set[int] = set()
-    for paragraph in re.split(r"\n[ \t]*\n", body):
-        key = _paragraph_key(paragraph)
-        if key is not None:
-            digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
+    for paragraph in folded.split("\n\n"):
+        words = paragraph.split()
+        if len(words) >= 5:
+            digest = hashlib.blake2b(" ".join(words).encode(), digest_size=8).digest()
             hashes.add(int.from_bytes(digest, "big"))
     return exact, sorted(hashes)[:SKETCH_SIZE]
 
