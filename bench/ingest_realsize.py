@@ -27,6 +27,7 @@ import inspect
 import io
 import json
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -95,7 +96,8 @@ def generate(root: Path, n: int, seed: int = 7) -> dict[str, int]:
         )
         kind = rng.random()
         if kind < 0.25:  # Jekyll post: date-slug file name, no id
-            name = f"blog/_posts/{day}-{'-'.join(title.lower().split()[:4])}-{i}.md"
+            slug = "-".join(re.sub(r"[^a-z0-9]+", " ", title.lower()).split()[:4])
+            name = f"blog/_posts/{day}-{slug}-{i}.md"
             text = f'---\nlayout: post\ntitle: "{title.replace(chr(34), "")}"\ndate: {day} 10:00:00 +0200\ncategories: bench\n---\n\n{body}\n'
         elif kind < 0.45:  # doc-N ids
             name = f"notes/doc-{i:05d}.md"
