@@ -182,14 +182,6 @@ DOC_CASES: list[DocCase] = [
         "field 'date': got '30/01/2026', not in YYYY-MM-DD form",
     ),
     DocCase(
-        "date-time instead of a date",
-        "zz-datetime.md",
-        _text(doc_text("zz-datetime", date="2026-03-01T10:00:00")),
-        "skip",
-        "ingest.invalid_document",
-        "field 'date'",
-    ),
-    DocCase(
         "wrong type (title is a YAML integer)",
         "zz-int-title.md",
         _text(doc_text("zz-int-title", title="2027")),
