@@ -262,14 +262,6 @@ DOC_CASES: list[DocCase] = [
         "file not found (dangling link?)",
     ),
     DocCase(
-        "directory named like a document",
-        "zz-folder.md",
-        lambda path: path.mkdir(),
-        "skip",
-        "ingest.invalid_document",
-        "not a regular file (directory, FIFO or device)",
-    ),
-    DocCase(
         "unknown extra front-matter field",
         "zz-extra.md",
         _text(doc_text("zz-extra", extra='confidentiel: "oui"\n')),
