@@ -99,6 +99,14 @@ DOC_CASES: list[DocCase] = [
         _text("---\nid: zz-deep\ntitle: " + "[" * 50_000 + "]" * 50_000 + "\n---\n\nCorps.\n"),
         "skip",
         "ingest.invalid_document",
+        "front matter is 100020 characters, over 65536",  # refused before YAML reads it
+    ),
+    DocCase(
+        "front matter nested 10,000 deep (within the size limit)",
+        "zz-deep-small.md",
+        _text("---\nid: zz-deep-small\ntitle: " + "[" * 10_000 + "]" * 10_000 + "\n---\n\nCorps.\n"),
+        "skip",
+        "ingest.invalid_document",
         "YAML nested more than 32 levels deep",
     ),
     DocCase(
