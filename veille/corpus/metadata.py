@@ -34,14 +34,14 @@ _INVISIBLE = re.compile(
 
 def clean_value(value: str, name: str) -> tuple[str, bool]:
     """(the value on one line, without invisible characters and capped for ``name``; whether anything
-    was removed or cut)."""
-    stripped = _INVISIBLE.sub(" ", value)
-    text = " ".join(stripped.split())
+    was removed or cut — line breaks and tabs are whitespace, collapsed without a word)."""
+    spaced = " ".join(value.split())
+    text = " ".join(_INVISIBLE.sub("", spaced).split())
     cap = FIELD_CAPS.get(name, 1000)
     cut = len(text) > cap
     if cut:
         text = text[: cap - 1].rstrip() + "…"
-    return text, cut or stripped != value
+    return text, cut or text != spaced
 
 
 # ------------------------------------------------------------------------------------------------ dates
@@ -113,6 +113,8 @@ def _key_value_lines(front: str, *, continuation: bool) -> dict[str, Any] | None
         value = match.group(2)
         if value and value[0] in "[{&*!|>":
             return None  # YAML syntax meant as such (flow collection, anchor, tag, block scalar)
+        if value and value[0] in "'\"" and not value.rstrip().endswith(value[0]):
+            return None  # an unterminated quoted string: the YAML error is the right message
         data[last] = _unquote(value) if value else []
     for key, value in data.items():
         if value == []:
