@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check "$$(grep '^uv==' constraints.txt)"
 	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[dev,dask]'
-	$(BIN)/python -m compileall -q -j 0 veille flows tasks
+	$(BIN)/python -m compileall -q -j 0 veille flows
 	touch $(STAMP)
 
 install: $(STAMP)

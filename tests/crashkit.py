@@ -55,7 +55,7 @@ SERVER_START_TIMEOUT_S = 240.0
 _PRELOAD = (
     "veille.cli",
     "veille.cli.run",
-    "flows.veille",
+    "veille.flows.veille",
     "veille.store.ingest",
     "veille.warehouse",
     "veille.run.summary",

@@ -297,8 +297,8 @@ def test_offline_update_reads_the_new_documents_and_finds_a_contradiction_with_a
 
 
 def test_the_incremental_key_holds_the_previous_findings_and_a_full_key_is_unchanged() -> None:
-    from tasks.analyse import ANALYSE_CACHE_POLICY, _version
     from veille.steps.analyse_update import UpdateJob
+    from veille.tasks.analyse import ANALYSE_CACHE_POLICY, _version
 
     assert _version(None, {"update": None}) == "analyse-v1"  # a full branch: the key it always had
     one = _version(None, {"update": UpdateJob(new_ids=["doc-09"], previous=PREVIOUS)})

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from flows.veille import veille_flow
-from tasks.clients import model_override
 from tests.flowkit import AXES, PERFECT, dossier_from, read_json, responder, write_corpus
 from veille.citations import invalid_citations
 from veille.dossier import NEWS_SECTION
+from veille.flows.veille import veille_flow
 from veille.journal import read_journal
 from veille.models.scripted import ScriptedModel
 from veille.roles.planner import Plan, SubTask
+from veille.tasks.clients import model_override
 from veille.textstats import MODEL_SECTIONS, section_order, split_sections
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
@@ -263,7 +263,7 @@ class _Attempt:
 def test_drill_fires_on_a_warm_cache_and_its_retry_reruns_only_its_branch(
     corpus: Path, warehouse: Path, monkeypatch: pytest.MonkeyPatch, use_cache: bool
 ) -> None:
-    import flows.veille as flow_module
+    import veille.flows.veille as flow_module
 
     state, _ = _run(ScriptedModel(function=responder()), corpus, warehouse, use_cache=use_cache)
     assert state.is_completed(), state.message  # last night: every branch cached

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tasks.grade import grade_run
 from veille.corpus.reference import Reference, load_reference
 from veille.corpus.request import load_request
 from veille.graders.dossier import TargetedGrade, grade_dossier, strip_sources
@@ -20,6 +19,7 @@ from veille.models.factory import build_client
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
+from veille.tasks.grade import grade_run
 from veille.warehouse.synth import write_synthetic_run
 
 

@@ -75,7 +75,7 @@ def _json(folder: Path, name: str) -> Any:
 def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
     tmp_path: Path, gemini: FakeGemini, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     corpus = tmp_path / "corpus"
     shutil.copytree(BUNDLED, corpus, ignore=shutil.ignore_patterns("sources.toml", ".collect-state.json"))

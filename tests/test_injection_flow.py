@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from flows.veille import veille_flow
 from tests.fake_gemini import Reply
 from tests.faultkit import GeminiFlow, gemini_flow, parquet_alerts, prompt_of
 from tests.flowkit import AXES, DOCS
 from tests.gemini_script import role_of
 from veille.citations import bibliography, cited_numbers
+from veille.flows.veille import veille_flow
 from veille.roles.writer import SourceRef
 from veille.textstats import split_sections
 

@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from tasks.analyse import InjectedFaultError
 from veille.corpus.errors import CorpusError
 from veille.models.gemini import GeminiConnectionError
 from veille.ops.logfilter import RUN_LOGGERS, install_expected_failure_filter
 from veille.steps.plan import PlanUnusableError
+from veille.tasks.analyse import InjectedFaultError
 
 
 def _log_failure(logger_name: str, exc: BaseException) -> logging.LogRecord:

@@ -21,11 +21,11 @@ from uuid import UUID
 
 import pytest
 
-from flows.veille import veille_flow
 from tests.fake_gemini import FakeGemini, Reply
 from tests.faultkit import FaultyGemini, fast_task_retries, gemini_env, prompt_of
 from tests.flowkit import PERFECT, write_corpus
 from tests.gemini_script import role_of
+from veille.flows.veille import veille_flow
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.record import artifact_key, record_run
 from veille.settings import Settings
+from veille.tasks.record import artifact_key, record_run
 from veille.warehouse import RunAlreadyRecordedError, metrics_table, query
 from veille.warehouse.synth import write_synthetic_run
 

@@ -77,7 +77,7 @@ def serve(
     from prefect.settings import get_current_settings
     from prefect.types.entrypoint import EntrypointType
 
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
     from veille.ops.schedule import nightly_schedule
 
     try:  # validates the cron expression and the time zone before anything starts
@@ -128,7 +128,7 @@ def _serve_with_own_server(port: int, banner: str, serve_options: dict[str, Any]
     """Start a Prefect server (API, scheduler, UI) on loopback as a child, serve, then stop it."""
     from prefect.settings import PREFECT_API_URL, PREFECT_HOME, temporary_settings
 
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
     from veille.ops.server import (
         LOOPBACK,
         api_url,

@@ -124,7 +124,7 @@ def print_ingest_summary(
 
 
 def _run_ingest_flow(settings: Settings) -> IngestReport:
-    from flows.ingest import ingest_flow
+    from veille.flows.ingest import ingest_flow
 
     with quiet_corpus_tracebacks():
         return ingest_flow(settings=settings)
@@ -182,8 +182,8 @@ def run(
     except OSError as exc:  # e.g. PREFECT_HOME not writable: the temporary API still works
         typer.echo(f"warning: shared Prefect API unavailable ({exc}); using a temporary one", err=True)
         shared = None
-    from flows.veille import veille_flow
     from veille.corpus.errors import CorpusError
+    from veille.flows.veille import veille_flow
     from veille.run.folder import run_folder_of
     from veille.run.summary import format_summary, load_ingest_report
     from veille.store.readers import read_catalogue

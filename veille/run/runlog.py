@@ -42,7 +42,7 @@ def _error_text(exc: BaseException) -> str:
 
 
 class PendingWeb(Protocol):
-    """Web research under way (``tasks.research.PendingResearch``): its planning alerts, and a wait."""
+    """Web research under way (``veille.tasks.research.PendingResearch``): its planning alerts, and a wait."""
 
     alerts: list[Alert]
 
@@ -50,7 +50,7 @@ class PendingWeb(Protocol):
 
 
 class RunOutputs(TypedDict):
-    """Keyword arguments of ``tasks.outputs.write_outputs`` besides the folder and run.json."""
+    """Keyword arguments of ``veille.tasks.outputs.write_outputs`` besides the folder and run.json."""
 
     plan: Plan | None
     plan_basis: str

@@ -26,7 +26,7 @@ def findings_document(
     """findings.json: one entry per sub-task, failed branches included (status, error); a sub-task
     searched on the web (``--web``) also has ``web``: its queries, findings (each with the indices
     of its grounding chunks and its pages' ids) and pages. ``analyst_basis``: the analyst model key
-    and version every branch of the run was written under (tasks.analyse.analyst_basis; their
+    and version every branch of the run was written under (veille.tasks.analyse.analyst_basis; their
     cache keys include both): a later night builds on these findings only under the same one."""
     researched = {r.subtask_id: r for r in web}
     out: dict[str, dict[str, object]] = {}
