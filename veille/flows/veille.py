@@ -28,6 +28,7 @@ from veille.steps.catalogue import planner_catalogue
 from veille.tasks.analyse import analyse_sub_tasks, analyst_basis
 from veille.tasks.clients import backend_label, model_key, open_client
 from veille.tasks.collect import collect
+from veille.tasks.deliver import deliver_dossier
 from veille.tasks.grade import grade_run, quality_alerts
 from veille.tasks.ingest import catalogue, ingest
 from veille.tasks.news import what_changed
@@ -121,6 +122,8 @@ def veille_flow(
                 log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
                 if regressed := run.keep_quality(quality_alerts(settings, folder.path, grades)):
                     log.warning("quality: %s", regressed[0].message)
+    if run.final is not None:  # the dossier, partial or not, to the corpus's recipients (delivery.toml)
+        log.info("deliver: %s", run.keep_delivery(deliver_dossier(settings, folder, info)))
     recorded = record_run(settings, folder.path)
     run_lock.release()
     log.info("record: %s", record_note(recorded))

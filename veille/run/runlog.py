@@ -138,6 +138,12 @@ class RunLog:
         self.alerts += added
         return added
 
+    def keep_delivery(self, alerts: Sequence[Alert]) -> str:
+        """The delivery's alerts, into alerts.json at once (written before); returns the log note."""
+        if self.add(alerts):
+            self.folder.write_alerts(self.alerts)
+        return "; ".join(a.message for a in alerts) or "ok"
+
     def keep_quality(self, alerts: Sequence[Alert]) -> list[Alert]:
         """Alerts raised after grading (``quality.regression``), into alerts.json at once."""
         added = self.add(alerts)

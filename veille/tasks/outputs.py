@@ -9,6 +9,9 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
+from veille.delivery.header import report_page
+from veille.delivery.html import REPORT_HTML_FILE
+from veille.journal import read_journal
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo
@@ -77,6 +80,16 @@ def write_outputs(
     folder.write_alerts(alerts)
     if report is not None:
         folder.write_report(report)
+        failed = [f"{a.subtask_id} ({a.question})" for a in analyses if a.status == "failed"]
+        page = report_page(
+            info,
+            read_journal(folder.calls_path),
+            report,
+            sources,
+            documents_read=len(documents),
+            failed_axes=failed,
+        )
+        folder.write_text(REPORT_HTML_FILE, page)  # the same dossier for a browser and the e-mail
     kill_point("outputs")  # crash tests: run folder written but its run.json
     folder.write_run(info)
     return folder.path
