@@ -22,7 +22,7 @@ from veille.alerts import Alert
 from veille.delivery.blocks import news_section, parse_report, synthesis_text
 from veille.delivery.config import DeliveryConfig
 
-__all__ = ["Dossier", "chat_text", "deliver"]
+__all__ = ["Dossier", "chat_text", "deliver", "with_recipients"]
 
 _CITES_RE = re.compile(r"\s*(?:\[\d{1,4}\])+")
 _NEWS_ITEMS = 12  # a chat message is a teaser: the dossier has the rest
@@ -75,7 +75,7 @@ def _send(url: str, *, title: str, body: str, html: bool, attach: Path | None) -
             quiet.propagate = propagate
 
 
-def _with_recipients(url: str, to: list[str]) -> str:
+def with_recipients(url: str, to: list[str]) -> str:
     joined = ",".join(quote(a, safe="@+") for a in to)
     return f"{url}{'&' if '?' in url else '?'}to={joined}"
 
@@ -103,7 +103,7 @@ def deliver(config: DeliveryConfig, dossier: Dossier, environ: Mapping[str, str]
         try:
             if is_email and config.email is not None:
                 ok = _send(
-                    _with_recipients(url, config.email.to),
+                    with_recipients(url, config.email.to),
                     title=dossier.subject,
                     body=dossier.html_path.read_text(encoding="utf-8"),
                     html=True,
