@@ -65,8 +65,8 @@ def test_veille_run_takes_web_to_the_flow_settings(monkeypatch: pytest.MonkeyPat
     class _Stop(Exception):
         pass
 
-    def fake_flow(*, settings: Settings, return_state: bool) -> None:
-        seen.append(settings)
+    def fake_flow(*, return_state: bool, **params: Any) -> None:
+        seen.append(Settings.from_params(**params))
         raise _Stop  # the flow itself is covered above: only what the CLI hands it matters here
 
     monkeypatch.setattr(veille.flows.veille, "veille_flow", fake_flow)

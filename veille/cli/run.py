@@ -189,7 +189,16 @@ def run(
     from veille.store.readers import read_catalogue
 
     with prefect_api(shared), quiet_corpus_tracebacks():
-        state = veille_flow(settings=settings, return_state=True)
+        state = veille_flow(  # the flow builds the same settings from its parameters
+            corpus=str(settings.corpus_dir),
+            warehouse=str(settings.warehouse_dir),
+            backend=backend,  # type: ignore[arg-type]  # checked above
+            strict=strict,
+            max_rounds=max_rounds,
+            use_cache=False if no_cache else None,
+            web=web,
+            return_state=True,
+        )
     result = state.result(raise_on_failure=False)
     error = result if isinstance(result, BaseException) else None
     run_dir = run_folder_of(error) if error is not None else Path(str(result))

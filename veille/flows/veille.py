@@ -9,6 +9,8 @@ policies, so a retry (same flow run, or a new run with the same inputs) reruns o
 
 from __future__ import annotations
 
+from typing import Literal
+
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 from prefect.states import State
@@ -50,17 +52,27 @@ install_expected_failure_filter()  # expected failures: one ERROR line, no trace
 @flow(name="veille", log_prints=False, task_runner=settings_task_runner())
 def veille_flow(
     corpus: str | None = None,
-    backend: str | None = None,
+    backend: Literal["auto", "gemini", "offline"] | None = None,
     strict: bool = False,
     max_rounds: int | None = None,
     use_cache: bool | None = None,
-    fail_subtasks: list[str] | None = None,  # fault injection for the retry scenario (first attempt only)
+    fail_subtasks: list[str] | None = None,
     warehouse: str | None = None,
-    web: bool = False,  # also one Google-Search-grounded call per sub-task (seed 004; Gemini only)
-    settings: Settings | None = None,  # `veille run` builds them; a deployment passes the parameters
+    web: bool = False,
 ) -> str | State:
-    """Write the dossier for ``corpus``; returns the run folder path (a Failed state if a step failed)."""
-    settings = settings or Settings.from_params(
+    """Write the dossier for ``corpus``; returns the run folder path (a Failed state if a step failed).
+
+    Args:
+        corpus: Corpus folder (request.md, docs/, optional delivery.toml). Empty: the settings' corpus.
+        backend: Model backend. Empty: the settings' (auto: Gemini when a key is configured, else offline).
+        strict: Strict corpus validation: a bad document fails the run instead of being skipped.
+        max_rounds: Critic/reviser rounds at most. Empty: the settings' max_rounds.
+        use_cache: Model response cache. Empty: the settings' use_cache.
+        fail_subtasks: Drills only: sub-task ids whose analysis fails on the first attempt, e.g. ["st-2"].
+        warehouse: Warehouse folder (DuckDB, run folders, Parquet). Empty: the settings' warehouse_dir.
+        web: Also one Google-Search-grounded call per sub-task (Gemini only, within web_budget).
+    """
+    settings = Settings.from_params(
         corpus=corpus,
         backend=backend,
         strict=strict,
@@ -71,7 +83,7 @@ def veille_flow(
     )
     log, run = get_run_logger(), RunLog.start(settings)
     folder = run.folder
-    name_flow_run(flow_run.id, folder.run_id)  # the UI lists the run under its veille run id
+    name_flow_run(flow_run.id, folder.run_id)  # run id as the name (a given name kept) and as a tag
     run_lock = lock_run_folder(folder.path)  # held until recorded: a killed run is recorded by the next
     reuse = Reuse.of(settings, flow_run.id, flow_run.run_count, fail_subtasks)
 

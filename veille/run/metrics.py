@@ -32,11 +32,15 @@ def failed_branches(run_dir: Path) -> list[str]:
 
 
 def report_description(run_id: str, run_dir: Path) -> str:
-    """The report artifact's description: a partial report names its failed branches."""
+    """The report artifact's description: complete or partial (naming its failed branches), the
+    run id and, in a flow run, the flow run's id and attempt (each attempt's id stays findable)."""
+    from prefect.runtime import flow_run
+
+    where = f" (flow run {flow_run.id}, attempt {flow_run.run_count})" if flow_run.id else ""
     failed = failed_branches(run_dir)
     if failed:
-        return f"Partial dossier of run {run_id}: failed branch(es) {', '.join(failed)}"
-    return f"Dossier of run {run_id}"
+        return f"Partial dossier of run {run_id}{where}: failed branch(es) {', '.join(failed)}"
+    return f"Complete dossier of run {run_id}{where}"
 
 
 def detail_rows(run_dir: Path, cached_task_runs: int | None) -> list[dict[str, str]]:

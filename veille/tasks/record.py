@@ -11,7 +11,8 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from veille.run.metrics import detail_rows, report_description
+from veille.ops.latest import point_deployment_at
+from veille.run.metrics import detail_rows, failed_branches, report_description
 from veille.run.recovery import recover_dead_runs
 from veille.settings import Settings
 from veille.warehouse import RecordResult, metrics_table, record_run_dir
@@ -49,9 +50,14 @@ def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
         "report": artifact_key(REPORT_ARTIFACT, deployment),
         "metrics": artifact_key(METRICS_ARTIFACT, deployment),
     }
-    create_markdown_artifact(
+    report_id = create_markdown_artifact(
         markdown=markdown, key=keys["report"], description=report_description(result.run_id, run_dir)
     )
+    if deployment:  # the deployment page links to this night's dossier
+        from prefect.runtime import deployment as current_deployment
+
+        complete = result.summary["status"] == "completed" and not failed_branches(run_dir)
+        point_deployment_at(current_deployment.id, report_id, result.run_id, complete)
     create_table_artifact(
         table=metrics_table(result.summary, _alerts(Path(run_dir)))
         + detail_rows(run_dir, _cached_task_runs()),
