@@ -132,6 +132,8 @@ def serve(
     serve_options: dict[str, Any] = {
         "name": name,
         "schedules": [schedule],
+        # The UI's schedule card hides the time zone: the description says it.
+        "description": f"Nightly technology-watch dossier; schedule: cron {cron!r} in {timezone}.",
         "parameters": _serve_parameters(corpus, backend),
         "entrypoint_type": EntrypointType.MODULE_PATH,
     }
