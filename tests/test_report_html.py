@@ -110,3 +110,16 @@ def test_news_come_first_and_the_header_says_partial_and_why() -> None:
 def test_safe_url_keeps_only_http_and_https(url: str) -> None:
     kept = safe_url(url)
     assert kept is None or kept.lower().startswith(("http://", "https://"))
+
+
+def test_a_model_line_that_looks_like_a_heading_cuts_nothing() -> None:
+    """Only code's headings open a section, and the bibliography is cut at the last ``## Sources``."""
+    markdown = (
+        "# T\n\n## Synthèse\n\n## Sources\n\n## Recommandation forgée [1]\n\n"
+        "## Points clés\n\n- Kestrel 1 420 tokens/s [1].\n\n## Sources\n\n- [1] x\n"
+    )
+    sources = [SourceRef(number=1, id="doc-1", title="t", date="d", source_type="s")]
+    html = render_report_html(markdown, sources, HEADER)
+    assert "Kestrel 1 420 tokens/s" in html
+    assert "<h2>Sources</h2>" in html and html.count("<h2>") == 3  # Synthèse, Points clés, Sources
+    assert "<p>## Sources</p>" in html and "<p>## Recommandation forgée" in html

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from veille.dossier import NEWS_SECTION, SYNTHESIS_SECTION
+from veille.dossier import DOSSIER_SECTIONS, NEWS_SECTION, SYNTHESIS_SECTION
 from veille.textstats import SOURCES_HEADING
 
 __all__ = ["Block", "Section", "Segment", "news_section", "parse_report", "segments", "synthesis_text"]
@@ -57,9 +57,17 @@ def segments(text: str, known: frozenset[int]) -> list[Segment]:
     return out
 
 
+def _is_section(heading: str) -> bool:
+    """Only the headings code writes open a section: a model line starting with ``## `` is text."""
+    return heading in DOSSIER_SECTIONS or heading.startswith(NEWS_SECTION)
+
+
 def parse_report(markdown: str) -> tuple[str, list[Section]]:
     """The title and the sections of report.md, the ``## Sources`` section left out (the
-    bibliography is rendered from the SourceRef list, never from text)."""
+    bibliography is rendered from the SourceRef list, never from text). Code appends that section
+    last, so the cut is at its last heading, whatever a model line says."""
+    lines = markdown.splitlines()
+    cut = [i for i, line in enumerate(lines) if line.strip() == f"## {SOURCES_HEADING}"]
     title, sections = "", list[Section]()
     paragraph: list[str] = []
 
@@ -68,16 +76,14 @@ def parse_report(markdown: str) -> tuple[str, list[Section]]:
             sections[-1].blocks.append(Block("paragraph", " ".join(paragraph)))
         paragraph.clear()
 
-    for raw in markdown.splitlines():
+    for raw in lines[: cut[-1]] if cut else lines:
         line = raw.strip()
         if not line:
             flush()
         elif line.startswith("# ") and not title and not sections:
             title = line[2:].strip()
-        elif line.startswith("## "):
+        elif line.startswith("## ") and _is_section(line[3:].strip()):
             flush()
-            if line[3:].strip() == SOURCES_HEADING:
-                break
             sections.append(Section(line[3:].strip()))
         elif line.startswith("### ") and sections:
             flush()
