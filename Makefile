@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check "$$(grep '^uv==' constraints.txt)"
 	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[dev,dask]'
-	$(BIN)/python -m compileall -q -j 0 veille flows tasks
+	$(BIN)/python -m compileall -q -j 0 veille flows
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -53,11 +53,12 @@ server: $(STAMP)
 	PREFECT_UI_API_URL=$(PREFECT_API_URL) \
 	$(BIN)/prefect server start --host $(PREFECT_HOST) --port $(PREFECT_PORT) --analytics-off
 
-# Creates the process work pool and the model-call concurrency limit if missing, then deploys
-# every deployment of prefect.yaml named veille-nightly (run from the repository root).
+# Creates the process work pool and the model-call concurrency limit if missing, and per watch
+# (deployment of prefect.yaml whose corpus has a delivery.toml) an automation notifying its channels
+# of a failed night; then deploys every deployment of prefect.yaml (run from the repository root).
 deploy: $(STAMP)
-	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/veille setup --pool $(POOL)
-	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/prefect --no-prompt deploy --name veille-nightly --pool $(POOL)
+	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/veille setup --pool $(POOL) --deployments prefect.yaml
+	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/prefect --no-prompt deploy --all --pool $(POOL)
 
 worker: $(STAMP)
 	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/prefect worker start --pool $(POOL) --type process

@@ -670,7 +670,7 @@ def main() -> None:
             write_sources(corpus, f"{site.base_url}/feed.xml")
             t0 = time.perf_counter()
             sys.path.insert(0, str(PROJECT_ROOT))
-            from flows.veille import veille_flow
+            from veille.flows.veille import veille_flow
 
             imports_s = time.perf_counter() - t0
             api = ApiCpu()

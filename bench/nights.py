@@ -122,7 +122,7 @@ def main() -> None:
     try:
         with _backend(args.backend) as (backend, _fake):
             sys.path.insert(0, str(PROJECT_ROOT))
-            from flows.veille import veille_flow
+            from veille.flows.veille import veille_flow
 
             api = ApiCpu()
             startup = (

@@ -56,7 +56,7 @@ FANOUT_AXES = [  # six branches: the bundled max_subtasks
 # ------------------------------------------------------------------------------------ child side
 def _child_offline(warehouse: Path, start_server: bool) -> dict[str, Any]:
     t0 = time.perf_counter()
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     t1 = time.perf_counter()
     if start_server:
@@ -110,10 +110,10 @@ def _child_fanout(workdir: Path) -> dict[str, Any]:
     sys.path.insert(0, str(PROJECT_ROOT))
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    from flows.veille import veille_flow
     from testkit.fake_gemini import FakeGemini
     from testkit.flowkit import write_corpus
     from testkit.gemini_script import gemini_responder, role_of
+    from veille.flows.veille import veille_flow
 
     corpus = write_corpus(workdir / "corpus")
     os.environ.update(

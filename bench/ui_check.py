@@ -6,7 +6,7 @@ Not part of the suite: it needs Chromium and Playwright, which the project does 
     python3 -m venv /tmp/pw && /tmp/pw/bin/pip install playwright httpx
     make server PREFECT_PORT=4391 &                   # a server on loopback (UI on 127.0.0.1:4391)
     PREFECT_API_URL=http://127.0.0.1:4391/api VEILLE_WAREHOUSE_DIR=/tmp/ui/wh \\
-      .venv/bin/python -c "from flows.veille import veille_flow; \\
+      .venv/bin/python -c "from veille.flows.veille import veille_flow; \\
       veille_flow(corpus='corpus', backend='offline', fail_subtasks=['st-2'], return_state=True)"
     /tmp/pw/bin/python bench/ui_check.py --api http://127.0.0.1:4391 --out /tmp/ui
 

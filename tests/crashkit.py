@@ -56,7 +56,7 @@ _PRELOAD = (
     "veille.cli",
     "tests.killhooks",
     "veille.cli.run",
-    "flows.veille",
+    "veille.flows.veille",
     "veille.store.ingest",
     "veille.warehouse",
     "veille.run.summary",

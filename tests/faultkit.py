@@ -125,9 +125,9 @@ def gemini_env(monkeypatch: pytest.MonkeyPatch, base_url: str, warehouse: Path, 
 
 def fast_task_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Prefect task retries without their 2 s / 4 s backoff: same retries, same conditions, no sleep."""
-    from tasks.analyse import analyse
-    from tasks.plan import plan
-    from tasks.write import write_report
+    from veille.tasks.analyse import analyse
+    from veille.tasks.plan import plan
+    from veille.tasks.write import write_report
 
     for task in (plan, analyse, write_report):
         assert task.retries == 2  # the behaviour under test is unchanged: only the delay goes
@@ -200,7 +200,7 @@ def gemini_flow(
 
     Test modules wrap it in a fixture: ``yield from`` inside ``with gemini_flow(...) as flow``.
     """
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     corpus = write_corpus(tmp_path / "corpus", docs)
     warehouse = tmp_path / "warehouse"

@@ -311,8 +311,8 @@ def test_offline_update_reads_the_new_documents_and_finds_a_contradiction_with_a
 
 
 def test_the_incremental_key_holds_the_previous_findings_and_a_full_key_is_unchanged() -> None:
-    from tasks.analyse import ANALYSE_CACHE_POLICY, _update_digest
     from veille.steps.analyse_update import UpdateJob
+    from veille.tasks.analyse import ANALYSE_CACHE_POLICY, _update_digest
 
     assert _update_digest(None, {"update": None}) == "full"  # a full branch: its job is its key
     one = _update_digest(None, {"update": UpdateJob(new_ids=["doc-09"], previous=PREVIOUS)})

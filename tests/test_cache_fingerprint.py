@@ -72,7 +72,7 @@ def _roles_called(folder: Path) -> list[str]:
 
 @pytest.mark.usefixtures("prefect_harness")
 def test_a_rerun_picks_up_a_changed_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     corpus = write_corpus(tmp_path / "corpus")
     monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(tmp_path / "warehouse"))

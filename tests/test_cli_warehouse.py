@@ -222,3 +222,33 @@ def test_runs_and_trends_show_one_line_per_flow_run_per_corpus(app: typer.Typer,
     assert f"{both:.4f}" in line
     code, out, _ = run(app, "runs", "--warehouse", str(settings.warehouse_dir))
     assert f"{round(both, 4)}" in next(x for x in out.splitlines() if second.name in x)
+
+
+def test_runs_flags_failed_nights_nobody_retried(app: typer.Typer, tmp_path: Path) -> None:
+    settings = Settings(warehouse_dir=tmp_path / "wh")
+    day = datetime.now(UTC).replace(hour=2, minute=0, second=0, microsecond=0) - timedelta(days=2)
+    kw = {"with_grades": False}
+    a_failed = write_synthetic_run(
+        settings.runs_dir, day, seed=1, status="failed", run_fields={"corpus_dir": "/srv/a"}, **kw
+    )
+    a_rerun = write_synthetic_run(
+        settings.runs_dir, day + timedelta(hours=5), seed=2, run_fields={"corpus_dir": "/srv/a"}, **kw
+    )
+    b_failed = write_synthetic_run(
+        settings.runs_dir,
+        day + timedelta(hours=1),
+        seed=3,
+        status="failed",
+        run_fields={"corpus_dir": "/srv/b"},
+        **kw,
+    )
+    for folder in (a_failed, a_rerun, b_failed):
+        record_run_dir(folder, settings.parquet_dir)
+    code, out, _ = run(app, "runs", "--warehouse", str(settings.warehouse_dir))
+    assert code == 0
+    (flag,) = [x for x in out.splitlines() if "not retried" in x]
+    assert (
+        flag.startswith("1 failed night(s) not retried")
+        and b_failed.name in flag
+        and a_failed.name not in flag
+    )

@@ -54,7 +54,7 @@ def _corpus_with_feed(tmp_path: Path, web: HTTPServer) -> tuple[Path, str]:
 def test_the_flow_collects_first_and_a_failing_source_does_not_fail_the_night(
     tmp_path: Path, web: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
     from veille.store.readers import document_snapshot
 
     corpus, doc_id = _corpus_with_feed(tmp_path, web)

@@ -149,7 +149,7 @@ def test_an_unchanged_pdf_is_not_converted_again(tmp_path: Path, monkeypatch: py
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_mixed_folder_runs_end_to_end_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     corpus = mixed_corpus(tmp_path / "corpus")
     # The team's own notes on the subject (the mini corpus, with its request) sit beside the rest.

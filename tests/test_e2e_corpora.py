@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from flows.veille import veille_flow
 from veille.citations import cited_numbers, invalid_citations
 from veille.corpus.reference import load_reference
+from veille.flows.veille import veille_flow
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]

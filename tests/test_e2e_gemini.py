@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from flows.veille import veille_flow
 from testkit.fake_gemini import FakeGemini
 from testkit.flowkit import write_corpus
 from testkit.gemini_script import gemini_responder, role_of
+from veille.flows.veille import veille_flow
 from veille.journal import read_journal
 from veille.textstats import MODEL_SECTIONS, split_sections
 

@@ -13,10 +13,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from flows.veille import veille_flow
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.gemini_script import gemini_responder, role_of
 from veille.corpus.request import load_request
+from veille.flows.veille import veille_flow
 from veille.roles.planner import EXCLUSION_REASONS, CatalogueEntry
 from veille.settings import PROJECT_ROOT, Settings
 from veille.steps.coverage import Vocabulary

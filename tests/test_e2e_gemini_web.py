@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from flows.veille import veille_flow
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import write_corpus
 from testkit.gemini_script import gemini_responder, role_of
 from veille.citations import cited_numbers, invalid_citations
 from veille.dossier import without_news
+from veille.flows.veille import veille_flow
 from veille.journal import read_journal
 from veille.roles.writer import SourceRef
 from veille.steps.research import web_source_id

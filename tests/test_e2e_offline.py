@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from flows.veille import veille_flow
 from veille.citations import cited_numbers, invalid_citations
 from veille.corpus.reference import load_reference
 from veille.dossier import (
@@ -24,6 +23,7 @@ from veille.dossier import (
     rendered_key_points,
     without_news,
 )
+from veille.flows.veille import veille_flow
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tasks.grade import grade_run
 from veille.backends import build_client
 from veille.corpus.reference import Reference, load_reference
 from veille.corpus.request import load_request
@@ -20,6 +19,7 @@ from veille.models.caller import ModelClient
 from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
+from veille.tasks.grade import grade_run
 from veille.warehouse.synth import write_synthetic_run
 
 

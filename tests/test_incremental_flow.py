@@ -75,7 +75,7 @@ def _json(folder: Path, name: str) -> Any:
 def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
     tmp_path: Path, gemini: FakeGemini, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     corpus = tmp_path / "corpus"
     shutil.copytree(BUNDLED, corpus, ignore=shutil.ignore_patterns("sources.toml", ".collect-state.json"))
@@ -99,8 +99,8 @@ def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
 
     first, _ = night()
     findings_one = _json(first, "findings.json")
-    from tasks.analyse import analyst_basis
     from veille.settings import Settings
+    from veille.tasks.analyse import analyst_basis
 
     # The basis names both analysts and the digest of their code (tasks.clients.model_key).
     assert {entry["analyst_basis"] for entry in findings_one.values()} == {analyst_basis(Settings())}

@@ -8,13 +8,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from flows.ingest import ingest_flow
-from tasks.ingest import catalogue, ingest
 from tests.fixtures.corpus_factory import copy_mini_corpus, doc_text
 from veille.cli import run as cli_run
 from veille.corpus.errors import StrictModeError
+from veille.flows.ingest import ingest_flow
 from veille.settings import Settings
 from veille.store.readers import read_catalogue
+from veille.tasks.ingest import catalogue, ingest
 
 
 @pytest.fixture()

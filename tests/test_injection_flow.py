@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from flows.veille import veille_flow
 from testkit.fake_gemini import Reply
 from testkit.flowkit import AXES, DOCS
 from testkit.gemini_script import role_of
 from tests.faultkit import GeminiFlow, gemini_flow, parquet_alerts, prompt_of
 from veille.citations import bibliography, cited_numbers
+from veille.flows.veille import veille_flow
 from veille.roles.writer import SourceRef
 from veille.textstats import split_sections
 

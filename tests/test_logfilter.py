@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from tasks.analyse import InjectedFaultError
 from veille.corpus.errors import CorpusError
 from veille.models.gemini import GeminiConnectionError
 from veille.ops.logfilter import RUN_LOGGERS, install_expected_failure_filter
 from veille.steps.plan import PlanUnusableError
+from veille.tasks.analyse import InjectedFaultError
 
 
 def _log_failure(logger_name: str, exc: BaseException) -> logging.LogRecord:
@@ -56,6 +56,35 @@ def test_expected_failures_lose_their_traceback(name: str, exc: BaseException) -
     text = logging.Formatter().format(record)
     assert "Traceback" not in text and "\n" not in text
     assert type(exc).__name__ in text and str(exc).split(":")[0] in text
+
+
+@pytest.mark.parametrize("name", RUN_LOGGERS)
+def test_a_flow_that_returned_a_failed_state_is_one_line_with_its_message(name: str) -> None:
+    from prefect.exceptions import FailedRun
+
+    install_expected_failure_filter()
+    exc = FailedRun("1 branch(es) failed: st-2; partial report in /w/runs/r")
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    logger, handler = logging.getLogger(name), Keep()
+    logger.addHandler(handler)
+    try:
+        try:
+            raise exc
+        except FailedRun:
+            logger.error("Engine execution exited with unexpected exception", exc_info=True)
+    finally:
+        logger.removeHandler(handler)
+    (record,) = records
+    text = logging.Formatter().format(record)
+    assert "\n" not in text and "Traceback" not in text
+    assert text.endswith(
+        "unexpected exception: FailedRun: 1 branch(es) failed: st-2; partial report in /w/runs/r"
+    )
 
 
 def test_other_errors_keep_their_traceback() -> None:

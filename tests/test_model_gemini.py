@@ -362,8 +362,8 @@ def test_timeouts_beyond_the_budget_are_transient(
 def test_connection_refused_names_the_url_and_fails_fast(client_factory: Any, tmp_path: Path) -> None:
     import time
 
-    from tasks.clients import is_retryable
     from veille.models.gemini import GeminiConnectionError
+    from veille.tasks.clients import is_retryable
 
     url = closed_port_url()
     client = client_factory(base_url=url, http_attempts=2)

@@ -65,7 +65,7 @@ def test_offline_backend_takes_no_global_slot(tmp_path: Path, monkeypatch: pytes
 
 def test_the_flow_hands_prefects_global_slot_to_the_model_layer(tmp_path: Path) -> None:
     # The model seam does not import Prefect operations: the run's client gets the slot from the flow.
-    from tasks.clients import open_client
+    from veille.tasks.clients import open_client
 
     settings = Settings(backend="offline", warehouse_dir=tmp_path)
     with open_client(settings, "slot", tmp_path / "calls.jsonl") as client:

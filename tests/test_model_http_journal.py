@@ -286,7 +286,7 @@ def test_the_policy_waits_what_the_server_asks_within_its_limit_and_stops_at_the
     ids=lambda e: type(e).__name__,
 )
 def test_tasks_never_resend_a_model_error(error: ModelError) -> None:
-    from tasks.clients import is_retryable
+    from veille.tasks.clients import is_retryable
 
     assert not is_retryable(error)
     assert is_retryable(OSError("disk busy"))  # I/O errors keep their task retries

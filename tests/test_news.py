@@ -162,16 +162,16 @@ def test_no_change_says_so() -> None:
 def test_an_unreadable_warehouse_gives_a_first_dossier_and_an_alert(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tasks.news
+    import veille.tasks.news
     from veille.settings import Settings
     from veille.warehouse.errors import WarehouseError
 
     def broken(*_args: object) -> None:
         raise WarehouseError("runs/run_date=2026-12-01/x.parquet: not a Parquet file")
 
-    monkeypatch.setattr(tasks.news, "previous_run", broken)
+    monkeypatch.setattr(veille.tasks.news, "previous_run", broken)
     settings = Settings(corpus_dir=tmp_path / "corpus", warehouse_dir=tmp_path / "wh")
-    changes = tasks.news.what_changed.fn(settings, "r", [("doc-01", "h")])
+    changes = veille.tasks.news.what_changed.fn(settings, "r", [("doc-01", "h")])
     assert changes.previous is None
     assert [(a.code, a.severity) for a in changes.alerts] == [("news.previous_unreadable", "warning")]
     assert "not a Parquet file" in changes.alerts[0].message

@@ -69,7 +69,7 @@ def gemini() -> Iterator[FakeGemini]:
 def test_two_nights_the_second_says_what_is_new_and_reads_only_it(
     tmp_path: Path, web: HTTPServer, gemini: FakeGemini, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     corpus = tmp_path / "corpus"
     shutil.copytree(BUNDLED, corpus)

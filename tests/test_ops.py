@@ -98,7 +98,9 @@ def test_prefect_yaml_validates_with_prefects_own_model() -> None:
 def test_prefect_yaml_nightly_deployment() -> None:
     loaded = _nightly()
     config, deployment = loaded["config"], loaded["deployment"]
-    assert deployment["entrypoint"] == "flows.veille:veille_flow"
+    assert (
+        deployment["entrypoint"] == "flows.veille:veille_flow"
+    )  # the checkout's thin entry point (not in the wheel)
     assert deployment["schedules"] == [{"cron": "0 2 * * *", "timezone": "Europe/Paris", "active": True}]
     assert deployment["work_pool"]["name"] == DEFAULT_POOL
     # The pull step must take its directory from the build step that records the checkout path.
@@ -129,7 +131,7 @@ def test_prefect_yaml_entrypoint_loads_the_flow_in_a_fresh_interpreter() -> None
 
 
 def test_prefect_yaml_parameters_match_the_flow_signature() -> None:
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     params = _nightly()["deployment"]["parameters"]
     accepted = set(inspect.signature(veille_flow.fn).parameters)

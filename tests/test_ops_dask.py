@@ -37,7 +37,7 @@ def test_flow_runs_on_an_existing_dask_cluster(
     from distributed import Client, get_task_stream
     from prefect_dask import DaskTaskRunner
 
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
 
     address = dask_cluster.scheduler_address
     assert address.startswith("tcp://127.0.0.1:")

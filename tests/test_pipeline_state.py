@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tasks.outputs import write_outputs
 from veille.alerts import Alert
 from veille.dossier import CitedText, Dossier
 from veille.roles.planner import Plan, SubTask
@@ -24,6 +23,7 @@ from veille.steps.plan import PlanOutcome
 from veille.steps.review import ReviewOutcome, RoundRecord
 from veille.steps.write import WrittenDraft
 from veille.store.ingest import IngestReport
+from veille.tasks.outputs import write_outputs
 
 SUB_TASKS = [
     SubTask(id="st-1", question="Débit ?", doc_ids=["doc-01"]),

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tasks.grade import quality_alerts
 from veille.run.summary import format_summary
 from veille.settings import Settings
+from veille.tasks.grade import quality_alerts
 from veille.warehouse import metrics_table, record_run_dir
 from veille.warehouse.quality import REGRESSION_CODE, QualityCheck, check_quality
 from veille.warehouse.synth import write_synthetic_run

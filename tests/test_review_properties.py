@@ -256,10 +256,10 @@ def test_any_schema_valid_answers_through_the_flow(
     critiques: list[dict[str, Any]],
     scores: list[JudgeScore],
 ) -> None:
-    from flows.veille import veille_flow
-    from tasks.clients import model_override
     from testkit.flowkit import read_json, responder, write_corpus
+    from veille.flows.veille import veille_flow
     from veille.models.scripted import ScriptedModel
+    from veille.tasks.clients import model_override
 
     root = tmp_path_factory.mktemp("prop")
     corpus = write_corpus(root / "corpus")

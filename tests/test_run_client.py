@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from tasks.clients import RunClient, model_override, open_client
 from testkit.fake_gemini import FakeGemini, Reply
 from veille.backends import build_client
 from veille.journal import read_journal
 from veille.models.scripted import ScriptedModel
 from veille.settings import PROJECT_ROOT, Settings
+from veille.tasks.clients import RunClient, model_override, open_client
 
 
 class Answer(BaseModel):

@@ -21,11 +21,11 @@ from uuid import UUID
 
 import pytest
 
-from flows.veille import veille_flow
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import PERFECT, write_corpus
 from testkit.gemini_script import role_of
 from tests.faultkit import FaultyGemini, fast_task_retries, gemini_env, prompt_of
+from veille.flows.veille import veille_flow
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.record import artifact_key, record_run
 from veille.settings import Settings
+from veille.tasks.record import artifact_key, record_run
 from veille.warehouse import RunAlreadyRecordedError, metrics_table, query
 from veille.warehouse.synth import write_synthetic_run
 
@@ -61,7 +61,8 @@ def test_record_run_writes_tables_and_versions_artifacts(tmp_path: Path) -> None
         )
     assert len(reports) == 2 and {a.type for a in reports} == {"markdown"}
     assert any("## Synthèse" in str(a.data) for a in reports)
-    assert len(metrics) == 2 and {a.type for a in metrics} == {"table"}
+    assert len(metrics) == 2 and {a.type for a in metrics} == {"markdown"}
+    assert all("## Par étape" in str(a.data) and "## Alertes" in str(a.data) for a in metrics)
 
     with pytest.raises(RunAlreadyRecordedError):
         record_run.fn(settings, runs[0])

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from flows.veille import veille_flow
 from testkit.flowkit import write_corpus
+from veille.flows.veille import veille_flow
 from veille.journal import read_journal
 from veille.settings import Settings
 
@@ -53,7 +53,7 @@ def test_veille_run_takes_web_to_the_flow_settings(monkeypatch: pytest.MonkeyPat
     import typer
     from typer.testing import CliRunner
 
-    import flows.veille
+    import veille.flows.veille
     import veille.ops.ephemeral
     from veille.cli import run as run_commands
 
@@ -65,11 +65,11 @@ def test_veille_run_takes_web_to_the_flow_settings(monkeypatch: pytest.MonkeyPat
     class _Stop(Exception):
         pass
 
-    def fake_flow(*, settings: Settings, return_state: bool) -> None:
-        seen.append(settings)
+    def fake_flow(*, return_state: bool, **params: Any) -> None:
+        seen.append(Settings.from_params(**params))
         raise _Stop  # the flow itself is covered above: only what the CLI hands it matters here
 
-    monkeypatch.setattr(flows.veille, "veille_flow", fake_flow)
+    monkeypatch.setattr(veille.flows.veille, "veille_flow", fake_flow)
     monkeypatch.setattr(veille.ops.ephemeral, "start_temporary_api", lambda: None)
     CliRunner().invoke(app, ["run", "--web", "--backend", "offline"])
     CliRunner().invoke(app, ["run", "--backend", "offline"])

@@ -1,11 +1,11 @@
 """veille installs as a package: build the wheel, install it (not editable), run it from elsewhere.
 
 Offline: the wheel is built with the project's own setuptools (``--no-build-isolation --no-index``)
-and installed with ``--no-deps`` into a temporary venv that reuses this environment's
-site-packages through a ``.pth`` line (the dependencies are not reinstalled). That line only adds
-the directory: the editable install's own ``.pth`` hook there is not run, so the checkout is not
-on the path, and the run starts in an empty folder: whatever it reads (configuration, views,
-queries) must come from the installed package.
+and installed with plain pip into a fresh venv that holds only what pip resolves for it from its
+declared requirements and constraints.txt (tests/wheelkit.py): an import nobody declares fails
+here as it would on a fresh machine. The checkout is not on the path, and the run starts in an
+empty folder: whatever it reads (configuration, views, queries) must come from the installed
+package.
 """
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.wheelkit import metadata_wheelhouse, pip, populate_venv, resolve
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]  # a full offline run on a shared machine
 
@@ -89,6 +91,7 @@ def _build_wheel(src: Path, dist: Path, env: dict[str, str]) -> Path:
 
 
 def _venv_with_wheel(venv: Path, wheel: Path, env: dict[str, str]) -> Path:
+    """A fresh venv with what plain pip installs for the wheel (tests/wheelkit.py), then the wheel."""
     _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=venv.parent, env=env, timeout=300)
     python = venv / "bin" / "python"
     purelib = _run(
@@ -97,14 +100,12 @@ def _venv_with_wheel(venv: Path, wheel: Path, env: dict[str, str]) -> Path:
         env=env,
         timeout=60,
     ).strip()
-    (Path(purelib) / "_veille_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    uv = Path(sys.executable).with_name("uv")
-    if uv.exists():  # installed by `make install` (pinned in constraints.txt)
-        install = [uv, "pip", "install", "--offline", "--no-deps", "--reinstall", "--python", python, wheel]
-    else:  # pip run inside the target would see this environment's editable veille: ignore it
-        install = [sys.executable, "-m", "pip", "--python", python, "install", "--no-index", "--no-deps"]
-        install += ["--ignore-installed", wheel]
-    _run(install, cwd=venv.parent, env=env, timeout=300)
+    house = metadata_wheelhouse(venv.parent / "wheelhouse", skip="veille")
+    names = resolve(wheel, house, ROOT / "constraints.txt", python, cwd=venv.parent, env=env)
+    assert "lxml_html_clean" in names  # justext imports lxml.html.clean (the issue's ImportError)
+    assert populate_venv(Path(purelib), names, skip="veille") > 0
+    # Plain pip, no index: it installs the wheel only if every declared requirement is present.
+    pip(["--python", python, "install", "--no-index", wheel], cwd=venv.parent, env=env)
     return python
 
 
@@ -116,18 +117,18 @@ def test_the_wheel_installs_and_runs_from_another_folder(tmp_path: Path) -> None
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
 
-    where = _run(
-        [
-            python,
-            "-c",
-            "import json, veille, flows, tasks; print(json.dumps([m.__file__ for m in (veille, flows, tasks)]))",
-        ],
-        cwd=workdir,
-        env=env,
-        timeout=120,
+    # Only the veille package at the top level: no generic "flows" or "tasks" in site-packages.
+    with zipfile.ZipFile(wheel) as zf:
+        tops = {name.split("/")[0] for name in zf.namelist()}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"veille"}, tops
+
+    collector = "import pkgutil, importlib, veille.collect as c; " + (
+        "[importlib.import_module(m.name) for m in pkgutil.walk_packages(c.__path__, 'veille.collect.')]; "
+        "import veille.cli.collect, veille.flows.veille, veille.tasks.collect, veille; print(veille.__file__)"
     )
-    for module_file in json.loads(where):
-        assert Path(module_file).is_relative_to(venv), f"{module_file} is not the installed copy"
+    where = _run([python, "-c", collector], cwd=workdir, env=env, timeout=300)
+    assert Path(where.strip()).is_relative_to(venv), f"{where} is not the installed copy"
+    _run([venv / "bin" / "veille", "collect", "--help"], cwd=workdir, env=env, timeout=120)
 
     warehouse = tmp_path / "warehouse"
     veille = venv / "bin" / "veille"

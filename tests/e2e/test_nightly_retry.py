@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from uuid import UUID
 
 import httpx
 import pytest
+from pytest_httpserver import HTTPServer
 
 from testkit.fake_gemini import FakeGemini
 from testkit.flowkit import write_corpus
@@ -80,7 +82,11 @@ def fake_gemini() -> Iterator[FakeGemini]:
 
 
 def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_branch(
-    prefect_server: PrefectServer, start_worker: Any, fake_gemini: FakeGemini, tmp_path: Path
+    prefect_server: PrefectServer,
+    start_worker: Any,
+    fake_gemini: FakeGemini,
+    tmp_path: Path,
+    httpserver: HTTPServer,
 ) -> None:
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
     from prefect.states import AwaitingRetry
@@ -92,6 +98,15 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
     # --- make deploy: pool + model-call limit (veille setup), then deploy from prefect.yaml ---------
     out = _veille("setup", env=prefect_server.env)
     assert "created" in out
+    # The failure automation of a watch whose corpus has recipients (a loopback webhook here).
+    watched = write_corpus(tmp_path / "watched")
+    (watched / "delivery.toml").write_text('[[chat]]\nname = "e2e"\nurl_env = "VEILLE_E2E_CHAT"\n')
+    watches = tmp_path / "prefect.yaml"
+    watches.write_text(f"deployments:\n  - name: veille-nightly\n    parameters: {{corpus: {watched}}}\n")
+    httpserver.expect_request("/failed", method="POST").respond_with_data("ok")
+    chat_env = {**prefect_server.env, "VEILLE_E2E_CHAT": f"json://127.0.0.1:{httpserver.port}/failed"}
+    out = _veille("setup", "--deployments", str(watches), env=chat_env)
+    assert "automation 'veille: veille-nightly en échec' (1 channel(s)): created" in out, out
     prefect_server.cli(
         "--no-prompt",
         "deploy",
@@ -140,6 +155,13 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
     run = prefect_server.wait_final(UUID(match.group(1)))
     assert run.state.is_failed(), (run.state, prefect_server.log_tail())
     assert run.run_count == 1
+    # The server's automation told the watch's channel (its triggers and actions run in the server).
+    deadline = time.monotonic() + 120
+    while not httpserver.log and time.monotonic() < deadline:
+        time.sleep(1)
+    ((notice, _),) = httpserver.log
+    told = json.loads(notice.get_data())
+    assert "a échoué" in told["message"] and str(run.id) in told["message"], told
     (first_dir,) = _run_dirs_of(warehouse, run.id)
     first = _json(first_dir / "run.json")
     assert first["status"] == "failed" and first["subtasks_failed"] == 1

@@ -25,8 +25,13 @@ def setup(
         int,
         typer.Option(help="Slots of the global concurrency limit on model calls (0: max_concurrent_calls)."),
     ] = 0,
+    deployments: Annotated[
+        Path,
+        typer.Option(help="prefect.yaml whose deployments (watches) get a failure automation."),
+    ] = Path("prefect.yaml"),
 ) -> None:
-    """Create the process work pool and the model-call concurrency limit on the configured server."""
+    """Create the process work pool, the model-call concurrency limit and, per deployment whose
+    corpus has a delivery.toml, an automation notifying its channels of a failed or crashed night."""
     from prefect.client.orchestration import get_client
     from prefect.settings import get_current_settings
 
@@ -52,6 +57,44 @@ def setup(
         f"global concurrency limit {MODEL_CALL_LIMIT!r} ({slots} slots): "
         f"{'created' if created_limit else 'exists'}"
     )
+    _failure_automations(deployments, settings.corpus_dir)
+
+
+def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
+    """One automation per watch of ``prefect_yaml`` (idempotent); channel URLs from the environment."""
+    import os
+
+    from prefect.client.orchestration import get_client
+
+    from veille.delivery.config import DeliveryError, load_delivery
+    from veille.ops.alerting import automation_name, channel_urls, ensure_failure_automation
+    from veille.ops.watches import read_watches
+
+    if not prefect_yaml.is_file():
+        typer.echo(f"{prefect_yaml}: not found, no failure automation created")
+        return
+    try:
+        watches = read_watches(prefect_yaml, default_corpus)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for watch in watches:
+        try:
+            config = load_delivery(watch.corpus_dir)
+        except DeliveryError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        if config is None:
+            typer.echo(f"{watch.deployment}: no delivery.toml in {watch.corpus_dir}, failures not notified")
+            continue
+        channels, missing = channel_urls(watch.deployment, config, os.environ)
+        for variable in missing:
+            typer.echo(
+                f"{watch.deployment}: {variable} is not set here; that channel is not notified", err=True
+            )
+        with get_client(sync_client=True) as client:
+            status = ensure_failure_automation(client, watch.deployment, channels)
+        typer.echo(f"automation {automation_name(watch.deployment)!r} ({len(channels)} channel(s)): {status}")
 
 
 def serve(
@@ -77,7 +120,7 @@ def serve(
     from prefect.settings import get_current_settings
     from prefect.types.entrypoint import EntrypointType
 
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
     from veille.ops.schedule import nightly_schedule
 
     try:  # validates the cron expression and the time zone before anything starts
@@ -89,6 +132,8 @@ def serve(
     serve_options: dict[str, Any] = {
         "name": name,
         "schedules": [schedule],
+        # The UI's schedule card hides the time zone: the description says it.
+        "description": f"Nightly technology-watch dossier; schedule: cron {cron!r} in {timezone}.",
         "parameters": _serve_parameters(corpus, backend),
         "entrypoint_type": EntrypointType.MODULE_PATH,
     }
@@ -128,7 +173,7 @@ def _serve_with_own_server(port: int, banner: str, serve_options: dict[str, Any]
     """Start a Prefect server (API, scheduler, UI) on loopback as a child, serve, then stop it."""
     from prefect.settings import PREFECT_API_URL, PREFECT_HOME, temporary_settings
 
-    from flows.veille import veille_flow
+    from veille.flows.veille import veille_flow
     from veille.ops.server import (
         LOOPBACK,
         api_url,

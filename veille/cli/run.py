@@ -141,7 +141,7 @@ def print_ingest_summary(
 
 
 def _run_ingest_flow(settings: Settings) -> IngestReport:
-    from flows.ingest import ingest_flow
+    from veille.flows.ingest import ingest_flow
 
     with quiet_corpus_tracebacks():
         return ingest_flow(settings=settings)
@@ -205,14 +205,23 @@ def run(
     except OSError as exc:  # e.g. PREFECT_HOME not writable: the temporary API still works
         typer.echo(f"warning: shared Prefect API unavailable ({exc}); using a temporary one", err=True)
         shared = None
-    from flows.veille import veille_flow
     from veille.corpus.errors import CorpusError
+    from veille.flows.veille import veille_flow
     from veille.run.folder import run_folder_of
     from veille.run.summary import format_summary, load_ingest_report
     from veille.store.readers import read_catalogue
 
     with prefect_api(shared), quiet_corpus_tracebacks():
-        state = veille_flow(settings=settings, return_state=True)
+        state = veille_flow(  # the flow builds the same settings from its parameters
+            corpus=str(settings.corpus_dir),
+            warehouse=str(settings.warehouse_dir),
+            backend=backend,  # type: ignore[arg-type]  # checked above
+            strict=strict,
+            max_rounds=max_rounds,
+            use_cache=False if no_cache else None,
+            web=web,
+            return_state=True,
+        )
     result = state.result(raise_on_failure=False)
     error = result if isinstance(result, BaseException) else None
     run_dir = run_folder_of(error) if error is not None else Path(str(result))

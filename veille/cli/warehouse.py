@@ -107,6 +107,13 @@ def runs(
     _print(
         columns, rows, title=f"{len(rows)} most recent runs (one per flow run; attempt n/m: the last of m)"
     )
+    at = {name: i for i, name in enumerate(columns)}
+    if "unretried" in at and (late := [r[at["run_id"]] for r in rows if r[at["unretried"]]]):
+        typer.echo(
+            f"{len(late)} failed night(s) not retried (no later completed run of the corpus): "
+            + ", ".join(late)
+            + " — Retry from the Prefect UI or rerun with `veille run`"
+        )
 
 
 def trends(

@@ -8,6 +8,11 @@ it, so a logging filter on its run loggers drops the frames when the exception's
 ``expected_failure = True``; the line keeps the exception's type and message, and any other
 exception keeps its traceback. Installed when the flow module is imported (CLI runs, deployments,
 ``veille serve``).
+
+A flow that returns a Failed state on purpose (a partial report: the state message names the failed
+branches) makes Prefect's engine raise ``FailedRun`` in a deployed run and log it as « Engine
+execution exited with unexpected exception » with its frames: that one is expected too, and its line
+then carries the state's message.
 """
 
 from __future__ import annotations
@@ -24,9 +29,17 @@ class ExpectedFailureFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if exc is not None and getattr(exc, "expected_failure", False):
+        if exc is not None and (getattr(exc, "expected_failure", False) or _failed_state(exc)):
             record.exc_info, record.exc_text = None, None
+            if str(exc) not in record.getMessage():  # the line alone must say what failed
+                record.msg, record.args = f"{record.getMessage()}: {type(exc).__name__}: {exc}", None
         return True
+
+
+def _failed_state(exc: BaseException) -> bool:
+    from prefect.exceptions import FailedRun
+
+    return isinstance(exc, FailedRun)
 
 
 def install_expected_failure_filter() -> None:

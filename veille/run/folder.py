@@ -2,7 +2,8 @@
 
 Contract shared with the graders and the warehouse (docs/pipeline.md): run.json, plan.json,
 findings.json, sources.json, review.json, alerts.json, calls.jsonl (appended by the model layer
-as calls happen), report.md, documents.json. Every file but calls.jsonl is written atomically
+as calls happen), report.md, report.html (the same dossier as a self-contained page),
+documents.json. Every file but calls.jsonl is written atomically
 (temporary file in the same directory, then ``os.replace``), so a reader never sees half a file.
 """
 
@@ -38,7 +39,15 @@ __all__ = [
 CALLS_FILE = "calls.jsonl"
 REPORT_FILE = "report.md"
 # What the flow's last log line lists for people (the full contract is in the module docstring).
-OUTPUT_FILES = (REPORT_FILE, "plan.json", "findings.json", "review.json", "alerts.json", CALLS_FILE)
+OUTPUT_FILES = (
+    REPORT_FILE,
+    "report.html",
+    "plan.json",
+    "findings.json",
+    "review.json",
+    "alerts.json",
+    CALLS_FILE,
+)
 _RUN_FOLDER_NOTE = "run folder: "
 
 

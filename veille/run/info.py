@@ -111,6 +111,6 @@ def run_alert(code: str, message: str, severity: Severity = "error", subject: st
 
 
 def record_note(recorded: Mapping[str, Any]) -> str:
-    """The record step's log summary (rows per table) from ``tasks.record.record_run``'s result."""
+    """The record step's log summary (rows per table) from ``veille.tasks.record.record_run``'s result."""
     rows = recorded.get("rows") or {}
     return ", ".join(f"{table} {count}" for table, count in sorted(rows.items())) or "nothing"

@@ -42,7 +42,7 @@ def _error_text(exc: BaseException) -> str:
 
 
 class PendingWeb(Protocol):
-    """Web research under way (``tasks.research.PendingResearch``): its planning alerts, and a wait."""
+    """Web research under way (``veille.tasks.research.PendingResearch``): its planning alerts, and a wait."""
 
     alerts: list[Alert]
 
@@ -50,7 +50,7 @@ class PendingWeb(Protocol):
 
 
 class RunOutputs(TypedDict):
-    """Keyword arguments of ``tasks.outputs.write_outputs`` besides the folder and run.json."""
+    """Keyword arguments of ``veille.tasks.outputs.write_outputs`` besides the folder and run.json."""
 
     plan: Plan | None
     plan_basis: str
@@ -137,6 +137,12 @@ class RunLog:
         added = list(alerts)
         self.alerts += added
         return added
+
+    def keep_delivery(self, alerts: Sequence[Alert]) -> str:
+        """The delivery's alerts, into alerts.json at once (written before); returns the log note."""
+        if self.add(alerts):
+            self.folder.write_alerts(self.alerts)
+        return "; ".join(a.message for a in alerts) or "ok"
 
     def keep_quality(self, alerts: Sequence[Alert]) -> list[Alert]:
         """Alerts raised after grading (``quality.regression``), into alerts.json at once."""

@@ -1,6 +1,7 @@
 -- `veille runs`: one row per flow run, the most recent first; attempt "2/2" is a flow run retried
 -- once, whose status and judge score are the last attempt's and whose calls, tokens and cost are
--- every attempt's. Parameter: $limit (number of runs).
+-- every attempt's. unretried: the flow run's last attempt failed and no later run of the same corpus
+-- completed (nobody has rerun that night yet). Parameter: $limit (number of runs).
 SELECT
     run_id,
     strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS started_utc,
@@ -18,7 +19,12 @@ SELECT
     rounds,
     validated,
     grade_status AS grades,
-    round(score_judge, 3) AS judge
-FROM run_trends
+    round(score_judge, 3) AS judge,
+    status = 'failed' AND NOT EXISTS (
+        SELECT 1 FROM run_trends AS later
+        WHERE later.status = 'completed' AND later.corpus_dir IS NOT DISTINCT FROM r.corpus_dir
+          AND later.started_at > r.started_at
+    ) AS unretried
+FROM run_trends AS r
 ORDER BY started_at DESC NULLS LAST, run_id DESC
 LIMIT $limit;

@@ -11,7 +11,9 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from veille.run.metrics import detail_rows, report_description
+from veille.ops.latest import point_deployment_at
+from veille.run.metrics import failed_branches, report_description
+from veille.run.metrics_page import metrics_markdown
 from veille.run.recovery import recover_dead_runs
 from veille.settings import Settings
 from veille.warehouse import RecordResult, metrics_table, record_run_dir
@@ -36,8 +38,8 @@ def artifact_key(base: str, deployment: str | None) -> str:
 
 
 def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
-    """Markdown artifact of the report and table artifact of the metrics; returns {kind: key}."""
-    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+    """Markdown artifacts of the report and of the metrics; returns {kind: key}."""
+    from prefect.artifacts import create_markdown_artifact
 
     deployment = result.summary.get("deployment")
     report_path = Path(run_dir) / "report.md"
@@ -49,14 +51,20 @@ def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
         "report": artifact_key(REPORT_ARTIFACT, deployment),
         "metrics": artifact_key(METRICS_ARTIFACT, deployment),
     }
-    create_markdown_artifact(
+    report_id = create_markdown_artifact(
         markdown=markdown, key=keys["report"], description=report_description(result.run_id, run_dir)
     )
-    create_table_artifact(
-        table=metrics_table(result.summary, _alerts(Path(run_dir)))
-        + detail_rows(run_dir, _cached_task_runs()),
+    if deployment:  # the deployment page links to this night's dossier
+        from prefect.runtime import deployment as current_deployment
+
+        complete = result.summary["status"] == "completed" and not failed_branches(run_dir)
+        point_deployment_at(current_deployment.id, report_id, result.run_id, complete)
+    create_markdown_artifact(  # a few readable tables: headline, per step, per role, alerts, reuse
+        markdown=metrics_markdown(
+            run_dir, metrics_table(result.summary, _alerts(Path(run_dir))), _cached_task_runs()
+        ),
         key=keys["metrics"],
-        description=f"Cost, tokens, scores and alerts of run {result.run_id}",
+        description=f"Cost, tokens, scores and alerts of run {result.run_id} ({result.summary['status']})",
     )
     return keys
 

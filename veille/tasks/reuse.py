@@ -12,11 +12,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tasks.asks import CachedAsker
-from tasks.clients import role_keys
 from veille.roles.base import Asker
 from veille.run.inputs import results_dir
 from veille.settings import Settings
+from veille.tasks.asks import CachedAsker
+from veille.tasks.clients import role_keys
 
 __all__ = ["Reuse", "cache_scopes"]
 

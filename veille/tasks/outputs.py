@@ -10,6 +10,9 @@ from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
 from veille.checkpoints import checkpoint
+from veille.delivery.header import report_page
+from veille.delivery.html import REPORT_HTML_FILE
+from veille.journal import read_journal
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo
@@ -26,7 +29,7 @@ def findings_document(
     """findings.json: one entry per sub-task, failed branches included (status, error); a sub-task
     searched on the web (``--web``) also has ``web``: its queries, findings (each with the indices
     of its grounding chunks and its pages' ids) and pages. ``analyst_basis``: the analyst model key
-    and version every branch of the run was written under (tasks.analyse.analyst_basis; their
+    and version every branch of the run was written under (veille.tasks.analyse.analyst_basis; their
     cache keys include both): a later night builds on these findings only under the same one."""
     researched = {r.subtask_id: r for r in web}
     out: dict[str, dict[str, object]] = {}
@@ -77,6 +80,16 @@ def write_outputs(
     folder.write_alerts(alerts)
     if report is not None:
         folder.write_report(report)
+        failed = [f"{a.subtask_id} ({a.question})" for a in analyses if a.status == "failed"]
+        page = report_page(
+            info,
+            read_journal(folder.calls_path),
+            report,
+            sources,
+            documents_read=len(documents),
+            failed_axes=failed,
+        )
+        folder.write_text(REPORT_HTML_FILE, page)  # the same dossier for a browser and the e-mail
     checkpoint("outputs")  # observers (crash tests): run folder written but its run.json
     folder.write_run(info)
     return folder.path

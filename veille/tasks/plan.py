@@ -9,8 +9,6 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import INPUTS
 from prefect.exceptions import MissingContextError
 
-from tasks.clients import MODEL_TASK_RETRIES, model_key
-from tasks.reuse import Reuse
 from veille.alerts import Alert, alert
 from veille.roles.base import Asker
 from veille.roles.planner import Plan, PlannerInput
@@ -19,6 +17,8 @@ from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
 from veille.steps.screen import flagged_documents
+from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
+from veille.tasks.reuse import Reuse
 
 __all__ = ["PLAN_CACHE_POLICY", "plan", "plan_catalogue"]
 

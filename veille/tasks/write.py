@@ -8,7 +8,6 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from tasks.clients import MODEL_TASK_RETRIES
 from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
@@ -18,6 +17,7 @@ from veille.steps.news import Changes
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
 from veille.steps.write import WrittenDraft, write_sourced_draft
+from veille.tasks.clients import MODEL_TASK_RETRIES
 
 __all__ = ["WrittenDraft", "finish_report", "write_report"]
 

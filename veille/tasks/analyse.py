@@ -18,8 +18,6 @@ from prefect import get_run_logger, task, unmapped
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 from pydantic import BaseModel
 
-from tasks.clients import MODEL_TASK_RETRIES, model_key
-from tasks.reuse import Reuse
 from veille.checkpoints import checkpoint
 from veille.roles.analyst import Findings
 from veille.roles.base import Asker
@@ -38,6 +36,8 @@ from veille.steps.analyse_update import (
 )
 from veille.steps.news import Changes
 from veille.store.readers import fetch_documents
+from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
+from veille.tasks.reuse import Reuse
 
 __all__ = [
     "ANALYSE_CACHE_POLICY",

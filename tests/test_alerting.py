@@ -1,0 +1,91 @@
+"""`veille setup` makes a failed night loud: per watch of prefect.yaml, an automation on Failed and
+Crashed flow runs of its deployment that notifies its delivery channels (test Prefect API)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from typer.testing import CliRunner
+
+from tests.flowkit import write_corpus
+from veille.ops.alerting import FAILED_STATES, automation_name
+from veille.ops.watches import read_watches
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+CANARY = "tok-CANARY-automation"
+PREFECT_YAML = """name: veille
+deployments:
+  - name: veille-infra
+    entrypoint: flows.veille:veille_flow
+    parameters: {corpus: infra}
+  - name: veille-securite
+    entrypoint: flows.veille:veille_flow
+    parameters: {corpus: securite}
+  - name: veille-sans-destinataire
+    entrypoint: flows.veille:veille_flow
+    parameters: {corpus: vide}
+"""
+
+
+def _checkout(tmp_path: Path) -> Path:
+    for name, channel in (("infra", "INFRA"), ("securite", "SECU")):
+        corpus = write_corpus(tmp_path / name)
+        (corpus / "delivery.toml").write_text(
+            f'[[chat]]\nname = "{name}"\nurl_env = "VEILLE_CHAT_{channel}"\n'
+        )
+    write_corpus(tmp_path / "vide")
+    (tmp_path / "prefect.yaml").write_text(PREFECT_YAML, encoding="utf-8")
+    return tmp_path / "prefect.yaml"
+
+
+def test_watches_are_the_deployments_and_their_corpora(tmp_path: Path) -> None:
+    watches = read_watches(_checkout(tmp_path), tmp_path / "default")
+    assert [(w.deployment, w.corpus_dir) for w in watches] == [
+        ("veille-infra", tmp_path / "infra"),
+        ("veille-securite", tmp_path / "securite"),
+        ("veille-sans-destinataire", tmp_path / "vide"),
+    ]
+
+
+def test_setup_creates_one_automation_per_watch_idempotently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, httpserver: HTTPServer
+) -> None:
+    from prefect.blocks.notifications import SlackWebhook
+    from prefect.client.orchestration import get_client
+
+    from veille.cli import _register_all, app
+
+    _register_all()
+    prefect_yaml = _checkout(tmp_path)
+    monkeypatch.setenv("VEILLE_CHAT_INFRA", f"json://u:{CANARY}@127.0.0.1:{httpserver.port}/infra")
+    monkeypatch.setenv("VEILLE_CHAT_SECU", f"json://127.0.0.1:{httpserver.port}/secu")
+    args = ["setup", "--deployments", str(prefect_yaml)]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    second = CliRunner().invoke(app, args)
+    assert second.exit_code == 0, second.output
+    assert "automation 'veille: veille-infra en échec' (1 channel(s)): created" in first.output
+    assert "automation 'veille: veille-infra en échec' (1 channel(s)): unchanged" in second.output
+    assert "veille-sans-destinataire: no delivery.toml" in first.output
+    assert CANARY not in first.output + second.output
+
+    with get_client(sync_client=True) as client:
+        (infra,) = client.read_automations_by_name(automation_name("veille-infra"))
+        assert len(client.read_automations_by_name(automation_name("veille-securite"))) == 1
+    assert infra.trigger.expect == set(FAILED_STATES)  # type: ignore[union-attr]
+    assert infra.trigger.match_related.model_dump() == {  # type: ignore[union-attr]
+        "prefect.resource.role": "deployment",
+        "prefect.resource.name": "veille-infra",
+    }
+    (action,) = infra.actions
+    # The action's block is what the server calls: it reaches the channel of this watch only.
+    block = SlackWebhook.load("veille-veille-infra-chat-infra")
+    assert CANARY not in repr(block) and CANARY not in json.dumps(block.model_dump(mode="json"))
+    httpserver.expect_oneshot_request("/infra", method="POST").respond_with_data("ok")
+    block.notify("La veille « veille-infra » a échoué", subject=action.subject)  # type: ignore[union-attr]
+    ((request, _),) = httpserver.log
+    assert "a échoué" in json.loads(request.get_data())["message"]

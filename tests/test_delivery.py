@@ -1,0 +1,139 @@
+"""Delivery through Apprise to loopback servers: an SMTP server (aiosmtpd) and webhook receivers.
+
+A channel that refuses is an alert, never an exception; channel URLs (and the passwords in them)
+appear in no alert.
+"""
+
+from __future__ import annotations
+
+import email.header
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pytest_httpserver import HTTPServer
+
+from tests.mailkit import free_port, smtp_server
+from veille.delivery.config import DeliveryConfig, DeliveryError, load_delivery
+from veille.delivery.send import Dossier, chat_text, deliver
+
+REPORT = """# Comparatif <b>Kestrel</b>
+
+## Synthèse
+
+Kestrel obtient 1 420 tokens/s par GPU [1]. Orvet suit [2].
+
+## Nouveautés depuis le 2 décembre 2026
+
+- Nouveau : « Kestrel 3.5 » (doc-41) [3]
+
+## Points clés
+
+- Kestrel 3.4.2 : 1 420 tokens/s [1].
+
+## Sources
+
+- [1] **doc-01** — a
+"""
+CANARY = "s3cr3t-CANARY-42"
+
+
+@pytest.fixture()
+def dossier(tmp_path: Path) -> Dossier:
+    md, html = tmp_path / "report.md", tmp_path / "report.html"
+    md.write_text(REPORT, encoding="utf-8")
+    html.write_text("<!DOCTYPE html><html><body><p>Dossier</p></body></html>", encoding="utf-8")
+    return Dossier(
+        "20261203T020000Z-abcdef", md, html, "Veille : Kestrel — dossier complet", "https://x.example/r"
+    )
+
+
+def _config(**raw: object) -> DeliveryConfig:
+    return DeliveryConfig.model_validate(raw)
+
+
+def test_one_email_with_the_html_body_and_the_markdown_attached(dossier: Dossier) -> None:
+    config = _config(email={"to": ["equipe@example.org"]})
+    with smtp_server() as box:
+        alerts = deliver(config, dossier, {"VEILLE_SMTP_URL": box.url()})
+    assert alerts == []
+    ((rcpt, message),) = box.messages
+    assert rcpt == ["equipe@example.org"]
+    assert "Kestrel" in str(email.header.make_header(email.header.decode_header(message["Subject"])))
+    parts = {p.get_content_type(): p for p in message.walk() if not p.is_multipart()}
+    assert "<p>Dossier</p>" in parts["text/html"].get_payload(decode=True).decode("utf-8")
+    (attached,) = [p for p in message.walk() if p.get_filename()]
+    assert attached.get_payload(decode=True).decode("utf-8") == REPORT
+
+
+def test_a_chat_webhook_gets_the_synthesis_the_news_and_the_link(
+    dossier: Dossier, httpserver: HTTPServer
+) -> None:
+    httpserver.expect_oneshot_request("/hook", method="POST").respond_with_data("ok")
+    config = _config(chat=[{"name": "equipe", "url_env": "VEILLE_CHAT_EQUIPE"}])
+    url = f"json://127.0.0.1:{httpserver.port}/hook"
+    assert deliver(config, dossier, {"VEILLE_CHAT_EQUIPE": url}) == []
+    ((request, _),) = httpserver.log
+    body = json.loads(request.get_data())
+    text = body["message"]
+    assert "Kestrel obtient 1 420 tokens/s par GPU." in text  # citations dropped: no sources in a chat
+    assert "Nouveau : « Kestrel 3.5 » (doc-41)" in text
+    assert "https://x.example/r" in text
+    assert body["title"] == dossier.subject
+
+
+def test_mattermost_webhook_on_loopback(dossier: Dossier, httpserver: HTTPServer) -> None:
+    httpserver.expect_oneshot_request("/hooks/abcdefghij0123456789", method="POST").respond_with_data("ok")
+    config = _config(chat=[{"name": "mm", "url_env": "MM_URL"}])
+    url = f"mmost://127.0.0.1:{httpserver.port}/abcdefghij0123456789"
+    assert deliver(config, dossier, {"MM_URL": url}) == []
+    ((request, _),) = httpserver.log
+    assert "Kestrel obtient" in json.loads(request.get_data())["text"]
+
+
+def test_a_refusing_server_is_an_alert_that_names_the_channel_not_its_secret(dossier: Dossier) -> None:
+    port = free_port()  # nobody listens: connection refused
+    config = _config(
+        email={"to": ["a@example.org"]}, chat=[{"name": "equipe", "url_env": "VEILLE_CHAT_EQUIPE"}]
+    )
+    environ = {
+        "VEILLE_SMTP_URL": f"mailto://veille:{CANARY}@127.0.0.1:{port}?from=veille@example.org",
+        "VEILLE_CHAT_EQUIPE": f"json://user:{CANARY}@127.0.0.1:{port}/hook",
+    }
+    alerts = deliver(config, dossier, environ)
+    assert [(a.code, a.severity, a.subject) for a in alerts] == [
+        ("delivery.failed", "error", "e-mail"),
+        ("delivery.failed", "error", "chat equipe"),
+    ]
+    assert CANARY not in json.dumps([a.model_dump() for a in alerts])
+    assert "VEILLE_SMTP_URL" in alerts[0].message
+
+
+def test_a_missing_variable_is_a_warning(dossier: Dossier) -> None:
+    alerts = deliver(_config(email={"to": ["a@example.org"]}), dossier, {})
+    assert [(a.code, a.severity) for a in alerts] == [("delivery.unconfigured", "warning")]
+
+
+def test_delivery_toml_errors_name_the_file_and_field_never_the_value(tmp_path: Path) -> None:
+    assert load_delivery(tmp_path) is None  # optional
+    (tmp_path / "delivery.toml").write_text(
+        f'[email]\nto = ["equipe@example.org"]\nserver_env = "mailtos://u:{CANARY}@smtp.example.org"\n'
+    )
+    with pytest.raises(DeliveryError) as caught:
+        load_delivery(tmp_path)
+    assert "delivery.toml" in str(caught.value) and "email.server_env" in str(caught.value)
+    assert CANARY not in str(caught.value)
+    (tmp_path / "delivery.toml").write_text('[email]\nto = ["not an address"]\n')
+    with pytest.raises(DeliveryError, match=r"email\.to"):
+        load_delivery(tmp_path)
+
+
+@given(st.text(min_size=1, max_size=80))
+def test_chat_text_keeps_model_text_as_text(text: str) -> None:
+    """Whatever the synthesis holds, the chat message is built as plain text around it (Apprise
+    escapes TEXT per service) and always ends with the code-given link."""
+    line = " ".join(text.split()) or "x"
+    body = chat_text(f"# T\n\n## Synthèse\n\n{line}\n", "Sujet", "https://x.example/r")
+    assert body.startswith("Sujet\n") and body.endswith("Dossier : https://x.example/r")

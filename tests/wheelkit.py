@@ -1,0 +1,109 @@
+"""A fresh virtualenv that holds exactly what plain pip would install for a wheel, offline.
+
+pip resolves the wheel's requirements (``--dry-run --report``, ``-c constraints.txt``) against a
+wheelhouse of metadata-only wheels, one per distribution installed in this environment: the
+resolution is pip's own (extras, markers, name normalisation), so an import the wheel does not
+declare, directly or through a dependency's metadata, is missing from the result. Only the
+resolved distributions are then linked (file by file, from their RECORD) into the new venv's
+site-packages, and the wheel is installed with ``pip install --no-index``: pip itself checks that
+every declared requirement is satisfied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+__all__ = ["metadata_wheelhouse", "pip", "populate_venv", "resolve"]
+
+
+def pip(args: list[str | Path], *, cwd: Path, env: dict[str, str], timeout: int = 600) -> str:
+    """``python -m pip`` of this environment (pip is a plain client: ``--python`` targets the venv)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert proc.returncode == 0, (
+        f"pip {args[:2]} exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    )
+    return proc.stdout
+
+
+def _wheel_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _installed() -> dict[str, metadata.Distribution]:
+    found: dict[str, metadata.Distribution] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            found.setdefault(_wheel_name(name), dist)  # first on the path wins, as for imports
+    return found
+
+
+def metadata_wheelhouse(dest: Path, *, skip: str) -> Path:
+    """One ``py3-none-any`` wheel per installed distribution (but ``skip``) with its METADATA only."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for key, dist in _installed().items():
+        if key == _wheel_name(skip):
+            continue
+        info = f"{key}-{dist.version}.dist-info"
+        wheel_text = "Wheel-Version: 1.0\nGenerator: veille-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        with zipfile.ZipFile(dest / f"{key}-{dist.version}-py3-none-any.whl", "w") as zf:
+            zf.writestr(f"{info}/METADATA", dist.read_text("METADATA") or "")
+            zf.writestr(f"{info}/WHEEL", wheel_text)
+            zf.writestr(f"{info}/RECORD", f"{info}/METADATA,,\n{info}/WHEEL,,\n{info}/RECORD,,\n")
+    return dest
+
+
+def resolve(
+    wheel: Path, house: Path, constraints: Path, python: Path, *, cwd: Path, env: dict[str, str]
+) -> dict[str, str]:
+    """Names and versions pip would install for ``wheel`` into the venv of ``python``."""
+    report = cwd / "pip-report.json"
+    pip(
+        [
+            *("--python", python, "install", "--dry-run", "--ignore-installed", "--no-index"),
+            *("--find-links", house, "-c", constraints, "--report", report, wheel),
+        ],
+        cwd=cwd,
+        env=env,
+    )
+    resolved = json.loads(report.read_text(encoding="utf-8"))["install"]
+    return {_wheel_name(item["metadata"]["name"]): item["metadata"]["version"] for item in resolved}
+
+
+def populate_venv(purelib: Path, names: dict[str, str], *, skip: str) -> int:
+    """Link the files of the resolved distributions into ``purelib``; returns how many were linked."""
+    installed, linked = _installed(), 0
+    for name, version in names.items():
+        if name == _wheel_name(skip):
+            continue
+        dist = installed[name]
+        assert dist.version == version, f"{name}: pip resolved {version}, this environment has {dist.version}"
+        root = Path(str(dist.locate_file("")))
+        for entry in dist.files or ():
+            if ".." in entry.parts or "__pycache__" in entry.parts:
+                continue  # scripts outside site-packages; byte code is linked by directory below
+            source, target = root / entry, purelib / entry
+            if not source.exists() or target.exists():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            cache = source.parent / "__pycache__"
+            if cache.is_dir() and not (target.parent / "__pycache__").exists():
+                os.symlink(cache, target.parent / "__pycache__")  # no recompilation of the whole tree
+            os.symlink(source, target)
+            linked += 1
+    return linked

@@ -1,0 +1,96 @@
+"""``<corpus>/delivery.toml``: who receives the corpus's dossier after each night (optional).
+
+Recipients are data; secrets are not: a channel names the environment variable that holds its
+Apprise URL (SMTP server with its credentials, chat webhook with its token), never the URL itself.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from veille.tomlconfig import load_toml_model
+
+__all__ = ["DELIVERY_FILE", "ChatChannel", "DeliveryConfig", "DeliveryError", "EmailChannel", "load_delivery"]
+
+DELIVERY_FILE = "delivery.toml"
+_ENV_RE = re.compile(r"[A-Z][A-Z0-9_]*")
+_EMAIL_RE = re.compile(r"[^@\s,;<>\"']+@[^@\s,;<>\"']+\.[^@\s,;<>\"']+")
+_NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")
+
+
+class DeliveryError(ValueError):
+    """``delivery.toml`` is not TOML or has an invalid field (the message names both)."""
+
+
+def _env_name(value: str) -> str:
+    # The value is not repeated: a URL pasted here by mistake may hold a password.
+    if not _ENV_RE.fullmatch(value):
+        raise ValueError("expected the NAME of an environment variable (A-Z, 0-9, _), not its value")
+    return value
+
+
+class EmailChannel(BaseModel):
+    """The dossier as an e-mail: HTML body, report.md attached."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    to: list[str] = Field(min_length=1)
+    server_env: str = "VEILLE_SMTP_URL"  # Apprise mailto:// or mailtos:// URL, credentials included
+
+    @field_validator("to")
+    @classmethod
+    def _to(cls, value: list[str]) -> list[str]:
+        bad = [v for v in value if not _EMAIL_RE.fullmatch(v)]
+        if bad:
+            raise ValueError(f"expected e-mail addresses such as equipe@example.org, got {bad}")
+        return value
+
+    @field_validator("server_env")
+    @classmethod
+    def _server_env(cls, value: str) -> str:
+        return _env_name(value)
+
+
+class ChatChannel(BaseModel):
+    """A chat message (synthesis, Nouveautés, link) through an Apprise URL: slack://, msteams://,
+    mmost://, json:// (generic webhook)…"""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    url_env: str
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME_RE.fullmatch(value):
+            raise ValueError(f"expected a name of lowercase letters, digits, '.', '_' or '-', got {value!r}")
+        return value
+
+    @field_validator("url_env")
+    @classmethod
+    def _url_env(cls, value: str) -> str:
+        return _env_name(value)
+
+
+class DeliveryConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # Link in chat messages; {run_id} is replaced. Default: the flow run in the Prefect UI when
+    # PREFECT_UI_URL is set, else the report's path on the worker.
+    link: str | None = None
+    email: EmailChannel | None = None
+    chat: list[ChatChannel] = Field(default_factory=list)
+
+
+def load_delivery(corpus_dir: Path) -> DeliveryConfig | None:
+    """The corpus's delivery configuration, or None when it has no ``delivery.toml``."""
+    path = corpus_dir / DELIVERY_FILE
+    if not path.exists():
+        return None
+    return load_toml_model(
+        path, DeliveryConfig, error=DeliveryError, what="delivery", expected="[email] and/or [[chat]] tables"
+    )

@@ -1,0 +1,63 @@
+"""The facts at the top of report.html and of a delivery: date, complete or partial (why), cost, sources."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date
+
+from veille.delivery.html import ReportHeader, render_report_html
+from veille.journal import CallRecord
+from veille.roles.writer import SourceRef
+from veille.run.folder import RunInfo, run_date
+from veille.steps.news import french_date
+
+__all__ = ["report_header", "report_page"]
+
+
+def _cost(records: Iterable[CallRecord]) -> str:
+    costs = [r.cost_usd for r in records]
+    if any(c is None for c in costs):
+        return "inconnu (un appel au moins sans tarif)"
+    return f"{sum(c or 0.0 for c in costs):.4f} $ ({len(costs)} appel(s) au modèle)"
+
+
+def report_header(
+    info: RunInfo,
+    records: Iterable[CallRecord],
+    *,
+    documents_read: int,
+    sources_cited: int,
+    failed_axes: Sequence[str] = (),
+) -> ReportHeader:
+    """``failed_axes``: the questions (or ids) of the sub-tasks whose analysis failed."""
+    reasons: list[str] = []
+    if failed_axes:
+        reasons.append(
+            f"{len(failed_axes)} volet(s) sur {info.subtasks_total} en échec : " + " ; ".join(failed_axes)
+        )
+    if info.status == "failed" and not failed_axes:
+        reasons.append("exécution en échec : le dossier ne couvre que ce qui a abouti")
+    return ReportHeader(
+        run_id=info.run_id + (f" (tentative {info.attempt})" if info.attempt and info.attempt > 1 else ""),
+        date=french_date(date.fromisoformat(run_date(info.run_id))),
+        complete=info.status == "completed" and not failed_axes,
+        reasons=tuple(reasons),
+        cost=_cost(records),
+        sources=f"{documents_read} document(s) lu(s), {sources_cited} source(s) citée(s)",
+    )
+
+
+def report_page(
+    info: RunInfo,
+    records: Iterable[CallRecord],
+    markdown: str,
+    sources: Sequence[SourceRef],
+    *,
+    documents_read: int,
+    failed_axes: Sequence[str] = (),
+) -> str:
+    """report.html for a run: its header facts, then the dossier."""
+    header = report_header(
+        info, records, documents_read=documents_read, sources_cited=len(sources), failed_axes=failed_axes
+    )
+    return render_report_html(markdown, sources, header)

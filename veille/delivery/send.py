@@ -1,0 +1,133 @@
+"""Send a night's dossier to the channels of ``delivery.toml`` through Apprise.
+
+Apprise (already a dependency of Prefect) speaks SMTP and the chat webhooks (Slack, Teams,
+Mattermost, generic JSON…) so no client is written here. A channel that fails is an alert, never
+an exception: the night is complete whatever the mail server says. Channel URLs come from the
+environment and appear nowhere else: alerts name the channel and the variable, Apprise's own log
+lines (which may quote a host or a recipient) are captured and dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import apprise
+
+from veille.alerts import Alert
+from veille.delivery.blocks import news_section, parse_report, synthesis_text
+from veille.delivery.config import DeliveryConfig
+
+__all__ = ["Dossier", "chat_text", "deliver", "with_recipients"]
+
+_CITES_RE = re.compile(r"\s*(?:\[\d{1,4}\])+")
+_NEWS_ITEMS = 12  # a chat message is a teaser: the dossier has the rest
+
+
+@dataclass(frozen=True)
+class Dossier:
+    """What is sent: the run folder's report.md and report.html, and the header facts."""
+
+    run_id: str
+    markdown_path: Path
+    html_path: Path
+    subject: str
+    link: str
+
+
+def chat_text(markdown: str, subject: str, link: str) -> str:
+    """Plain text (Apprise escapes it per service): subject, synthesis, Nouveautés, link."""
+    _, sections = parse_report(markdown)
+    lines = [subject, ""]
+    if synthesis := synthesis_text(sections):
+        lines += ["Synthèse : " + _CITES_RE.sub("", synthesis).strip(), ""]
+    if (news := news_section(sections)) is not None:
+        lines.append(news.title + " :")
+        items = [b.text for b in news.blocks]
+        lines += [f"- {_CITES_RE.sub('', t).strip()}" for t in items[:_NEWS_ITEMS]]
+        if len(items) > _NEWS_ITEMS:
+            lines.append(f"- … et {len(items) - _NEWS_ITEMS} autre(s) dans le dossier")
+        lines.append("")
+    lines.append(f"Dossier : {link}")
+    return "\n".join(lines)
+
+
+def _alert(code: str, severity: str, message: str, subject: str) -> Alert:
+    return Alert(code=code, severity=severity, stage="delivery", message=message, subject=subject)  # type: ignore[arg-type]
+
+
+def _send(url: str, *, title: str, body: str, html: bool, attach: Path | None) -> bool:
+    sender = apprise.Apprise()
+    with apprise.LogCapture(level=logging.DEBUG):  # dropped: may quote hosts or recipients
+        quiet = logging.getLogger("apprise")
+        propagate, quiet.propagate = quiet.propagate, False
+        try:
+            if not sender.add(url):
+                return False
+            kind = apprise.NotifyFormat.HTML if html else apprise.NotifyFormat.TEXT
+            files = apprise.AppriseAttachment(str(attach)) if attach is not None else None
+            return bool(sender.notify(body=body, title=title, body_format=kind, attach=files))
+        finally:
+            quiet.propagate = propagate
+
+
+def with_recipients(url: str, to: list[str]) -> str:
+    joined = ",".join(quote(a, safe="@+") for a in to)
+    return f"{url}{'&' if '?' in url else '?'}to={joined}"
+
+
+def deliver(config: DeliveryConfig, dossier: Dossier, environ: Mapping[str, str]) -> list[Alert]:
+    """One attempt per channel; returns the alerts (none when every channel took the dossier)."""
+    alerts: list[Alert] = []
+    channels: list[tuple[str, str, bool]] = []  # (label, variable, is e-mail)
+    if config.email is not None:
+        channels.append(("e-mail", config.email.server_env, True))
+    channels += [(f"chat {c.name}", c.url_env, False) for c in config.chat]
+    markdown = dossier.markdown_path.read_text(encoding="utf-8")
+    for label, variable, is_email in channels:
+        url = environ.get(variable, "").strip()
+        if not url:
+            alerts.append(
+                _alert(
+                    "delivery.unconfigured",
+                    "warning",
+                    f"{label} : variable {variable} absente ou vide",
+                    label,
+                )
+            )
+            continue
+        try:
+            if is_email and config.email is not None:
+                ok = _send(
+                    with_recipients(url, config.email.to),
+                    title=dossier.subject,
+                    body=dossier.html_path.read_text(encoding="utf-8"),
+                    html=True,
+                    attach=dossier.markdown_path,
+                )
+            else:
+                ok = _send(
+                    url,
+                    title=dossier.subject,
+                    body=chat_text(markdown, dossier.subject, dossier.link),
+                    html=False,
+                    attach=None,
+                )
+        except Exception as exc:  # a channel never fails the night; the message may quote the URL
+            ok, why = False, type(exc).__name__
+        else:
+            why = "refusé ou injoignable"
+        if not ok:
+            alerts.append(
+                _alert(
+                    "delivery.failed",
+                    "error",
+                    f"{label} ({variable}) : envoi du dossier en échec ({why})",
+                    label,
+                )
+            )
+    return alerts

@@ -1,0 +1,147 @@
+"""The veille flow: [collect →] ingest → what changed → catalogue → screen → plan → analyse.map → write
+report → review loop → outputs → grade → record. The bookkeeping between the steps is ``veille.run.runlog.RunLog``.
+
+A failed branch does not lose the others: the report is written from the branches that succeeded,
+names the missing axis, raises an alert, and the run ends Failed so it can be retried. Plan and
+branches persist their results under ``<warehouse>/prefect-results`` with input-keyed cache
+policies, so a retry (same flow run, or a new run with the same inputs) reruns only what failed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from prefect import flow, get_run_logger
+from prefect.runtime import flow_run
+from prefect.states import State
+
+from veille.collect import sources_file
+from veille.ops.logfilter import install_expected_failure_filter
+from veille.ops.naming import name_flow_run
+from veille.ops.runners import settings_task_runner
+from veille.run.folder import OUTPUT_FILES
+from veille.run.info import record_note
+from veille.run.inputs import corpus_inputs
+from veille.run.recovery import lock_run_folder
+from veille.run.runlog import RunLog
+from veille.run.summary import usage_note
+from veille.settings import Settings
+from veille.steps.catalogue import planner_catalogue
+from veille.tasks.analyse import analyse_sub_tasks, analyst_basis
+from veille.tasks.clients import backend_label, open_client
+from veille.tasks.collect import collect
+from veille.tasks.deliver import deliver_dossier
+from veille.tasks.grade import grade_run, quality_alerts
+from veille.tasks.ingest import catalogue, ingest
+from veille.tasks.news import what_changed
+from veille.tasks.outputs import write_outputs
+from veille.tasks.plan import plan_catalogue
+from veille.tasks.record import record_run
+from veille.tasks.research import search_web
+from veille.tasks.reuse import Reuse
+from veille.tasks.review import review
+from veille.tasks.screen import screen_documents
+from veille.tasks.write import finish_report, write_report
+
+__all__ = ["veille_flow"]
+
+install_expected_failure_filter()  # expected failures: one ERROR line, no traceback
+
+
+# The task runner (threads or Dask) is picked from Settings when each run starts (docs/operations.md).
+@flow(name="veille", log_prints=False, task_runner=settings_task_runner())
+def veille_flow(
+    corpus: str | None = None,
+    backend: Literal["auto", "gemini", "offline"] | None = None,
+    strict: bool = False,
+    max_rounds: int | None = None,
+    use_cache: bool | None = None,
+    fail_subtasks: list[str] | None = None,
+    warehouse: str | None = None,
+    web: bool = False,
+) -> str | State:
+    """Write the dossier for ``corpus``; returns the run folder path (a Failed state if a step failed).
+
+    Args:
+        corpus: Corpus folder (request.md, docs/, optional delivery.toml). Empty: the settings' corpus.
+        backend: Model backend. Empty: the settings' (auto: Gemini when a key is configured, else offline).
+        strict: Strict corpus validation: a bad document fails the run instead of being skipped.
+        max_rounds: Critic/reviser rounds at most. Empty: the settings' max_rounds.
+        use_cache: Model response cache. Empty: the settings' use_cache.
+        fail_subtasks: Drills only: sub-task ids whose analysis fails on the first attempt, e.g. ["st-2"].
+        warehouse: Warehouse folder (DuckDB, run folders, Parquet). Empty: the settings' warehouse_dir.
+        web: Also one Google-Search-grounded call per sub-task (Gemini only, within web_budget).
+    """
+    settings = Settings.from_params(
+        corpus=corpus,
+        backend=backend,
+        strict=strict,
+        max_rounds=max_rounds,
+        use_cache=use_cache,
+        warehouse=warehouse,
+        web=web,
+    )
+    log, run = get_run_logger(), RunLog.start(settings)
+    folder = run.folder
+    name_flow_run(flow_run.id, folder.run_id)  # run id as the name (a given name kept) and as a tag
+    run_lock = lock_run_folder(folder.path)  # held until recorded: a killed run is recorded by the next
+    reuse = Reuse.of(settings, flow_run.id, flow_run.run_count, fail_subtasks)
+
+    with open_client(settings, folder.run_id, folder.calls_path) as client:
+        records = client.journal.records  # calls so far: each step's log line has its roles' usage
+        asker = reuse.asker(client)  # writer, critic, reviser and judge cached by their inputs
+        with run.failure_as_alert():  # a raising step ends the steps; re-raised once all is written
+            if sources_file(settings.corpus_dir).exists():  # watched feeds and pages: tonight's news first
+                run.add(collect(settings).alerts)  # the task logs its summary; failing sources are alerts
+            ingested, listing = ingest(settings), catalogue(settings)
+            request, reference, grid, snapshot = corpus_inputs(settings)
+            log.info("ingest: %s", run.keep_ingest(ingested, request.title, snapshot))
+            changes = what_changed(settings, folder.run_id, snapshot)  # against the last completed run
+            log.info("changes: %s", run.keep_changes(changes))
+            # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
+            if suspected := run.add(screen_documents(settings, listing.entries)):
+                log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
+
+            shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
+            log.info("catalogue: %s", shown.note)
+            planned = plan_catalogue(client, shown, suspected, reuse, changes)
+            log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
+            searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
+            analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse, changes)
+            log.info(
+                "analyse: %s; %s",
+                run.keep_analyses(analyses),
+                usage_note(records(), "analyst", "analyst_update"),
+            )
+            run.require_a_branch()
+            if settings.web:  # the grounded research ran beside the analysts
+                log.info(
+                    "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
+                )
+
+            written = write_report(asker, analyses, request, grid, settings.database, run.web)
+            log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
+            reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds))
+            news = changes.planned(planned.plan.excluded)  # what the plan left out is named, not cited
+            final = finish_report(
+                request.title, written, reviewed, run.failed_questions(), news, settings.database
+            )
+            log.info("review: %s; %s", run.keep_final(final), usage_note(records(), "critic", "reviser"))
+        run.add(client.alerts())
+
+        info = run.info(backend_label(settings), records())
+        basis = analyst_basis(settings)  # later nights build on these findings
+        write_outputs(folder, info, **run.outputs(), analyst_basis=basis)
+        if run.final is not None:
+            with run.grading(log):  # grading informs; it must not fail a run whose report is written
+                grades = grade_run(folder.path, reference, request, asker)
+                log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
+                if regressed := run.keep_quality(quality_alerts(settings, folder.path, grades)):
+                    log.warning("quality: %s", regressed[0].message)
+    if run.final is not None:  # the dossier, partial or not, to the corpus's recipients (delivery.toml)
+        log.info("deliver: %s", run.keep_delivery(deliver_dossier(settings, folder, info)))
+    recorded = record_run(settings, folder.path)
+    run_lock.release()
+    log.info("record: %s", record_note(recorded))
+    log.info("outputs: %s (%s)", folder.path, ", ".join(OUTPUT_FILES))
+    return run.outcome(info)

@@ -1,0 +1,101 @@
+"""A failed night is never silent: a Prefect automation per watch notifies its delivery channels
+when a flow run of its deployment ends Failed or Crashed.
+
+The automation runs on the Prefect server, so each channel's Apprise URL (read from the
+environment of ``veille setup``, never from a file) is stored as a notification block — a secret
+field, shown masked in the UI. The block type is Prefect's Slack Webhook: its URL goes to Apprise
+unchanged, so any Apprise URL (mailto://, json://, mmost://, msteams://…) works; Prefect ships no
+generic Apprise block. Everything is created or updated by name: running setup twice changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from veille.delivery.config import DeliveryConfig
+from veille.delivery.send import with_recipients
+
+if TYPE_CHECKING:
+    from prefect.client.orchestration import SyncPrefectClient
+
+__all__ = ["FAILED_STATES", "automation_name", "channel_urls", "ensure_failure_automation"]
+
+FAILED_STATES = ("prefect.flow-run.Failed", "prefect.flow-run.Crashed")
+_BODY = (
+    "La veille « {{ deployment.name }} » a échoué : exécution {{ flow_run.name }} "
+    "({{ flow_run.id }}), état {{ flow_run.state.name }} — {{ flow_run.state.message }}.\n"
+    "Relancer depuis l'interface Prefect (Retry) ou attendre la prochaine nuit : {{ flow_run|ui_url }}"
+)
+
+
+@dataclass(frozen=True)
+class Channel:
+    block_name: str
+    url: str
+
+
+def automation_name(deployment: str) -> str:
+    return f"veille: {deployment} en échec"
+
+
+def channel_urls(
+    deployment: str, config: DeliveryConfig, environ: Mapping[str, str]
+) -> tuple[list[Channel], list[str]]:
+    """The channels whose URL is set, and the variables that are missing (named, never valued)."""
+    found, missing = [], []
+    if config.email is not None:
+        if url := environ.get(config.email.server_env, "").strip():
+            found.append(Channel(f"veille-{deployment}-email", with_recipients(url, config.email.to)))
+        else:
+            missing.append(config.email.server_env)
+    for chat in config.chat:
+        if url := environ.get(chat.url_env, "").strip():
+            found.append(Channel(f"veille-{deployment}-chat-{chat.name}", url))
+        else:
+            missing.append(chat.url_env)
+    return found, missing
+
+
+def ensure_failure_automation(client: SyncPrefectClient, deployment: str, channels: Sequence[Channel]) -> str:
+    """Create or update the automation of ``deployment`` (and its channels' blocks); returns
+    "created", "updated" or "unchanged"."""
+    from prefect.blocks.notifications import SlackWebhook
+    from prefect.events.actions import SendNotification
+    from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
+
+    actions = []
+    for channel in channels:
+        block_id = SlackWebhook(url=channel.url).save(channel.block_name, overwrite=True)  # type: ignore[arg-type]
+        actions.append(
+            SendNotification(
+                block_document_id=block_id, subject=f"Veille {deployment} : nuit en échec", body=_BODY
+            )
+        )
+    wanted = AutomationCore(
+        name=automation_name(deployment),
+        description=f"Notifie les destinataires de {deployment} (delivery.toml) quand une nuit échoue.",
+        enabled=True,
+        trigger=EventTrigger(
+            expect=set(FAILED_STATES),
+            match={"prefect.resource.id": "prefect.flow-run.*"},
+            match_related={"prefect.resource.role": "deployment", "prefect.resource.name": deployment},
+            posture=Posture.Reactive,
+            threshold=1,
+            within=timedelta(0),
+        ),
+        actions=actions,
+    )
+    existing = client.read_automations_by_name(wanted.name)
+    if not existing:
+        client.create_automation(wanted)
+        return "created"
+    current = AutomationCore.model_validate(existing[0].model_dump(exclude={"id"}))
+    for extra in existing[1:]:  # one automation per deployment
+        client.delete_automation(extra.id)
+    if current.model_dump(mode="json") == wanted.model_dump(mode="json") and not existing[1:]:
+        return "unchanged"
+    client.update_automation(existing[0].id, wanted)
+    return "updated"
