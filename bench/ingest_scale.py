@@ -95,6 +95,7 @@ def child(phase: str, corpus: Path, db: Path) -> dict[str, float]:
 
         from veille.corpus.document import parse_document_fields
         from veille.corpus.frontmatter import read_file
+        from veille.corpus.sections import text_fingerprint
         from veille.store.migrations import migrate
         from veille.store.rows import _DOC_SCHEMA
 
@@ -106,8 +107,23 @@ def child(phase: str, corpus: Path, db: Path) -> dict[str, float]:
             st = path.stat()
             fields = parse_document_fields(read_file(path, max_bytes=None, st=st), path)
             rel = f"docs/{path.name}"
+            text_hash, sketch = text_fingerprint(fields.body)
+            origins = [fields.origins.get(k) for k in ("id", "title", "date", "source_type")]
             rows.append(
-                (*fields[:10], rel, st.st_size, st.st_mtime_ns, fields.unknown_fields, "valid", now, now)
+                (
+                    *fields[:10],
+                    rel,
+                    st.st_size,
+                    st.st_mtime_ns,
+                    fields.unknown_fields,
+                    "valid",
+                    now,
+                    now,
+                    fields.format,
+                    *origins,
+                    text_hash,
+                    sketch,
+                )
             )
         columns = list(zip(*rows, strict=True))
         table = pa.Table.from_arrays(

@@ -89,7 +89,7 @@ def veille_flow(
             if suspected := run.add(screen_documents(settings, listing.entries)):
                 log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
 
-            shown = planner_catalogue(request, listing.entries, settings)
+            shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
             log.info("catalogue: %s", shown.note)
             planned = plan_catalogue(client, shown, suspected, reuse, changes)
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))

@@ -49,9 +49,10 @@ class DocCase:
     name: str  # what the catalogue calls it
     file: str  # docs/<file>
     make: Callable[[Path], object]  # writes docs/<file> (the path is given)
-    outcome: str  # "skip", "warning" or "ignored"
+    outcome: str  # "skip", "warning", "note" (loaded, info alert) or "ignored"
     code: str | None  # alert code (None: no alert at all)
     fragment: str  # text the alert message must contain
+    names_file_first: bool = True  # False: an alert aggregating several files (subject: the first one)
 
 
 def _text(content: str) -> Callable[[Path], object]:
@@ -78,12 +79,27 @@ def _symlink_loop(path: Path) -> None:
 
 DOC_CASES: list[DocCase] = [
     DocCase(
-        "no front matter",
-        "zz-no-front.md",
-        _text("# Titre\n\nPas d'en-tête YAML.\n"),
+        "YAML alias bomb (billion laughs) in the front matter",
+        "zz-laughs.md",
+        _text(
+            "---\nid: zz-laughs\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+            + "".join(
+                f"{k}: &{k} [{', '.join(['*' + p] * 9)}]\n"
+                for p, k in zip("abcdefgh", "bcdefghi", strict=False)
+            )
+            + "title: *i\n---\n\nCorps.\n"
+        ),
         "skip",
         "ingest.invalid_document",
-        "missing front matter: the file does not start with a '---' line; expected YAML front matter",
+        "YAML anchors and aliases (&name, *name) are not accepted",
+    ),
+    DocCase(
+        "front matter nested 50,000 deep",
+        "zz-deep.md",
+        _text("---\nid: zz-deep\ntitle: " + "[" * 50_000 + "]" * 50_000 + "\n---\n\nCorps.\n"),
+        "skip",
+        "ingest.invalid_document",
+        "YAML nested more than 32 levels deep",
     ),
     DocCase(
         "front matter not closed",
@@ -118,12 +134,12 @@ DOC_CASES: list[DocCase] = [
         "found duplicate key 'title'",
     ),
     DocCase(
-        "missing required field (date)",
-        "zz-no-date.md",
-        _text("---\nid: zz-no-date\nsource_type: note-interne\ntitle: Sans date\n---\n\nCorps.\n"),
-        "skip",
-        "ingest.invalid_document",
-        "field 'date': missing required field; expected an ISO date YYYY-MM-DD",
+        "control and bidi characters in the title (terminal escape)",
+        "zz-control.md",
+        _text(doc_text("zz-control", title='"Titre \\e]0;pwned\\a \\u202e inversé"')),
+        "note",
+        "ingest.document_note",
+        "field 'title': invisible characters removed or value cut",
     ),
     DocCase(
         "bad id pattern",
@@ -219,7 +235,7 @@ DOC_CASES: list[DocCase] = [
         _text(""),
         "skip",
         "ingest.invalid_document",
-        "missing front matter",
+        "document body is empty",
     ),
     DocCase(
         "file over the size limit (1 MiB + 1 KiB)",
@@ -265,9 +281,11 @@ DOC_CASES: list[DocCase] = [
         "unknown extra front-matter field",
         "zz-extra.md",
         _text(doc_text("zz-extra", extra='confidentiel: "oui"\n')),
-        "warning",
-        "ingest.unknown_field",
-        "unknown front-matter field(s) 'confidentiel' ignored (document loaded)",
+        "note",
+        "ingest.unknown_fields",
+        "1 document(s) carry front-matter fields veille does not use, ignored (documents loaded): "
+        "confidentiel (1)",
+        names_file_first=False,
     ),
     DocCase(
         "date in the future (2062 for 2026)",
@@ -278,12 +296,13 @@ DOC_CASES: list[DocCase] = [
         "field 'date': 2062-03-01 is after today",
     ),
     DocCase(
-        "non-Markdown file in docs/",
-        "notes.txt",
+        "file of a format not read (spreadsheet) in docs/",
+        "notes.xlsx",
         _text("brouillon\n"),
         "ignored",
-        "ingest.ignored_file",
-        "ignored (only docs/*.md files are documents)",
+        "ingest.ignored_files",
+        "1 file(s) not read, format not supported: .xlsx (1)",
+        names_file_first=False,
     ),
     DocCase("hidden file", ".brouillon.md", _text("pas un document\n"), "ignored", None, ""),
 ]
@@ -357,7 +376,7 @@ def test_bad_documents_are_skipped_with_alerts_and_fail_strict_mode(
             by_subject.setdefault(str(alert["subject"]), []).append(alert)
 
     db = database_state(warehouse / "veille.duckdb")
-    loaded = {"zz-extra", "zz-future"}
+    loaded = {"zz-extra", "zz-future", "zz-control"}
     assert set(db.documents) == {p.stem for p in (PROJECT_ROOT / "corpus" / "docs").glob("*.md")} | loaded
     assert good <= set(db.documents.values())
 
@@ -369,18 +388,22 @@ def test_bad_documents_are_skipped_with_alerts_and_fail_strict_mode(
         else:
             assert [a["code"] for a in found] == [case.code], (case.name, found)
             message = found[0]["message"]
-            assert message.startswith(f"{corpus / 'docs' / case.file}: "), (case.name, message)
+            if case.names_file_first:
+                assert message.startswith(f"{corpus / 'docs' / case.file}: "), (case.name, message)
             assert case.fragment in message, (case.name, message)
             assert message in lenient.out  # the user sees it in the run's summary
-            severity = {"skip": "error", "warning": "warning", "ignored": "info"}[case.outcome]
+            severity = {"skip": "error", "warning": "warning", "note": "info", "ignored": "info"}[
+                case.outcome
+            ]
             assert found[0]["severity"] == severity
             observed = f"`{case.code}` ({severity}): {_short(message, corpus)}"
         stem = Path(case.file).stem
-        assert (stem in db.documents) == (case.outcome == "warning"), case.name
+        assert (stem in db.documents) == (case.outcome in ("warning", "note")), case.name
         expected = {
             "skip": "skipped with an error alert naming the file, the problem and what is expected; the run "
             "goes on; `--strict` fails (exit 2) and writes nothing",
             "warning": "loaded, with a warning alert naming the file",
+            "note": "loaded, with an info alert naming the file (aggregated over files when repeated)",
             "ignored": "not a document: ignored (info alert, or silently for hidden files)",
         }[case.outcome]
         if case.outcome == "skip":
@@ -420,7 +443,7 @@ def _empty_docs(corpus: Path) -> None:
 def _only_invalid(corpus: Path) -> None:
     shutil.rmtree(corpus / "docs")
     (corpus / "docs").mkdir()
-    (corpus / "docs" / "a.md").write_text("pas de front matter\n", encoding="utf-8")
+    (corpus / "docs" / "a.md").write_text("---\nid: [\n---\nCorps.\n", encoding="utf-8")
     (corpus / "docs" / "b.md").write_text(doc_text("b", body=""), encoding="utf-8")
 
 
@@ -445,7 +468,7 @@ CORPUS_CASES: list[CorpusCase] = [
     CorpusCase(
         "empty corpus (docs/ without any file)",
         _empty_docs,
-        "docs: no document found; expected at least one document file docs/*.md",
+        "docs: no document found; expected at least one document file under docs/",
     ),
     CorpusCase(
         "no valid document",

@@ -160,3 +160,38 @@ def test_distinct_lines_are_shortlisted_and_the_anchors_planned(generated_2000: 
     assert all(len(st.doc_ids) <= shown.data.max_docs for st in result.sub_tasks)
     for c in facts["contradictions"]:
         assert any(set(c["docs"]) <= set(st.doc_ids) for st in result.sub_tasks), c["id"]
+
+
+def test_copies_are_found_on_the_text_whatever_their_titles() -> None:
+    from veille.corpus.sections import text_fingerprint
+    from veille.steps.duplicates import collapse_duplicates
+
+    paragraphs = [
+        f"Paragraphe {k} : le moteur Kestrel sert {k * 37} requêtes par minute en production."
+        for k in range(10)
+    ]
+    text = "\n\n".join(paragraphs)
+    edited = "\n\n".join(
+        [*paragraphs[:9], "Paragraphe corrigé : Kestrel sert 999 requêtes par minute en production."]
+    )
+    other = "\n\n".join(p.replace("Kestrel", "Tamaris").replace("minute", "heure") for p in paragraphs)
+    bodies = {
+        "a": text,
+        "b": "  " + text.replace("\n\n", "\n\n\n"),  # same words, another layout
+        "c": edited,  # one paragraph of ten rewritten
+        "d": other,  # another text
+    }
+    titles = {
+        "a": "Kestrel en production",
+        "b": "Notes du mardi",
+        "c": "Retour d'expérience",
+        "d": "Bilan annuel",
+    }
+    entries = [
+        CatalogueEntry(id=i, date=f"2026-01-0{n + 1}", source_type="blog", title=titles[i])
+        for n, i in enumerate(bodies)
+    ]
+    fingerprints = {i: (h, tuple(s)) for i, (h, s) in ((i, text_fingerprint(b)) for i, b in bodies.items())}
+    collapsed = collapse_duplicates(entries, fingerprints)
+    assert collapsed.copy_of == {"a": "c", "b": "c"}  # the most recent of the group is shown
+    assert collapse_duplicates(entries).copy_of == {}  # titles alone say nothing here

@@ -214,7 +214,7 @@ def test_invalid_document_is_skipped_with_an_alert(corpus: Path, db: Path) -> No
 
 def test_document_that_becomes_invalid_leaves_the_catalogue(corpus: Path, db: Path) -> None:
     ingest_corpus(corpus, db)
-    (corpus / "docs" / "doc-04.md").write_text("plus de front matter\n", encoding="utf-8")
+    (corpus / "docs" / "doc-04.md").write_text("---\nid: Doc 04\n---\n\nCorps.\n", encoding="utf-8")
     report = ingest_corpus(corpus, db)
     assert (report.skipped, report.removed, report.documents) == (1, 1, 3)
     assert "doc-04" not in [e.id for e in read_catalogue(db).entries]
@@ -247,14 +247,10 @@ def test_unknown_fields_warn_but_load(corpus: Path, db: Path) -> None:
     report = ingest_corpus(corpus, db)
     assert (report.added, report.skipped) == (5, 0)
     (alert,) = report.alerts
-    assert (alert.code, alert.severity, alert.subject) == (
-        "ingest.unknown_field",
-        "warning",
-        "docs/doc-05.md",
-    )
-    assert "'tags'" in alert.message and "expected only" in alert.message
+    assert (alert.code, alert.severity, alert.subject) == ("ingest.unknown_fields", "info", "docs/doc-05.md")
+    assert "1 document(s)" in alert.message and "tags (1)" in alert.message
     # Still reported while the file is unchanged (the shortcut does not re-read it).
-    assert codes(ingest_corpus(corpus, db)) == ["ingest.unknown_field"]
+    assert codes(ingest_corpus(corpus, db)) == ["ingest.unknown_fields"]
 
 
 def test_ids_differing_only_by_case(corpus: Path, db: Path) -> None:
@@ -265,11 +261,17 @@ def test_ids_differing_only_by_case(corpus: Path, db: Path) -> None:
 
 
 def test_other_files_and_hidden_files(corpus: Path, db: Path) -> None:
-    (corpus / "docs" / "notes.txt").write_text("x", encoding="utf-8")
-    (corpus / "docs" / ".doc-01.md.swp").write_bytes(b"\x00swap")
+    (corpus / "docs" / "photo.png").write_bytes(b"\x89PNG")
+    (corpus / "docs" / "sub").mkdir()
+    (corpus / "docs" / "sub" / "table.xlsx").write_bytes(b"PK")
+    (corpus / "docs" / ".doc-01.md.swp").write_bytes(b"\x00swap")  # hidden, temporary, lock, owner files:
+    (corpus / "docs" / "~$rapport.docx").write_bytes(b"\x00owner")  # skipped without a word
+    (corpus / "docs" / ".~lock.rapport.docx#").write_bytes(b"lock")
+    (corpus / "docs" / "brouillon.md~").write_bytes(b"backup")
     report = ingest_corpus(corpus, db)
-    assert codes(report) == ["ingest.ignored_file"]
+    assert codes(report) == ["ingest.ignored_files"]  # ONE alert for every file not read
     assert report.alerts[0].severity == "info"
+    assert "2 file(s) not read" in report.alerts[0].message and ".png (1)" in report.alerts[0].message
 
 
 def test_symlinks(corpus: Path, db: Path, tmp_path: Path) -> None:
@@ -375,7 +377,7 @@ def test_failure_mid_ingestion_rolls_back(corpus: Path, db: Path, monkeypatch: p
 
 
 def test_all_documents_invalid_is_an_error(tmp_path: Path, db: Path) -> None:
-    corpus = write_corpus(tmp_path / "c", {"a.md": "pas de front matter\n", "b.md": b"\xff\xfe"})
+    corpus = write_corpus(tmp_path / "c", {"a.md": "---\nid: [\n---\nx\n", "b.md": b"\xff\xfe"})
     with pytest.raises(CorpusError) as info:
         ingest_corpus(corpus, db)
     message = str(info.value)

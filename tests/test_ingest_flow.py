@@ -83,6 +83,25 @@ def test_cli_bad_input_is_one_line_without_traceback(corpus: Path, warehouse_dir
     assert result.exit_code == 1 and result.output.startswith("error: no corpus database")
 
 
+def test_cli_environment_errors_are_one_line_naming_the_path(
+    corpus: Path, warehouse_dir: Path, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x", encoding="utf-8")
+    result = runner.invoke(make_app(), ["ingest", "--corpus", str(corpus), "--warehouse", str(a_file / "w")])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("error: ") and str(a_file) in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+    warehouse_dir.mkdir(parents=True, exist_ok=True)
+    (warehouse_dir / "veille.duckdb").write_bytes(b"this is not a database" * 100)
+    result = runner.invoke(make_app(), ["catalogue", "--warehouse", str(warehouse_dir)])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("error: ") and "veille.duckdb" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
 def test_cli_run_missing_corpus(prefect_harness: None, tmp_path: Path, warehouse_dir: Path) -> None:
     args = ["run", "--corpus", str(tmp_path / "nope"), "--warehouse", str(warehouse_dir)]
     result = CliRunner().invoke(make_app(), args)

@@ -26,7 +26,11 @@ T = TypeVar("T")
 
 CorpusOption = Annotated[
     Path | None,
-    typer.Option("--corpus", help="Corpus folder (request.md, docs/*.md). Default: the bundled corpus."),
+    typer.Option(
+        "--corpus",
+        help="Corpus folder (request.md, docs/ with Markdown, text, HTML, PDF, DOCX files). "
+        "Default: the bundled corpus.",
+    ),
 ]
 StrictOption = Annotated[
     bool,
@@ -41,6 +45,21 @@ WarehouseOption = Annotated[
 def _fail(message: str, code: int) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+def _environment_guarded(action: Callable[[], T], database: Path) -> T:
+    """:func:`_guarded`, and an environment error (read-only folder, a file where a folder should be,
+    disk full, a database file that is not one) becomes one line naming the path, exit code 1."""
+    import duckdb
+
+    try:
+        return _guarded(action)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else f" ({database})"
+        raise _fail(f"{exc.strerror or exc}{where}", 1) from None
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _fail(f"corpus database {database}: {first[:300]}", 1) from None
 
 
 def _guarded(action: Callable[[], T]) -> T:
@@ -107,13 +126,11 @@ def print_ingest_summary(
         soft_wrap=True,
     )
     if report.alerts:
-        out.print(f"[bold]Alerts[/bold] ({len(report.alerts)})")
-        style = {"info": "cyan", "warning": "yellow", "error": "red"}
-        for alert in report.alerts:
-            out.print(
-                f"  [{style[alert.severity]}]{alert.severity:<7}[/] {alert.code}", end=" ", highlight=False
-            )
-            out.print(alert.message, markup=False, highlight=False, soft_wrap=True)
+        from veille.alertlines import alert_lines
+
+        out.print(f"[bold]Alerts[/bold] ({len(report.alerts)}, grouped by code)")
+        for line in alert_lines(report.alerts):
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
     else:
         out.print("[bold]Alerts[/bold]: none")
     if listing is not None:
@@ -147,6 +164,12 @@ def run(
     max_rounds: Annotated[
         int | None, typer.Option("--max-rounds", min=1, help="Critic evaluations at most (review loop).")
     ] = None,
+    show_catalogue: Annotated[
+        bool,
+        typer.Option(
+            "--catalogue", help="Also print the catalogue (one line per document; `veille catalogue` too)."
+        ),
+    ] = False,
     web: Annotated[
         bool,
         typer.Option(
@@ -196,7 +219,8 @@ def run(
     if run_dir is not None and run_dir.is_dir():
         ingested = load_ingest_report(run_dir)
         if ingested is not None:
-            print_ingest_summary(ingested, _guarded(lambda: read_catalogue(settings.database)))
+            listing = _guarded(lambda: read_catalogue(settings.database)) if show_catalogue else None
+            print_ingest_summary(ingested, listing)
         typer.echo(format_summary(run_dir))
     if error is not None:
         typer.echo(f"error: {error}", err=True)
@@ -214,13 +238,14 @@ def ingest(
     from veille.store.ingest import ingest_corpus
 
     settings = _guarded(lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse))
-    report = _guarded(
+    report = _environment_guarded(
         lambda: ingest_corpus(
             settings.corpus_dir,
             settings.database,
             strict=settings.strict,
             max_doc_bytes=settings.max_doc_bytes,
-        )
+        ),
+        settings.database,
     )
     print_ingest_summary(report, None)
 
@@ -236,7 +261,9 @@ def catalogue(
     from veille.store.readers import read_catalogue
 
     settings = _guarded(lambda: Settings.from_params(warehouse=warehouse))
-    listing = _guarded(lambda: read_catalogue(settings.database, with_summaries=summaries))
+    listing = _environment_guarded(
+        lambda: read_catalogue(settings.database, with_summaries=summaries), settings.database
+    )
     console = Console()
     console.print(listing.text, markup=False, highlight=False, soft_wrap=True)
     console.print(

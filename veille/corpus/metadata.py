@@ -34,14 +34,14 @@ _INVISIBLE = re.compile(
 
 def clean_value(value: str, name: str) -> tuple[str, bool]:
     """(the value on one line, without invisible characters and capped for ``name``; whether anything
-    was removed or cut)."""
-    stripped = _INVISIBLE.sub(" ", value)
-    text = " ".join(stripped.split())
+    was removed or cut — line breaks and tabs are whitespace, collapsed without a word)."""
+    spaced = " ".join(value.split())
+    text = " ".join(_INVISIBLE.sub("", spaced).split())
     cap = FIELD_CAPS.get(name, 1000)
     cut = len(text) > cap
     if cut:
         text = text[: cap - 1].rstrip() + "…"
-    return text, cut or stripped != value
+    return text, cut or text != spaced
 
 
 # ------------------------------------------------------------------------------------------------ dates

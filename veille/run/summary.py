@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from veille.alertlines import alert_lines
 from veille.alerts import Alert
 from veille.gradestatus import GRADES_FILE, grade_counts, grade_status
 from veille.journal import CallRecord, read_journal
@@ -172,7 +173,12 @@ def format_summary(run_dir: Path) -> str:
     review = _load(run_dir / "review.json", {"validated": False, "rounds": []})
     lines = [f"Run {run.get('run_id', run_dir.name)} — {run.get('status', '?')} ({run.get('backend', '?')})"]
     # Error-level alerts first (e.g. plan.low_coverage): a completed run may still miss its subject.
-    lines += [f"ATTENTION [{a['code']}] : {a['message']}" for a in alerts if a.get("severity") == "error"]
+    errors = [
+        a for a in alerts if a.get("severity") == "error" and not str(a.get("code", "")).startswith("ingest.")
+    ]
+    lines += [f"ATTENTION [{a['code']}] : {a['message']}" for a in errors[:_SHOWN]]
+    if len(errors) > _SHOWN:
+        lines.append(f"ATTENTION : … {len(errors) - _SHOWN} autre(s) alerte(s) d'erreur (alerts.json)")
     lines.append(f"Sous-tâches ({len(plan['sub_tasks'])}) :")
     for st in plan["sub_tasks"]:
         status = findings.get(st["id"], {}).get("status", "?")
@@ -180,9 +186,8 @@ def format_summary(run_dir: Path) -> str:
         lines.append(f"  {st['id']}{flag} {st['question']}")
         lines.append(f"        {', '.join(st['doc_ids'])}")
     lines += _excluded_lines(plan)
-    lines.append(f"Alertes ({len(alerts)}) :")
-    for alert in alerts:
-        lines.append(f"  [{alert['severity']}] {alert['code']} : {alert['message']}")
+    lines.append(f"Alertes ({len(alerts)}, regroupées par code) :")
+    lines += alert_lines(alerts)
     rounds = review.get("rounds", [])
     verdict = "validé" if review.get("validated") else "NON validé"
     lines.append(f"Relecture : {len(rounds)} tour(s), {verdict}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import bm25s
@@ -169,16 +169,20 @@ def _over(data: PlannerInput, budget: int) -> bool:
 
 
 def planner_catalogue(
-    request: Request, catalogue: Sequence[CatalogueEntry], settings: Settings
+    request: Request,
+    catalogue: Sequence[CatalogueEntry],
+    settings: Settings,
+    fingerprints: Mapping[str, tuple[str, Sequence[int]]] | None = None,
 ) -> PlannerCatalogue:
-    """The planner's input within ``settings.planner_token_budget`` (see the module docstring)."""
+    """The planner's input within ``settings.planner_token_budget`` (see the module docstring);
+    ``fingerprints`` (Catalogue.fingerprints) lets copies be found on their text."""
     budget = settings.planner_token_budget
     data = planner_input(request, catalogue, settings)
     if not catalogue or not _over(data, budget):
         return PlannerCatalogue(
             data=data, documents=len(catalogue), tokens=planner_tokens(data), budget=budget
         )
-    collapsed = collapse_duplicates(data.catalogue)
+    collapsed = collapse_duplicates(data.catalogue, fingerprints)
     left_out = [
         LeftOut.model_construct(
             id=copy, reason="duplicate", detail=f"copie de {rep}"

@@ -1,6 +1,9 @@
 """Near-duplicate collapsing of the catalogue (catalogue step, above the planner's token budget).
 
-Two catalogue entries are copies when they have the same normalised summary of eight words or more,
+Two catalogue entries are copies when their texts are the same (words compared, layout ignored) or
+share most of their paragraphs (a bottom-k sketch of paragraph hashes, estimated Jaccard >= 0.8, at
+least three paragraphs: veille.corpus.sections.text_fingerprint), whatever their titles; or
+when they have the same normalised summary of eight words or more,
 or the same title and summary (a document re-published under another id), or near-identical normalised titles: the same numbers, and one
 title's words contained in the other's (« … tarifs 2026 » / « … tarifs 2026 (version corrigée) »,
 « X » / « Alerte : X ») or nearly the same words (Jaccard >= 0.8). A title of fewer than three words
@@ -17,9 +20,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from veille.corpus.sections import sketch_similarity
 from veille.roles.planner import CatalogueEntry
 
 __all__ = ["Collapsed", "collapse_duplicates", "title_words"]
@@ -69,6 +73,8 @@ _MIN_SUMMARY_WORDS = 8  # a summary this long, word for word the same, is the sa
 _MIN_CONTAINMENT = 0.6
 _MIN_JACCARD = 0.8
 _MAX_POSTING = 2000  # a rarest word shared by more titles than this says nothing about copies
+_MIN_TEXT_SIMILARITY = 0.8  # estimated share of paragraphs in common: the same text, lightly edited
+_MIN_SKETCH = 3  # paragraphs of five words or more: a shorter text is too little to call a copy
 
 
 @dataclass(frozen=True)
@@ -149,9 +155,42 @@ def _title_groups(titles: Sequence[frozenset[str]], groups: _Groups) -> None:
                 groups.union(distinct[words][0], distinct[longer][0])
 
 
-def collapse_duplicates(entries: Sequence[CatalogueEntry]) -> Collapsed:
-    """One entry per group of copies (see the module docstring)."""
+def _text_groups(
+    entries: Sequence[CatalogueEntry], fingerprints: Mapping[str, tuple[str, Sequence[int]]], groups: _Groups
+) -> None:
+    """Union entries with the same text (word hash) or sharing most paragraphs (sketch similarity
+    >= _MIN_TEXT_SIMILARITY), through an inverted index of sketch values."""
+    by_hash: dict[str, int] = {}
+    postings: dict[int, list[int]] = defaultdict(list)
+    for i, e in enumerate(entries):
+        found = fingerprints.get(e.id)
+        if found is None:
+            continue
+        text_hash, sketch = found
+        if text_hash in by_hash:
+            groups.union(by_hash[text_hash], i)
+        by_hash.setdefault(text_hash, i)
+        for value in sketch:
+            postings[value].append(i)
+    for i, e in enumerate(entries):
+        found = fingerprints.get(e.id)
+        if found is None or len(found[1]) < _MIN_SKETCH:
+            continue
+        candidates = {j for v in found[1] if len(postings[v]) <= _MAX_POSTING for j in postings[v] if j > i}
+        for j in candidates:
+            other = fingerprints[entries[j].id][1]
+            if len(other) >= _MIN_SKETCH and sketch_similarity(found[1], other) >= _MIN_TEXT_SIMILARITY:
+                groups.union(i, j)
+
+
+def collapse_duplicates(
+    entries: Sequence[CatalogueEntry], fingerprints: Mapping[str, tuple[str, Sequence[int]]] | None = None
+) -> Collapsed:
+    """One entry per group of copies (see the module docstring); ``fingerprints`` (id -> text hash and
+    paragraph sketch, from the corpus database) adds copies found on the text whatever their titles."""
     groups = _Groups(len(entries))
+    if fingerprints:
+        _text_groups(entries, fingerprints, groups)
     titles = [title_words(e.title) for e in entries]
     exact: dict[object, int] = {}
     for i, e in enumerate(entries):

@@ -1,5 +1,5 @@
 """The corpus's files as an ingestion finds them, before it opens the database: ``request.md`` checked,
-the ``docs/*.md`` entries listed, ``reference/`` loaded.
+the document files anywhere under ``docs/`` listed, ``reference/`` loaded.
 
 Corpus files are files inside the corpus folder: a symbolic link whose target lies outside it is
 refused (alert ``ingest.symlink_outside`` naming the link; an error in strict mode), so a link cannot
@@ -9,9 +9,12 @@ pull ``/etc/…`` or a neighbour's files into a dossier. Links that stay inside 
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from veille.alerts import Alert, alert
+from veille.corpus.convert import FORMATS, detect_format
 from veille.corpus.errors import CorpusError
 from veille.corpus.reference import Reference, load_reference
 from veille.corpus.request import parse_request, request_path
@@ -35,49 +38,78 @@ def _outside_link(docs_dir: Path, name: str, root: str) -> CorpusError:
     )
 
 
+def _skipped_silently(name: str) -> bool:
+    """Hidden files (editor swap files, .DS_Store, LibreOffice .~lock.*#), Office owner files ``~$…``,
+    backups ``…~`` and temporary files: never documents, never worth an alert."""
+    lowered = name.lower()
+    return (
+        name.startswith((".", "~$", "~"))
+        or name.endswith(("~", "#"))
+        or lowered.endswith((".tmp", ".temp", ".swp", ".lock", ".part", ".crdownload"))
+    )
+
+
+def _walk(docs_dir: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(path relative to docs/, entry) of every file below ``docs_dir``, hidden folders skipped; links
+    to folders are not followed (no cycles), links to files are yielded."""
+    stack = [("", str(docs_dir))]
+    while stack:
+        prefix, folder = stack.pop()
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for entry in entries:
+            if _skipped_silently(entry.name):
+                continue
+            rel = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((rel + "/", entry.path))
+            else:
+                yield rel, entry
+
+
 def list_document_files(
     docs_dir: Path, alerts: list[Alert], refused: list[CorpusError] | None = None
 ) -> list[str]:
-    """Names of ``docs/*.md`` entries, sorted. Hidden files are ignored silently, others with an info
-    alert; links leaving the corpus folder (``docs_dir``'s parent) are refused with an error alert and
-    appended to ``refused``."""
+    """Paths (relative to ``docs/``, sorted) of the document files anywhere below ``docs_dir``: the
+    formats of veille.corpus.convert, any case. Hidden, temporary and lock files are skipped silently;
+    other files are counted in one info alert (``ingest.ignored_files``); links leaving the corpus folder
+    are refused with an error alert each and appended to ``refused``."""
     if not docs_dir.is_dir():
         raise CorpusError(
-            docs_dir, None, "a docs/ folder holding one Markdown file per document", "docs folder not found"
+            docs_dir, None, "a docs/ folder holding one file per document", "docs folder not found"
         )
     names: list[str] = []
+    ignored: Counter[str] = Counter()
+    examples: list[str] = []
     root = os.path.realpath(docs_dir.parent)
-    with os.scandir(docs_dir) as it:
-        for entry in it:
-            if entry.name.startswith("."):
-                continue  # editor swap files, .DS_Store, .gitkeep
-            # is_symlink() comes from the directory entry (no extra system call for plain files).
-            if entry.is_symlink() and escapes(entry.path, root):
-                error = _outside_link(docs_dir, entry.name, root)
-                alerts.append(
-                    alert(
-                        "ingest",
-                        "ingest.symlink_outside",
-                        str(error),
-                        severity="error",
-                        subject=f"docs/{entry.name}",
-                    )
-                )
-                if refused is not None:
-                    refused.append(error)
-                continue
-            if entry.name.endswith(".md"):
-                names.append(entry.name)  # directories/FIFOs named *.md are rejected when parsed
-            else:
-                alerts.append(
-                    alert(
-                        "ingest",
-                        "ingest.ignored_file",
-                        f"{docs_dir / entry.name}: ignored (only docs/*.md files are documents)",
-                        severity="info",
-                        subject=f"docs/{entry.name}",
-                    )
-                )
+    for rel, entry in _walk(docs_dir):
+        # is_symlink() comes from the directory entry (no extra system call for plain files).
+        if entry.is_symlink() and escapes(entry.path, root):
+            error = _outside_link(docs_dir, rel, root)
+            alerts.append(
+                alert("ingest", "ingest.symlink_outside", str(error), severity="error", subject=f"docs/{rel}")
+            )
+            if refused is not None:
+                refused.append(error)
+            continue
+        if detect_format(rel) is not None:
+            names.append(rel)  # directories behind links or FIFOs named *.md are rejected when parsed
+        else:
+            ignored[os.path.splitext(rel)[1].lower() or "(none)"] += 1
+            if len(examples) < 3:
+                examples.append(f"docs/{rel}")
+    if ignored:
+        kinds = ", ".join(f"{ext} ({n})" for ext, n in ignored.most_common(8))
+        alerts.append(
+            alert(
+                "ingest",
+                "ingest.ignored_files",
+                f"{docs_dir}: {sum(ignored.values())} file(s) not read, format not supported: {kinds} "
+                f"(e.g. {', '.join(examples)}); expected {', '.join(sorted(FORMATS))}",
+                severity="info",
+                subject=examples[0],
+            )
+        )
     names.sort()
     return names
 
@@ -107,7 +139,12 @@ def check_corpus(
         )
     names = list_document_files(docs_dir, alerts, refused)
     if not names:
-        raise CorpusError(docs_dir, None, "at least one document file docs/*.md", "no document found")
+        raise CorpusError(
+            docs_dir,
+            None,
+            f"at least one document file under docs/ ({', '.join(sorted(FORMATS))})",
+            "no document found",
+        )
     return names, _check_reference(corpus_dir, strict, alerts)
 
 

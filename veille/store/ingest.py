@@ -12,12 +12,13 @@ the same corpus folder as the previous run, is counted unchanged without being r
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import time
 import uuid
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,69 +26,37 @@ import duckdb
 import pyarrow as pa
 
 from veille.alerts import Alert, alert
-from veille.corpus.document import DEFAULT_MAX_DOC_BYTES, KNOWN_FIELDS, DocumentFields, parse_document_fields
+from veille.corpus.convert import ConversionError, detect_format
+from veille.corpus.document import (
+    DEFAULT_MAX_DOC_BYTES,
+    DocumentFields,
+    derive_fields,
+    parse_document_fields,
+)
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
-from veille.corpus.reference import Reference, unknown_reference_ids
+from veille.corpus.sections import split_sections, text_fingerprint
 from veille.run.killpoints import kill_point
 from veille.store.connection import read_write
+from veille.store.conversions import ConversionCache
 from veille.store.files import check_corpus
+from veille.store.ingest_alerts import Aggregates, future_date_alerts, reference_alerts
 from veille.store.queries import read_sql, utcnow
-from veille.store.rows import _DOC_SCHEMA, _LOG_SCHEMA, _TOUCH_SCHEMA, _columns, _load_state, _Stored
+from veille.store.rows import (
+    _DOC_SCHEMA,
+    _LOG_SCHEMA,
+    _SECTION_SCHEMA,
+    _TOUCH_SCHEMA,
+    IngestReport,
+    _columns,
+    _load_state,
+    _record_run,
+    _Stored,
+)
 
 __all__ = ["DEFAULT_BATCH_SIZE", "IngestReport", "ingest_corpus"]
 
-DEFAULT_BATCH_SIZE = 2_000
-
-
-@dataclass
-class IngestReport:
-    added: int
-    updated: int
-    unchanged: int
-    removed: int
-    skipped: int  # invalid files, not loaded
-    documents: int  # valid, non-removed documents in the database after the run
-    alerts: list[Alert]
-    run_id: str = ""
-    corpus_dir: str = ""
-    database: str = ""
-    duration_s: float = 0.0
-
-    @property
-    def ingested(self) -> int:
-        """Files whose content was loaded by this run (added + updated)."""
-        return self.added + self.updated
-
-
-def _future_date_alerts(con: duckdb.DuckDBPyConnection, corpus_dir: Path, now: datetime) -> list[Alert]:
-    """Valid documents dated after tomorrow (UTC; one day of slack for time zones): loaded, but a typo
-    such as 2062 for 2026 would make them the most recent source, so each run says so."""
-    today = now.date()
-    rows = con.execute(read_sql("future_documents.sql"), {"today": today + timedelta(days=1)}).fetchall()
-    return [
-        alert(
-            "ingest",
-            "ingest.future_date",
-            f"{corpus_dir / path}: field 'date': {date.isoformat()} is after today ({today.isoformat()}, UTC); "
-            "expected the document's publication date (document loaded: check for a typo)",
-            severity="warning",
-            subject=path,
-        )
-        for _doc_id, path, date in rows
-    ]
-
-
-def _unknown_fields_alert(path: Path | str, rel: str, fields: Sequence[str]) -> Alert:
-    names = ", ".join(repr(f) for f in fields)
-    known = ", ".join(sorted(KNOWN_FIELDS))
-    return alert(
-        "ingest",
-        "ingest.unknown_field",
-        f"{path}: unknown front-matter field(s) {names} ignored (document loaded); expected only {known}",
-        severity="warning",
-        subject=rel,
-    )
+DEFAULT_BATCH_SIZE = 500  # files parsed, then written, per batch: bounds the bodies held in memory
 
 
 class _Ingestion:
@@ -119,6 +88,9 @@ class _Ingestion:
         self.rows: list[tuple[Any, ...]] = []  # documents to insert, one tuple per row in _DOC_SCHEMA order
         self.replaced: list[str] = []  # ids in self.docs that already have a row (changed or re-added)
         self.touch = _columns(_TOUCH_SCHEMA)
+        self.sections = _columns(_SECTION_SCHEMA)
+        self.conversions = ConversionCache(con, now)
+        self.aggregates = Aggregates()
 
     def record(
         self, rel: str | None, doc_id: str | None, event: str, code: str | None, msg: str | None
@@ -145,8 +117,12 @@ class _Ingestion:
 
     def refuse(self, errors: Sequence[CorpusError]) -> None:
         """Files refused by the listing (links leaving the corpus; their alerts are already raised)."""
+        docs = Path(self.docs_dir)
         for exc in errors:
-            rel = "docs/" + exc.path.name
+            try:
+                rel = "docs/" + exc.path.relative_to(docs).as_posix()
+            except ValueError:
+                rel = "docs/" + exc.path.name
             self.errors.append(exc)
             self.counts["skipped"] += 1
             self.record(rel, None, "skipped", "ingest.symlink_outside", str(exc))
@@ -163,24 +139,51 @@ class _Ingestion:
         ):
             self.claimed[known_id] = rel
             self.counts["unchanged"] += 1
-            if prev.unknown_fields:
-                self.alerts.append(_unknown_fields_alert(path, rel, prev.unknown_fields))
+            self.aggregates.unknown(rel, prev.unknown_fields)
+            if prev.date_origin == "file date":
+                self.aggregates.file_date(rel)
             return True
         return False
+
+    def _fields(self, path: str, rel: str, st: os.stat_result | None) -> DocumentFields:
+        """Read, convert (through the cache for non-text formats) and validate one file."""
+        raw = read_file(path, max_bytes=self.max_doc_bytes, st=st)
+        mtime = st.st_mtime if st is not None else None
+        if detect_format(rel) in ("markdown", "text"):
+            return parse_document_fields(raw, path, rel=rel, mtime=mtime)
+        content_hash = hashlib.sha256(raw).hexdigest()
+        try:
+            converted = self.conversions.convert(raw, name=path, content_hash=content_hash)
+        except ConversionError as exc:
+            raise CorpusError(path, None, exc.expected, exc.problem) from None
+        return derive_fields(converted, path=path, rel=rel, content_hash=content_hash, mtime=mtime)
+
+    def _unique_id(self, doc: DocumentFields, path: str, rel: str) -> DocumentFields:
+        """A derived id already taken (``a.md`` and ``a.pdf``) gets the format, then a number; a
+        front-matter id already taken is an error naming both files."""
+        if doc.id not in self.claimed:
+            return doc
+        if doc.origins.get("id") == "path":
+            for candidate in (f"{doc.id}-{doc.format}", *(f"{doc.id}-{k}" for k in range(2, 1000))):
+                if candidate not in self.claimed:
+                    return doc._replace(id=candidate)
+        other = self.claimed[doc.id]
+        raise CorpusError(
+            path,
+            "id",
+            f"an id used by one file only (rename it in {other} or {rel})",
+            f"duplicate id {doc.id!r}: {self.corpus_dir / other} already uses it",
+        )
 
     def _parse(self, path: str, rel: str, st: os.stat_result | None) -> DocumentFields | None:
         """The validated document, or None after recording why the file is skipped."""
         try:
-            raw = read_file(path, max_bytes=self.max_doc_bytes, st=st)
-            doc = parse_document_fields(raw, path)
-            if doc.id in self.claimed:
-                other = self.claimed[doc.id]
+            try:
+                return self._unique_id(self._fields(path, rel, st), path, rel)
+            except RecursionError:  # a structure too deep for a library: this file's problem only
                 raise CorpusError(
-                    path,
-                    "id",
-                    f"an id used by one file only (rename it in {other} or {rel})",
-                    f"duplicate id {doc.id!r}: {self.corpus_dir / other} already uses it",
-                )
+                    path, None, "a document of reasonable structure", "too deeply nested"
+                ) from None
         except CorpusError as exc:
             self.errors.append(exc.with_traceback(None))  # frames would keep the connection alive
             self.counts["skipped"] += 1
@@ -190,15 +193,17 @@ class _Ingestion:
             self.alerts.append(alert("ingest", code, str(exc), severity="error", subject=rel))
             self.record(rel, None, "skipped", code, str(exc))
             return None
-        return doc
 
     def _classify(self, doc: DocumentFields, path: str, rel: str, st: os.stat_result) -> None:
         """Added, updated or unchanged against the stored state; buffers the rows to write."""
         self.claimed[doc.id] = rel
-        if doc.unknown_fields:
-            alert = _unknown_fields_alert(path, rel, doc.unknown_fields)
-            self.alerts.append(alert)
-            self.record(rel, doc.id, "warning", alert.code, alert.message)
+        self.aggregates.unknown(rel, doc.unknown_fields)
+        if doc.origins.get("date") == "file date":
+            self.aggregates.file_date(rel)
+        for note in doc.notes:
+            message = f"{path}: {note} (document loaded)"
+            self.alerts.append(alert("ingest", "ingest.document_note", message, severity="info", subject=rel))
+            self.record(rel, doc.id, "warning", "ingest.document_note", message)
         prev = self.stored.get(doc.id)
         if prev is None or not prev.valid:
             self.counts["added"] += 1
@@ -219,6 +224,8 @@ class _Ingestion:
     def _add_row(self, doc: DocumentFields, rel: str, st: os.stat_result, prev: _Stored | None) -> None:
         if prev is not None:
             self.replaced.append(doc.id)
+        text_hash, sketch = text_fingerprint(doc.body)
+        origins = doc.origins
         self.rows.append(
             (
                 *doc[:10],  # id .. content_hash
@@ -229,13 +236,22 @@ class _Ingestion:
                 "valid",
                 prev.ingested_at if prev is not None else self.now,  # first ingestion date survives updates
                 self.now,
+                doc.format,
+                *(origins.get(k, "front matter") for k in ("id", "title", "date", "source_type")),
+                text_hash,
+                sketch,
             )
         )
+        for section in split_sections(doc.body):
+            values = (doc.id, section.n, section.heading, section.start, section.length, section.tokens)
+            for key, value in zip(_SECTION_SCHEMA.names, values, strict=True):
+                self.sections[key].append(value)
 
     def flush(self) -> None:
         """Write the buffered batch (called every ``batch_size`` files and at the end)."""
         if self.replaced:
             self.con.execute(read_sql("delete_documents.sql"), {"ids": self.replaced})
+            self.con.execute(read_sql("delete_sections.sql"), {"ids": self.replaced})
         if self.rows:
             columns = list(zip(*self.rows, strict=True))
             table = pa.Table.from_arrays(
@@ -250,7 +266,11 @@ class _Ingestion:
                 self.con.execute(read_sql("touch_documents.sql"))
             finally:
                 self.con.unregister("touch_batch")
+        if self.sections["doc_id"]:
+            self.con.from_arrow(pa.table(self.sections, schema=_SECTION_SCHEMA)).insert_into("sections")
+        self.conversions.flush()
         self.rows, self.touch, self.replaced = [], _columns(_TOUCH_SCHEMA), []
+        self.sections = _columns(_SECTION_SCHEMA)
 
     def mark_removed(self) -> None:
         removed = sorted(i for i, prev in self.stored.items() if prev.valid and i not in self.claimed)
@@ -315,15 +335,28 @@ def _ingest_corpus(
         try:
             run.refuse(refused)
             _load_documents(run, names, batch_size=batch_size, strict=strict)
-            alerts.extend(_future_date_alerts(con, corpus_dir, run.now))
+            alerts.extend(future_date_alerts(con, corpus_dir, run.now))
+            alerts.extend(run.aggregates.alerts())
+            run.conversions.prune()
             if reference is not None:
-                alerts.extend(_reference_alerts(corpus_dir, reference, run.claimed))
+                alerts.extend(reference_alerts(corpus_dir, reference, run.claimed))
             run.write_log()
-            documents = _record_run(run, corpus_key=corpus_key, strict=strict, started=started)
+            documents = _record_run(
+                con,
+                {
+                    "run_id": run.run_id,
+                    "corpus_dir": corpus_key,
+                    "strict": strict,
+                    "started_at": started,
+                    **run.counts,
+                },
+            )
             kill_point("ingest")  # crash tests: everything written, nothing committed
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            # A failed COMMIT (disk full) already ended the transaction: keep the real cause.
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
             raise
 
     return IngestReport(
@@ -354,38 +387,3 @@ def _load_documents(run: _Ingestion, names: list[str], *, batch_size: int, stric
             f"none of the {len(names)} document file(s) is valid (first error: {run.errors[0]})",
         )
     run.mark_removed()
-
-
-def _record_run(run: _Ingestion, *, corpus_key: str, strict: bool, started: datetime) -> int:
-    """Insert the ingest_runs row; returns the number of valid documents after this run."""
-    row = run.con.execute(read_sql("count_valid_documents.sql")).fetchone()
-    documents = int(row[0]) if row else 0
-    run.con.execute(
-        read_sql("insert_ingest_run.sql"),
-        {
-            "run_id": run.run_id,
-            "corpus_dir": corpus_key,
-            "strict": strict,
-            "started_at": started,
-            "finished_at": utcnow(),
-            **run.counts,
-            "documents": documents,
-        },
-    )
-    return documents
-
-
-def _reference_alerts(corpus_dir: Path, reference: Reference, valid_ids: Collection[str]) -> list[Alert]:
-    missing = unknown_reference_ids(reference, valid_ids)
-    if not missing:
-        return []
-    return [
-        alert(
-            "ingest",
-            "ingest.reference_unknown_ids",
-            f"{corpus_dir / 'reference' / 'facts.yaml'}: names document(s) {', '.join(missing)} "
-            "that are not valid documents of the corpus; expected ids from docs/*.md",
-            severity="warning",
-            subject="reference/facts.yaml",
-        )
-    ]

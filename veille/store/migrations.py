@@ -43,6 +43,7 @@ def register(name: str) -> Migration:
 
 register("migration_001_corpus_schema.sql")
 register("migration_002_catalogue_view.sql")
+register("migration_003_formats_origins_sections.sql")
 
 
 def latest_version() -> int:

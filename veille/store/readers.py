@@ -7,7 +7,7 @@ DuckDB connection across threads.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -35,6 +35,8 @@ class Catalogue:
     text: str  # one line per document, ordered by id
     token_estimate: int  # veille.tokens.estimate_tokens(text)
     with_summaries: bool = False
+    # id -> (hash of the text's words, paragraph sketch): copies found on the text (veille.steps.duplicates)
+    fingerprints: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
 
     @property
     def lines(self) -> list[str]:
@@ -59,14 +61,21 @@ def read_catalogue(db_path: Path, *, with_summaries: bool = False) -> Catalogue:
         rows = con.execute(read_sql("catalogue.sql")).fetchall()
     entries: list[CatalogueEntry] = []
     lines: list[str] = []
-    for doc_id, date, source_type, title, summary, line in rows:
+    fingerprints: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for doc_id, date, source_type, title, summary, line, text_hash, sketch in rows:
+        if text_hash is not None:
+            fingerprints[doc_id] = (text_hash, tuple(sketch or ()))
         entries.append(
             CatalogueEntry(id=doc_id, date=date, source_type=source_type, title=title, summary=summary)
         )
         lines.append(f"{line} — {summary}" if with_summaries and summary else line)
     text = "\n".join(lines)
     return Catalogue(
-        entries=entries, text=text, token_estimate=estimate_tokens(text), with_summaries=with_summaries
+        entries=entries,
+        text=text,
+        token_estimate=estimate_tokens(text),
+        with_summaries=with_summaries,
+        fingerprints=fingerprints,
     )
 
 

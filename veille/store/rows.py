@@ -5,15 +5,37 @@ Package-private (the names keep their underscore): only veille.store.ingest uses
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
 
-from veille.store.queries import read_sql
+from veille.alerts import Alert
+from veille.store.queries import read_sql, utcnow
 
-__all__: list[str] = []
+__all__ = ["IngestReport"]
+
+
+@dataclass
+class IngestReport:
+    added: int
+    updated: int
+    unchanged: int
+    removed: int
+    skipped: int  # invalid files, not loaded
+    documents: int  # valid, non-removed documents in the database after the run
+    alerts: list[Alert]
+    run_id: str = ""
+    corpus_dir: str = ""
+    database: str = ""
+    duration_s: float = 0.0
+
+    @property
+    def ingested(self) -> int:
+        """Files whose content was loaded by this run (added + updated)."""
+        return self.added + self.updated
 
 
 class _Stored(NamedTuple):
@@ -24,6 +46,7 @@ class _Stored(NamedTuple):
     unknown_fields: list[str]
     valid: bool
     ingested_at: datetime
+    date_origin: str | None = None
 
 
 # Column order = table order (migration_001): rows are appended with Relation.insert_into, which maps
@@ -47,6 +70,36 @@ _DOC_SCHEMA = pa.schema(
         ("status", pa.string()),
         ("ingested_at", pa.timestamp("us")),
         ("updated_at", pa.timestamp("us")),
+        # migration_003 (appended columns)
+        ("format", pa.string()),
+        ("id_origin", pa.string()),
+        ("title_origin", pa.string()),
+        ("date_origin", pa.string()),
+        ("source_type_origin", pa.string()),
+        ("text_hash", pa.string()),
+        ("text_sketch", pa.list_(pa.uint64())),
+    ]
+)
+_SECTION_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("n", pa.int32()),
+        ("heading", pa.string()),
+        ("start", pa.int32()),
+        ("length", pa.int32()),
+        ("tokens", pa.int32()),
+    ]
+)
+_CONVERSION_SCHEMA = pa.schema(
+    [
+        ("content_hash", pa.string()),
+        ("format", pa.string()),
+        ("text", pa.string()),
+        ("title", pa.string()),
+        ("date", pa.date32()),
+        ("author", pa.string()),
+        ("origins", pa.string()),
+        ("converted_at", pa.timestamp("us")),
     ]
 )
 _TOUCH_SCHEMA = pa.schema(
@@ -74,9 +127,22 @@ def _load_state(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, _Stored], dic
     by_path: dict[str, str] = {}
     cursor = con.execute(read_sql("corpus_state.sql"))
     while rows := cursor.fetchmany(10_000):
-        for doc_id, path, content_hash, size, mtime_ns, unknown, status, ingested_at in rows:
+        for doc_id, path, content_hash, size, mtime_ns, unknown, status, ingested_at, date_origin in rows:
             valid = status == "valid"
-            stored[doc_id] = _Stored(path, content_hash, size, mtime_ns, unknown or [], valid, ingested_at)
+            stored[doc_id] = _Stored(
+                path, content_hash, size, mtime_ns, unknown or [], valid, ingested_at, date_origin
+            )
             if valid:
                 by_path[path] = doc_id
     return stored, by_path
+
+
+def _record_run(con: duckdb.DuckDBPyConnection, values: dict[str, Any]) -> int:
+    """Insert the ingest_runs row (``values``: run_id, corpus_dir, strict, started_at and the counts);
+    returns the number of valid documents after this run."""
+    row = con.execute(read_sql("count_valid_documents.sql")).fetchone()
+    documents = int(row[0]) if row else 0
+    con.execute(
+        read_sql("insert_ingest_run.sql"), {**values, "finished_at": utcnow(), "documents": documents}
+    )
+    return documents

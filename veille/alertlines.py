@@ -1,0 +1,51 @@
+"""Alerts for people, aggregated by code: one line per code with its count and first subjects, then at
+most a few full messages. The printed size stays bounded whatever the corpus size (2,000 invalid files
+give one line and a handful of examples, not 2,000 lines); every alert stays in alerts.json / ingest.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["DETAIL_PER_SEVERITY", "alert_lines"]
+
+# Full messages shown per code: every error a user must fix is named, up to a bound.
+DETAIL_PER_SEVERITY: Mapping[str, int] = {"error": 20, "warning": 3, "info": 2}
+_SUBJECTS = 3
+_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _field(alert: Any, name: str) -> Any:
+    return alert.get(name) if isinstance(alert, Mapping) else getattr(alert, name, None)
+
+
+def alert_lines(alerts: Iterable[Any], *, indent: str = "  ", max_chars: int = 600) -> list[str]:
+    """Lines for ``alerts`` (Alert objects or their dicts), grouped by (severity, code), errors first."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for alert in alerts:
+        key = (str(_field(alert, "severity") or "warning"), str(_field(alert, "code")))
+        groups.setdefault(key, []).append(alert)
+    lines: list[str] = []
+    for (severity, code), members in sorted(
+        groups.items(), key=lambda kv: (_ORDER.get(kv[0][0], 3), kv[0][1])
+    ):
+        if len(members) == 1:
+            lines.append(
+                f"{indent}[{severity}] {code} : {_cut(str(_field(members[0], 'message')), max_chars)}"
+            )
+            continue
+        subjects = [str(_field(a, "subject")) for a in members if _field(a, "subject")][:_SUBJECTS]
+        more = f", … (+{len(members) - len(subjects)})" if len(members) > len(subjects) else ""
+        lines.append(f"{indent}[{severity}] {code} ×{len(members)} : {', '.join(subjects)}{more}")
+        shown = DETAIL_PER_SEVERITY.get(severity, 2)
+        for alert in members[:shown]:
+            lines.append(f"{indent}    {_cut(str(_field(alert, 'message')), max_chars)}")
+        if len(members) > shown:
+            lines.append(f"{indent}    … {len(members) - shown} more (alerts.json / veille ingest log)")
+    return lines
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split()) if "\n" in text else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"

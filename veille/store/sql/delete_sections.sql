@@ -1,0 +1,1 @@
+DELETE FROM sections WHERE doc_id IN (SELECT unnest($ids));
