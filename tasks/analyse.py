@@ -37,6 +37,7 @@ from veille.steps.analyse_update import (
     update_subtask,
 )
 from veille.steps.news import Changes
+from veille.steps.reading import read_note
 from veille.store.readers import fetch_documents
 
 __all__ = [
@@ -67,6 +68,9 @@ class AnalystJob(BaseModel):
     sub_task: SubTask
     doc_hashes: dict[str, str]  # content hash of each document: an edited document invalidates the branch
     model_key: str
+    token_budget: int | None = (
+        None  # tokens of document text the analyst reads (Settings.analyst_token_budget)
+    )
 
 
 class InjectedFaultError(RuntimeError):
@@ -77,12 +81,21 @@ class InjectedFaultError(RuntimeError):
 
 
 def analyst_jobs(
-    sub_tasks: Sequence[SubTask], snapshot: Sequence[tuple[str, str]], model_key: str
+    sub_tasks: Sequence[SubTask],
+    snapshot: Sequence[tuple[str, str]],
+    model_key: str,
+    token_budget: int | None = None,
 ) -> list[AnalystJob]:
-    """One job per sub-task, with the content hash of each of its documents (from document_snapshot)."""
+    """One job per sub-task, with the content hash of each of its documents (from document_snapshot)
+    and the input budget its analyst reads within."""
     hashes = dict(snapshot)
     return [
-        AnalystJob(sub_task=st, doc_hashes={i: hashes.get(i, "") for i in st.doc_ids}, model_key=model_key)
+        AnalystJob(
+            sub_task=st,
+            doc_hashes={i: hashes.get(i, "") for i in st.doc_ids},
+            model_key=model_key,
+            token_budget=token_budget,
+        )
         for st in sub_tasks
     ]
 
@@ -147,7 +160,7 @@ def analyse(
     documents = fetch_documents(db_path, job.sub_task.doc_ids)
     new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
     if update is not None and new:
-        analysis = update_subtask(client, job.sub_task, documents, update)
+        analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget)
         mode = (
             f"incremental ({why}): {len(new)} new document(s) read, "
             f"{len(update.previous.findings)} finding(s) carried over"
@@ -156,8 +169,10 @@ def analyse(
         analysis = carried_analysis(job.sub_task, carry)
         mode = f"unchanged ({why}): 0 document(s) read, {len(carry.findings)} finding(s) carried over"
     else:
-        analysis = analyse_subtask(client, job.sub_task, documents)
+        analysis = analyse_subtask(client, job.sub_task, documents, job.token_budget)
         mode = f"{len(documents)} document(s) read" + (f" (full analysis: {why})" if why else "")
+    if analysis.read:
+        mode += f"; read in part: {read_note(analysis.read)}"
     kill_point("analyse")  # crash tests: branch computed, result not yet persisted
     get_run_logger().info(branch_note(subtask_id, mode, analysis, client))
     return analysis
@@ -226,7 +241,8 @@ def analyse_sub_tasks(
     survive (collect_branches). ``changes``: what changed since the previous completed run, whose
     findings an unchanged or only-extended sub-task builds on (branch_decisions)."""
     ids = [st.id for st in sub_tasks]
-    jobs = analyst_jobs(sub_tasks, snapshot, model_key(reuse.settings, "analyst"))
+    settings = reuse.settings
+    jobs = analyst_jobs(sub_tasks, snapshot, model_key(settings, "analyst"), settings.analyst_token_budget)
     decisions = [
         # A drill branch really runs on its retry, as it ignores what earlier nights cached.
         Decision("full", "drill branch (fail_subtasks)") if st.id in reuse.drill else d

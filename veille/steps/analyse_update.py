@@ -28,6 +28,7 @@ from veille.roles.analyst_update import ANALYST_UPDATE, AnalystUpdateInput, Find
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 from veille.steps.analyse import Analysis, branch_analysis, missing_documents, restrict_citations
+from veille.steps.reading import PartRead, read_documents, reading_alert
 
 __all__ = [
     "Decision",
@@ -226,14 +227,22 @@ def merge_update(
 
 
 def update_subtask(
-    client: Asker, sub_task: SubTask, documents: Sequence[DocumentText], job: UpdateJob
+    client: Asker,
+    sub_task: SubTask,
+    documents: Sequence[DocumentText],
+    job: UpdateJob,
+    budget: int | None = None,
 ) -> Analysis:
-    """Ask the incremental analyst with the new documents (in full), the documents already read
-    (metadata only) and the previous findings, then merge (:func:`merge_update`)."""
+    """Ask the incremental analyst with the new documents (whole while they fit ``budget`` tokens,
+    else their most relevant sections), the documents already read (metadata only) and the previous
+    findings, then merge (:func:`merge_update`)."""
     new_set = set(job.new_ids)
     shown = [
         d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents if d.id in new_set
     ]
+    parts: dict[str, PartRead] = {}
+    if budget is not None:
+        shown, parts = read_documents(shown, sub_task.question, budget)
     known = [
         KnownDocument(id=d.id, date=d.date, source_type=d.source_type, title=d.title)
         for d in documents
@@ -248,7 +257,10 @@ def update_subtask(
     )
     result = client.ask(ANALYST_UPDATE, data, subtask_id=sub_task.id)
     merged, alerts = merge_update(sub_task, job.previous, result.output, [d.id for d in shown])
-    return branch_analysis(sub_task, merged, alerts + missing_documents(sub_task, documents))
+    alerts += missing_documents(sub_task, documents)
+    if budget is not None:
+        alerts += reading_alert(sub_task.id, parts, budget)
+    return branch_analysis(sub_task, merged, alerts, parts)
 
 
 def carried_analysis(sub_task: SubTask, previous: Findings) -> Analysis:
