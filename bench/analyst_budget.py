@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -46,7 +47,9 @@ def build_corpus(root: Path, seed: int = 11) -> int:
         f for name in OTHER for f in sorted((PROJECT_ROOT / "tests/corpora" / name / "docs").glob("*.md"))
     ]
     for f in extra[:14]:
-        shutil.copy(f, root / "docs" / f"x-{f.parent.parent.name}-{f.name}")
+        ident = f"x-{f.parent.parent.name}-{f.stem}"
+        text = re.sub(r"^id: .*$", f"id: {ident}", f.read_text(encoding="utf-8"), count=1, flags=re.MULTILINE)
+        (root / "docs" / f"{ident}.md").write_text(text, encoding="utf-8")
     count = 0
     for path in sorted((root / "docs").glob("*.md")):
         text = path.read_text(encoding="utf-8")
