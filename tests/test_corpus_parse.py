@@ -120,8 +120,8 @@ def test_front_matter_not_closed(tmp_path: Path) -> None:
 
 
 def test_yaml_refused_but_readable_as_key_value_lines_is_loaded_with_a_note(tmp_path: Path) -> None:
-    doc = parse_document(write(tmp_path, doc_text(title='"Titre" suite')))
-    assert doc.title == '"Titre" suite'
+    doc = parse_document(write(tmp_path, doc_text(title="Kestrel: le retour")))
+    assert doc.title == "Kestrel: le retour"
     assert len(doc.notes) == 1 and "invalid YAML at line 5" in doc.notes[0]  # counted in the file
 
 

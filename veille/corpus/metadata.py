@@ -113,6 +113,8 @@ def _key_value_lines(front: str, *, continuation: bool) -> dict[str, Any] | None
         value = match.group(2)
         if value and value[0] in "[{&*!|>":
             return None  # YAML syntax meant as such (flow collection, anchor, tag, block scalar)
+        if value and value[0] in "'\"" and not value.rstrip().endswith(value[0]):
+            return None  # an unterminated quoted string: the YAML error is the right message
         data[last] = _unquote(value) if value else []
     for key, value in data.items():
         if value == []:

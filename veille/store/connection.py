@@ -17,7 +17,9 @@ from veille.store.lock import retry_on_lock
 from veille.store.migrations import latest_version, migrate, schema_version
 from veille.store.queries import read_sql
 
-__all__ = ["missing_database", "read_only", "read_write"]
+__all__ = ["INGEST_MEMORY_LIMIT", "missing_database", "read_only", "read_write"]
+
+INGEST_MEMORY_LIMIT = "192MB"  # DuckDB's share of an ingestion's memory (the rest: Python, pyarrow)
 
 
 def missing_database(db_path: Path | str) -> FileNotFoundError:
@@ -52,6 +54,12 @@ def read_write(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         # One writing process per file, and no reader meanwhile: wait for the other run (veille.store.lock).
         retry_on_lock(lambda: con.execute(read_sql("attach_database.sql"), {"path": str(db_path)}), db_path)
         con.execute("USE corpus")
+        # An ingestion is one transaction, and DuckDB keeps a transaction's appended rows in memory
+        # until a row group fills: at 20,000 documents of 20 KB that is ~1 GiB. A memory limit makes it
+        # write them out (measured: 1,060 -> 392 MiB for 400 MB of text, docs/benchmarks.md); temporary
+        # files go beside the database, not into the working directory.
+        con.execute(f"SET memory_limit = '{INGEST_MEMORY_LIMIT}'")
+        con.execute("SET temp_directory = ?", [str(Path(db_path).with_suffix(".tmp"))])
         migrate(con)
         yield con
     finally:
