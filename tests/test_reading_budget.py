@@ -8,15 +8,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tasks.outputs import findings_document
+from tests.plankit import PlannerScript, entry, planner_input
 from veille.models.base import ModelResult, Usage
 from veille.roles.analyst import ANALYST, DocumentText, Finding, Findings
 from veille.roles.planner import SubTask
 from veille.run.summary import format_summary
 from veille.steps.analyse import analyse_subtask
+from veille.steps.plan import make_plan, planner_input_tokens
 from veille.steps.reading import PartRead, read_documents
 from veille.tokens import estimate_tokens
 
@@ -143,3 +146,24 @@ def test_summary_line_says_lu_a_n_pourcent(tmp_path: Path) -> None:
 def test_percent_of_a_part_is_never_100_nor_0() -> None:
     assert PartRead(tokens_read=999, tokens_total=1000).percent == 99
     assert PartRead(tokens_read=1, tokens_total=100_000).percent == 1
+
+
+@pytest.mark.parametrize("margin", [50, 400, 2_000])
+def test_the_planners_reask_stays_within_its_token_budget(margin: int) -> None:
+    # 60 documents naming a request term; the planner places one: 59 are questioned on the re-ask.
+    catalogue = [entry(f"doc-{k:02d}", f"Zorblax : débit mesuré et latence, note {k}") for k in range(60)]
+    data = planner_input(catalogue, max_subtasks=8, max_docs=8)
+    first = {"sub_tasks": [{"id": "st-1", "question": "Quel débit ?", "doc_ids": ["doc-00"]}], "excluded": []}
+    client = PlannerScript(first)
+    budget = planner_input_tokens(data) + margin
+    outcome = make_plan(client, data, token_budget=budget)
+    assert len(client.inputs) == 2  # re-asked once
+    reask = client.inputs[1]
+    assert planner_input_tokens(reask) <= budget or len(reask.findings) == 2  # proposal + one document
+    unbounded = PlannerScript(first)
+    make_plan(unbounded, data)
+    assert len(reask.findings) <= len(unbounded.inputs[1].findings)
+    assert planner_input_tokens(unbounded.inputs[1]) > budget  # the bound really cut something
+    # Every document is still placed or excluded with a reason (code places what was not listed).
+    placed = {i for st in outcome.plan.sub_tasks for i in st.doc_ids}
+    assert placed | {e.id for e in outcome.plan.exclusions} == {e.id for e in catalogue}

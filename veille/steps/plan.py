@@ -45,6 +45,7 @@ __all__ = [
     "PlanOutcome",
     "PlanUnusableError",
     "make_plan",
+    "planner_input_tokens",
     "rebuild_plan",
     "suspicious_exclusions",
     "validate_plan",
