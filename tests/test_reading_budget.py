@@ -19,7 +19,8 @@ from veille.roles.analyst import ANALYST, DocumentText, Finding, Findings
 from veille.roles.planner import SubTask
 from veille.run.summary import format_summary
 from veille.steps.analyse import analyse_subtask
-from veille.steps.plan import make_plan, planner_input_tokens
+from veille.steps.catalogue import planner_tokens as planner_input_tokens
+from veille.steps.plan import make_plan
 from veille.steps.reading import PartRead, read_documents
 from veille.tokens import estimate_tokens
 

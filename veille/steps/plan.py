@@ -34,9 +34,9 @@ from veille.roles.planner import (
     SubTask,
     summary_budget,
 )
+from veille.steps.catalogue import planner_tokens
 from veille.steps.coverage import Vocabulary, check_flagged, cover, mentions_term, needs_placement
 from veille.steps.plan_alerts import CoverageReport, coverage_report, left_out_alert, outcome_alerts
-from veille.tokens import estimate_tokens
 
 __all__ = [
     "CatalogueLike",
@@ -45,7 +45,6 @@ __all__ = [
     "PlanOutcome",
     "PlanUnusableError",
     "make_plan",
-    "planner_input_tokens",
     "rebuild_plan",
     "suspicious_exclusions",
     "validate_plan",
@@ -265,11 +264,6 @@ def _findings(
     return lines
 
 
-def planner_input_tokens(data: PlannerInput) -> int:
-    """Estimated tokens of one planner call's input: instructions + prompt."""
-    return estimate_tokens(PLANNER.instructions) + estimate_tokens(PLANNER.build_prompt(data))
-
-
 def _reask(
     client: Asker,
     data: PlannerInput,
@@ -286,7 +280,7 @@ def _reask(
     follow_up = data.model_copy(update={"findings": lines})
     if token_budget is not None:  # the re-ask within the planner's budget: code places the rest
         keep = len(lines) - len(questioned)  # the proposal's lines, then the questioned documents
-        while len(lines) > keep + 1 and planner_input_tokens(follow_up) > token_budget:
+        while len(lines) > keep + 1 and planner_tokens(follow_up) > token_budget:
             lines = lines[:-1]
             follow_up = data.model_copy(update={"findings": lines})
     try:
