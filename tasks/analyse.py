@@ -37,7 +37,7 @@ from veille.steps.analyse_update import (
     update_subtask,
 )
 from veille.steps.news import Changes
-from veille.steps.reading import read_note
+from veille.steps.reading import PartRead, read_note
 from veille.store.readers import fetch_documents
 
 __all__ = [
@@ -119,7 +119,8 @@ def _version(_ctx: Any, inputs: dict[str, Any]) -> str:
 # The client is not data; the database path and the fault flag do not change a successful result
 # (the fault never produces one; ``cache_scope`` is what keeps a drill branch out of shared entries).
 # ``update`` enters the key through _version (so a full job's key is the one it always had);
-# ``carry`` (the previous findings of an unchanged sub-task) is the analysis of this very job, and
+# ``carry`` (the previous findings of an unchanged sub-task) and ``carry_read`` (what they were read
+# from in part) are the analysis of this very job, and
 # ``why`` is a log line.
 ANALYSE_CACHE_POLICY = (
     INPUTS
@@ -128,6 +129,7 @@ ANALYSE_CACHE_POLICY = (
     - "fault"
     - "update"
     - "carry"
+    - "carry_read"
     - "why"
     + CacheKeyFnPolicy(cache_key_fn=_version)
 )
@@ -150,6 +152,7 @@ def analyse(
     update: UpdateJob | None = None,
     carry: Findings | None = None,
     why: str = "",
+    carry_read: dict[str, PartRead] | None = None,
 ) -> Analysis:
     """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst: over
     all of them, or (``update``) over the new ones with the previous findings; ``carry``: the
@@ -166,7 +169,7 @@ def analyse(
             f"{len(update.previous.findings)} finding(s) carried over"
         )
     elif carry is not None:
-        analysis = carried_analysis(job.sub_task, carry)
+        analysis = carried_analysis(job.sub_task, carry, carry_read)
         mode = f"unchanged ({why}): 0 document(s) read, {len(carry.findings)} finding(s) carried over"
     else:
         analysis = analyse_subtask(client, job.sub_task, documents, job.token_budget)
@@ -257,6 +260,7 @@ def analyse_sub_tasks(
         cache_scope=reuse.branch_scopes(ids),
         update=[d.update for d in decisions],
         carry=[d.carry for d in decisions],
+        carry_read=[dict(d.previous.read) if d.kind == "carry" and d.previous else None for d in decisions],
         why=[_why(d) for d in decisions],
     )
     return collect_branches(sub_tasks, branches)

@@ -19,6 +19,7 @@ from veille.roles.analyst import ANALYST, DocumentText, Finding, Findings
 from veille.roles.planner import SubTask
 from veille.run.summary import format_summary
 from veille.steps.analyse import analyse_subtask
+from veille.steps.analyse_update import carried_analysis, decide, previous_branches
 from veille.steps.catalogue import planner_tokens as planner_input_tokens
 from veille.steps.plan import make_plan
 from veille.steps.reading import PartRead, read_documents
@@ -168,3 +169,18 @@ def test_the_planners_reask_stays_within_its_token_budget(margin: int) -> None:
     # Every document is still placed or excluded with a reason (code places what was not listed).
     placed = {i for st in outcome.plan.sub_tasks for i in st.doc_ids}
     assert placed | {e.id for e in outcome.plan.exclusions} == {e.id for e in catalogue}
+
+
+def test_a_partial_read_is_still_named_when_the_branch_is_carried_or_updated() -> None:
+    part = {"tokens_read": 300, "tokens_total": 1000}
+    findings_json = {"st-1": {"status": "ok", "findings": [], "analyst_basis": "b", "read": {"doc-1": part}}}
+    plan_json = {"sub_tasks": [{"id": "st-1", "question": QUESTION, "doc_ids": ["doc-1", "doc-2"]}]}
+    previous = previous_branches(findings_json, plan_json, {"doc-1": "h1", "doc-2": "h2"})["st-1"]
+    assert previous.read == {"doc-1": PartRead(**part)}
+    sub_task = SubTask(id="st-1", question=QUESTION, doc_ids=["doc-1", "doc-2"])
+    carried = decide(sub_task, {"doc-1": "h1", "doc-2": "h2"}, "b", previous)
+    assert carried.kind == "carry" and carried.carry is not None
+    assert carried_analysis(sub_task, carried.carry, previous.read).read == previous.read
+    grown = sub_task.model_copy(update={"doc_ids": ["doc-1", "doc-2", "doc-3"]})
+    update = decide(grown, {"doc-1": "h1", "doc-2": "h2", "doc-3": "h3"}, "b", previous).update
+    assert update is not None and update.previous_read == {"doc-1": PartRead(**part)}
