@@ -117,7 +117,7 @@ def veille_flow(
         run.add(client.alerts())
 
         info = run.info(backend_label(settings), records())
-        basis = analyst_basis(model_key(settings, "analyst"))  # later nights build on these findings
+        basis = analyst_basis(model_key(settings, "analyst"), settings.analyst_token_budget)  # later nights
         write_outputs(folder, info, **run.outputs(), analyst_basis=basis)
         if run.final is not None:
             with run.grading(log):  # grading informs; it must not fail a run whose report is written

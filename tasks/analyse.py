@@ -100,10 +100,12 @@ def analyst_jobs(
     ]
 
 
-def analyst_basis(model_key: str) -> str:
+def analyst_basis(model_key: str, token_budget: int | None = None) -> str:
     """What a branch's findings were written under (findings.json ``analyst_basis``): a later night
-    builds on them only under the same one."""
-    return f"{model_key}|analyse-v{ANALYSE_CACHE_VERSION}"
+    builds on them only under the same one — model key, version and input budget (findings read
+    within another budget are read again)."""
+    read = "" if token_budget is None else f"|read-{token_budget}"
+    return f"{model_key}|analyse-v{ANALYSE_CACHE_VERSION}{read}"
 
 
 def _version(_ctx: Any, inputs: dict[str, Any]) -> str:
@@ -225,7 +227,7 @@ def branch_decisions(
     if not settings.use_cache:
         return [Decision("full", "use_cache is off") for _ in sub_tasks]
     branches, run_id, why_none = load_previous_branches(settings, changes)
-    basis = analyst_basis(model_key(settings, "analyst"))
+    basis = analyst_basis(model_key(settings, "analyst"), settings.analyst_token_budget)
     return [
         decide(st, job.doc_hashes, basis, branches.get(st.id), previous_run=run_id, why_none=why_none)
         for st, job in zip(sub_tasks, jobs, strict=True)

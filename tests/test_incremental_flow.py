@@ -99,7 +99,7 @@ def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
 
     first, _ = night()
     findings_one = _json(first, "findings.json")
-    assert all(entry["analyst_basis"].endswith("|analyse-v1") for entry in findings_one.values())
+    assert all(entry["analyst_basis"].endswith("|analyse-v1|read-10000") for entry in findings_one.values())
 
     # Night 2: one new document.
     (corpus / "docs" / "doc-90.md").write_text(NEW, encoding="utf-8")

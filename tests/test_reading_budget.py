@@ -19,7 +19,7 @@ from veille.roles.analyst import ANALYST, DocumentText, Finding, Findings
 from veille.roles.planner import SubTask
 from veille.run.summary import format_summary
 from veille.steps.analyse import analyse_subtask
-from veille.steps.analyse_update import carried_analysis, decide, previous_branches
+from veille.steps.analyse_update import PreviousBranch, carried_analysis, decide, previous_branches
 from veille.steps.catalogue import planner_tokens as planner_input_tokens
 from veille.steps.plan import make_plan
 from veille.steps.reading import PartRead, read_documents
@@ -184,3 +184,21 @@ def test_a_partial_read_is_still_named_when_the_branch_is_carried_or_updated() -
     grown = sub_task.model_copy(update={"doc_ids": ["doc-1", "doc-2", "doc-3"]})
     update = decide(grown, {"doc-1": "h1", "doc-2": "h2", "doc-3": "h3"}, "b", previous).update
     assert update is not None and update.previous_read == {"doc-1": PartRead(**part)}
+
+
+def test_findings_read_within_another_budget_are_not_built_on() -> None:
+    from tasks.analyse import analyst_basis
+
+    previous = PreviousBranch(
+        subtask_id="st-1",
+        question=QUESTION,
+        doc_ids=("doc-1",),
+        doc_hashes={"doc-1": "h1"},
+        flags={},
+        status="ok",
+        basis=analyst_basis("gemini|m", 10_000),
+        findings=Findings(findings=[]),
+    )
+    sub_task = SubTask(id="st-1", question=QUESTION, doc_ids=["doc-1"])
+    assert decide(sub_task, {"doc-1": "h1"}, analyst_basis("gemini|m", 10_000), previous).kind == "carry"
+    assert decide(sub_task, {"doc-1": "h1"}, analyst_basis("gemini|m", 5_000), previous).kind == "full"
