@@ -11,7 +11,7 @@ from typing import Any
 __all__ = ["DETAIL_PER_SEVERITY", "alert_lines"]
 
 # Full messages shown per code: every error a user must fix is named, up to a bound.
-DETAIL_PER_SEVERITY: Mapping[str, int] = {"error": 20, "warning": 3, "info": 2}
+DETAIL_PER_SEVERITY: Mapping[str, int] = {"error": 25, "warning": 3, "info": 2}
 _SUBJECTS = 3
 _ORDER = {"error": 0, "warning": 1, "info": 2}
 
