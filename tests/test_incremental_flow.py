@@ -104,6 +104,7 @@ def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
 
     # The basis names both analysts and the digest of their code (tasks.clients.model_key).
     assert {entry["analyst_basis"] for entry in findings_one.values()} == {analyst_basis(Settings())}
+    assert all(entry["analyst_basis"].endswith("|read-10000") for entry in findings_one.values())
 
     # Night 2: one new document.
     (corpus / "docs" / "doc-90.md").write_text(NEW, encoding="utf-8")

@@ -126,6 +126,12 @@ class Settings(BaseSettings):
     # Most tokens the planner input (instructions + prompt) may take; above it the catalogue step
     # collapses near-duplicates and shortlists by relevance to the request (veille/steps/catalogue.py).
     planner_token_budget: int = Field(default=8000, ge=1000)
+    # Most tokens of document text one analyst call reads (docs/pipeline.md, "Reading within a
+    # budget"): documents whole while they fit, else their sections most relevant to the sub-task's
+    # question; the default comes from bench/analyst_budget.py (docs/benchmarks.md).
+    analyst_token_budget: int = Field(
+        default=10000, ge=500, description="tokens of document text per analyst call"
+    )
     max_rounds: int = Field(default=3, ge=1)
     # The nightly watch (veille/steps/plan_reuse.py): up to this many new documents since the last
     # completed run, its plan is reused and code places them; more (or 0 to never reuse): re-plan.

@@ -26,6 +26,7 @@ __all__ = [
     "Finding",
     "Findings",
     "build_prompt",
+    "document_attributes",
     "findings_schema",
 ]
 
@@ -57,6 +58,17 @@ class DocumentText(BaseModel):
     title: str
     body: str
     flag: str | None = None  # the screen flagged it (e.g. "injection suspectée"); the plan kept it
+    # Percent of the document's text shown when the input budget cut it to its sections most relevant
+    # to the question (veille.steps.reading); None: the whole text.
+    read_percent: int | None = None
+
+
+def document_attributes(d: DocumentText) -> dict[str, str]:
+    """The data block's attributes: id, date, type, title and, for a document read in part, how much."""
+    attributes = {"id": d.id, "date": d.date, "type": d.source_type, "titre": d.title}
+    if d.read_percent is not None:
+        attributes["lecture"] = f"extraits, {d.read_percent} % du texte (passages les plus pertinents)"
+    return attributes
 
 
 class AnalystInput(BaseModel):
@@ -85,7 +97,7 @@ FLAG_NOTICE = (
 
 
 def _document_block(d: DocumentText) -> str:
-    attributes = {"id": d.id, "date": d.date, "type": d.source_type, "titre": d.title}
+    attributes = document_attributes(d)
     if d.flag is None:
         return data_block("document", d.body, **attributes)
     # The notice is outside the block: it comes from code, not from the document.

@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, JsonValue, create_model
 
-from veille.roles.analyst import FLAG_NOTICE, DocumentText, Finding, Findings
+from veille.roles.analyst import FLAG_NOTICE, DocumentText, Finding, Findings, document_attributes
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 
@@ -89,7 +89,7 @@ Ne cite jamais un document qui n'est ni fourni ni listé parmi les documents dé
 
 
 def _document_block(d: DocumentText) -> str:
-    attributes = {"id": d.id, "date": d.date, "type": d.source_type, "titre": d.title}
+    attributes = document_attributes(d)
     if d.flag is None:
         return data_block("document", d.body, **attributes)
     notice = FLAG_NOTICE.format(flag=d.flag)  # from code, outside the block

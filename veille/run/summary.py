@@ -13,6 +13,7 @@ from veille.alertlines import alert_lines
 from veille.alerts import Alert
 from veille.gradestatus import GRADES_FILE, grade_counts, grade_status
 from veille.journal import CallRecord, read_journal
+from veille.steps.reading import PartRead
 from veille.store.ingest import IngestReport
 
 __all__ = [
@@ -163,6 +164,15 @@ def _excluded_lines(plan: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _doc_read(doc_id: str, part: Any) -> str:
+    """``doc-3`` or, read in part within the analyst's input budget, ``doc-3 (lu à 40 %)``."""
+    try:
+        percent = PartRead.model_validate(part).percent if part else None
+    except ValueError:  # a findings.json of another layout: the id alone
+        percent = None
+    return doc_id if percent is None else f"{doc_id} (lu à {percent} %)"
+
+
 def format_summary(run_dir: Path) -> str:
     """Sub-tasks and their documents, excluded documents, alerts, rounds and verdict, usage per role,
     report path: the lines ``make run`` prints."""
@@ -184,7 +194,8 @@ def format_summary(run_dir: Path) -> str:
         status = findings.get(st["id"], {}).get("status", "?")
         flag = "" if status == "ok" else f" [{status}]"
         lines.append(f"  {st['id']}{flag} {st['question']}")
-        lines.append(f"        {', '.join(st['doc_ids'])}")
+        read = findings.get(st["id"], {}).get("read") or {}
+        lines.append(f"        {', '.join(_doc_read(i, read.get(i)) for i in st['doc_ids'])}")
     lines += _excluded_lines(plan)
     lines.append(f"Alertes ({len(alerts)}, regroupées par code) :")
     lines += alert_lines(alerts)

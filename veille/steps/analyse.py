@@ -15,6 +15,7 @@ from veille.alerts import Alert, alert
 from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
+from veille.steps.reading import PartRead, read_documents, reading_alert
 
 __all__ = [
     "Analysis",
@@ -37,6 +38,8 @@ class Analysis(BaseModel):
     error: str | None = None
     findings: Findings = Field(default_factory=lambda: Findings(findings=[]))
     alerts: list[Alert] = Field(default_factory=list)
+    # Documents this branch's analyst read in part (input budget): tokens read / total each.
+    read: dict[str, PartRead] = Field(default_factory=dict)
 
 
 def failed_analysis(sub_task: SubTask, error: BaseException) -> Analysis:
@@ -120,14 +123,23 @@ def restrict_citations(
     return cleaned, alerts
 
 
-def analyse_subtask(client: Asker, sub_task: SubTask, documents: Sequence[DocumentText]) -> Analysis:
-    """One analyst: the autonomous question and the full text of its documents, nothing else."""
+def analyse_subtask(
+    client: Asker, sub_task: SubTask, documents: Sequence[DocumentText], budget: int | None = None
+) -> Analysis:
+    """One analyst: the autonomous question and its documents, nothing else — whole while they fit
+    ``budget`` tokens (None: no budget), else their sections most relevant to the question."""
     # A document the screen flagged and the plan kept carries its flag to the analyst.
     shown = [d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents]
+    parts: dict[str, PartRead] = {}
+    if budget is not None:
+        shown, parts = read_documents(shown, sub_task.question, budget)
     data = AnalystInput(subtask_id=sub_task.id, question=sub_task.question, documents=shown)
     result = client.ask(ANALYST, data, subtask_id=sub_task.id)
     findings, alerts = restrict_citations(result.output, [d.id for d in documents], sub_task.id)
-    return branch_analysis(sub_task, findings, alerts + missing_documents(sub_task, documents))
+    alerts += missing_documents(sub_task, documents)
+    if budget is not None:
+        alerts += reading_alert(sub_task.id, parts, budget)
+    return branch_analysis(sub_task, findings, alerts, parts)
 
 
 def missing_documents(sub_task: SubTask, documents: Sequence[DocumentText]) -> list[Alert]:
@@ -146,8 +158,10 @@ def missing_documents(sub_task: SubTask, documents: Sequence[DocumentText]) -> l
     ]
 
 
-def branch_analysis(sub_task: SubTask, findings: Findings, alerts: list[Alert]) -> Analysis:
-    """A successful branch's record: the sub-task, its findings and its alerts."""
+def branch_analysis(
+    sub_task: SubTask, findings: Findings, alerts: list[Alert], read: dict[str, PartRead] | None = None
+) -> Analysis:
+    """A successful branch's record: the sub-task, its findings, its alerts and what it read in part."""
     return Analysis(
         subtask_id=sub_task.id,
         question=sub_task.question,
@@ -155,4 +169,5 @@ def branch_analysis(sub_task: SubTask, findings: Findings, alerts: list[Alert]) 
         flags=dict(sub_task.flags),
         findings=findings,
         alerts=alerts,
+        read=dict(read or {}),
     )

@@ -17,7 +17,7 @@ findings.json and plan, and fetches the documents):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -28,6 +28,7 @@ from veille.roles.analyst_update import ANALYST_UPDATE, AnalystUpdateInput, Find
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 from veille.steps.analyse import Analysis, branch_analysis, missing_documents, restrict_citations
+from veille.steps.reading import PartRead, read_documents, reading_alert
 
 __all__ = [
     "Decision",
@@ -47,6 +48,7 @@ class UpdateJob(BaseModel):
 
     new_ids: list[str]
     previous: Findings
+    previous_read: dict[str, PartRead] = {}  # documents read in part then (input budget)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class PreviousBranch:
     basis: str  # the analyst model key and version its findings were written under ("" unknown)
     findings: Findings | None  # None: the entry could not be read
     problem: str = ""  # why ``findings`` is None
+    read: Mapping[str, PartRead] = field(default_factory=dict)  # documents read in part then
 
 
 @dataclass(frozen=True)
@@ -76,13 +79,27 @@ class Decision:
     def update(self) -> UpdateJob | None:
         if self.kind != "update" or self.previous is None or self.previous.findings is None:
             return None
-        return UpdateJob(new_ids=list(self.new_ids), previous=self.previous.findings)
+        return UpdateJob(
+            new_ids=list(self.new_ids),
+            previous=self.previous.findings,
+            previous_read=dict(self.previous.read),
+        )
 
     @property
     def carry(self) -> Findings | None:
         if self.kind != "carry" or self.previous is None:
             return None
         return self.previous.findings
+
+
+def _read_of(entry: Mapping[str, Any]) -> dict[str, PartRead]:
+    raw = entry.get("read")
+    try:
+        return (
+            {str(k): PartRead.model_validate(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
+        )
+    except ValidationError:
+        return {}  # another layout: the findings still hold, only the note of a partial read is lost
 
 
 def _findings_of(entry: Mapping[str, Any]) -> tuple[Findings | None, str]:
@@ -123,6 +140,7 @@ def previous_branches(
             basis=str(entry.get("analyst_basis") or ""),
             findings=findings,
             problem=problem,
+            read=_read_of(entry),
         )
     return out
 
@@ -226,14 +244,22 @@ def merge_update(
 
 
 def update_subtask(
-    client: Asker, sub_task: SubTask, documents: Sequence[DocumentText], job: UpdateJob
+    client: Asker,
+    sub_task: SubTask,
+    documents: Sequence[DocumentText],
+    job: UpdateJob,
+    budget: int | None = None,
 ) -> Analysis:
-    """Ask the incremental analyst with the new documents (in full), the documents already read
-    (metadata only) and the previous findings, then merge (:func:`merge_update`)."""
+    """Ask the incremental analyst with the new documents (whole while they fit ``budget`` tokens,
+    else their most relevant sections), the documents already read (metadata only) and the previous
+    findings, then merge (:func:`merge_update`)."""
     new_set = set(job.new_ids)
     shown = [
         d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents if d.id in new_set
     ]
+    parts: dict[str, PartRead] = {}
+    if budget is not None:
+        shown, parts = read_documents(shown, sub_task.question, budget)
     known = [
         KnownDocument(id=d.id, date=d.date, source_type=d.source_type, title=d.title)
         for d in documents
@@ -248,10 +274,20 @@ def update_subtask(
     )
     result = client.ask(ANALYST_UPDATE, data, subtask_id=sub_task.id)
     merged, alerts = merge_update(sub_task, job.previous, result.output, [d.id for d in shown])
-    return branch_analysis(sub_task, merged, alerts + missing_documents(sub_task, documents))
+    alerts += missing_documents(sub_task, documents)
+    if budget is not None:
+        alerts += reading_alert(sub_task.id, parts, budget)
+    known_read = {
+        i: p for i, p in job.previous_read.items() if i in set(sub_task.doc_ids) and i not in new_set
+    }
+    return branch_analysis(sub_task, merged, alerts, known_read | parts)
 
 
-def carried_analysis(sub_task: SubTask, previous: Findings) -> Analysis:
-    """An unchanged sub-task: its previous findings, no model call (citations still restricted)."""
+def carried_analysis(
+    sub_task: SubTask, previous: Findings, read: Mapping[str, PartRead] | None = None
+) -> Analysis:
+    """An unchanged sub-task: its previous findings, no model call (citations still restricted),
+    and what those findings were read from in part (``read``: the previous run's record)."""
     findings, alerts = restrict_citations(previous, sub_task.doc_ids, sub_task.id)
-    return branch_analysis(sub_task, findings, alerts)
+    kept = {i: p for i, p in (read or {}).items() if i in set(sub_task.doc_ids)}
+    return branch_analysis(sub_task, findings, alerts, kept)

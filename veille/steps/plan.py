@@ -34,6 +34,7 @@ from veille.roles.planner import (
     SubTask,
     summary_budget,
 )
+from veille.steps.catalogue import planner_tokens
 from veille.steps.coverage import Vocabulary, check_flagged, cover, mentions_term, needs_placement
 from veille.steps.plan_alerts import CoverageReport, coverage_report, left_out_alert, outcome_alerts
 
@@ -264,14 +265,24 @@ def _findings(
 
 
 def _reask(
-    client: Asker, data: PlannerInput, plan: Plan, questioned: Sequence[str], vocabulary: Vocabulary
+    client: Asker,
+    data: PlannerInput,
+    plan: Plan,
+    questioned: Sequence[str],
+    vocabulary: Vocabulary,
+    token_budget: int | None = None,
 ) -> tuple[Plan, Plan, list[Alert]] | None:
     """Ask the planner once more with the findings; ``None`` if its answer is unusable (the first
-    plan is kept then)."""
+    plan is kept then). ``token_budget``: the re-ask's input stays within it (the questioned
+    documents past it are not listed; code's coverage step places them as for any left-out one)."""
     catalogue = {e.id: e for e in data.catalogue}
-    follow_up = data.model_copy(
-        update={"findings": _findings(plan, questioned, catalogue, vocabulary, data.max_docs)}
-    )
+    lines = _findings(plan, questioned, catalogue, vocabulary, data.max_docs)
+    follow_up = data.model_copy(update={"findings": lines})
+    if token_budget is not None:  # the re-ask within the planner's budget: code places the rest
+        keep = len(lines) - len(questioned)  # the proposal's lines, then the questioned documents
+        while len(lines) > keep + 1 and planner_tokens(follow_up) > token_budget:
+            lines = lines[:-1]
+            follow_up = data.model_copy(update={"findings": lines})
     try:
         proposed = client.ask(PLANNER, follow_up).output
         revised, alerts = validate_plan(
@@ -334,13 +345,14 @@ def make_plan(
     reask: bool = True,
     previous: Plan | None = None,
     reused_note: str = "",
+    token_budget: int | None = None,
 ) -> PlanOutcome:
     """Ask the planner (catalogue only), validate, then make coverage the code's job.
 
     ``left_out``: documents left out of ``data.catalogue`` before planning, with their reason
     (shortlist, duplicates), recorded in the plan's exclusions. ``flagged``: documents the screen
     flagged (id -> label). ``reask``: put the left-out documents that concern the request back to the
-    planner once. ``previous``: last night's plan (veille.steps.plan_reuse), validated and covered
+    planner once, within ``token_budget`` tokens of input. ``previous``: last night's plan (veille.steps.plan_reuse), validated and covered
     like a planner's answer without asking it. Raises :class:`PlanUnusableError` when nothing
     usable is left.
     """
@@ -358,7 +370,7 @@ def make_plan(
     questioned = _questioned(plan, data.catalogue, vocabulary, never)
     reasked = bool(questioned and reask)
     if reasked:
-        revised = _reask(client, data, plan, questioned, vocabulary)
+        revised = _reask(client, data, plan, questioned, vocabulary, token_budget)
         if revised is not None:  # the first answer's repairs stay on record (hallucinated ids…)
             plan, proposed = revised[0], revised[1]
             alerts = [_first_answer(a) for a in alerts] + revised[2]

@@ -35,6 +35,7 @@ from veille.steps.analyse_update import (
     update_subtask,
 )
 from veille.steps.news import Changes
+from veille.steps.reading import PartRead, read_note
 from veille.store.readers import fetch_documents
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
 from veille.tasks.reuse import Reuse
@@ -60,6 +61,9 @@ class AnalystJob(BaseModel):
     sub_task: SubTask
     doc_hashes: dict[str, str]  # content hash of each document: an edited document invalidates the branch
     model_key: str  # branch_key: both analysts' settings and code digests
+    token_budget: int | None = (
+        None  # tokens of document text the analyst reads (Settings.analyst_token_budget)
+    )
 
 
 class InjectedFaultError(RuntimeError):
@@ -70,12 +74,21 @@ class InjectedFaultError(RuntimeError):
 
 
 def analyst_jobs(
-    sub_tasks: Sequence[SubTask], snapshot: Sequence[tuple[str, str]], model_key: str
+    sub_tasks: Sequence[SubTask],
+    snapshot: Sequence[tuple[str, str]],
+    model_key: str,
+    token_budget: int | None = None,
 ) -> list[AnalystJob]:
-    """One job per sub-task, with the content hash of each of its documents (from document_snapshot)."""
+    """One job per sub-task, with the content hash of each of its documents (from document_snapshot)
+    and the input budget its analyst reads within."""
     hashes = dict(snapshot)
     return [
-        AnalystJob(sub_task=st, doc_hashes={i: hashes.get(i, "") for i in st.doc_ids}, model_key=model_key)
+        AnalystJob(
+            sub_task=st,
+            doc_hashes={i: hashes.get(i, "") for i in st.doc_ids},
+            model_key=model_key,
+            token_budget=token_budget,
+        )
         for st in sub_tasks
     ]
 
@@ -89,8 +102,10 @@ def branch_key(settings: Settings) -> str:
 
 def analyst_basis(settings: Settings) -> str:
     """What a branch's findings were written under (findings.json ``analyst_basis``): a later night
-    builds on them only under the same one (same analysts, same code)."""
-    return branch_key(settings)
+    builds on them only under the same one — same analysts, same code, same input budget (findings
+    read within another budget are read again)."""
+    budget = settings.analyst_token_budget
+    return branch_key(settings) + ("" if budget is None else f"|read-{budget}")
 
 
 def _update_digest(_ctx: Any, inputs: dict[str, Any]) -> str:
@@ -105,7 +120,8 @@ def _update_digest(_ctx: Any, inputs: dict[str, Any]) -> str:
 # The client is not data; the database path and the fault flag do not change a successful result
 # (the fault never produces one; ``cache_scope`` is what keeps a drill branch out of shared entries).
 # ``update`` enters the key through _update_digest;
-# ``carry`` (the previous findings of an unchanged sub-task) is the analysis of this very job, and
+# ``carry`` (the previous findings of an unchanged sub-task) and ``carry_read`` (what they were read
+# from in part) are the analysis of this very job, and
 # ``why`` is a log line.
 ANALYSE_CACHE_POLICY = (
     INPUTS
@@ -114,6 +130,7 @@ ANALYSE_CACHE_POLICY = (
     - "fault"
     - "update"
     - "carry"
+    - "carry_read"
     - "why"
     + CacheKeyFnPolicy(cache_key_fn=_update_digest)
 )
@@ -136,6 +153,7 @@ def analyse(
     update: UpdateJob | None = None,
     carry: Findings | None = None,
     why: str = "",
+    carry_read: dict[str, PartRead] | None = None,
 ) -> Analysis:
     """Fetch the sub-task's documents (own read-only DuckDB connection) and run its analyst: over
     all of them, or (``update``) over the new ones with the previous findings; ``carry``: the
@@ -146,17 +164,19 @@ def analyse(
     documents = fetch_documents(db_path, job.sub_task.doc_ids)
     new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
     if update is not None and new:
-        analysis = update_subtask(client, job.sub_task, documents, update)
+        analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget)
         mode = (
             f"incremental ({why}): {len(new)} new document(s) read, "
             f"{len(update.previous.findings)} finding(s) carried over"
         )
     elif carry is not None:
-        analysis = carried_analysis(job.sub_task, carry)
+        analysis = carried_analysis(job.sub_task, carry, carry_read)
         mode = f"unchanged ({why}): 0 document(s) read, {len(carry.findings)} finding(s) carried over"
     else:
-        analysis = analyse_subtask(client, job.sub_task, documents)
+        analysis = analyse_subtask(client, job.sub_task, documents, job.token_budget)
         mode = f"{len(documents)} document(s) read" + (f" (full analysis: {why})" if why else "")
+    if analysis.read:
+        mode += f"; read in part: {read_note(analysis.read)}"
     checkpoint("analyse")  # observers (crash tests): branch computed, result not yet persisted
     get_run_logger().info(branch_note(subtask_id, mode, analysis, client))
     return analysis
@@ -225,7 +245,8 @@ def analyse_sub_tasks(
     survive (collect_branches). ``changes``: what changed since the previous completed run, whose
     findings an unchanged or only-extended sub-task builds on (branch_decisions)."""
     ids = [st.id for st in sub_tasks]
-    jobs = analyst_jobs(sub_tasks, snapshot, branch_key(reuse.settings))
+    settings = reuse.settings
+    jobs = analyst_jobs(sub_tasks, snapshot, branch_key(settings), settings.analyst_token_budget)
     decisions = [
         # A drill branch really runs on its retry, as it ignores what earlier nights cached.
         Decision("full", "drill branch (fail_subtasks)") if st.id in reuse.drill else d
@@ -240,6 +261,7 @@ def analyse_sub_tasks(
         cache_scope=reuse.branch_scopes(ids),
         update=[d.update for d in decisions],
         carry=[d.carry for d in decisions],
+        carry_read=[dict(d.previous.read) if d.kind == "carry" and d.previous else None for d in decisions],
         why=[_why(d) for d in decisions],
     )
     return collect_branches(sub_tasks, branches)

@@ -44,6 +44,8 @@ def findings_document(
         }
         if analyst_basis:
             out[a.subtask_id]["analyst_basis"] = analyst_basis
+        if a.read:  # documents read in part within the input budget: only then (whole reads write none)
+            out[a.subtask_id]["read"] = {i: p.model_dump() for i, p in sorted(a.read.items())}
         if a.subtask_id in researched:  # only then: a run without --web writes what it always did
             out[a.subtask_id]["web"] = researched[a.subtask_id].model_dump(exclude={"alerts"})
     return out

@@ -44,6 +44,7 @@ def plan(
     left_out: list[LeftOut] | None = None,
     previous: Plan | None = None,
     reused_note: str = "",
+    token_budget: int | None = None,
 ) -> PlanOutcome:
     """Planner over the catalogue only, then validation and coverage; raises PlanUnusableError on an
     empty plan. ``flagged``: documents the screen flagged; ``left_out``: left out before planning;
@@ -59,6 +60,7 @@ def plan(
         left_out=left_out or [],
         previous=previous,
         reused_note=reused_note,
+        token_budget=token_budget,
     )
     return outcome.model_copy(update={"basis": planner_basis(data, model_key)})
 
@@ -104,6 +106,7 @@ def plan_catalogue(
         "cache_scope": reuse.scope,
         "flagged": flagged_documents(suspected),
         "left_out": shown.left_out,
+        "token_budget": reuse.settings.planner_token_budget,  # bounds the coverage re-ask too
     }
     outcome = planning(*args, **common, previous=previous, reused_note=note)
     crowded = crowded_out(outcome, changes) if previous is not None else []

@@ -1,0 +1,79 @@
+"""What one analyst call reads of its documents within the input budget (issue 27 item 2).
+
+Documents are read whole while they all fit ``Settings.analyst_token_budget`` (tokens of document
+text, estimated as everywhere: veille.tokens); else the budget is shared among them (shortest first)
+and each long document is read through its sections most relevant to the sub-task's question (BM25,
+:func:`veille.corpus.sections.read_within_budget`). What was left out is recorded per document
+(:class:`PartRead`): the branch's findings.json entry (``read``), an info alert and the run
+summary's « lu à N % ». Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel
+
+from veille.alerts import Alert, alert
+from veille.corpus.sections import read_within_budget
+from veille.roles.analyst import DocumentText
+
+__all__ = ["PartRead", "read_documents", "read_note", "reading_alert"]
+
+
+class PartRead(BaseModel):
+    """A document read in part: estimated tokens shown and in its whole text."""
+
+    tokens_read: int
+    tokens_total: int
+
+    @property
+    def percent(self) -> int:
+        """Share shown, rounded down (a document read in part never shows 100 %), at least 1."""
+        if self.tokens_total <= 0:
+            return 100
+        return max(1, min(99, self.tokens_read * 100 // self.tokens_total))
+
+
+def read_documents(
+    documents: Sequence[DocumentText], question: str, budget: int
+) -> tuple[list[DocumentText], dict[str, PartRead]]:
+    """The documents as the analyst is shown them (in the given order) and, for each one read in
+    part, how much of it. The same document id twice is read once (the first)."""
+    unique = {d.id: d for d in reversed(documents)}  # first occurrence wins
+    readings = read_within_budget({i: d.body for i, d in unique.items()}, question, budget)
+    shown: list[DocumentText] = []
+    parts: dict[str, PartRead] = {}
+    for d in documents:
+        reading = readings[d.id]
+        if reading.whole:
+            shown.append(d)
+            continue
+        part = PartRead(tokens_read=reading.tokens_read, tokens_total=reading.tokens_total)
+        parts[d.id] = part
+        shown.append(d.model_copy(update={"body": reading.text, "read_percent": part.percent}))
+    return shown, parts
+
+
+def read_note(parts: Mapping[str, PartRead]) -> str:
+    """« doc-3 lu à 40 % (2 000 / 5 000 tokens), … » — the documents read in part, in id order."""
+    return ", ".join(
+        f"{i} lu à {p.percent} % ({p.tokens_read} / {p.tokens_total} tokens)"
+        for i, p in sorted(parts.items())
+    )
+
+
+def reading_alert(subtask_id: str, parts: Mapping[str, PartRead], budget: int) -> list[Alert]:
+    """One info alert naming the sub-task's documents read in part (none: no alert)."""
+    if not parts:
+        return []
+    return [
+        alert(
+            "analyse",
+            "analyse.partial_read",
+            f"{subtask_id} : budget de lecture de {budget} tokens atteint, passages les plus pertinents "
+            f"lus : {read_note(parts)}",
+            severity="info",
+            subject=subtask_id,
+        )
+    ]
