@@ -35,11 +35,13 @@ from veille.dossier import (
     supersedes,
 )
 from veille.grid import Grid
+from veille.models.base import ModelError
 from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
 from veille.steps.research import WebResearch
+from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
 
 __all__ = [
@@ -290,8 +292,13 @@ def sanitize_dossier(
 
 
 def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]:
-    """The writer's structure, sanitised by code, and the alerts of what code removed."""
-    result = client.ask(WRITER, data)
+    """The writer's structure, sanitised by code, and the alerts of what code removed; when the
+    writer fails every attempt, the findings rendered by code (veille.steps.write_fallback)."""
+    try:
+        result = client.ask(WRITER, data)
+    except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
+        dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes))
+        return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
     return sanitize_dossier(dossier, data.sources, list(data.axes))
 
