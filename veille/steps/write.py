@@ -18,10 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, Severity, alert
-from veille.citations import (
-    SourceRegistry,
-    normalize_citations,
-)
+from veille.citations import SourceRegistry, normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
 from veille.corpus.terms import derive_terms
 from veille.dossier import (
@@ -36,6 +33,7 @@ from veille.dossier import (
 )
 from veille.grid import Grid
 from veille.models.base import ModelError
+from veille.plaintext import plain
 from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
@@ -129,7 +127,7 @@ def number_findings(
         request_title=request_title,
         request=request,
         questions={a.subtask_id: a.question for a in analyses},
-        axes=axis_titles({a.subtask_id: a.question for a in ok}),
+        axes=axis_titles({a.subtask_id: plain(a.question) for a in ok}),
         findings=numbered,
         contradictions=contradictions,
         open_questions=list(dict.fromkeys(open_questions)),
@@ -162,6 +160,8 @@ class _Tally:
     unknown_axes: int = 0
     invalid_entries: int = 0
     superseded: int = 0
+    lookalikes: int = 0  # look-alike citations rewritten as [n]
+    lookalikes_removed: int = 0
 
     def alerts(self, stage: str) -> list[Alert]:
         out = []
@@ -190,6 +190,10 @@ class _Tally:
                 "contradiction sur leur sujet : marqué(s) « remplacé »")  # fmt: skip
         if self.empty:
             add("report.empty_item", "info", f"{self.empty} élément(s) vide(s) ignoré(s)")
+        if self.lookalikes or self.lookalikes_removed:
+            add("report.lookalike_citation", "warning",
+                f"citations d'une autre forme que [n] ([ 9 ], ［9］, [n°9], (source 9)…) : {self.lookalikes} "
+                f"réécrite(s) en [n], {self.lookalikes_removed} retirée(s) (numéro sans source ou ambigu)")  # fmt: skip
         return out
 
 
@@ -200,12 +204,16 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     if _HEADING_RE.search(text):
         tally.headings += 1
         return "", []
-    text = normalize_citations(" ".join(text.split()))
+    text, rewritten, removed = normalize_lookalikes(" ".join(text.split()), valid)
+    tally.lookalikes += rewritten
+    tally.lookalikes_removed += removed
+    text = normalize_citations(text)
     inline = [int(n) for n in _MARKER_RE.findall(text)]
     tally.orphans.update(n for n in inline if n not in valid)
     text = _MARKER_RE.sub("", text)
     text = re.sub(r"[ \t]+([.,])", r"\1", " ".join(text.split()))  # French keeps its space before : ; ! ?
-    return _LEAD_RE.sub("", text).strip(), [n for n in inline if n in valid]
+    # Model text is data: rendered as the text it says, never as markup (veille.plaintext).
+    return plain(_LEAD_RE.sub("", text).strip()), [n for n in inline if n in valid]
 
 
 def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int]:
