@@ -145,6 +145,10 @@ def number_findings(
 # --- sanitising a model's structure --------------------------------------------------------------
 
 _MARKER_RE = re.compile(r"\[(\d+)\]")
+# Bounds code holds whatever a model returns (issue 23): a key point or sentence item is one or two
+# sentences (the grid's max_sentence_words is 25 by default), an axis a handful of points.
+MAX_ITEM_WORDS = 120
+MAX_POINTS_PER_AXIS = 12
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 _LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list or a quote of its own
 
@@ -162,6 +166,9 @@ class _Tally:
     superseded: int = 0
     lookalikes: int = 0  # look-alike citations rewritten as [n]
     lookalikes_removed: int = 0
+    too_long: int = 0
+    duplicates: int = 0
+    over_cap: int = 0
 
     def alerts(self, stage: str) -> list[Alert]:
         out = []
@@ -190,6 +197,11 @@ class _Tally:
                 "contradiction sur leur sujet : marqué(s) « remplacé »")  # fmt: skip
         if self.empty:
             add("report.empty_item", "info", f"{self.empty} élément(s) vide(s) ignoré(s)")
+        if self.too_long or self.duplicates or self.over_cap:
+            add("report.bounded", "warning",
+                f"bornes du code : {self.too_long} élément(s) de plus de {MAX_ITEM_WORDS} mots, "
+                f"{self.duplicates} doublon(s), {self.over_cap} point(s) au-delà de {MAX_POINTS_PER_AXIS} "
+                "par axe retiré(s)")  # fmt: skip
         if self.lookalikes or self.lookalikes_removed:
             add("report.lookalike_citation", "warning",
                 f"citations d'une autre forme que [n] ([ 9 ], ［9］, [n°9], (source 9)…) : {self.lookalikes} "
@@ -212,8 +224,23 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     tally.orphans.update(n for n in inline if n not in valid)
     text = _MARKER_RE.sub("", text)
     text = re.sub(r"[ \t]+([.,])", r"\1", " ".join(text.split()))  # French keeps its space before : ; ! ?
+    if not any(c.isalnum() for c in text):  # "", ".", "—": blank, dropped (counted by the caller)
+        return "", []
+    if len(text.split()) > MAX_ITEM_WORDS:  # dropped, not cut: a cut sentence misleads
+        tally.too_long += 1
+        return "", []
     # Model text is data: rendered as the text it says, never as markup (veille.plaintext).
     return plain(_LEAD_RE.sub("", text).strip()), [n for n in inline if n in valid]
+
+
+def _seen(text: str, seen: set[str], tally: _Tally) -> bool:
+    """Whether ``text`` repeats an item already kept (case and spacing aside); counted if so."""
+    key = " ".join(text.casefold().split())
+    if key in seen:
+        tally.duplicates += 1
+        return True
+    seen.add(key)
+    return False
 
 
 def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int]:
@@ -222,11 +249,14 @@ def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int
 
 
 def _cited(items: Sequence[CitedText], valid: set[int], tally: _Tally) -> list[CitedText]:
-    out = []
+    out: list[CitedText] = []
+    seen: set[str] = set()
     for item in items:
         text, inline = _clean(item.text, valid, tally)
         if not text:
             tally.empty += 1
+            continue
+        if _seen(text, seen, tally):
             continue
         out.append(CitedText(text=text, citations=_numbers([*item.citations, *inline], valid, tally)))
     return out
@@ -255,6 +285,7 @@ def _sections(
 ) -> list[AxisSection]:
     """One section per axis, in the axes' order; points without a valid citation dropped."""
     points: dict[str, list[KeyPoint]] = {axis: [] for axis in axes}
+    seen: dict[str, set[str]] = {axis: set() for axis in axes}
     for section in sections:
         if section.axis not in points:
             tally.unknown_axes += 1
@@ -266,6 +297,10 @@ def _sections(
                 tally.empty += 1
             elif not numbers:
                 tally.uncited += 1  # still checked here although the schema forbids it
+            elif _seen(text, seen[section.axis], tally):
+                continue
+            elif len(points[section.axis]) >= MAX_POINTS_PER_AXIS:
+                tally.over_cap += 1
             else:
                 points[section.axis].append(
                     KeyPoint(text=text, citations=numbers, superseded=point.superseded)
