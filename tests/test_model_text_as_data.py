@@ -22,7 +22,7 @@ from veille.dossier import (
     axis_titles,
     render_body,
 )
-from veille.plaintext import plain
+from veille.plaintext import clean_text, md_escape, plain
 from veille.roles.writer import NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.finalize import assemble_report
 from veille.steps.write import sanitize_dossier
@@ -57,12 +57,12 @@ def _check(report: str, titles: dict[str, str]) -> None:
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
     assert headings[0] == "Rapport"
     for heading in headings[1:]:
-        assert heading in CODE_HEADINGS or heading in titles.values(), heading
+        assert heading in CODE_HEADINGS or heading in {md_escape(t) for t in titles.values()}, heading
     assert sum(1 for t in tokens if t.type == "heading_open") == 1 + len(CODE_HEADINGS) + len(titles)
 
 
 def _render(dossier: Dossier, questions: dict[str, str]) -> tuple[str, dict[str, str]]:
-    titles = axis_titles({k: plain(q) for k, q in questions.items()})
+    titles = axis_titles({k: clean_text(q) for k, q in questions.items()})  # as the write step does
     clean, _ = sanitize_dossier(dossier, SOURCES, AXES)
     clean, _ = sanitize_dossier(clean, SOURCES, AXES)  # sanitised again by the review: idempotent
     return assemble_report("Rapport", render_body(clean, titles), SOURCES), titles

@@ -15,12 +15,13 @@ Imports nothing of veille.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
 import nh3
 
-__all__ = ["plain"]
+__all__ = ["clean_text", "md_escape", "plain"]
 
 _DROP = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 _LINK_RE = re.compile(r"!?\[([^\[\]]*)\]\s*\([^()]*\)")
@@ -30,6 +31,8 @@ _URL_RE = re.compile(
 )
 _ESCAPE_RE = re.compile(r"([\\\[\]#|])")
 _UNESCAPE_RE = re.compile(r"\\([\\\[\]#|().\-+*>=~`])")
+# "&amp;" "&#60;" "&#x3c;" written as text: the ampersand escaped so it is not read as an entity.
+_ENTITY_RE = re.compile(r"&(?=(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)")
 _LEAD_RE = re.compile(r"^(?:[-+*>=~`]|(\d+)([.)]))")
 
 
@@ -44,18 +47,28 @@ def _characters(text: str) -> str:
     return " ".join("".join(out).split())
 
 
-def plain(text: str) -> str:
-    """``text`` on one line, rendering in Markdown as plain text (see the module docstring)."""
-    text = _UNESCAPE_RE.sub(r"\1", _characters(text))  # idempotent: escapes from a previous pass undone
+def clean_text(text: str) -> str:
+    """``text`` on one line, without control characters, HTML, links, images, footnotes or URLs:
+    what the dossier's structure holds (its HTML and Markdown renderings escape it)."""
+    text = _UNESCAPE_RE.sub(r"\1", _characters(text))  # escapes from an earlier rendering undone
     text = nh3.clean(text, tags=set(), clean_content_tags={"script", "style"}, strip_comments=True)
     for _ in range(3):  # nested links ([a [b](x)](y)) unwrap one level per pass
         text = _LINK_RE.sub(r"\1", text)
     text = _FOOTNOTE_RE.sub("", text).replace("[^", "[")
     text = _URL_RE.sub("", text)
-    text = " ".join(text.split())
-    text = _ESCAPE_RE.sub(r"\\\1", text)
-    text = text.replace("](", "]\\(")
+    return " ".join(html.unescape(text).split())
+
+
+def md_escape(text: str) -> str:
+    """``text`` (one line) escaped so Markdown renders it as the text it says."""
+    text = _ENTITY_RE.sub(r"&amp;\1", _ESCAPE_RE.sub(r"\\\1", text))
+    text = text.replace("](", "]\\(").replace("<", "&lt;").replace(">", "&gt;")
     lead = _LEAD_RE.match(text)
     if lead:  # "- x" or "1. x" at the start would open a list of the model's own
         text = f"{lead.group(1)}\\{lead.group(2)}{text[lead.end() :]}" if lead.group(1) else "\\" + text
     return text
+
+
+def plain(text: str) -> str:
+    """:func:`clean_text` then :func:`md_escape`: model or document text in a Markdown line."""
+    return md_escape(clean_text(text))

@@ -33,7 +33,7 @@ from veille.dossier import (
 )
 from veille.grid import Grid
 from veille.models.base import ModelError
-from veille.plaintext import plain
+from veille.plaintext import clean_text
 from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
@@ -127,7 +127,7 @@ def number_findings(
         request_title=request_title,
         request=request,
         questions={a.subtask_id: a.question for a in analyses},
-        axes=axis_titles({a.subtask_id: plain(a.question) for a in ok}),
+        axes=axis_titles({a.subtask_id: clean_text(a.question) for a in ok}),
         findings=numbered,
         contradictions=contradictions,
         open_questions=list(dict.fromkeys(open_questions)),
@@ -229,8 +229,8 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     if len(text.split()) > MAX_ITEM_WORDS:  # dropped, not cut: a cut sentence misleads
         tally.too_long += 1
         return "", []
-    # Model text is data: rendered as the text it says, never as markup (veille.plaintext).
-    return plain(_LEAD_RE.sub("", text).strip()), [n for n in inline if n in valid]
+    # Model text is data: no HTML, link or URL in the structure; rendering escapes the rest.
+    return clean_text(_LEAD_RE.sub("", text).strip()), [n for n in inline if n in valid]
 
 
 def _seen(text: str, seen: set[str], tally: _Tally) -> bool:
