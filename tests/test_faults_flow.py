@@ -476,7 +476,7 @@ def test_hallucinated_ids_in_the_plan_are_removed_with_an_alert(gemini_flow: Flo
     ],
     ids=["no_subtask", "only_unknown_ids"],
 )
-def test_empty_plan_stops_the_run_clearly(
+def test_empty_plan_is_reasked_then_built_by_code(
     gemini_flow: Flow, reliability: Any, answer: dict[str, Any]
 ) -> None:
     server, faults, run = gemini_flow
@@ -484,17 +484,19 @@ def test_empty_plan_stops_the_run_clearly(
 
     result = run()
 
-    assert result.state.is_failed()
-    assert _roles(server) == ["planner"]  # PlanUnusableError is not retried; no analyst runs
-    [failed] = [a for a in result.alerts if a["code"] == "run.failed"]
-    assert "PlanUnusableError" in failed["message"] and "plan inutilisable" in failed["message"]
-    assert result.run["status"] == "failed" and not (result.run_dir / "report.md").exists()
-    assert ("run.failed", None) in result.parquet_alerts()
+    assert result.state.is_completed() and result.run["status"] == "completed"
+    roles = _roles(server)
+    assert roles.count("planner") == 2 and "analyst" in roles  # one re-ask, then code's plan
+    [code_plan] = [a for a in result.alerts if a["code"] == "plan.code_plan"]
+    assert code_plan["severity"] == "error" and result.run["rendered_by_code"] == ["plan"]
+    assert (result.run_dir / "report.md").exists()
+    assert ("plan.code_plan", None) in result.parquet_alerts()
     reliability.record(
         f"empty plan ({'no sub-task' if not answer['sub_tasks'] else 'only unknown ids'})",
-        "clear stop: PlanUnusableError, not retried; run Failed with run.failed",
-        "1 planner request, 0 analyst requests, run Failed, run.failed 'plan inutilisable…' in alerts.json "
-        "and Parquet",
+        "re-asked once with the validator's findings, then a plan built by code (request axes x "
+        "documents sharing its vocabulary); error alert plan.code_plan",
+        "2 planner requests, analysts on code's plan, run Completed with report.md, plan.code_plan in "
+        "alerts.json and Parquet, run.json rendered_by_code ['plan']",
     )
 
 

@@ -11,9 +11,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
+from veille.plaintext import plain
 from veille.roles.writer import SourceRef
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "cited_numbers",
     "invalid_citations",
     "normalize_citations",
+    "normalize_lookalikes",
     "renumber_citations",
     "strip_citations",
 ]
@@ -98,6 +100,38 @@ def normalize_citations(text: str) -> str:
     return _REPEAT_RE.sub(r"\1", text)
 
 
+# Look-alikes of ``[n]`` a model writes (``[ 9 ]``, ``［9］``, ``[n°9]``, ``[#9]``, ``[^9]``,
+# ``[9-10]``, ``(source 9)``): rewritten as ``[n]`` when every number is a source, else removed.
+_PREFIX = r"(?:n\s*[°º]\.?|no\.?|#|\^|sources?|r[ée]f\.?)"
+_LOOKALIKE_RES = (
+    re.compile(rf"[\[［【〔]\s*(?:{_PREFIX}\s*)?(\d+)(?:\s*[-–—]\s*(\d+))?\s*[\]］】〕]", re.IGNORECASE),
+    re.compile(rf"[(（]\s*(?:{_PREFIX}\s*)(\d+)(?:\s*[-–—]\s*(\d+))?\s*[)）]", re.IGNORECASE),
+)
+_MAX_RANGE = 5  # "[3-7]" names five sources; "[3-300]" names none clearly
+
+
+def normalize_lookalikes(text: str, valid: Collection[int]) -> tuple[str, int, int]:
+    """``text`` with look-alike citations as ``[n]`` (when every number is in ``valid``) or
+    removed; returns the text, how many were normalised and how many removed."""
+    counts = [0, 0]
+
+    def repl(match: re.Match[str]) -> str:
+        if re.fullmatch(r"\[\d+\]", match.group(0)):
+            return match.group(0)  # already a citation
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) else first
+        numbers = list(range(first, last + 1)) if 0 <= last - first < _MAX_RANGE else []
+        if numbers and all(n in valid for n in numbers):
+            counts[0] += 1
+            return "".join(f"[{n}]" for n in numbers)
+        counts[1] += 1
+        return ""
+
+    for pattern in _LOOKALIKE_RES:
+        text = pattern.sub(repl, text)
+    return text, counts[0], counts[1]
+
+
 def cited_numbers(text: str) -> list[int]:
     """Numbers cited in ``text``, in order of first appearance, without repeats."""
     return list(dict.fromkeys(int(n) for n in CITATION_RE.findall(normalize_citations(text))))
@@ -158,11 +192,11 @@ def bibliography(sources: Sequence[SourceRef]) -> str:
     lines = []
     for s in sorted(sources, key=lambda s: s.number):
         if s.kind == "web":  # the title is left out when it only repeats the domain
-            label = s.domain or "web"
-            title = f" — {s.title}" if s.title and s.title != label else ""
+            label = plain(s.domain or "web")
+            title = f" — {plain(s.title)}" if s.title and s.title != label else ""
             line = f"- [{s.number}] **{label}**{title} — page web consultée le {s.date}"
         else:
-            line = f"- [{s.number}] **{s.id}** — {s.title} — {s.date} — {s.source_type}"
+            line = f"- [{s.number}] **{plain(s.id)}** — {plain(s.title)} — {s.date} — {plain(s.source_type)}"
         if s.url:
             line += f" — <{s.url}>"
         if s.flag:  # flagged by the screen and kept because relevant: the reader should know

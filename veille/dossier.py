@@ -9,7 +9,8 @@ and the reviser return, how code renders it, and the rules code applies to it wh
 - :func:`ledger_entries` reads the rendered ledger back (graders); :func:`supersedes` is the generic
   rule "a key point citing only the rejected side of a contradiction on its subject".
 
-This module imports nothing of veille (textstats and citations import from it).
+This module imports nothing of veille but veille.plaintext (textstats and citations import from it):
+model text is escaped here, where it becomes Markdown.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
+
+from veille.plaintext import md_escape
 
 __all__ = [
     "DOSSIER_SECTIONS",
@@ -213,15 +216,15 @@ def _cites(numbers: Iterable[int]) -> str:
 def _item(text: str, numbers: Sequence[int], mark: str = "") -> str:
     """``text [1][2].``: the citations after the text, before its final period (a question or
     an exclamation keeps its own mark: ``Coût ? [1]``)."""
-    body = text.strip()
+    body = md_escape(text.strip())
     end = "" if body.endswith(("?", "!", "…")) else "."
     parts = [p for p in (body.rstrip(". ") if end else body, mark, _cites(numbers)) if p]
     return " ".join(parts) + end
 
 
 def render_ledger_entry(entry: LedgerEntry) -> str:
-    reason = entry.reason.strip().rstrip(".")
-    head = f"{entry.subject.strip().rstrip('.:')} — retenu : {_cites(entry.retained)} ; écarté : {_cites(entry.rejected)}"
+    reason = md_escape(entry.reason.strip().rstrip("."))
+    head = f"{md_escape(entry.subject.strip().rstrip('.:'))} — retenu : {_cites(entry.retained)} ; écarté : {_cites(entry.rejected)}"
     return f"{head}. {reason[:1].upper() + reason[1:]}." if reason else f"{head}."
 
 
@@ -236,7 +239,7 @@ def render_body(dossier: Dossier, titles: Mapping[str, str]) -> str:
             for p in section.points
             if p.text.strip()
         ]
-        title = titles.get(section.axis, section.axis)
+        title = md_escape(titles.get(section.axis, section.axis))
         axes.append(f"### {title}\n\n" + ("\n".join(points) or EMPTY_AXIS))
     parts.append(f"## {KEY_POINTS_SECTION}\n\n" + ("\n\n".join(axes) or EMPTY_KEY_POINTS))
     ledger = [f"- {render_ledger_entry(e)}" for e in dossier.contradictions]

@@ -273,6 +273,9 @@ class LogicalCall(Generic[T]):
                 await asyncio.sleep(delay)
                 continue
             answers += 1
+            # An answer echoing a secret (the key in a field) is masked before anything reads it:
+            # validation errors, the re-ask's feedback, the cache, every file built from the output.
+            raw = replace(raw, text=scrub(raw.text, *self.recorder.secrets))
             cost = self.owner.cost(raw)
             total_usage = add_usage(total_usage, raw.usage)
             costs_known = costs_known and cost is not None

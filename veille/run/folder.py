@@ -100,6 +100,9 @@ class RunInfo(BaseModel):
     subtasks_failed: int
     settings: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    # Steps whose model failed and whose part code built instead ("plan", "writer"): the dossier
+    # exists, but it was not written by the model (alerts plan.code_plan, write.rendered_by_code).
+    rendered_by_code: list[str] = Field(default_factory=list)
 
 
 def _write_atomic(path: Path, text: str) -> None:

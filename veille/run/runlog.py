@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 __all__ = ["PendingWeb", "RunLog", "RunOutputs"]
 
 
+# Alerts saying code built a step's part because its model failed -> run.json ``rendered_by_code``.
+_BY_CODE = (("plan.code_plan", "plan"), ("write.rendered_by_code", "writer"))
+
+
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
@@ -244,6 +248,8 @@ class RunLog:
             rounds=len(self.review.rounds) if self.review else 0,
             records=records,
             error=self.error,
+        ).model_copy(
+            update={"rendered_by_code": [s for c, s in _BY_CODE if any(a.code == c for a in self.alerts)]}
         )
 
     def outputs(self) -> RunOutputs:

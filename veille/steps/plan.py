@@ -1,9 +1,13 @@
 """The plan step (seed 001): the planner proposes, code decides what reaches the analysts.
 
-:func:`validate_plan` repairs what can be repaired (unknown ids, duplicates, caps, empty sub-tasks),
-alerts on each repair, refuses an empty plan with :class:`PlanUnusableError`, renumbers sub-tasks
-``st-1..st-n`` (a model repeating ``st-2`` would otherwise overwrite a branch's findings) and gives
-every catalogue document it did not place a reason (plan.json ``exclusions``).
+:func:`validate_plan` (veille.steps.plan_validate) repairs what can be repaired (ids written with
+another case or quotes, unknown ids, duplicates, caps, empty sub-tasks), alerts on each repair,
+refuses an empty plan, renumbers sub-tasks ``st-1..st-n`` (a model repeating ``st-2`` would
+otherwise overwrite a branch's findings) and gives every catalogue document it did not place a
+reason (plan.json ``exclusions``). An unusable answer (blocked, empty, all excluded, no valid id) is
+re-asked once with the validator's findings, then replaced by a plan code builds
+(veille.steps.plan_fallback, alert ``plan.code_plan``): the night ends with a dossier unless the
+corpus gives nothing to read (:class:`PlanUnusableError`).
 
 :func:`make_plan` then makes coverage the code's job (issue 11): documents the planner left out that
 concern the request are put back to it once with the validator's findings; those still left out are
@@ -20,7 +24,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from veille.alerts import Alert, Severity, alert
+from veille.alerts import Alert, alert
 from veille.models.base import SchemaValidationError
 from veille.roles.base import Asker
 from veille.roles.planner import (
@@ -31,12 +35,13 @@ from veille.roles.planner import (
     ExclusionReason,
     Plan,
     PlannerInput,
-    SubTask,
     summary_budget,
 )
 from veille.steps.catalogue import planner_tokens
 from veille.steps.coverage import Vocabulary, check_flagged, cover, mentions_term, needs_placement
 from veille.steps.plan_alerts import CoverageReport, coverage_report, left_out_alert, outcome_alerts
+from veille.steps.plan_fallback import by_code, propose
+from veille.steps.plan_validate import PlanUnusableError, rebuild_plan, validate_plan
 
 __all__ = [
     "CatalogueLike",
@@ -49,13 +54,6 @@ __all__ = [
     "suspicious_exclusions",
     "validate_plan",
 ]
-
-
-class PlanUnusableError(ValueError):
-    """No sub-task with valid sources is left: the run cannot go on (not retryable)."""
-
-    retryable = False
-    expected_failure = True  # logged as one line, without a traceback (veille/ops/logfilter.py)
 
 
 class LeftOutLike(Protocol):
@@ -74,127 +72,6 @@ class CatalogueLike(Protocol):
     def title(self) -> str: ...
     @property
     def summary(self) -> str | None: ...
-
-
-def _alert(code: str, message: str, subject: str | None = None, severity: Severity = "warning") -> Alert:
-    return alert("plan", code, message, severity=severity, subject=subject)
-
-
-def _ordered(known_ids: Collection[str]) -> list[str]:
-    # Catalogue order when given a sequence; sorted otherwise (a set has no order to keep).
-    return list(dict.fromkeys(known_ids)) if isinstance(known_ids, Sequence) else sorted(known_ids)
-
-
-def _repair_sub_task(
-    st: SubTask, known: set[str], max_docs: int
-) -> tuple[SubTask | None, list[str], list[Alert]]:
-    """One proposed sub-task repaired: (kept sub-task or None, ids cut by the cap, alerts)."""
-    label = st.id or "?"
-    alerts: list[Alert] = []
-    unknown = list(dict.fromkeys(i for i in st.doc_ids if i not in known))
-    if unknown:
-        alerts.append(_alert("plan.unknown_ids", f"{label} : identifiants inconnus retirés {unknown}", label))
-    ids = list(dict.fromkeys(i for i in st.doc_ids if i in known))  # de-dup, order kept
-    cut: list[str] = []
-    if len(ids) > max_docs:
-        alerts.append(
-            _alert(
-                "plan.truncated_docs",
-                f"{label} : périmètre tronqué de {len(ids)} à {max_docs} documents, "
-                f"retirés {ids[max_docs:]} (préférer une sous-tâche de plus)",
-                label,
-            )
-        )
-        ids, cut = ids[:max_docs], ids[max_docs:]
-    if not st.question.strip():
-        alerts.append(_alert("plan.empty_subtask", f"{label} : question vide, sous-tâche supprimée", label))
-        return None, cut + ids, alerts
-    if not ids:
-        alerts.append(
-            _alert("plan.empty_subtask", f"{label} : aucune source valide, sous-tâche supprimée", label)
-        )
-        return None, cut, alerts
-    return SubTask(id=label, question=st.question.strip(), doc_ids=ids), cut, alerts
-
-
-def validate_plan(
-    plan: Plan, known_ids: Collection[str], *, max_subtasks: int, max_docs: int
-) -> tuple[Plan, list[Alert]]:
-    """Repair ``plan`` against the catalogue; return the valid plan and one alert per repair.
-
-    ``excluded`` of the result lists every catalogue document used by no sub-task, and
-    ``exclusions`` gives each its reason: ``cap`` (proposed in a sub-task, cut by a cap),
-    ``planner_excluded`` (in the model's ``excluded``) or ``unassigned`` (neither).
-    """
-    known = set(known_ids)
-    alerts: list[Alert] = []
-    kept: list[SubTask] = []
-    truncated: list[str] = []
-    for st in plan.sub_tasks:
-        repaired, cut, repair_alerts = _repair_sub_task(st, known, max_docs)
-        alerts += repair_alerts
-        truncated += cut
-        if repaired is not None:
-            kept.append(repaired)
-    if len(kept) > max_subtasks:
-        alerts.append(
-            _alert("plan.truncated_subtasks", f"plan tronqué de {len(kept)} à {max_subtasks} sous-tâches")
-        )
-        truncated += [i for st in kept[max_subtasks:] for i in st.doc_ids]
-        kept = kept[:max_subtasks]
-    if not kept:
-        raise PlanUnusableError(
-            "plan inutilisable : aucune sous-tâche avec des sources valides "
-            f"({len(plan.sub_tasks)} sous-tâche(s) proposée(s) par le planificateur)"
-        )
-    used = {i for st in kept for i in st.doc_ids}
-    dropped = [i for i in dict.fromkeys(truncated) if i not in used]
-    if dropped:
-        alerts.append(
-            _alert(
-                "plan.dropped_documents",
-                f"documents retirés par les plafonds ({max_docs} documents, {max_subtasks} sous-tâches) "
-                f"et lus par aucune sous-tâche : {dropped}",
-            )
-        )
-    reasons: dict[str, ExclusionReason] = dict.fromkeys(dropped, "cap")
-    for doc_id in plan.excluded:
-        if doc_id in known and doc_id not in used:
-            reasons.setdefault(doc_id, "planner_excluded")
-    unassigned = [i for i in _ordered(known_ids) if i not in used and i not in reasons]
-    if unassigned:
-        alerts.append(
-            _alert(
-                "plan.unassigned_documents",
-                f"documents ni attribués ni écartés par le planificateur, considérés écartés : {unassigned}",
-                severity="info",
-            )
-        )
-    reasons.update(dict.fromkeys(unassigned, "unassigned"))
-    return rebuild_plan(kept, _ordered(known_ids), reasons), alerts
-
-
-def rebuild_plan(
-    sub_tasks: Sequence[SubTask],
-    known_ids: Sequence[str],
-    reasons: Mapping[str, ExclusionReason],
-    details: Mapping[str, str] | None = None,
-    extra: Sequence[Exclusion] = (),
-) -> Plan:
-    """Sub-tasks with documents renumbered ``st-1..st-n``; every known id in no sub-task excluded,
-    in catalogue order, with its reason (``unassigned`` if none given); ``extra`` appended."""
-    kept = [st for st in sub_tasks if st.doc_ids]
-    renumbered = [st.model_copy(update={"id": f"st-{i}"}) for i, st in enumerate(kept, 1)]
-    used = {i for st in renumbered for i in st.doc_ids}
-    details = details or {}
-    exclusions = [
-        Exclusion(id=i, reason=reasons.get(i, "unassigned"), detail=details.get(i, ""))
-        for i in known_ids
-        if i not in used
-    ]
-    shown = set(known_ids)
-    exclusions += [e for e in extra if e.id not in shown and e.id not in used]
-    return Plan(sub_tasks=renumbered, excluded=[e.id for e in exclusions], exclusions=exclusions)
 
 
 def suspicious_exclusions(
@@ -332,7 +209,7 @@ def _summaries_alert(data: PlannerInput) -> list[Alert]:
             "résumés non montrés au planificateur : le catalogue seul atteint le budget de "
             f"{LINE_TOKEN_BUDGET} tokens par ligne"
         )
-        return [_alert("plan.summaries_omitted", message, severity="info")]
+        return [alert("plan", "plan.summaries_omitted", message, severity="info")]
     return []
 
 
@@ -356,17 +233,17 @@ def make_plan(
     like a planner's answer without asking it. Raises :class:`PlanUnusableError` when nothing
     usable is left.
     """
-    known = [e.id for e in data.catalogue]
     left = [Exclusion.model_validate({"id": o.id, "reason": o.reason, "detail": o.detail}) for o in left_out]
     vocabulary = Vocabulary.of(data.request_title, data.request, data.terms)
-    proposed = previous if previous is not None else client.ask(PLANNER, data).output
-    reask = reask and previous is None  # a reused plan is code's: the planner is not asked at all
-    plan, alerts = validate_plan(proposed, known, max_subtasks=data.max_subtasks, max_docs=data.max_docs)
     flagged = flagged or {}
     # Flagged and off the request's topic: excluded by code whatever the planner says, never put back.
     never = {
         e.id for e in data.catalogue if e.id in flagged and not vocabulary.relevance(e).shares_vocabulary
     }
+    first = propose(client, data, previous=previous, reask=reask, never=never)
+    plan, proposed, alerts = first.plan, first.proposed, list(first.alerts)
+    # A reused plan is code's (the planner is not asked at all); one re-ask per night at most.
+    reask = reask and previous is None and not first.reasked and not first.by_code
     questioned = _questioned(plan, data.catalogue, vocabulary, never)
     reasked = bool(questioned and reask)
     if reasked:
@@ -376,7 +253,16 @@ def make_plan(
             alerts = [_first_answer(a) for a in alerts] + revised[2]
     placed_by_planner = [i for i in questioned if i not in plan.excluded]
     questioned += [i for i in _questioned(plan, data.catalogue, vocabulary, never) if i not in questioned]
-    plan, done = _settle(data, plan, vocabulary, flagged, never, left)
+    try:
+        plan, done = _settle(data, plan, vocabulary, flagged, never, left)
+    except PlanUnusableError:  # nothing left once flagged documents are out: code plans
+        if first.by_code:
+            raise
+        first = by_code(
+            data, ["plus aucune sous-tâche après l'exclusion des documents signalés"], never, reasked=reasked
+        )
+        alerts += first.alerts
+        plan, done = _settle(data, first.plan, vocabulary, flagged, never, left)
     report = coverage_report(
         plan,
         data.catalogue,
@@ -391,6 +277,6 @@ def make_plan(
     alerts += _summaries_alert(data)
     if previous is not None:
         alerts.append(
-            _alert("plan.reused", reused_note or "plan du dossier précédent repris", severity="info")
+            alert("plan", "plan.reused", reused_note or "plan du dossier précédent repris", severity="info")
         )
     return PlanOutcome(plan=plan, proposed=proposed, alerts=alerts, coverage=report)

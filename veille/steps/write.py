@@ -18,10 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, Severity, alert
-from veille.citations import (
-    SourceRegistry,
-    normalize_citations,
-)
+from veille.citations import SourceRegistry, normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
 from veille.corpus.terms import derive_terms
 from veille.dossier import (
@@ -35,11 +32,14 @@ from veille.dossier import (
     supersedes,
 )
 from veille.grid import Grid
+from veille.models.base import ModelError
+from veille.plaintext import clean_text
 from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
 from veille.steps.research import WebResearch
+from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
 
 __all__ = [
@@ -127,7 +127,7 @@ def number_findings(
         request_title=request_title,
         request=request,
         questions={a.subtask_id: a.question for a in analyses},
-        axes=axis_titles({a.subtask_id: a.question for a in ok}),
+        axes=axis_titles({a.subtask_id: clean_text(a.question) for a in ok}),
         findings=numbered,
         contradictions=contradictions,
         open_questions=list(dict.fromkeys(open_questions)),
@@ -145,6 +145,10 @@ def number_findings(
 # --- sanitising a model's structure --------------------------------------------------------------
 
 _MARKER_RE = re.compile(r"\[(\d+)\]")
+# Bounds code holds whatever a model returns (issue 23): a key point or sentence item is one or two
+# sentences (the grid's max_sentence_words is 25 by default), an axis a handful of points.
+MAX_ITEM_WORDS = 120
+MAX_POINTS_PER_AXIS = 12
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 _LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list or a quote of its own
 
@@ -160,6 +164,11 @@ class _Tally:
     unknown_axes: int = 0
     invalid_entries: int = 0
     superseded: int = 0
+    lookalikes: int = 0  # look-alike citations rewritten as [n]
+    lookalikes_removed: int = 0
+    too_long: int = 0
+    duplicates: int = 0
+    over_cap: int = 0
 
     def alerts(self, stage: str) -> list[Alert]:
         out = []
@@ -188,6 +197,15 @@ class _Tally:
                 "contradiction sur leur sujet : marqué(s) « remplacé »")  # fmt: skip
         if self.empty:
             add("report.empty_item", "info", f"{self.empty} élément(s) vide(s) ignoré(s)")
+        if self.too_long or self.duplicates or self.over_cap:
+            add("report.bounded", "warning",
+                f"bornes du code : {self.too_long} élément(s) de plus de {MAX_ITEM_WORDS} mots, "
+                f"{self.duplicates} doublon(s), {self.over_cap} point(s) au-delà de {MAX_POINTS_PER_AXIS} "
+                "par axe retiré(s)")  # fmt: skip
+        if self.lookalikes or self.lookalikes_removed:
+            add("report.lookalike_citation", "warning",
+                f"citations d'une autre forme que [n] ([ 9 ], ［9］, [n°9], (source 9)…) : {self.lookalikes} "
+                f"réécrite(s) en [n], {self.lookalikes_removed} retirée(s) (numéro sans source ou ambigu)")  # fmt: skip
         return out
 
 
@@ -198,12 +216,31 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     if _HEADING_RE.search(text):
         tally.headings += 1
         return "", []
-    text = normalize_citations(" ".join(text.split()))
+    text, rewritten, removed = normalize_lookalikes(" ".join(text.split()), valid)
+    tally.lookalikes += rewritten
+    tally.lookalikes_removed += removed
+    text = normalize_citations(text)
     inline = [int(n) for n in _MARKER_RE.findall(text)]
     tally.orphans.update(n for n in inline if n not in valid)
     text = _MARKER_RE.sub("", text)
     text = re.sub(r"[ \t]+([.,])", r"\1", " ".join(text.split()))  # French keeps its space before : ; ! ?
-    return _LEAD_RE.sub("", text).strip(), [n for n in inline if n in valid]
+    if not any(c.isalnum() for c in text):  # "", ".", "—": blank, dropped (counted by the caller)
+        return "", []
+    if len(text.split()) > MAX_ITEM_WORDS:  # dropped, not cut: a cut sentence misleads
+        tally.too_long += 1
+        return "", []
+    # Model text is data: no HTML, link or URL in the structure; rendering escapes the rest.
+    return clean_text(_LEAD_RE.sub("", text).strip()), [n for n in inline if n in valid]
+
+
+def _seen(text: str, seen: set[str], tally: _Tally) -> bool:
+    """Whether ``text`` repeats an item already kept (case and spacing aside); counted if so."""
+    key = " ".join(text.casefold().split())
+    if key in seen:
+        tally.duplicates += 1
+        return True
+    seen.add(key)
+    return False
 
 
 def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int]:
@@ -212,11 +249,14 @@ def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int
 
 
 def _cited(items: Sequence[CitedText], valid: set[int], tally: _Tally) -> list[CitedText]:
-    out = []
+    out: list[CitedText] = []
+    seen: set[str] = set()
     for item in items:
         text, inline = _clean(item.text, valid, tally)
         if not text:
             tally.empty += 1
+            continue
+        if _seen(text, seen, tally):
             continue
         out.append(CitedText(text=text, citations=_numbers([*item.citations, *inline], valid, tally)))
     return out
@@ -245,6 +285,7 @@ def _sections(
 ) -> list[AxisSection]:
     """One section per axis, in the axes' order; points without a valid citation dropped."""
     points: dict[str, list[KeyPoint]] = {axis: [] for axis in axes}
+    seen: dict[str, set[str]] = {axis: set() for axis in axes}
     for section in sections:
         if section.axis not in points:
             tally.unknown_axes += 1
@@ -256,6 +297,10 @@ def _sections(
                 tally.empty += 1
             elif not numbers:
                 tally.uncited += 1  # still checked here although the schema forbids it
+            elif _seen(text, seen[section.axis], tally):
+                continue
+            elif len(points[section.axis]) >= MAX_POINTS_PER_AXIS:
+                tally.over_cap += 1
             else:
                 points[section.axis].append(
                     KeyPoint(text=text, citations=numbers, superseded=point.superseded)
@@ -290,8 +335,13 @@ def sanitize_dossier(
 
 
 def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]:
-    """The writer's structure, sanitised by code, and the alerts of what code removed."""
-    result = client.ask(WRITER, data)
+    """The writer's structure, sanitised by code, and the alerts of what code removed; when the
+    writer fails every attempt, the findings rendered by code (veille.steps.write_fallback)."""
+    try:
+        result = client.ask(WRITER, data)
+    except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
+        dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes))
+        return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
     return sanitize_dossier(dossier, data.sources, list(data.axes))
 

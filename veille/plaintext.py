@@ -1,0 +1,74 @@
+"""Model and document text as data in Markdown (issue 23): :func:`plain` makes a string render as
+the text it says, never as structure.
+
+- control and format characters (ANSI escapes, bidi overrides, zero-width) dropped, whitespace
+  collapsed to one line (a line of its own is how Markdown opens a block);
+- HTML removed by ``nh3`` (ammonia's whitelist sanitiser, Rust, maintained: no tag allowed, the
+  content of ``script``/``style`` dropped, ``<`` ``>`` ``&`` left as entities that render as text);
+- links and images reduced to their text, footnote markers and URLs removed: links exist only
+  where code writes them (the bibliography);
+- Markdown's own syntax escaped where it would open structure: brackets, ``#``, ``|``, a
+  backslash, and a block marker at the start.
+
+Imports nothing of veille.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+import nh3
+
+__all__ = ["clean_text", "md_escape", "plain"]
+
+_DROP = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+_LINK_RE = re.compile(r"!?\[([^\[\]]*)\]\s*\([^()]*\)")
+_FOOTNOTE_RE = re.compile(r"\[\^[^\[\]]*\]:?")
+_URL_RE = re.compile(
+    r"(?:\b[a-z][a-z0-9+.\-]*:/{1,3}|\bwww\.|\b(?:javascript|data|mailto|vbscript):)\S*", re.I
+)
+_ESCAPE_RE = re.compile(r"([\\\[\]#|])")
+_UNESCAPE_RE = re.compile(r"\\([\\\[\]#|().\-+*>=~`])")
+# "&amp;" "&#60;" "&#x3c;" written as text: the ampersand escaped so it is not read as an entity.
+_ENTITY_RE = re.compile(r"&(?=(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)")
+_LEAD_RE = re.compile(r"^(?:[-+*>=~`]|(\d+)([.)]))")
+
+
+def _characters(text: str) -> str:
+    out = []
+    for char in text:
+        category = unicodedata.category(char)
+        if char in "\t\n\r\f\v" or category in ("Zl", "Zp"):
+            out.append(" ")
+        elif category not in _DROP:
+            out.append(char)
+    return " ".join("".join(out).split())
+
+
+def clean_text(text: str) -> str:
+    """``text`` on one line, without control characters, HTML, links, images, footnotes or URLs:
+    what the dossier's structure holds (its HTML and Markdown renderings escape it)."""
+    text = _UNESCAPE_RE.sub(r"\1", _characters(text))  # escapes from an earlier rendering undone
+    text = nh3.clean(text, tags=set(), clean_content_tags={"script", "style"}, strip_comments=True)
+    for _ in range(3):  # nested links ([a [b](x)](y)) unwrap one level per pass
+        text = _LINK_RE.sub(r"\1", text)
+    text = _FOOTNOTE_RE.sub("", text).replace("[^", "[")
+    text = _URL_RE.sub("", text)
+    return " ".join(html.unescape(text).split())
+
+
+def md_escape(text: str) -> str:
+    """``text`` (one line) escaped so Markdown renders it as the text it says."""
+    text = _ENTITY_RE.sub(r"&amp;\1", _ESCAPE_RE.sub(r"\\\1", text))
+    text = text.replace("](", "]\\(").replace("<", "&lt;").replace(">", "&gt;")
+    lead = _LEAD_RE.match(text)
+    if lead:  # "- x" or "1. x" at the start would open a list of the model's own
+        text = f"{lead.group(1)}\\{lead.group(2)}{text[lead.end() :]}" if lead.group(1) else "\\" + text
+    return text
+
+
+def plain(text: str) -> str:
+    """:func:`clean_text` then :func:`md_escape`: model or document text in a Markdown line."""
+    return md_escape(clean_text(text))
