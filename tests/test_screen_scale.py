@@ -62,9 +62,18 @@ def regex_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return counter
 
 
+_SYLLABLES = ["ka", "lo", "mi", "nu", "pe", "ri", "so", "ta", "vu", "ze", "bo", "da", "fi", "gu", "he", "jo"]
+_SYLLABLES = [a + b for a in _SYLLABLES for b in _SYLLABLES[:9]]
+
+
 def _ids(style: str, n: int) -> list[str]:
     if style == "slug":
-        return [f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}-post-{i}-about-topic-{i % 97}" for i in range(n)]
+        # Real date-slugs differ by their words (« 2025-09-10-dynamic-filters »), so each has its own shape.
+        words = [f"{a}{b}" for a in _SYLLABLES for b in _SYLLABLES]
+        return [
+            f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}-{words[i % len(words)]}-{words[i // len(words)]}"
+            for i in range(n)
+        ]
     if style == "web":
         return [f"web-{i * 2654435761 % 16**10:010x}" for i in range(n)]
     return [f"doc-{i:05d}" for i in range(n)]
