@@ -11,7 +11,7 @@ export PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT := false
 # Bytecode written by every command started here (why: the comment above $(STAMP)).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test lint typecheck install bench clean-results
+.PHONY: run test test-process lint typecheck install bench clean-results
 
 # uv (pinned in constraints.txt, installed from PyPI into the venv) resolves and installs the same
 # pinned set in seconds where pip took minutes; the pins stay exact (constraints.txt).
@@ -39,8 +39,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# `make test` leaves out the tests marked `process` (they start real veille runs, Prefect servers,
+# workers or a Dask cluster and took most of the suite's time); `make test-process` runs them, and CI
+# (.ci/run) runs both (README, "Tests").
 test: $(STAMP) lint typecheck
-	$(BIN)/pytest -q -n 2 $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n 2 -m "not process" $(PYTEST_ARGS)
+
+test-process: $(STAMP)
+	$(BIN)/pytest -q -n 2 -m process $(PYTEST_ARGS)
 
 # --- Operating with Prefect (docs/operations.md) -----------------------------------------
 # A local server on loopback (UI on http://127.0.0.1:4200), the nightly deployment, a worker.

@@ -247,6 +247,7 @@ def digest(out: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(out, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
+@pytest.mark.process  # two pipeline processes: run by `make test-process`
 def test_output_is_identical_across_hash_seeds(bundled_corpus: Path) -> None:
     """Set and dict iteration order must not leak into the output: two processes with different
     string-hash seeds (and their own temp dirs and run ids) produce byte-identical results for the

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]  # a full offline run on a shared machine
+# A full offline run on a shared machine.
+pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_CORPUS = ROOT / "corpus"
