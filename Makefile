@@ -8,19 +8,23 @@ STAMP := $(VENV)/.installed
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1
 export PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT := false
+# Bytecode written by every command started here (why: the comment above $(STAMP)).
+unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test lint typecheck install bench clean-results
+.PHONY: run test test-process lint typecheck install bench clean-results
 
 # uv (pinned in constraints.txt, installed from PyPI into the venv) resolves and installs the same
 # pinned set in seconds where pip took minutes; the pins stay exact (constraints.txt).
-# --compile-bytecode restores what pip did by default: without .pyc files (uv skips them, and a
-# PYTHONDONTWRITEBYTECODE environment never writes them) every `veille run` compiles Prefect from
-# source, which doubled its start-up (docs/operations.md, "Start-up").
+# Bytecode: uv writes no .pyc files, and a PYTHONDONTWRITEBYTECODE environment never writes them, so
+# every `veille run` would compile Prefect from source, which doubled its start-up (docs/operations.md,
+# "Start-up"). Compiling all of site-packages at install (`--compile-bytecode`) cost ~36 s of a first
+# `make run`; instead every command started here runs with bytecode writing on (`unexport` above), so
+# the first run compiles and caches exactly the modules a run imports (its Prefect server included)
+# and later runs load them (docs/benchmarks.md, "Set-up").
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check "$$(grep '^uv==' constraints.txt)"
-	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[dev,dask]'
-	$(BIN)/python -m compileall -q -j 0 veille flows
+	$(BIN)/uv pip install -q --python $(BIN)/python -c constraints.txt -e '.[dev,dask]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -35,8 +39,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# `make test` leaves out the tests marked `process` (they start real veille runs, Prefect servers,
+# workers or a Dask cluster and took most of the suite's time); `make test-process` runs them, and CI
+# (.ci/run) runs both (README, "Tests").
 test: $(STAMP) lint typecheck
-	$(BIN)/pytest -q -n 2 $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n 2 -m "not process" $(PYTEST_ARGS)
+
+test-process: $(STAMP)
+	$(BIN)/pytest -q -n 2 -m process $(PYTEST_ARGS)
 
 # --- Operating with Prefect (docs/operations.md) -----------------------------------------
 # A local server on loopback (UI on http://127.0.0.1:4200), the nightly deployment, a worker.

@@ -21,9 +21,9 @@ ROWS_DIR = PROJECT_ROOT / ".pytest_cache" / "reliability-rows"
 
 HEADER = """# Reliability: the fault matrix
 
-This table is written by the test run itself (`make test`, or `.venv/bin/pytest tests/`): each row is recorded by
-the named test after its assertions passed, so a row here means the behaviour was observed, not intended. Rows of
-tests that did not run in the last session are kept from earlier runs.
+This table is written by the test run itself (`make test` and `make test-process`, or `.venv/bin/pytest tests/`):
+each row is recorded by the named test after its assertions passed, so a row here means the behaviour was observed,
+not intended. Rows of tests that did not run in the last session are kept from earlier runs.
 
 | fault | expected behaviour | observed | test |
 |---|---|---|---|

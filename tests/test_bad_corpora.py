@@ -39,7 +39,7 @@ from tests.crashkit import (
 )
 from tests.fixtures.corpus_factory import doc_text
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(600)]
 
 HUGE_BYTES = 4 * 1024**3  # sparse: refused from its size, never read
 

@@ -37,7 +37,7 @@ from tests.crashkit import (
     warehouse_state,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(600)]
 
 PAUSE_S = 5.0
 PAUSE_NO_SERVER_S = 12.0

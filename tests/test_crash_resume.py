@@ -49,7 +49,7 @@ from tests.crashkit import (
 from veille.settings import Settings
 from veille.store.migrations import MIGRATIONS
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(900)]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SEED = 20261130

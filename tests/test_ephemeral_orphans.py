@@ -102,6 +102,7 @@ def test_parent_death_signal_kills_the_child(tmp_path: Path) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.process
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_sigkill_of_veille_run_at_random_moments_leaves_no_server(tmp_path: Path) -> None:

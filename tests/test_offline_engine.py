@@ -237,6 +237,7 @@ print(digest(run_bundled_pipeline(Path({corpus!r}))))
 """
 
 
+@pytest.mark.process  # two pipeline processes: run by `make test-process`
 def test_output_is_identical_across_hash_seeds(bundled_corpus: Path) -> None:
     """Set and dict iteration order must not leak into the output: two processes with different
     string-hash seeds (and their own temp dirs and run ids) produce byte-identical results for the

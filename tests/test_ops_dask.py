@@ -11,7 +11,7 @@ import pytest
 
 from veille.ops.runners import SettingsTaskRunner
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 @pytest.fixture()

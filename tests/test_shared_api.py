@@ -16,7 +16,7 @@ import pytest
 
 from veille.ops.shared_api import STATE_NAME, read_state
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(600)]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

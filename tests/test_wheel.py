@@ -23,7 +23,8 @@ import pytest
 
 from tests.wheelkit import metadata_wheelhouse, pip, populate_venv, resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]  # a full offline run on a shared machine
+# A full offline run on a shared machine.
+pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_CORPUS = ROOT / "corpus"

@@ -29,7 +29,7 @@ from tests.e2e.conftest import PROJECT_ROOT, PrefectServer
 from veille.ops.limits import MODEL_CALL_LIMIT
 from veille.ops.setup import DEFAULT_POOL
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.process, pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 FAULTY_BRANCH = "st-2"
 CANARY = "AIza-e2e-canary-0123456789-never-stored"

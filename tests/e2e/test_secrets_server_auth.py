@@ -22,7 +22,7 @@ import pytest
 from tests.e2e.conftest import PROJECT_ROOT, SERVER_START_TIMEOUT_S
 from veille.ops import server as ops_server
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.process, pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(900)]
 
 USER = "veille"
 PASSWORD = "CANARY-basic-auth-5d1e"  # also a canary: it must not be echoed anywhere
