@@ -125,7 +125,11 @@ def veille_flow(
                 log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
                 if regressed := run.keep_quality(quality_alerts(settings, folder.path, grades)):
                     log.warning("quality: %s", regressed[0].message)
-    recorded = record_run(settings, folder.path)
+    try:
+        recorded = record_run(settings, folder.path)  # a failure marks run.json failed (tasks/record.py)
+    except BaseException:
+        run_lock.abandon()  # the next run records this folder (veille.run.recovery)
+        raise
     run_lock.release()
     log.info("record: %s", record_note(recorded))
     log.info("outputs: %s (%s)", folder.path, ", ".join(OUTPUT_FILES))

@@ -59,6 +59,13 @@ class RunLock:
         self._handle.close()
         self._handle = None
 
+    def abandon(self) -> None:
+        """Drop the lock but keep the file: this run could not record itself, the next run records its
+        folder. (A long-lived process — a served deployment — would otherwise hold it for ever.)"""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
 
 def lock_run_folder(folder: Path) -> RunLock:
     """Create ``<folder>/.running``, locked before it gets its name: whoever finds the file finds it

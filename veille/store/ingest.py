@@ -30,7 +30,7 @@ from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.reference import Reference, unknown_reference_ids
 from veille.run.killpoints import kill_point
-from veille.store.connection import read_write
+from veille.store.connection import read_write, set_aside_unreadable
 from veille.store.files import check_corpus
 from veille.store.queries import read_sql, utcnow
 from veille.store.rows import _DOC_SCHEMA, _LOG_SCHEMA, _TOUCH_SCHEMA, _columns, _load_state, _Stored
@@ -300,6 +300,16 @@ def _ingest_corpus(
     names, reference = check_corpus(corpus_dir, strict, alerts, refused)
 
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    if (aside := set_aside_unreadable(db_path)) is not None:  # a cache of the corpus files: rebuilt
+        alerts.append(
+            alert(
+                "ingest",
+                "ingest.database_rebuilt",
+                f"{db_path}: not a readable DuckDB database; moved aside to {aside.name} and rebuilt "
+                "from the corpus files",
+                severity="warning",
+            )
+        )
     with read_write(db_path) as con:
         last = con.execute(read_sql("last_ingest_corpus.sql")).fetchone()
         corpus_key = str(corpus_dir.resolve())
