@@ -16,8 +16,18 @@ from pathlib import Path
 __all__ = ["ENVIRONMENT_ERRNOS", "environment_message", "writing"]
 
 # Errors of the machine, not of the input: the CLI prints them as one line (exit 1), no traceback.
+# EEXIST: ``mkdir(parents=True, exist_ok=True)`` under a path where a file stands.
 ENVIRONMENT_ERRNOS = frozenset(
-    {errnos.ENOSPC, errnos.EROFS, errnos.EACCES, errnos.EPERM, errnos.ENOTDIR, errnos.EISDIR, errnos.EDQUOT}
+    {
+        errnos.ENOSPC,
+        errnos.EDQUOT,
+        errnos.EROFS,
+        errnos.EACCES,
+        errnos.EPERM,
+        errnos.ENOTDIR,
+        errnos.EISDIR,
+        errnos.EEXIST,
+    }
 )
 
 
