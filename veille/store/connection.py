@@ -20,26 +20,27 @@ from veille.store.queries import read_sql
 
 __all__ = ["missing_database", "read_only", "read_write", "set_aside_unreadable"]
 
-# DuckDB's words for a file that is not (or no longer) a database; a lock conflict is not one of them.
-_UNREADABLE_MARKS = ("not a valid duckdb database", "corrupt", "checksum")
+# A DuckDB file starts with an 8-byte checksum then the magic bytes "DUCK" (DuckDB's storage format).
+_MAGIC, _MAGIC_AT = b"DUCK", 8
 
 
 def set_aside_unreadable(db_path: Path) -> Path | None:
-    """The corpus database is a cache of the corpus files: when DuckDB cannot open it as a database,
-    move it aside (``veille.derived.set_aside``; its WAL with it) so the ingestion rebuilds it from the
-    corpus files. Returns where it went (None: absent or readable)."""
+    """The corpus database is a cache of the corpus files: when the file is not a DuckDB database
+    (no magic bytes: garbage, truncated to nothing), move it aside (``veille.derived.set_aside``; its WAL
+    with it) so the ingestion rebuilds it from the corpus files. Returns where it went (None: absent or a
+    database). The header is read, not opened with DuckDB: a second connection to the file in this
+    process would clash with the ingestion's own."""
     db_path = Path(db_path)
     if not db_path.is_file():
         return None
-    try:
-        retry_on_lock(lambda: duckdb.connect(str(db_path), read_only=True), db_path).close()
+    with db_path.open("rb") as handle:
+        header = handle.read(_MAGIC_AT + len(_MAGIC))
+    if header[_MAGIC_AT:] == _MAGIC:
         return None
-    except duckdb.Error as exc:
-        if not any(mark in str(exc).lower() for mark in _UNREADABLE_MARKS):
-            raise
-        reason = str(exc).strip().splitlines()[0][:200]
     wal = db_path.with_name(db_path.name + ".wal")
-    moved = set_aside(db_path, reason, "rebuilt from the corpus files by this ingestion")
+    moved = set_aside(
+        db_path, "not a DuckDB database file", "rebuilt from the corpus files by this ingestion"
+    )
     if wal.is_file():
         set_aside(wal, "write-ahead log of an unreadable database", "not replayed")
     return moved
