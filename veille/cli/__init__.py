@@ -47,13 +47,43 @@ def _refused_by_server(exc: BaseException) -> str | None:
     )
 
 
+# DuckDB reports the machine's errors in its own exception types, with the OS's words in the text.
+_ENVIRONMENT_WORDS = (
+    "No space left on device",
+    "Read-only file system",
+    "Permission denied",
+    "Not a directory",
+)
+
+
+def _environment_error(exc: BaseException) -> str | None:
+    """One line for an error of the machine (disk full, read-only, permission, a file where a folder
+    should be), found anywhere in the exception's chain; None for anything else (a bug keeps its
+    traceback)."""
+    from veille.oserrors import ENVIRONMENT_ERRNOS, environment_message
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in ENVIRONMENT_ERRNOS:
+            return environment_message(current)
+        text = str(current)
+        if type(current).__module__.startswith(("duckdb", "_duckdb")) and any(
+            word in text for word in _ENVIRONMENT_WORDS
+        ):
+            return text.strip().splitlines()[0][:300]
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def main() -> None:
     _telemetry_off()
     _register_all()
     try:
         app()
-    except Exception as exc:  # a refused request is an operator's setting, not a bug: no traceback
-        message = _refused_by_server(exc)
+    except Exception as exc:  # an operator's setting or the machine, not a bug: no traceback
+        message = _refused_by_server(exc) or _environment_error(exc)
         if message is None:
             raise
         typer.echo(f"error: {message}", err=True)

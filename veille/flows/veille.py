@@ -140,7 +140,11 @@ def veille_flow(
                     log.warning("quality: %s", regressed[0].message)
     if run.final is not None:  # the dossier, partial or not, to the corpus's recipients (delivery.toml)
         log.info("deliver: %s", run.keep_delivery(deliver_dossier(settings, folder, info)))
-    recorded = record_run(settings, folder.path)
+    try:
+        recorded = record_run(settings, folder.path)  # a failure marks run.json failed (tasks/record.py)
+    except BaseException:
+        run_lock.abandon()  # the next run records this folder (veille.run.recovery)
+        raise
     run_lock.release()
     log.info("record: %s", record_note(recorded))
     log.info("outputs: %s (%s)", folder.path, ", ".join(OUTPUT_FILES))

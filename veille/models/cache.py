@@ -7,6 +7,11 @@ a prompt or a schema changes. Only responses that passed
 schema validation are stored, one small JSON file each, written atomically (temporary file +
 rename) so a crash or a concurrent writer never leaves a half-written entry. A rerun with the same
 inputs is served from here and makes no API call.
+
+The cache is derived state: an unreadable entry (or a file standing where the cache folder should be)
+is moved aside (``veille.derived.set_aside``: a warning names it) and the response is asked again and
+stored anew; a failed write (disk full) is a warning naming the path, never a failed run (the answer
+is in hand and in the call journal).
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from veille.derived import set_aside
 from veille.models.base import ModelRequest, Usage
+from veille.oserrors import writing
 
 __all__ = ["CACHE_FORMAT", "CachedResponse", "ResponseCache", "cache_key"]
 
@@ -90,13 +97,29 @@ class ResponseCache:
             )
         except FileNotFoundError:
             return None
+        except NotADirectoryError:
+            return None  # the cache folder is a file: put() sets it aside
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            logger.warning("ignoring unreadable cache entry %s (%s)", path, type(exc).__name__)
+            try:
+                set_aside(path, type(exc).__name__, "the response is asked again and stored anew")
+            except OSError as moved:  # a read-only cache: a miss each time, said each time
+                logger.warning("ignoring unreadable cache entry %s (%s; %s)", path, type(exc).__name__, moved)
             return None
 
     def put(self, key: str, text: str, model: str, usage: Usage) -> None:
+        """Store one validated response; a write that fails is a warning naming the path."""
+        try:
+            self._put(key, text, model, usage)
+        except OSError as exc:
+            logger.warning("could not store the model response in the cache: %s", exc)
+
+    def _put(self, key: str, text: str, model: str, usage: Usage) -> None:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        for folder in (self.directory, path.parent):
+            if folder.exists() and not folder.is_dir():  # a file where the cache's folder should be
+                set_aside(folder, "not a folder", "the cache folder is created again")
+        with writing(path.parent, "creating a model response cache folder"):
+            path.parent.mkdir(parents=True, exist_ok=True)
         entry = {
             "format": CACHE_FORMAT,
             "text": text,
@@ -110,11 +133,12 @@ class ResponseCache:
             },
             "created_at": datetime.now(UTC).isoformat(),
         }
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(entry, handle, ensure_ascii=False)
-            os.replace(tmp, path)  # atomic on POSIX and Windows
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with writing(path, "writing a model response cache entry"):
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(entry, handle, ensure_ascii=False)
+                os.replace(tmp, path)  # atomic on POSIX and Windows
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise

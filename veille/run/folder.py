@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert
+from veille.oserrors import writing
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 
@@ -30,6 +31,7 @@ __all__ = [
     "REPORT_FILE",
     "RunFolder",
     "RunInfo",
+    "mark_failed",
     "new_run_id",
     "note_run_folder",
     "run_date",
@@ -106,15 +108,16 @@ class RunInfo(BaseModel):
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with writing(path, "writing a run-folder file"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def _dump(data: Any) -> str:
@@ -188,3 +191,33 @@ class RunFolder:
 
     def write_run(self, info: RunInfo) -> Path:
         return self.write_json("run.json", info.model_dump())
+
+
+def mark_failed(run_dir: Path, error: str) -> bool:
+    """Set run.json's status to ``failed`` with ``error``: the process fails after writing its report
+    (recording, a full disk), so the run must not read ``completed``. On a full disk the atomic rewrite
+    cannot get a block; the same bytes' length is then written in place (``failed`` is shorter than
+    ``completed``, the error is cut to fit). Returns False when run.json is absent or not a run."""
+    path = Path(run_dir) / "run.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    data.update(status="failed", error=error[:500])
+    try:
+        _write_atomic(path, _dump(data))
+        return True
+    except OSError:
+        pass
+    size = path.stat().st_size
+    data["error"] = None
+    base = len(json.dumps(data, ensure_ascii=False).encode("utf-8"))
+    data["error"] = error[: max(0, (size - base - 8) // 4)] or None
+    text = json.dumps(data, ensure_ascii=False).encode("utf-8")
+    if len(text) > size:
+        return False
+    with path.open("r+b") as handle:  # overwrites existing blocks only: no new block needed
+        handle.write(text.ljust(size, b" "))
+    return True

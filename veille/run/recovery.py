@@ -9,7 +9,7 @@ warehouse never hears of it, or holds some of its table files without the ``runs
   whole life: the operating system drops the lock when the process dies, however it dies;
 - after recording itself, a run records every other run folder whose ``.running`` file is still
   there but unlocked: a dead run. Its tables are written from whatever its folder holds (a run
-  without run.json is recorded as ``failed`` with run.json in ``missing_files``); table files of an
+  without run.json, or with a garbage one, is recorded as ``failed`` with run.json in ``missing_files``); table files of an
   interrupted recording are atomically replaced, so no partial recording remains;
 - a run that recorded itself deletes its ``.running`` file, so the scan costs one ``stat`` per folder.
 
@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from veille.warehouse import RecordResult, RunAlreadyRecordedError, record_run_dir
+from veille.warehouse import RecordResult, RunAlreadyRecordedError, WarehouseError, record_run_dir
+from veille.warehouse.folderio import salvaging
 
 __all__ = ["LOCK_FILE", "Recovery", "RunLock", "lock_run_folder", "recover_dead_runs"]
 
@@ -58,6 +59,13 @@ class RunLock:
         self._handle.close()
         self._handle = None
 
+    def abandon(self) -> None:
+        """Drop the lock but keep the file: this run could not record itself, the next run records its
+        folder. (A long-lived process — a served deployment — would otherwise hold it for ever.)"""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
 
 def lock_run_folder(folder: Path) -> RunLock:
     """Create ``<folder>/.running``, locked before it gets its name: whoever finds the file finds it
@@ -85,11 +93,28 @@ class Recovery:
 
     recorded: list[RecordResult] = field(default_factory=list)
     already_recorded: list[str] = field(default_factory=list)  # died after its commit marker
+    salvaged: dict[str, list[str]] = field(default_factory=dict)  # run id -> its unreadable files
     failed: dict[str, str] = field(default_factory=dict)  # run id -> error (retried by the next run)
 
     @property
     def run_ids(self) -> list[str]:
         return [r.run_id for r in self.recorded]
+
+
+def _record_dead_run(folder: Path, parquet_dir: Path, out: Recovery) -> RecordResult:
+    """Record the dead run's folder; when one of its files is garbage (the run died writing it), record
+    what is left instead, the garbage files counted missing (the run is then ``failed``): once, not a
+    warning on every later night."""
+    try:
+        return record_run_dir(folder, parquet_dir)
+    except RunAlreadyRecordedError:
+        raise
+    except WarehouseError:
+        with salvaging() as problems:
+            result = record_run_dir(folder, parquet_dir)
+        out.salvaged[folder.name] = problems
+        logger.warning("recorded the dead run %s from what is left: %s", folder.name, "; ".join(problems))
+        return result
 
 
 def recover_dead_runs(runs_dir: Path, parquet_dir: Path) -> Recovery:
@@ -116,7 +141,7 @@ def recover_dead_runs(runs_dir: Path, parquet_dir: Path) -> Recovery:
             except FileNotFoundError:
                 continue  # the run released it between our open and our lock: it recorded itself
             try:
-                out.recorded.append(record_run_dir(folder, parquet_dir))
+                out.recorded.append(_record_dead_run(folder, parquet_dir, out))
             except RunAlreadyRecordedError:
                 out.already_recorded.append(folder.name)
             except Exception as exc:  # bad folder or full disk: keep the lock file, the next run retries

@@ -13,13 +13,39 @@ from pathlib import Path
 
 import duckdb
 
+from veille.derived import set_aside
 from veille.store.lock import retry_on_lock
 from veille.store.migrations import latest_version, migrate, schema_version
 from veille.store.queries import read_sql
 
-__all__ = ["INGEST_MEMORY_LIMIT", "missing_database", "read_only", "read_write"]
+__all__ = ["INGEST_MEMORY_LIMIT", "missing_database", "read_only", "read_write", "set_aside_unreadable"]
 
 INGEST_MEMORY_LIMIT = "192MB"  # DuckDB's share of an ingestion's memory (the rest: Python, pyarrow)
+
+# A DuckDB file starts with an 8-byte checksum then the magic bytes "DUCK" (DuckDB's storage format).
+_MAGIC, _MAGIC_AT = b"DUCK", 8
+
+
+def set_aside_unreadable(db_path: Path) -> Path | None:
+    """The corpus database is a cache of the corpus files: when the file is not a DuckDB database
+    (no magic bytes: garbage, truncated to nothing), move it aside (``veille.derived.set_aside``; its WAL
+    with it) so the ingestion rebuilds it from the corpus files. Returns where it went (None: absent or a
+    database). The header is read, not opened with DuckDB: a second connection to the file in this
+    process would clash with the ingestion's own."""
+    db_path = Path(db_path)
+    if not db_path.is_file():
+        return None
+    with db_path.open("rb") as handle:
+        header = handle.read(_MAGIC_AT + len(_MAGIC))
+    if header[_MAGIC_AT:] == _MAGIC:
+        return None
+    wal = db_path.with_name(db_path.name + ".wal")
+    moved = set_aside(
+        db_path, "not a DuckDB database file", "rebuilt from the corpus files by this ingestion"
+    )
+    if wal.is_file():
+        set_aside(wal, "write-ahead log of an unreadable database", "not replayed")
+    return moved
 
 
 def missing_database(db_path: Path | str) -> FileNotFoundError:

@@ -37,7 +37,7 @@ from veille.corpus.document import (
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.sections import split_sections, text_fingerprint
-from veille.store.connection import read_write
+from veille.store.connection import read_write, set_aside_unreadable
 from veille.store.conversions import ConversionCache
 from veille.store.files import check_corpus
 from veille.store.ingest_alerts import Aggregates, future_date_alerts, reference_alerts
@@ -320,6 +320,16 @@ def _ingest_corpus(
     names, reference = check_corpus(corpus_dir, strict, alerts, refused)
 
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    if (aside := set_aside_unreadable(db_path)) is not None:  # a cache of the corpus files: rebuilt
+        alerts.append(
+            alert(
+                "ingest",
+                "ingest.database_rebuilt",
+                f"{db_path}: not a readable DuckDB database; moved aside to {aside.name} and rebuilt "
+                "from the corpus files",
+                severity="warning",
+            )
+        )
     with read_write(db_path) as con:
         last = con.execute(read_sql("last_ingest_corpus.sql")).fetchone()
         corpus_key = str(corpus_dir.resolve())

@@ -12,11 +12,13 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.ops.latest import point_deployment_at
+from veille.run.folder import mark_failed
 from veille.run.metrics import failed_branches, report_description
 from veille.run.metrics_page import metrics_markdown
 from veille.run.recovery import recover_dead_runs
 from veille.settings import Settings
-from veille.warehouse import RecordResult, metrics_table, record_run_dir
+from veille.warehouse import RecordResult, RunAlreadyRecordedError, metrics_table, record_run_dir
+from veille.warehouse.repair import repair_unreadable_files
 
 __all__ = ["METRICS_ARTIFACT", "REPORT_ARTIFACT", "artifact_key", "publish_artifacts", "record_run"]
 
@@ -124,7 +126,15 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
     A run already recorded raises :class:`veille.warehouse.RunAlreadyRecordedError` (not retried).
     An artifact failure is logged, not raised: the warehouse is the record of the run.
     """
-    result = record_run_dir(Path(run_dir), settings.parquet_dir)
+    try:
+        result = record_run_dir(Path(run_dir), settings.parquet_dir)
+    except RunAlreadyRecordedError:
+        raise
+    except Exception as exc:
+        # The process fails after its report: run.json must say so (the next run records this folder
+        # from it, veille.run.recovery), not `completed`.
+        mark_failed(Path(run_dir), f"recording failed: {type(exc).__name__}: {exc}")
+        raise
     try:
         artifacts = publish_artifacts(Path(run_dir), result)
     except Exception as exc:  # the API may be down; the Parquet files are already committed
@@ -136,6 +146,16 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
         _run_logger().warning(
             "recorded %d run(s) that died before recording: %s", len(recovery.recorded), recovery.run_ids
         )
+    # Derived files that cannot be read any more (a garbage Parquet file breaks its table for every
+    # run): moved aside and rebuilt from their run folders (veille.warehouse.repair).
+    repairs = repair_unreadable_files(settings.parquet_dir, settings.runs_dir)
+    if repairs.count:
+        _run_logger().warning(
+            "unreadable Parquet files moved aside: %d rebuilt from their run folders, %d not (%s)",
+            len(repairs.rebuilt),
+            len(repairs.moved_only),
+            ", ".join([*repairs.rebuilt, *repairs.moved_only])[:1000],
+        )
     return {
         "run_id": result.run_id,
         "run_date": result.run_date.isoformat(),
@@ -144,4 +164,5 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
         "missing_files": result.missing_files,
         "artifacts": artifacts,
         "recovered": recovery.run_ids,
+        "repaired": sorted([*repairs.rebuilt, *repairs.moved_only]),
     }

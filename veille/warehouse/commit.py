@@ -28,6 +28,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from veille.checkpoints import checkpoint
+from veille.derived import set_aside
+from veille.oserrors import writing
 from veille.warehouse.errors import RunAlreadyRecordedError, WarehouseError
 from veille.warehouse.rows import build_tables, run_date_of
 from veille.warehouse.schema import SAFE_NAME_RE, TABLE_ORDER, TABLES
@@ -40,6 +42,7 @@ __all__ = [
     "committed_runs",
     "is_recorded",
     "partition_path",
+    "read_summary_index",
     "record_run_dir",
     "summary_index_path",
     "update_summary_index",
@@ -74,10 +77,11 @@ def write_atomic(table: pa.Table, final: Path, *, exclusive: bool) -> None:
 
     ``exclusive`` links instead of replacing, so two writers of the same run cannot both commit.
     """
-    final.parent.mkdir(parents=True, exist_ok=True)
+    with writing(final.parent, "creating a warehouse folder"):
+        final.parent.mkdir(parents=True, exist_ok=True)
     temp = final.with_name(f".{final.stem}.{uuid.uuid4().hex[:8]}.tmp")
     try:
-        with temp.open("wb") as handle:
+        with writing(final, "writing a Parquet file"), temp.open("wb") as handle:
             pq.write_table(table, handle, compression="zstd")
             handle.flush()
             os.fsync(handle.fileno())
@@ -188,6 +192,26 @@ def _index_lock(parquet_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def read_summary_index(path: Path, *, set_aside_unreadable: bool = False) -> pa.Table | None:
+    """The index (None when absent or unreadable: readers then read the per-run files). A writer
+    (``set_aside_unreadable``) moves an unreadable index aside, so it is rebuilt from the runs files."""
+    try:
+        if not path.is_file():  # absent, or a folder (pyarrow would read a folder as a dataset)
+            raise FileNotFoundError(path) if not path.exists() else IsADirectoryError(str(path))
+        table = pq.read_table(path)
+        if "run_id" not in table.column_names:
+            raise ValueError("no run_id column")
+        return table
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        if set_aside_unreadable:
+            set_aside(path, f"{type(exc).__name__}: {exc}", "rebuilt from the committed runs files")
+        else:
+            logger.warning("summary index %s is unreadable (%s): reading the runs files", path, exc)
+        return None
+
+
 def update_summary_index(parquet_dir: Path) -> Path | None:
     """Bring the summary index in line with the committed runs; returns its path (None: no run)."""
     with _index_lock(parquet_dir):
@@ -196,7 +220,7 @@ def update_summary_index(parquet_dir: Path) -> Path | None:
         if not committed:
             path.unlink(missing_ok=True)
             return None
-        index = pq.read_table(path) if path.exists() else None
+        index = read_summary_index(path, set_aside_unreadable=True)
         indexed = set(index.column("run_id").to_pylist()) if index is not None else set()
         if indexed == set(committed):
             return path

@@ -2,14 +2,40 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from veille.warehouse.errors import WarehouseError
 
-__all__ = ["as_int", "as_str_list", "parse_ts", "read_json"]
+__all__ = ["as_int", "as_str_list", "parse_ts", "read_json", "salvaging"]
+
+# Recording a dead run whose files are garbage (veille.run.recovery): what cannot be read counts as missing.
+_SALVAGE: ContextVar[list[str] | None] = ContextVar("_SALVAGE", default=None)
+
+
+@contextlib.contextmanager
+def salvaging() -> Iterator[list[str]]:
+    """Within the block, a malformed run-folder file or timestamp is treated as absent instead of raising;
+    the yielded list collects the problems (one line each, naming the file)."""
+    problems: list[str] = []
+    token = _SALVAGE.set(problems)
+    try:
+        yield problems
+    finally:
+        _SALVAGE.reset(token)
+
+
+def _salvaged(error: WarehouseError) -> bool:
+    problems = _SALVAGE.get()
+    if problems is None:
+        return False
+    problems.append(str(error)[:300])
+    return True
 
 
 def read_json(path: Path, missing: list[str], expected: type) -> Any:
@@ -20,9 +46,17 @@ def read_json(path: Path, missing: list[str], expected: type) -> Any:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WarehouseError(f"{path}: not valid UTF-8 JSON ({exc})") from exc
+        error = WarehouseError(f"{path}: not valid UTF-8 JSON ({exc})")
+        if _salvaged(error):
+            missing.append(path.name)
+            return None
+        raise error from exc
     if not isinstance(value, expected):
-        raise WarehouseError(f"{path}: expected a JSON {expected.__name__}, got {type(value).__name__}")
+        error = WarehouseError(f"{path}: expected a JSON {expected.__name__}, got {type(value).__name__}")
+        if _salvaged(error):
+            missing.append(path.name)
+            return None
+        raise error
     return value
 
 
@@ -33,7 +67,10 @@ def parse_ts(value: Any, where: str) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError as exc:
-        raise WarehouseError(f"{where}: {value!r} is not an ISO 8601 timestamp") from exc
+        error = WarehouseError(f"{where}: {str(value)[:100]!r} is not an ISO 8601 timestamp")
+        if _salvaged(error):
+            return None
+        raise error from exc
     # Naive timestamps in the run folder are UTC by contract.
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 

@@ -19,10 +19,9 @@ from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from veille.resources import package_dir
-from veille.warehouse.commit import committed_files, committed_runs, summary_index_path
+from veille.warehouse.commit import committed_files, committed_runs, read_summary_index, summary_index_path
 from veille.warehouse.dictionary import DICTIONARY_VIEW, dictionary_table
 from veille.warehouse.errors import QueryTimeoutError, ReadOnlyQueryError, WarehouseError
 from veille.warehouse.limits import Limits, fetch_limited
@@ -195,8 +194,9 @@ def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
         _create_empty_view(con, "runs", name=SUMMARY_VIEW)
         return
     indexed: set[str] = set()
-    if index.exists():
-        indexed = set(pq.read_table(index, columns=["run_id"]).column("run_id").to_pylist())
+    table = read_summary_index(index)  # unreadable: read every run's file (the next commit rebuilds it)
+    if table is not None and "run_id" in table.column_names:
+        indexed = set(table.column("run_id").to_pylist())
     per_run = "hive_partitioning = true, hive_types = {'run_date': DATE}, union_by_name = true"
     if indexed and indexed <= set(committed):
         missing = sorted(str(committed[r]) for r in set(committed) - indexed)

@@ -1,0 +1,147 @@
+"""No command ends in a raw traceback for an error of the machine (issue 26 item 4): a file where a
+folder should be, a full disk, a read-only file system — one `error:` line naming the path, exit 1."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+
+from veille.cli import _environment_error, main
+from veille.ops.logfilter import ExpectedFailureFilter
+from veille.warehouse.synth import demo_warehouse
+
+
+def _veille(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["veille", *args])
+    with pytest.raises(SystemExit) as caught:
+        main()
+    captured = capsys.readouterr()
+    code = caught.value.code
+    return (code if isinstance(code, int) else 1), captured.out + captured.err
+
+
+@pytest.fixture()
+def blocker(tmp_path: Path) -> Path:
+    path = tmp_path / "a-file"
+    path.write_text("not a folder\n", encoding="utf-8")
+    return path
+
+
+def _one_error_line(out: str) -> str:
+    assert "Traceback" not in out
+    lines = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, out[-2000:]
+    return lines[0]
+
+
+def test_a_chart_under_a_file_is_one_line(
+    tmp_path: Path,
+    blocker: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reliability,
+) -> None:  # type: ignore[no-untyped-def]
+    demo_warehouse(tmp_path / "wh", nights=2)
+    code, out = _veille(
+        monkeypatch,
+        capsys,
+        "trends",
+        "--days",
+        "0",
+        "--warehouse",
+        str(tmp_path / "wh"),
+        "--chart",
+        str(blocker / "t.png"),
+    )
+    line = _one_error_line(out)  # on main: FileExistsError traceback
+    assert code == 1 and str(blocker) in line
+    reliability.record(
+        "`veille trends --chart` under a path that is a file (a file where a folder should be)",
+        "one `error:` line naming the path, exit 1, no traceback",
+        f"exit {code}: {line.replace(str(tmp_path), '<tmp>')}",
+    )
+
+
+def test_disk_full_while_writing_the_chart_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], reliability
+) -> None:  # type: ignore[no-untyped-def]
+    demo_warehouse(tmp_path / "wh", nights=2)
+    chart = tmp_path / "charts" / "t.png"
+
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(chart))
+
+    from matplotlib.figure import Figure
+
+    monkeypatch.setattr(Figure, "savefig", full)
+    code, out = _veille(
+        monkeypatch,
+        capsys,
+        "trends",
+        "--days",
+        "0",
+        "--warehouse",
+        str(tmp_path / "wh"),
+        "--chart",
+        str(chart),
+    )
+    line = _one_error_line(out)
+    assert code == 1 and "No space left on device" in line and str(chart) in line
+    reliability.record(
+        "disk full while `veille trends` writes its chart (savefig raises ENOSPC)",
+        "one `error:` line naming the path, exit 1, no traceback",
+        f"exit {code}: {line.replace(str(tmp_path), '<tmp>')}",
+    )
+
+
+def test_ingest_into_a_warehouse_under_a_file_is_one_line(
+    blocker: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = _veille(monkeypatch, capsys, "ingest", "--warehouse", str(blocker / "wh"))
+    assert code == 1 and str(blocker) in _one_error_line(out)
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (
+            OSError(errno.ENOSPC, "No space left on device (writing a Parquet file)", "/w/x.parquet"),
+            "/w/x.parquet",
+        ),
+        (OSError(errno.EROFS, "Read-only file system", "/w"), "Read-only file system: /w"),
+        (PermissionError(errno.EACCES, "Permission denied", "/w/runs"), "/w/runs"),
+    ],
+)
+def test_environment_errors_are_found_in_the_chain(error: OSError, expected: str) -> None:
+    try:
+        try:
+            raise error
+        except OSError as inner:
+            raise RuntimeError("cannot rollback - no transaction is active") from inner
+    except RuntimeError as outer:
+        message = _environment_error(outer)
+    assert message is not None and expected in message
+
+
+def test_a_bug_keeps_its_traceback() -> None:
+    assert _environment_error(ValueError("a bug")) is None
+    assert _environment_error(OSError(errno.ECONNREFUSED, "Connection refused")) is None
+
+
+def test_the_run_logs_drop_the_frames_of_an_environment_error() -> None:
+    error = OSError(errno.ENOSPC, "No space left on device", "/w/runs/x/run.json")
+    record = logging.LogRecord(
+        "prefect.flow_runs", logging.ERROR, __file__, 1, "failed", None, (OSError, error, None)
+    )
+    assert ExpectedFailureFilter().filter(record) and record.exc_info is None
+    bug = ValueError("bug")
+    record = logging.LogRecord(
+        "prefect.flow_runs", logging.ERROR, __file__, 1, "failed", None, (ValueError, bug, None)
+    )
+    assert ExpectedFailureFilter().filter(record) and record.exc_info is not None

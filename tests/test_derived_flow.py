@@ -1,0 +1,100 @@
+"""The night survives broken derived state and a full disk at recording (issue 26 items 2 and 4):
+a garbage corpus database is moved aside and rebuilt; a recording that fails marks the run failed."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from veille.cli import warehouse as cli_warehouse
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
+
+GARBAGE = b"not a duckdb file \x00\x01" * 300
+
+
+def _runs(warehouse: Path) -> tuple[int, str]:
+    app = typer.Typer()
+    cli_warehouse.register(app)
+    result = CliRunner().invoke(app, ["runs", "--warehouse", str(warehouse)])
+    return result.exit_code, result.stdout + result.stderr
+
+
+def _newest(warehouse: Path) -> Path:
+    return sorted((warehouse / "runs").iterdir(), key=lambda p: p.name)[-1]
+
+
+def test_a_garbage_corpus_database_is_moved_aside_and_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundled_corpus: Path, reliability
+) -> None:  # type: ignore[no-untyped-def]
+    from veille.flows.veille import veille_flow
+
+    warehouse = tmp_path / "warehouse"
+    warehouse.mkdir()
+    monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
+    database = warehouse / "veille.duckdb"
+    database.write_bytes(GARBAGE)
+    state = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
+    assert state.is_completed(), state.message  # on main: every night fails until deleted by hand
+    folder = Path(state.result())
+    alerts = json.loads((folder / "alerts.json").read_text(encoding="utf-8"))
+    rebuilt = [a for a in alerts if a["code"] == "ingest.database_rebuilt"]
+    assert len(rebuilt) == 1 and str(database) in rebuilt[0]["message"]
+    aside = [p for p in warehouse.iterdir() if p.name.startswith("veille.duckdb.unreadable-")]
+    assert len(aside) == 1 and aside[0].read_bytes() == GARBAGE and aside[0].name in rebuilt[0]["message"]
+    from veille.store.readers import document_snapshot
+
+    documents = len(document_snapshot(database))
+    assert documents > 0
+    code, out = _runs(warehouse)
+    assert code == 0 and folder.name in out
+    reliability.record(
+        "garbage corpus database (`veille.duckdb` overwritten with bytes that are not a database)",
+        "moved aside (warning alert naming it) and rebuilt from the corpus files; the night completes",
+        f"run Completed, 1 ingest.database_rebuilt alert naming {aside[0].name.split('.unreadable-')[0]}"
+        f".unreadable-<stamp>, {documents} documents ingested again, garbage kept; `veille runs` exit 0",
+    )
+
+
+def test_disk_full_at_recording_marks_the_run_failed_and_the_next_night_records_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundled_corpus: Path, reliability
+) -> None:  # type: ignore[no-untyped-def]
+    from veille.flows.veille import veille_flow
+
+    warehouse = tmp_path / "warehouse"
+    warehouse.mkdir()
+    monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
+
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pq, "write_table", full)  # every Parquet write of the recording step
+        state = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
+    assert state.is_failed()
+    folder = _newest(warehouse)
+    assert (folder / "report.md").exists()  # failed after the report
+    run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    assert run["status"] == "failed"  # on main: "completed" though the process fails
+    assert "No space left on device" in run["error"] and "writing a Parquet file" in run["error"]
+    assert str(warehouse / "parquet") in run["error"]  # the path is named
+    state = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
+    assert state.is_completed(), state.message
+    code, out = _runs(warehouse)
+    assert code == 0
+    line = next(line for line in out.splitlines() if folder.name in line)
+    assert "failed" in line
+    reliability.record(
+        "disk full at the recording step (every Parquet write raises ENOSPC), after the report",
+        "the run's final status is failed (run.json, then `veille runs`); the error names the path and the "
+        "operation; the next night records the run",
+        "flow Failed; run.json status failed, error 'recording failed: OSError: [Errno 28] No space left on "
+        "device (writing a Parquet file): <warehouse>/parquet/…'; next night Completed and `veille runs` lists "
+        "the first run as failed",
+    )
