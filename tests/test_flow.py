@@ -194,9 +194,9 @@ def test_a_failed_branch_gives_a_partial_report_and_a_failed_run(
     metrics = ui["metrics"]  # a few Markdown tables, one row per thing
     assert "| branches en échec | st-2 |" in metrics
     assert re.search(r"\| analyse\.branch\\_failed \| error \| 1 \| st-2 \|", metrics), metrics
-    assert re.search(r"\| analyst \| \d+ \| \d+ \| \d+ \| 0 \| \d+ \| \d+ \(estimés\) \| 0\.0000 \$ \|", metrics), (
-        metrics
-    )
+    assert re.search(
+        r"\| analyst \| \d+ \| \d+ \| \d+ \| 0 \| \d+ \| \d+ \(estimés\) \| 0\.0000 \$ \|", metrics
+    ), metrics
     assert "| résultats de tâches (Cached) | 0 |" in metrics
     assert "failed branch(es) st-2" in ui["report_description"]
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("analyse st-")]
