@@ -10,7 +10,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 from typer.testing import CliRunner
 
-from tests.flowkit import write_corpus
+from testkit.flowkit import write_corpus
 from veille.ops.alerting import FAILED_STATES, automation_name
 from veille.ops.watches import read_watches
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
-from tests.flowkit import read_json, responder, write_corpus
+from testkit.flowkit import read_json, responder, write_corpus
 from tests.mailkit import free_port, smtp_server
 from veille.flows.veille import veille_flow
 from veille.models.scripted import ScriptedModel

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.fake_gemini import FakeGemini, Reply
-from tests.flowkit import AXES, DOCS, write_corpus
-from tests.gemini_script import gemini_responder, role_of
+from testkit.fake_gemini import FakeGemini, Reply
+from testkit.flowkit import AXES, DOCS, write_corpus
+from testkit.gemini_script import gemini_responder, role_of
 from veille.flows.veille import veille_flow
 from veille.run.summary import format_summary
 from veille.textstats import MODEL_SECTIONS, split_sections

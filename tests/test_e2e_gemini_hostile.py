@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.fake_gemini import FakeGemini, Reply
-from tests.flowkit import AXES, write_corpus
-from tests.gemini_script import gemini_responder, role_of
+from testkit.fake_gemini import FakeGemini, Reply
+from testkit.flowkit import AXES, write_corpus
+from testkit.gemini_script import gemini_responder, role_of
 from veille.flows.veille import veille_flow
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]

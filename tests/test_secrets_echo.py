@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.fake_gemini import FakeGemini, Reply
-from tests.flowkit import write_corpus
-from tests.gemini_script import gemini_responder, role_of
+from testkit.fake_gemini import FakeGemini, Reply
+from testkit.flowkit import write_corpus
+from testkit.gemini_script import gemini_responder, role_of
 from veille.flows.veille import veille_flow
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
