@@ -90,6 +90,11 @@ class RunClient:
     journal_path: Path
     rebuildable: bool = True
 
+    @property
+    def backend(self) -> str:
+        """The run's backend name (the live client's), e.g. for the offline web warning."""
+        return self.client().backend
+
     def client(self) -> ModelClient:
         with _RUN_LOCK:
             live = _RUN_CLIENTS.get(self.run_id)
