@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from veille.alerts import Alert, alert
 from veille.models.attempts import BlockedPromptError
-from veille.models.base import ModelError
+from veille.models.base import ModelError, SchemaValidationError
 from veille.offline.axes import parse_axes
 from veille.roles.base import Asker
 from veille.roles.planner import PLANNER, Plan, PlannerInput, SubTask
@@ -79,8 +79,10 @@ def _attempt(client: Asker, data: PlannerInput, previous: Plan | None) -> Propos
     """A validated proposal, or the findings that say why there is none (for the re-ask)."""
     try:
         proposed = previous if previous is not None else client.ask(PLANNER, data).output
-    except ModelError as exc:  # blocked, cut on every attempt, outside the schema, provider down
+    except (BlockedPromptError, SchemaValidationError) as exc:  # blocked, cut or outside the schema
         return [_failure(exc)]
+    # Any other model error (quota, provider down, rejected key) is not about the answer: code's plan
+    # would only send the analysts to the same dead end, so the night stops naming the cause.
     known = [e.id for e in data.catalogue]
     try:
         plan, alerts = validate_plan(proposed, known, max_subtasks=data.max_subtasks, max_docs=data.max_docs)
