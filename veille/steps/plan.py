@@ -262,6 +262,10 @@ def make_plan(
             data, ["plus aucune sous-tâche après l'exclusion des documents signalés"], never, reasked=reasked
         )
         alerts += first.alerts
+        # The code plan (its own error alert) placed these: no longer questions about the planner's.
+        placed = {d for st in first.plan.sub_tasks for d in st.doc_ids}
+        questioned = [i for i in questioned if i not in placed]
+        placed_by_planner = [i for i in placed_by_planner if i not in placed]
         plan, done = _settle(data, first.plan, vocabulary, flagged, never, left)
     report = coverage_report(
         plan,
