@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +20,9 @@ __all__ = ["code_digest", "files_digest", "import_closure", "text_digest"]
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent  # .../veille
 _TOP = _PACKAGE_ROOT.name
+
+
+_PARSE_LOCK = threading.Lock()
 
 
 def text_digest(*parts: str) -> str:
@@ -62,7 +66,8 @@ def _nodes(tree: ast.AST) -> list[ast.AST]:
 
 def _imports(path: Path, name: str) -> set[str]:
     """``veille.*`` modules ``path`` imports when it runs (not under ``if TYPE_CHECKING:``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    with _PARSE_LOCK:  # CPython 3.11's ast.parse is not safe from several threads at once (Dask workers)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in _nodes(tree):
