@@ -81,10 +81,11 @@ def veille_flow(
         warehouse=warehouse,
         web=web,
     )
-    log, run = get_run_logger(), RunLog.start(settings)
-    folder = run.folder
+    # The folder is locked before anything is written in it, held until recorded: a killed run is
+    # recorded by the next one.
+    log, run = get_run_logger(), RunLog.start(settings, lock=lock_run_folder)
+    folder, run_lock = run.folder, run.run_lock
     name_flow_run(flow_run.id, folder.run_id)  # run id as the name (a given name kept) and as a tag
-    run_lock = lock_run_folder(folder.path)  # held until recorded: a killed run is recorded by the next
     reuse = Reuse.of(settings, flow_run.id, flow_run.run_count, fail_subtasks)
 
     with open_client(settings, folder.run_id, folder.calls_path) as client:

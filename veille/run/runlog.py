@@ -6,10 +6,11 @@ Kept out of flows/veille.py so the flow reads like the seeds' diagrams.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from veille.alerts import Alert
@@ -89,12 +90,17 @@ class RunLog:
     review: ReviewOutcome | None = None
     final: FinalReport | None = None
     error: BaseException | None = None
+    run_lock: Any = None  # the run folder's lock (veille.run.recovery), when start took one
 
     @classmethod
-    def start(cls, settings: Settings) -> RunLog:
-        """A new run: id from its start time, folder created under ``settings.runs_dir``."""
+    def start(cls, settings: Settings, lock: Callable[[Path], Any] | None = None) -> RunLog:
+        """A new run: id from its start time, folder created under ``settings.runs_dir``. ``lock``
+        (the flow's ``lock_run_folder``) is taken before anything is written in the folder, so a run
+        killed at any point after leaves a folder the next run's recovery records; it is kept in
+        ``run_lock``."""
         started = utc_now()
         folder = RunFolder(settings.runs_dir, new_run_id(started)).create()
+        run_lock = lock(folder.path) if lock is not None else None
         # Read by the warehouse if the run dies before run.json: its flow run and attempt survive.
         folder.write_json(
             START_FILE,
@@ -105,7 +111,9 @@ class RunLog:
                 "corpus_dir": str(settings.corpus_dir),
             },
         )
-        return cls(settings, folder, started)
+        run = cls(settings, folder, started)
+        run.run_lock = run_lock
+        return run
 
     @contextmanager
     def failure_as_alert(self) -> Iterator[None]:
