@@ -19,6 +19,7 @@ from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import AXES, write_corpus
 from testkit.gemini_script import gemini_responder, role_of
 from veille.flows.veille import veille_flow
+from veille.tasks.record import REPORT_ARTIFACT
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 
@@ -90,8 +91,11 @@ def _report_artifact(flow_run_id: Any) -> str:
         artifacts = client.read_artifacts(
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
         )
-    markdown = [str(a.data) for a in artifacts if a.type == "markdown"]
-    assert len(markdown) == 1, [a.type for a in artifacts]
+    # The report's artifact (the metrics artifact is Markdown too): its key starts with the report's.
+    markdown = [
+        str(a.data) for a in artifacts if a.type == "markdown" and (a.key or "").startswith(REPORT_ARTIFACT)
+    ]
+    assert len(markdown) == 1, [(a.type, a.key) for a in artifacts]
     return markdown[0]
 
 
