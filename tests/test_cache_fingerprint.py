@@ -59,6 +59,38 @@ def test_the_engine_digest_follows_its_source_and_only_it(tmp_path: Path) -> Non
     assert _engine_digest(root) not in (before, edited)
 
 
+def test_the_closure_follows_runtime_imports_and_builds_no_ast(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = tmp_path / "veille"
+    (pkg / "sub").mkdir(parents=True)
+    for name in ("__init__", "a", "b", "c", "d", "e", "sub/__init__", "sub/f"):
+        (pkg / f"{name}.py").write_text("", encoding="utf-8")
+    (pkg / "a.py").write_text(
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "import veille.b\n"
+        "if TYPE_CHECKING:\n    from veille import c\nelse:\n    from . import d\n"
+        "def later():\n    from .sub import f\n    return f\n",
+        encoding="utf-8",
+    )
+    (pkg / "sub" / "f.py").write_text("from ..e import something\n", encoding="utf-8")
+    # CPython 3.11's ast.parse fails when another thread parses at once (Prefect, Dask workers do):
+    # the closure must not need it.
+    import ast
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ast.parse called")
+
+    monkeypatch.setattr(ast, "parse", refuse)
+    names = {str(p.relative_to(tmp_path)) for p in import_closure(["veille.a"], root=pkg)}
+    # c is imported only for annotations; d on the else branch; f from a function body; e from f.
+    assert names == {
+        "veille/__init__.py", "veille/a.py", "veille/b.py", "veille/d.py",
+        "veille/sub/__init__.py", "veille/sub/f.py", "veille/e.py",
+    }  # fmt: skip
+
+
 def _findings(folder: Path) -> list[str]:
     data: dict[str, Any] = json.loads((folder / "findings.json").read_text(encoding="utf-8"))
     return [f["statement"] for branch in data.values() for f in branch.get("findings", [])]

@@ -157,7 +157,11 @@ def test_two_veille_runs_use_one_shared_server_then_stop_it(tmp_path: Path) -> N
     for night in range(2):
         done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=400)
         assert done.returncode == 0, done.stderr[-3000:]
-        assert "temporary Prefect API instead" not in done.stderr
+        log = home / "veille-shared-api.log"
+        assert "temporary Prefect API instead" not in done.stderr, (
+            done.stderr[:1500],
+            log.read_text(encoding="utf-8") if log.exists() else "(no keeper log)",
+        )
         # The first run says it leaves a server behind, and how to stop it; the second found it.
         assert ("started a shared Prefect API" in done.stderr) == (night == 0), done.stderr[-2000:]
         state = read_state(home)

@@ -9,20 +9,17 @@ for a given set of modules and files (files are read, not stat-ed: a copy keeps 
 
 from __future__ import annotations
 
-import ast
+import dis
 import hashlib
-import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
+from types import CodeType
 
 __all__ = ["code_digest", "files_digest", "import_closure", "text_digest"]
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent  # .../veille
 _TOP = _PACKAGE_ROOT.name
-
-
-_PARSE_LOCK = threading.Lock()
 
 
 def text_digest(*parts: str) -> str:
@@ -43,43 +40,51 @@ def _module_file(name: str, root: Path) -> Path | None:
     return None
 
 
-def _type_checking(node: ast.AST) -> bool:
-    test = node.test if isinstance(node, ast.If) else None
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+def _jump_target(instructions: list[dis.Instruction], i: int) -> int | None:
+    """Offset the ``if`` at ``instructions[i]`` (a load of ``TYPE_CHECKING``) jumps to when false."""
+    for ins in instructions[i + 1 : i + 3]:  # 3.13 puts a TO_BOOL between the load and the jump
+        if "JUMP" in ins.opname and "IF_FALSE" in ins.opname:
+            return int(ins.argval)
+        if ins.opname != "TO_BOOL":
+            return None
+    return None
 
 
-def _nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node but those under ``if TYPE_CHECKING:`` (annotations do not run)."""
-    out: list[ast.AST] = []
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        if _type_checking(node):
-            todo.extend(getattr(node, "orelse", []))
+def _code_imports(code: CodeType) -> Iterator[tuple[int, str, tuple[str, ...]]]:
+    """(level, module, fromlist) of every import ``code`` runs, nested functions and classes
+    included, except those under ``if TYPE_CHECKING:`` (annotations do not run)."""
+    instructions = list(dis.get_instructions(code))
+    skip_until = -1
+    for i, ins in enumerate(instructions):
+        if ins.offset < skip_until:
             continue
-        todo.extend(ast.iter_child_nodes(node))
-    return out
+        if ins.argval == "TYPE_CHECKING" and ins.opname in {"LOAD_NAME", "LOAD_GLOBAL", "LOAD_ATTR"}:
+            skip_until = _jump_target(instructions, i) or -1
+        elif ins.opname == "IMPORT_NAME" and i >= 2:
+            level, fromlist = instructions[i - 2].argval, instructions[i - 1].argval
+            yield int(level or 0), str(ins.argval), tuple(fromlist or ())
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _code_imports(const)
 
 
 def _imports(path: Path, name: str) -> set[str]:
-    """``veille.*`` modules ``path`` imports when it runs (not under ``if TYPE_CHECKING:``)."""
-    with _PARSE_LOCK:  # CPython 3.11's ast.parse is not safe from several threads at once (Dask workers)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    """``veille.*`` modules ``path`` imports when it runs (not under ``if TYPE_CHECKING:``).
+
+    Read from the bytecode, not from ``ast.parse``: CPython 3.11's ast.parse fails ("AST constructor
+    recursion depth mismatch") when another thread parses at the same time, and Prefect and Dask
+    workers do; compiling to bytecode builds no Python AST objects."""
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _nodes(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parent, base] if base else parent)
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)  # ``from pkg import module``
+    for level, module, fromlist in _code_imports(code):
+        base = module
+        if level:
+            parts = package.split(".")
+            parent = parts[: len(parts) - level + 1]
+            base = ".".join([*parent, module] if module else parent)
+        found.add(base)
+        found.update(f"{base}.{a}" for a in fromlist if a != "*")  # ``from pkg import module``
     return {m for m in found if m == _TOP or m.startswith(_TOP + ".")}
 
 

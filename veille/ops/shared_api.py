@@ -201,11 +201,19 @@ def acquire_shared_api(home: Path, idle_s: float) -> SharedApi:
         start.close()
         return SharedApi(home, lease, state, None)
     api = SharedApi(home, lease, None, start, idle_s)
+    if _serving_slowly(state):
+        return api  # its keeper lives: a loaded machine answers late; wait() polls, not a second server
     if _starting_keeper(home) is None:  # else one is starting, left by a client killed meanwhile
         _stop_stale(home, state)
         _spawn_keeper(home, idle_s)
         api.started = True
     return api
+
+
+def _serving_slowly(state: SharedApiState | None) -> bool:
+    """A state of this Prefect version whose keeper lives (its server missed one health probe).
+    Replacing it would start a second server on the same database."""
+    return state is not None and state.prefect_version == prefect_version() and _alive(state.keeper_pid)
 
 
 def _starting_keeper(home: Path) -> int | None:
