@@ -106,7 +106,10 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:  # another user's process: not ours to use
         return False
-    return True
+    try:  # a zombie (killed, not yet reaped by the client that spawned it) serves nothing
+        return "Z" not in Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[:1]
+    except OSError:
+        return True  # no /proc (macOS): the signal probe is all we have
 
 
 def healthy(url: str, timeout_s: float = 2.0) -> bool:
@@ -158,7 +161,7 @@ class SharedApi:
                 if usable(state):
                     self._state = state
                     break
-                if time.monotonic() > deadline or not (_starting_keeper(self.home) or state):
+                if time.monotonic() > deadline or not (_starting_keeper(self.home) or _serving_slowly(state)):
                     raise SharedApiError(
                         f"the shared Prefect API did not answer within {timeout_s:.0f} s "
                         f"(see {self.home / LOG_NAME}; VEILLE_PREFECT_SERVER=temporary avoids it)"
@@ -213,7 +216,12 @@ def acquire_shared_api(home: Path, idle_s: float) -> SharedApi:
 def _serving_slowly(state: SharedApiState | None) -> bool:
     """A state of this Prefect version whose keeper lives (its server missed one health probe).
     Replacing it would start a second server on the same database."""
-    return state is not None and state.prefect_version == prefect_version() and _alive(state.keeper_pid)
+    return (
+        state is not None
+        and state.prefect_version == prefect_version()
+        and _alive(state.keeper_pid)
+        and _alive(state.server_pid)
+    )
 
 
 def _starting_keeper(home: Path) -> int | None:
