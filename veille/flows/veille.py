@@ -42,6 +42,7 @@ from veille.tasks.reuse import Reuse
 from veille.tasks.review import review
 from veille.tasks.screen import screen_documents
 from veille.tasks.write import finish_report, write_report
+from veille.warehouse.place import check_warehouse
 
 __all__ = ["veille_flow"]
 
@@ -81,6 +82,7 @@ def veille_flow(
         warehouse=warehouse,
         web=web,
     )
+    check_warehouse(settings.warehouse_dir, settings.database)  # deployments: one line, not frames
     # The folder is locked before anything is written in it, held until recorded: a killed run is
     # recorded by the next one.
     log, run = get_run_logger(), RunLog.start(settings, lock=lock_run_folder)
