@@ -4,9 +4,12 @@ Crashed flow runs of its deployment that notifies its delivery channels (test Pr
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pytest_httpserver import HTTPServer
 from typer.testing import CliRunner
 
@@ -89,3 +92,61 @@ def test_setup_creates_one_automation_per_watch_idempotently(
     block.notify("La veille « veille-infra » a échoué", subject=action.subject)  # type: ignore[union-attr]
     ((request, _),) = httpserver.log
     assert "a échoué" in json.loads(request.get_data())["message"]
+
+
+def _automation(expect: list[str], body: str = "corps", block: str = "0" * 32) -> object:
+    from prefect.events.actions import SendNotification
+    from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
+
+    return AutomationCore(
+        name="veille: x en échec",
+        trigger=EventTrigger(
+            expect=set(expect),
+            match={"prefect.resource.id": "prefect.flow-run.*"},
+            match_related={"prefect.resource.role": "deployment", "prefect.resource.name": "x"},
+            posture=Posture.Reactive,
+            threshold=1,
+            within=timedelta(0),
+        ),
+        actions=[SendNotification(block_document_id=block, subject="s", body=body)],
+    )
+
+
+_EVENTS = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz.-", min_size=1, max_size=24),
+    min_size=2,
+    max_size=12,
+    unique=True,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(events=_EVENTS, data=st.data())
+def test_an_automation_read_back_in_another_set_order_is_unchanged(
+    events: list[str], data: st.DataObject
+) -> None:
+    # The server (another process, another hash seed) returns a set field as a list in its own
+    # iteration order: the structure is the same, so a second `veille setup` must say "unchanged".
+    from prefect.events.schemas.automations import AutomationCore
+
+    from veille.ops.alerting import same_automation
+
+    wanted = _automation(events)
+    stored = json.loads(wanted.model_dump_json())  # type: ignore[attr-defined]
+    stored["trigger"]["expect"] = data.draw(st.permutations(events))
+    stored["tags"], stored["owner_resource"] = [], None  # defaults the server fills in
+    current = AutomationCore.model_validate(stored)
+    assert same_automation(current, wanted)  # type: ignore[arg-type]
+
+
+@given(events=_EVENTS)
+def test_a_changed_automation_is_not_the_same(events: list[str]) -> None:
+    from veille.ops.alerting import same_automation
+
+    wanted = _automation(events)
+    for changed in (
+        _automation(events[1:]),
+        _automation(events, body="autre corps"),
+        _automation(events, block="1" * 32),
+    ):
+        assert not same_automation(changed, wanted)  # type: ignore[arg-type]

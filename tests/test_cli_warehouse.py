@@ -145,7 +145,7 @@ def test_sql_prints_wide_rows_vertically_unless_asked(
     monkeypatch.setenv("COLUMNS", "100")
     code, out, _ = run(app, "sql", "SELECT * FROM runs ORDER BY started_at", "--warehouse", str(warehouse))
     assert code == 0
-    assert out.count("-[ row ") == 4 and "\nrun_id            | " in out  # one block per row
+    assert out.count("-[ row ") == 4 and "\nrun_id                | " in out  # one block per row
     code, out, _ = run(app, "sql", "SELECT run_id, status FROM runs", "--warehouse", str(warehouse))
     assert code == 0 and "┃ run_id" in out and "-[ row" not in out  # narrow: a table
     code, out, _ = run(

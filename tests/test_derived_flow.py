@@ -98,3 +98,58 @@ def test_disk_full_at_recording_marks_the_run_failed_and_the_next_night_records_
         "device (writing a Parquet file): <warehouse>/parquet/…'; next night Completed and `veille runs` lists "
         "the first run as failed",
     )
+
+
+def test_derived_files_moved_aside_are_alerts_of_the_night(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundled_corpus: Path, reliability
+) -> None:  # type: ignore[no-untyped-def]
+    from veille.flows.veille import veille_flow
+    from veille.run.summary import format_summary
+    from veille.warehouse import committed_files, query, summary_index_path
+
+    warehouse = tmp_path / "warehouse"
+    monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
+    first = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
+    assert first.is_completed(), first.message
+    parquet = warehouse / "parquet"
+    victim = committed_files(parquet, "subtasks")[0]
+    index = summary_index_path(parquet)
+    for path in (victim, index):
+        path.write_bytes(GARBAGE)
+
+    second = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
+    assert second.is_completed(), second.message
+    folder = Path(second.result())
+    alerts = [
+        a
+        for a in json.loads((folder / "alerts.json").read_text("utf-8"))
+        if a["code"] == "warehouse.file_set_aside"
+    ]
+    named = {subject: a for a in alerts for subject in a["subjects"]}
+    assert set(named) == {str(victim), str(index)}  # each file named, none twice
+    for path in (victim, index):
+        (moved,) = [
+            p for p in path.parent.iterdir() if p.name.lstrip(".").startswith(f"{path.name}.unreadable-")
+        ]
+        message = named[str(path)]["message"]
+        assert f"{path} → {moved}" in message and moved.read_bytes() == GARBAGE  # where it went, kept
+    assert "unreadable Parquet" in named[str(victim)]["message"]  # why
+    assert f"rebuilt from {warehouse / 'runs' / victim.stem}" in named[str(victim)]["message"]
+    assert pq.read_table(victim).num_rows > 0 and pq.read_table(index).num_rows == 2  # both rebuilt
+    _, rows = query(
+        parquet,
+        "SELECT subjects FROM alerts WHERE run_id = ? AND code = 'warehouse.file_set_aside'",
+        [folder.name],
+    )
+    assert sorted(s for (subjects,) in rows for s in subjects) == sorted([str(victim), str(index)])
+    assert "warehouse.file_set_aside" in format_summary(folder)  # the run's summary shows it
+    third = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
+    again = json.loads((Path(third.result()) / "alerts.json").read_text("utf-8"))
+    assert not [a for a in again if a["code"] == "warehouse.file_set_aside"]  # once, not every night
+    reliability.record(
+        "a garbage Parquet file of an earlier run and a garbage summary index, found by the next night",
+        "moved aside and rebuilt, each named in a warehouse.file_set_aside alert (file, where it went, why) "
+        "in alerts.json, the alerts table and the run summary; no alert the night after",
+        f"{len(alerts)} alert(s) naming both files and their .unreadable-<stamp> copies; subtasks file and "
+        "index rebuilt; 0 such alerts on the third night",
+    )

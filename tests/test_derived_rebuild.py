@@ -205,3 +205,32 @@ def test_update_summary_index_survives_an_index_that_is_a_folder(tmp_path: Path)
     index.mkdir()  # not a file at all: IsADirectoryError on read
     assert update_summary_index(settings.parquet_dir) == index
     assert pq.read_table(index).num_rows == 2
+
+
+def test_moves_in_task_threads_are_collected_once_per_reason(tmp_path: Path) -> None:
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    from veille.derived import collecting, set_aside, set_aside_alerts
+
+    files = [tmp_path / f"entry-{i}.json" for i in range(3)] + [tmp_path / "veille.duckdb"]
+    for path in files:
+        path.write_bytes(GARBAGE)
+    with collecting() as moved, ThreadPoolExecutor(2) as pool:
+        # Prefect's thread runner runs each task in a copy of the flow's context, as here.
+        jobs = [
+            pool.submit(contextvars.copy_context().run, set_aside, p, "JSONDecodeError", "asked again")
+            for p in files[:3]
+        ]
+        [job.result() for job in jobs]
+        set_aside(files[3], "not a DuckDB database file", "rebuilt", announce=False)
+    (tmp_path / "late").write_bytes(GARBAGE)
+    set_aside(tmp_path / "late", "x", "y")  # outside the block: a log line only
+    assert sorted(m.path for m in moved) == sorted(str(p) for p in files[:3])  # not the unannounced one
+    (alert,) = set_aside_alerts(moved)
+    assert alert.code == "warehouse.file_set_aside" and sorted(alert.subjects) == sorted(map(str, files[:3]))
+    for item in moved:
+        assert (
+            f"{item.path} → {item.moved_to}" in alert.message and Path(item.moved_to).read_bytes() == GARBAGE
+        )
+    assert "JSONDecodeError" in alert.message and alert.message.endswith("; asked again")

@@ -55,7 +55,7 @@ def test_a_dead_run_is_recovered_with_its_start_time_and_flow_run_id(tmp_path: P
     assert recovery.run_ids == [run.folder.run_id]
     _, rows = query(
         settings.parquet_dir,
-        "SELECT run_id, flow_run_id, attempt, status, started_at IS NOT NULL, corpus_dir, missing_files "
+        "SELECT run_id, flow_run_id, flow_run_attempt, status, started_at IS NOT NULL, corpus_dir, missing_files "
         "FROM run_attempts",
     )
     assert rows == [

@@ -41,7 +41,9 @@ def test_every_table_is_written_with_its_declared_schema(tmp_path: Path) -> None
 
 def test_llm_calls_and_alerts_keep_every_field_of_their_models() -> None:
     calls = set(wh.TABLES["llm_calls"].names)
-    assert set(CallRecord.model_fields) <= calls
+    from veille.warehouse.rows import JOURNAL_COLUMNS
+
+    assert {JOURNAL_COLUMNS.get(f, f) for f in CallRecord.model_fields} <= calls
     assert set(Alert.model_fields) <= set(wh.TABLES["alerts"].names)
 
 

@@ -41,7 +41,11 @@ def test_runs_is_one_row_per_flow_run(warehouse: Path) -> None:
     assert frame["started_at"].is_monotonic_decreasing
     assert str(frame["started_at"].dtype) == "datetime64[us, UTC]"
     retried = frame[frame["flow_run_id"] == "flow-0"].iloc[0]
-    assert (retried["attempt"], retried["attempt_count"], retried["status"]) == (2, 2, "completed")
+    assert (retried["flow_run_attempt"], retried["flow_run_attempts"], retried["status"]) == (
+        2,
+        2,
+        "completed",
+    )
     assert len(api.runs(warehouse, attempts=True)) == 7
     assert len(api.runs(warehouse, limit=2)) == 2
     assert "settings_json" not in frame.columns

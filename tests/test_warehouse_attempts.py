@@ -53,7 +53,8 @@ def test_a_retried_flow_run_is_one_run_with_two_attempts(tmp_path: Path, with_at
     parquet = tmp_path / "parquet"
 
     _, runs = wh.query(
-        parquet, "SELECT run_id, run_key, attempt, attempt_count, status FROM runs ORDER BY started_at"
+        parquet,
+        "SELECT run_id, run_key, flow_run_attempt, flow_run_attempts, status FROM runs ORDER BY started_at",
     )
     assert runs == [
         (second.run_id, FLOW_RUN, 2, 2, "completed"),
@@ -61,14 +62,15 @@ def test_a_retried_flow_run_is_one_run_with_two_attempts(tmp_path: Path, with_at
     ]
     _, attempts = wh.query(
         parquet,
-        "SELECT run_id, attempt, last_attempt FROM run_attempts WHERE run_key = ? ORDER BY attempt",
+        "SELECT run_id, flow_run_attempt, last_flow_run_attempt FROM run_attempts WHERE run_key = ? "
+        "ORDER BY flow_run_attempt",
         [FLOW_RUN],
     )
     assert attempts == [(first.run_id, 1, False), (second.run_id, 2, True)]
 
     _, trends = wh.query(
         parquet,
-        "SELECT run_id, scores_attempt, attempt_count, flow_run_cost_usd, flow_run_calls, "
+        "SELECT run_id, scores_flow_run_attempt, flow_run_attempts, flow_run_cost_usd, flow_run_calls, "
         "flow_run_total_tokens FROM run_trends ORDER BY started_at",
     )
     assert [r[:3] for r in trends] == [(second.run_id, 2, 2), (other.run_id, 1, 1)]
@@ -90,27 +92,33 @@ def test_a_retried_flow_run_is_one_run_with_two_attempts(tmp_path: Path, with_at
 def test_a_run_without_a_flow_run_is_its_own_run(tmp_path: Path) -> None:
     a = _record(tmp_path, T0, 1, run_fields={"flow_run_id": None})
     b = _record(tmp_path, T0 + timedelta(hours=1), 2, run_fields={"flow_run_id": None})
-    _, rows = wh.query(tmp_path / "parquet", "SELECT run_id, run_key, attempt FROM runs ORDER BY started_at")
+    _, rows = wh.query(
+        tmp_path / "parquet", "SELECT run_id, run_key, flow_run_attempt FROM runs ORDER BY started_at"
+    )
     assert rows == [(a.run_id, a.run_id, 1), (b.run_id, b.run_id, 1)]
 
 
 def test_partitions_without_the_attempt_column_are_numbered(tmp_path: Path) -> None:
-    """Schema version 2 files (no ``attempt``) only: the views still bind and number the attempts."""
+    """Schema version 2 files (no ``attempt``, v7's ``flow_run_attempt``) only: the views still bind and
+    number the attempts."""
     first, second = _retried(tmp_path)
     parquet = tmp_path / "parquet"
     for result in (first, second):
         path = result.files["runs"]
-        table = pq.read_table(path).drop_columns(["attempt"])
+        table = pq.read_table(path).drop_columns(["flow_run_attempt"])
         pq.write_table(table.replace_schema_metadata({b"veille.schema_version": b"2"}), path)
     index = wh.summary_index_path(parquet)
-    pq.write_table(pq.read_table(index).drop_columns(["attempt"]), index)
-    for view, attempt in (("runs", "attempt"), ("run_trends", "scores_attempt")):
-        _, rows = wh.query(parquet, f"SELECT run_id, {attempt}, attempt_count FROM {view}")
+    pq.write_table(pq.read_table(index).drop_columns(["flow_run_attempt"]), index)
+    for view, attempt in (("runs", "flow_run_attempt"), ("run_trends", "scores_flow_run_attempt")):
+        _, rows = wh.query(parquet, f"SELECT run_id, {attempt}, flow_run_attempts FROM {view}")
         assert rows == [(second.run_id, 2, 2)], view
-    # For Python readers, migration 3 adds the column (NULL).
-    upgraded = wh.upgrade_table("runs", pq.read_table(first.files["runs"]), 2)
-    assert upgraded.schema.field("attempt").type == pa.int32()
-    assert upgraded.column("attempt").to_pylist() == [None]
+    # For Python readers, migration 3 adds the column (NULL), which migration 7 renames.
+    table = pq.read_table(first.files["runs"])  # as version 2 wrote it: `attempts`, no attempt
+    table = table.rename_columns(["attempts" if c == "call_attempts" else c for c in table.column_names])
+    upgraded = wh.upgrade_table("runs", table, 2)
+    assert upgraded.schema.field("flow_run_attempt").type == pa.int32()
+    assert upgraded.column("flow_run_attempt").to_pylist() == [None]
+    assert "attempt" not in upgraded.column_names and "attempts" not in upgraded.column_names
     assert [m.version for m in MIGRATIONS][2] == 3 <= wh.SCHEMA_VERSION
 
 

@@ -1,7 +1,8 @@
 """Partitions written under every schema version, 1 … current, read back with pandas and DuckDB
 without losing a column once `veille warehouse upgrade` has rewritten them (issue 25).
 
-The files of version k are built from a current run by removing what each later migration adds
+The files of version k are built from a current run by undoing each later migration, newest first:
+its renamed columns get their old names back (``Migration.renamed``) and what it adds is removed
 (found by running the migration on the table without that column), so a migration registered
 later is covered without touching this test.
 """
@@ -29,20 +30,31 @@ T0 = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)
 
 
 def _added_by(version: int, name: str, table: pa.Table) -> list[str]:
-    """The columns migration ``version`` adds to table ``name`` (it puts them back when missing)."""
+    """The columns migration ``version`` adds to table ``name`` (of that version: it puts them back
+    when missing)."""
     migration = next(m for m in MIGRATIONS if m.version == version)
     return [
         c for c in table.column_names if c in migration.upgrade(name, table.drop_columns([c])).column_names
     ]
 
 
+def _undo(version: int, name: str, table: pa.Table) -> pa.Table:
+    """``table`` (of ``version``) as version ``version - 1`` wrote it."""
+    migration = next(m for m in MIGRATIONS if m.version == version)
+    back = {new: old for old, new in migration.renamed.get(name, {}).items()}
+    table = table.drop_columns(_added_by(version, name, table))
+    return table.rename_columns([back.get(c, c) for c in table.column_names])
+
+
+def _as_of(version: int, name: str, table: pa.Table) -> pa.Table:
+    for later in range(SCHEMA_VERSION, version, -1):
+        table = _undo(later, name, table)
+    return table
+
+
 def _downgrade(path: Path, name: str, version: int) -> None:
-    table = pq.ParquetFile(path).read()
-    later = {c for v in range(version + 1, SCHEMA_VERSION + 1) for c in _added_by(v, name, table)}
-    old = table.drop_columns(sorted(later)).replace_schema_metadata(
-        {b"veille.schema_version": str(version).encode()}
-    )
-    pq.write_table(old, path)
+    table = _as_of(version, name, pq.ParquetFile(path).read())
+    pq.write_table(table.replace_schema_metadata({b"veille.schema_version": str(version).encode()}), path)
 
 
 @pytest.fixture()
@@ -59,13 +71,18 @@ def mixed(tmp_path: Path) -> tuple[Path, dict[int, wh.RecordResult]]:
     return parquet, runs
 
 
-def test_every_migration_adds_what_its_description_names() -> None:
+def test_every_migration_adds_or_renames_what_its_description_names() -> None:
     # The discovery above must see something for every migration after the first, or the
     # version-k files would be identical to current ones and the test would prove nothing.
     run = {name: pa.Table.from_pylist([], schema=schema) for name, schema in TABLES.items()}
     for migration in MIGRATIONS[1:]:
-        added = [c for name, table in run.items() for c in _added_by(migration.version, name, table)]
-        assert added, migration.description
+        at = {name: _as_of(migration.version, name, table) for name, table in run.items()}
+        added = [c for name, table in at.items() for c in _added_by(migration.version, name, table)]
+        renamed = [f"{n}.{old}" for n, pairs in migration.renamed.items() for old in pairs]
+        assert added or renamed, migration.description
+        for name, table in at.items():  # undone then redone: the same columns again
+            redone = migration.upgrade(name, _undo(migration.version, name, table))
+            assert sorted(redone.column_names) == sorted(table.column_names), (migration.description, name)
 
 
 def test_old_partitions_lose_columns_before_the_upgrade(

@@ -215,7 +215,7 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
 
     _, rows = query(
         warehouse / "parquet",
-        "SELECT run_id, status, attempt, attempt_count FROM run_attempts WHERE run_id IN (?, ?) "
+        "SELECT run_id, status, flow_run_attempt, flow_run_attempts FROM run_attempts WHERE run_id IN (?, ?) "
         "ORDER BY run_id",
         [first["run_id"], second["run_id"]],
     )

@@ -197,6 +197,12 @@ def run(
             web=web,
         )
     )
+    from veille.warehouse.place import UnusableWarehouseError, check_warehouse
+
+    try:  # before any server or flow starts: a bad path is one line, not a failed flow's traceback
+        check_warehouse(settings.warehouse_dir, settings.database)
+    except UnusableWarehouseError as exc:
+        raise _fail(str(exc), 1) from None
     from veille.ops.shared_api import early_lease, prefect_api
 
     # Before Prefect is imported (~2 s): a server still to start starts meanwhile.

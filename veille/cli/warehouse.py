@@ -105,7 +105,9 @@ def runs(
         typer.echo("no run recorded yet")
         return
     _print(
-        columns, rows, title=f"{len(rows)} most recent runs (one per flow run; attempt n/m: the last of m)"
+        columns,
+        rows,
+        title=f"{len(rows)} most recent runs (one per flow run; flow_run_attempt n/m: the last of m)",
     )
     at = {name: i for i, name in enumerate(columns)}
     if "unretried" in at and (late := [r[at["run_id"]] for r in rows if r[at["unretried"]]]):
@@ -182,7 +184,7 @@ def _printed(r: dict[str, Any]) -> tuple[Any, ...]:
     return (
         f"{r['started_at']:%Y-%m-%d %H:%M}" if r["started_at"] else "",
         r["run_id"],
-        f"{r['scores_attempt']}/{r['attempt_count']}",
+        f"{r['scores_flow_run_attempt']}/{r['flow_run_attempts']}",
         r["status"],
         f"{r['flow_run_cost_usd']:.4f}" + ("" if r["flow_run_cost_complete"] else "+"),
         r["flow_run_total_tokens"],

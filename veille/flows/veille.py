@@ -16,6 +16,7 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from veille.collect import sources_file
+from veille.derived import collecting, set_aside_alerts
 from veille.ops.logfilter import install_expected_failure_filter
 from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
@@ -37,11 +38,13 @@ from veille.tasks.news import what_changed
 from veille.tasks.outputs import write_outputs
 from veille.tasks.plan import plan_catalogue
 from veille.tasks.record import record_run
+from veille.tasks.repair import repair_warehouse
 from veille.tasks.research import search_web
 from veille.tasks.reuse import Reuse
 from veille.tasks.review import review
 from veille.tasks.screen import screen_documents
 from veille.tasks.write import finish_report, write_report
+from veille.warehouse.place import check_warehouse
 
 __all__ = ["veille_flow"]
 
@@ -81,6 +84,7 @@ def veille_flow(
         warehouse=warehouse,
         web=web,
     )
+    check_warehouse(settings.warehouse_dir, settings.database)  # deployments: one line, not frames
     # The folder is locked before anything is written in it, held until recorded: a killed run is
     # recorded by the next one.
     log, run = get_run_logger(), RunLog.start(settings, lock=lock_run_folder)
@@ -88,7 +92,8 @@ def veille_flow(
     name_flow_run(flow_run.id, folder.run_id)  # run id as the name (a given name kept) and as a tag
     reuse = Reuse.of(settings, flow_run.id, flow_run.run_count, fail_subtasks)
 
-    with open_client(settings, folder.run_id, folder.calls_path) as client:
+    with collecting() as moved_aside, open_client(settings, folder.run_id, folder.calls_path) as client:
+        repair_warehouse(settings)  # first: what it moves aside is in tonight's alerts
         records = client.journal.records  # calls so far: each step's log line has its roles' usage
         asker = reuse.asker(client)  # writer, critic, reviser and judge cached by their inputs
         with run.failure_as_alert():  # a raising step ends the steps; re-raised once all is written
@@ -129,6 +134,7 @@ def veille_flow(
             )
             log.info("review: %s; %s", run.keep_final(final), usage_note(records(), "critic", "reviser"))
         run.add(client.alerts())
+        run.add(set_aside_alerts(moved_aside))  # derived files moved aside (veille.derived)
 
         info = run.info(backend_label(settings), records())
         basis = analyst_basis(settings)  # later nights build on these findings

@@ -13,15 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from veille.delivery.config import DeliveryConfig
 from veille.delivery.send import with_recipients
 
 if TYPE_CHECKING:
     from prefect.client.orchestration import SyncPrefectClient
+    from prefect.events.schemas.automations import AutomationCore
 
-__all__ = ["FAILED_STATES", "automation_name", "channel_urls", "ensure_failure_automation"]
+__all__ = [
+    "FAILED_STATES",
+    "automation_name",
+    "channel_urls",
+    "ensure_failure_automation",
+    "same_automation",
+]
 
 FAILED_STATES = ("prefect.flow-run.Failed", "prefect.flow-run.Crashed")
 _BODY = (
@@ -57,6 +64,28 @@ def channel_urls(
         else:
             missing.append(chat.url_env)
     return found, missing
+
+
+def _structure(value: Any) -> Any:
+    """``value`` with every set made a sorted tuple: sets (a trigger's ``expect``, ``after``,
+    ``for_each``) compare by content, not by the order a process happens to iterate them in."""
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted((_structure(v) for v in value), key=repr))
+    if isinstance(value, dict):
+        return {k: _structure(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_structure(v) for v in value]
+    return value
+
+
+def same_automation(current: AutomationCore, wanted: AutomationCore) -> bool:
+    """The automation the server holds is the one wanted, field by field (Python values: UUIDs,
+    timedeltas, sets as sets). A JSON dump is not a structure: it writes a set as a list in the
+    iteration order of the process that built it — the server's for ``current`` (its own hash seed),
+    ours for ``wanted`` — so ``expect={Failed, Crashed}`` read back in the other order looked changed
+    and a second ``veille setup`` said "updated" (for 4 of 41 hash seeds tried, ``set(FAILED_STATES)``
+    and the same set built in the other order dump two different lists)."""
+    return bool(_structure(current.model_dump()) == _structure(wanted.model_dump()))
 
 
 def ensure_failure_automation(client: SyncPrefectClient, deployment: str, channels: Sequence[Channel]) -> str:
@@ -95,7 +124,7 @@ def ensure_failure_automation(client: SyncPrefectClient, deployment: str, channe
     current = AutomationCore.model_validate(existing[0].model_dump(exclude={"id"}))
     for extra in existing[1:]:  # one automation per deployment
         client.delete_automation(extra.id)
-    if current.model_dump(mode="json") == wanted.model_dump(mode="json") and not existing[1:]:
+    if same_automation(current, wanted) and not existing[1:]:
         return "unchanged"
     client.update_automation(existing[0].id, wanted)
     return "updated"

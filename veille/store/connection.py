@@ -41,7 +41,10 @@ def set_aside_unreadable(db_path: Path) -> Path | None:
         return None
     wal = db_path.with_name(db_path.name + ".wal")
     moved = set_aside(
-        db_path, "not a DuckDB database file", "rebuilt from the corpus files by this ingestion"
+        db_path,
+        "not a DuckDB database file",
+        "rebuilt from the corpus files by this ingestion",
+        announce=False,  # the ingestion's own ingest.database_rebuilt alert names it
     )
     if wal.is_file():
         set_aside(wal, "write-ahead log of an unreadable database", "not replayed")

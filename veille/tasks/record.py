@@ -18,7 +18,6 @@ from veille.run.metrics_page import metrics_markdown
 from veille.run.recovery import recover_dead_runs
 from veille.settings import Settings
 from veille.warehouse import RecordResult, RunAlreadyRecordedError, metrics_table, record_run_dir
-from veille.warehouse.repair import repair_unreadable_files
 
 __all__ = ["METRICS_ARTIFACT", "REPORT_ARTIFACT", "artifact_key", "publish_artifacts", "record_run"]
 
@@ -146,16 +145,6 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
         _run_logger().warning(
             "recorded %d run(s) that died before recording: %s", len(recovery.recorded), recovery.run_ids
         )
-    # Derived files that cannot be read any more (a garbage Parquet file breaks its table for every
-    # run): moved aside and rebuilt from their run folders (veille.warehouse.repair).
-    repairs = repair_unreadable_files(settings.parquet_dir, settings.runs_dir)
-    if repairs.count:
-        _run_logger().warning(
-            "unreadable Parquet files moved aside: %d rebuilt from their run folders, %d not (%s)",
-            len(repairs.rebuilt),
-            len(repairs.moved_only),
-            ", ".join([*repairs.rebuilt, *repairs.moved_only])[:1000],
-        )
     return {
         "run_id": result.run_id,
         "run_date": result.run_date.isoformat(),
@@ -164,5 +153,4 @@ def record_run(settings: Settings, run_dir: Path) -> dict[str, Any]:
         "missing_files": result.missing_files,
         "artifacts": artifacts,
         "recovered": recovery.run_ids,
-        "repaired": sorted([*repairs.rebuilt, *repairs.moved_only]),
     }

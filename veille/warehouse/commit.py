@@ -31,8 +31,9 @@ from veille.checkpoints import checkpoint
 from veille.derived import set_aside
 from veille.oserrors import writing
 from veille.warehouse.errors import RunAlreadyRecordedError, WarehouseError
+from veille.warehouse.renames import rename_columns
 from veille.warehouse.rows import build_tables, run_date_of
-from veille.warehouse.schema import SAFE_NAME_RE, TABLE_ORDER, TABLES
+from veille.warehouse.schema import SAFE_NAME_RE, TABLE_ORDER, TABLES, renamed_columns
 
 __all__ = [
     "INDEX_DIR",
@@ -229,8 +230,10 @@ def update_summary_index(parquet_dir: Path) -> Path | None:
             keep = pa.array([run_id in committed for run_id in index.column("run_id").to_pylist()])
             parts.append(index.filter(keep))
         parts += [_read_runs_file(committed[run_id]) for run_id in sorted(set(committed) - indexed)]
-        # promote: partitions of an older schema version get NULL for columns added since.
-        merged = pa.concat_tables(parts, promote_options="default")
+        # promote: partitions of an older schema version get NULL for columns added since, and
+        # renamed columns are read under their current names (an index written before stays readable).
+        renamed = renamed_columns("runs")
+        merged = pa.concat_tables([rename_columns(p, renamed) for p in parts], promote_options="default")
         merged = merged.sort_by([("run_date", "ascending"), ("run_id", "ascending")])
         write_atomic(merged, path, exclusive=False)
         return path

@@ -1,7 +1,8 @@
 """The data dictionary, generated from the table schemas: the ``dictionary`` view.
 
 One row per column of every table (:data:`~veille.warehouse.schema.TABLES`): its table, position,
-Arrow type, nullability and the schema version; the meaning of each column is in docs/warehouse.md,
+Arrow type, nullability, the schema version and, for a column a migration renamed, the name older
+files still carry (``formerly``: they read under the new name everywhere); the meaning of each column is in docs/warehouse.md,
 whose column lists a test keeps equal to these schemas. ``veille sql "SELECT * FROM dictionary"``
 answers "what columns exist and of what type" from the installed code, not from a copy.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from veille.warehouse.schema import SCHEMA_VERSION, TABLES
+from veille.warehouse.schema import SCHEMA_VERSION, TABLES, renamed_columns
 
 __all__ = ["DICTIONARY_VIEW", "dictionary_table"]
 
@@ -24,6 +25,7 @@ _SCHEMA = pa.schema(
         pa.field("data_type", pa.string(), nullable=False),
         pa.field("nullable", pa.bool_(), nullable=False),
         pa.field("schema_version", pa.int32(), nullable=False),
+        pa.field("formerly", pa.string(), nullable=True),
         pa.field("documented_in", pa.string(), nullable=False),
     ]
 )
@@ -31,6 +33,7 @@ _SCHEMA = pa.schema(
 
 def dictionary_table() -> pa.Table:
     """Every column of every warehouse table (plus the ``run_date`` partition column of each view)."""
+    formerly = {name: {new: old for old, new in renamed_columns(name).items()} for name in TABLES}
     rows = [
         {
             "table_name": name,
@@ -39,6 +42,7 @@ def dictionary_table() -> pa.Table:
             "data_type": str(field.type),
             "nullable": field.nullable,
             "schema_version": SCHEMA_VERSION,
+            "formerly": formerly[name].get(field.name),
             "documented_in": f"docs/warehouse.md, table `{name}`",
         }
         for name, schema in TABLES.items()

@@ -26,6 +26,7 @@ from veille.warehouse.dictionary import DICTIONARY_VIEW, dictionary_table
 from veille.warehouse.errors import QueryTimeoutError, ReadOnlyQueryError, WarehouseError
 from veille.warehouse.limits import Limits, fetch_limited
 from veille.warehouse.schema import TABLES
+from veille.warehouse.viewsql import create_empty_view, current_schema_select
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -174,7 +175,7 @@ def connect(
             elif name == DICTIONARY_VIEW:
                 con.register(DICTIONARY_VIEW, dictionary_table())
             elif view.table in TABLES and not committed_files(root, view.table):
-                _create_empty_view(con, view.table, name=view.name)
+                create_empty_view(con, view.table, name=view.name)
             elif view.table in TABLES:
                 _create_table_view(con, view.sql, view.table, view.name)
             else:
@@ -191,7 +192,7 @@ def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     committed = committed_runs(root)
     index = summary_index_path(root)
     if not committed:
-        _create_empty_view(con, "runs", name=SUMMARY_VIEW)
+        create_empty_view(con, "runs", name=SUMMARY_VIEW)
         return
     indexed: set[str] = set()
     table = read_summary_index(index)  # unreadable: read every run's file (the next commit rebuilds it)
@@ -210,8 +211,8 @@ def _create_summary_view(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     else:  # no index, or it lists runs whose files are gone: read every run's file
         source = f"SELECT * FROM read_parquet(getvariable('parquet_dir') || '/runs/run_date=*/*.parquet', {per_run})"
     # The current schema's empty table first: columns added by a migration bind (as NULL) even
-    # when every recorded run predates them.
-    con.execute(f"CREATE VIEW {SUMMARY_VIEW} AS {_typed_nulls(con, 'runs')} UNION ALL BY NAME {source}")
+    # when every recorded run predates them; renamed columns read under their new names.
+    con.execute(f"CREATE VIEW {SUMMARY_VIEW} AS {current_schema_select(con, 'runs', source)}")
 
 
 def _create_table_view(con: duckdb.DuckDBPyConnection, sql: str, table: str, name: str) -> None:
@@ -223,27 +224,7 @@ def _create_table_view(con: duckdb.DuckDBPyConnection, sql: str, table: str, nam
     )
     committed = "" if table == "runs" else " WHERE list_contains(getvariable('committed_run_ids'), run_id)"
     files = f"SELECT * FROM ({body.strip().rstrip(';')}\n){committed}"
-    con.execute(f'CREATE VIEW "{name}" AS {_typed_nulls(con, table)} UNION ALL BY NAME {files}')
-
-
-def _typed_nulls(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """``SELECT CAST(NULL AS <type>) AS <column>, … WHERE false``: zero rows of ``table``'s current
-    schema (and ``run_date``), as SQL, so no helper relation is left in the connection."""
-    empty = TABLES[table].empty_table().append_column("run_date", pa.array([], pa.date32()))
-    relation = con.from_arrow(empty)
-    columns = ", ".join(
-        f'CAST(NULL AS {type_}) AS "{name}"'
-        for name, type_ in zip(relation.columns, relation.types, strict=True)
-    )
-    return f"SELECT {columns} WHERE false"
-
-
-def _create_empty_view(con: duckdb.DuckDBPyConnection, table: str, *, name: str | None = None) -> None:
-    # A zero-row relation with the exact schema (plus the partition column), so views bind.
-    view = name or table
-    empty = TABLES[table].empty_table().append_column("run_date", pa.array([], pa.date32()))
-    con.register(f"_empty_{view}", empty)
-    con.execute(f'CREATE VIEW "{view}" AS SELECT * FROM "_empty_{view}"')
+    con.execute(f'CREATE VIEW "{name}" AS {current_schema_select(con, table, files)}')
 
 
 _READ_ONLY_TYPES = {"SELECT"}

@@ -26,7 +26,7 @@ from veille.warehouse.folderio import as_int, as_str_list, parse_ts, read_json
 from veille.warehouse.runrow import as_grades, read_run_facts, run_date_of, run_id_of, run_times, runs_row
 from veille.warehouse.schema import TABLES
 
-__all__ = ["build_tables", "iter_run_dirs", "run_date_of"]
+__all__ = ["JOURNAL_COLUMNS", "build_tables", "iter_run_dirs", "run_date_of"]
 
 Row = dict[str, Any]
 
@@ -36,6 +36,11 @@ def _count_words(text: str) -> int:
 
 
 # --------------------------------------------------------------------------- one reader per table
+
+
+# Journal fields stored under another column name: the journal's ``attempt`` is one request of a
+# call; in the warehouse ``attempt`` alone would also read as the Prefect retry of the night (runs).
+JOURNAL_COLUMNS = {"attempt": "call_attempt"}
 
 
 def _call_rows(run_dir: Path, run_id: str) -> tuple[list[Row], list[Row]]:
@@ -64,6 +69,8 @@ def _call_rows(run_dir: Path, run_id: str) -> tuple[list[Row], list[Row]]:
             )
             continue
         row = record.model_dump()
+        for journal_name, column in JOURNAL_COLUMNS.items():
+            row[column] = row.pop(journal_name)
         row["run_id"] = run_id  # the folder is the truth; a journal copied elsewhere stays attached
         row["seq"] = len(calls) + 1
         row["started_at"] = parse_ts(row["started_at"], f"{journal}:{lineno}: started_at")

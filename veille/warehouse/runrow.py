@@ -99,7 +99,7 @@ def runs_row(
     return {
         "run_id": run_id,
         "flow_run_id": _flow_run_id(run, rows["llm_calls"]),
-        "attempt": as_int(run.get("attempt")),
+        "flow_run_attempt": as_int(run.get("attempt")),  # run.json's name (Prefect's run count)
         "deployment": run.get("deployment"),
         "status": str(run.get("status") or ("completed" if finished_at else "failed")),
         "started_at": started_at,

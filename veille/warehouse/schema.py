@@ -9,7 +9,7 @@ column (a test checks it).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from veille.warehouse.errors import WarehouseError
+from veille.warehouse.renames import rename_columns
 
 __all__ = [
     "MIGRATIONS",
@@ -27,10 +28,11 @@ __all__ = [
     "Migration",
     "file_schema_version",
     "register_migration",
+    "renamed_columns",
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -54,8 +56,8 @@ TABLES: dict[str, pa.Schema] = {
         [
             _f("run_id", pa.string(), False),
             _f("flow_run_id", pa.string()),
-            # Attempt of the flow run (Prefect's run count: a Retry is the same flow run, attempt 2).
-            _f("attempt", pa.int32()),
+            # Attempt of the flow run (Prefect's run count: a Retry is the same flow run, attempt 2); v7 name.
+            _f("flow_run_attempt", pa.int32()),
             _f("deployment", pa.string()),
             _f("status", pa.string(), False),
             _f("started_at", _TS),
@@ -71,7 +73,9 @@ TABLES: dict[str, pa.Schema] = {
             _f("subtasks_failed", pa.int32()),
             # Per-run summary, so trend queries read one small file per run (see docs/warehouse.md).
             _f("calls", pa.int32(), False),
-            _f("attempts", pa.int32(), False),
+            _f(
+                "call_attempts", pa.int32(), False
+            ),  # llm_calls rows: backend requests of every call (v7 name)
             _f("failed_calls", pa.int32(), False),
             _f("input_tokens", pa.int64(), False),
             _f("output_tokens", pa.int64(), False),
@@ -99,7 +103,7 @@ TABLES: dict[str, pa.Schema] = {
             _f("run_id", pa.string(), False),
             _f("seq", pa.int32(), False),
             _f("call_id", pa.string(), False),
-            _f("attempt", pa.int32(), False),
+            _f("call_attempt", pa.int32(), False),  # 1-based request of the call (re-asks, retries); v7 name
             _f("flow_run_id", pa.string()),
             _f("task_run_id", pa.string()),
             _f("role", pa.string(), False),
@@ -249,6 +253,7 @@ class Migration:
     version: int
     description: str
     upgrade: Callable[[str, pa.Table], pa.Table] = field(default=lambda _name, table: table)
+    renamed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # table -> {old: new}
 
 
 MIGRATIONS: list[Migration] = []
@@ -354,6 +359,27 @@ register_migration(
         _add_http_requests,
     )
 )
+
+
+# Version 7: `attempt` meant a request within a model call (llm_calls) and a Prefect retry of the
+# night (runs); `runs.attempts` counted the former. Each meaning gets its own name.
+_V7_RENAMED = {
+    "llm_calls": {"attempt": "call_attempt"},
+    "runs": {"attempt": "flow_run_attempt", "attempts": "call_attempts"},
+}
+register_migration(
+    Migration(
+        7,
+        "llm_calls.attempt -> call_attempt; runs.attempt -> flow_run_attempt, runs.attempts -> call_attempts",
+        lambda name, table: rename_columns(table, _V7_RENAMED.get(name, {})),
+        renamed=_V7_RENAMED,
+    )
+)
+
+
+def renamed_columns(name: str) -> dict[str, str]:
+    """Old name -> current name of every column of table ``name`` a migration renamed."""
+    return {old: new for m in MIGRATIONS for old, new in m.renamed.get(name, {}).items()}
 
 
 def file_schema_version(path: Path) -> int:

@@ -32,7 +32,7 @@ def call_totals(calls: list[Row]) -> Row:
     costs = [c["cost_usd"] for c in calls]
     return {
         "calls": len({c["call_id"] for c in calls}),
-        "attempts": len(calls),
+        "call_attempts": len(calls),
         "failed_calls": len(
             {c["call_id"] for c in calls} - {c["call_id"] for c in calls if c["status"] == "ok"}
         ),

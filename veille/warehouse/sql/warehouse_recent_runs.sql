@@ -1,4 +1,4 @@
--- `veille runs`: one row per flow run, the most recent first; attempt "2/2" is a flow run retried
+-- `veille runs`: one row per flow run, the most recent first; flow_run_attempt "2/2" is a flow run retried
 -- once, whose status and judge score are the last attempt's and whose calls, tokens and cost are
 -- every attempt's. unretried: the flow run's last attempt failed and no later run of the same corpus
 -- completed (nobody has rerun that night yet). Parameter: $limit (number of runs).
@@ -6,7 +6,7 @@ SELECT
     run_id,
     strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS started_utc,
     status,
-    scores_attempt || '/' || attempt_count AS attempt,
+    scores_flow_run_attempt || '/' || flow_run_attempts AS flow_run_attempt,
     left(run_key, 8) AS flow_run,
     regexp_extract(coalesce(corpus_dir, ''), '([^/]*)/?$', 1) AS corpus,
     backend,

@@ -1,13 +1,13 @@
 -- `veille trends`: one row per flow run since $since (a DATE), by series (corpus, request) then
--- oldest first: every attempt's spend, the last attempt's scores (scores_attempt). Columns:
+-- oldest first: every attempt's spend, the last attempt's scores (scores_flow_run_attempt). Columns:
 -- veille/cli/chart.py TREND_COLUMNS.
 SELECT
     run_date,
     started_at,
     run_id,
     run_key,
-    scores_attempt,
-    attempt_count,
+    scores_flow_run_attempt,
+    flow_run_attempts,
     corpus_dir,
     request_title,
     status,

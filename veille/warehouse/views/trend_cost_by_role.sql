@@ -14,7 +14,7 @@ SELECT
     c.role,
     count(DISTINCT f.run_key) AS runs,
     count(DISTINCT (c.run_id, c.call_id)) AS calls,  -- call ids are unique within a run only
-    count(*) AS attempts,
+    count(*) AS call_attempts,  -- llm_calls rows: requests of the calls (re-asks, retries)
     sum(c.input_tokens) AS input_tokens,
     sum(c.output_tokens) AS output_tokens,
     sum(c.reasoning_tokens) AS reasoning_tokens,

@@ -3,40 +3,36 @@
 --   Spend (flow_run_*): every attempt's calls, tokens, duration and cost summed — a Retry pays
 --   twice, and the failed attempt's spend stays in the night's cost.
 --   Outcome (status, grader scores, alerts, rounds, report): the last attempt's;
---   scores_attempt says which attempt that is, attempt_count how many there were.
+--   scores_flow_run_attempt says which attempt that is, flow_run_attempts how many there were.
+--   (Attempts of the flow run: Prefect retries. Requests within model calls: flow_run_call_attempts.)
 -- Reads runs_summary: the `runs` rows (each carries its run's summary) from the summary index,
 -- one small file for all runs (see veille/warehouse/commit.py, bench/warehouse_trends.py); the
 -- attempt numbering is the one of run_attempts (veille/warehouse/views/attempts_runs.sql).
 CREATE OR REPLACE VIEW run_trends AS
-WITH recorded AS (
-    SELECT * FROM runs_summary
-    UNION ALL BY NAME
-    SELECT NULL::INTEGER AS attempt WHERE false  -- the column exists even if every file predates it
-),
-numbered AS (
+WITH numbered AS (
     SELECT
         * REPLACE (
             coalesce(
-                attempt,
+                flow_run_attempt,
                 row_number() OVER (
                     PARTITION BY coalesce(flow_run_id, run_id) ORDER BY started_at NULLS LAST, run_id
                 )
-            )::INTEGER AS attempt
+            )::INTEGER AS flow_run_attempt
         ),
         coalesce(flow_run_id, run_id) AS run_key
-    FROM recorded
+    FROM runs_summary
 ),
 ranked AS (
     SELECT
         *,
-        count(*) OVER (PARTITION BY run_key)::INTEGER AS attempt_count,
+        count(*) OVER (PARTITION BY run_key)::INTEGER AS flow_run_attempts,
         row_number() OVER (
-            PARTITION BY run_key ORDER BY attempt DESC, started_at DESC NULLS LAST, run_id DESC
+            PARTITION BY run_key ORDER BY flow_run_attempt DESC, started_at DESC NULLS LAST, run_id DESC
         ) AS from_last,
         sum(cost_usd) OVER flow_run AS flow_run_cost_usd,
         bool_and(coalesce(cost_complete, false)) OVER flow_run AS flow_run_cost_complete,
         sum(calls) OVER flow_run AS flow_run_calls,
-        sum(attempts) OVER flow_run AS flow_run_call_attempts,
+        sum(call_attempts) OVER flow_run AS flow_run_call_attempts,
         sum(failed_calls) OVER flow_run AS flow_run_failed_calls,
         sum(input_tokens) OVER flow_run AS flow_run_input_tokens,
         sum(output_tokens) OVER flow_run AS flow_run_output_tokens,
@@ -50,8 +46,8 @@ SELECT
     run_id,
     run_key,
     flow_run_id,
-    attempt AS scores_attempt,
-    attempt_count,
+    flow_run_attempt AS scores_flow_run_attempt,
+    flow_run_attempts,
     flow_run_date AS run_date,
     started_at,
     deployment,
