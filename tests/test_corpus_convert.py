@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import gc
 import io
 import re
 import zipfile
@@ -50,6 +51,26 @@ def test_real_docx_keeps_headings_and_core_properties() -> None:
     assert "Three hyperlinks: the first one here, the second one, and the third." in links.text
     for converted in (doc, other, links):
         assert _MARKUP.search(converted.text) is None
+
+
+def test_converted_docx_packages_do_not_pile_up_between_collections() -> None:
+    """python-docx's parts live in reference cycles holding lxml trees the collector does not count:
+    with automatic collection off (the worst case of a large heap), at most one sweep period of
+    converted packages stays alive, whatever the number of files converted."""
+    import docx.package
+
+    from veille.corpus import formats
+
+    data = (REAL / "par-known-styles.docx").read_bytes()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3 * formats._DOCX_PER_COLLECTION + 5):
+            convert_bytes(data, name="report.docx")
+        alive = sum(isinstance(o, docx.package.Package) for o in gc.get_objects())
+    finally:
+        gc.enable()
+    assert alive <= formats._DOCX_PER_COLLECTION
 
 
 @pytest.mark.parametrize(

@@ -180,7 +180,7 @@ def _convert_text(data: bytes, name: str, fmt: str) -> Converted:
     front, kind, body, line = (None, None, text, 1)
     if fmt == "markdown":
         front, kind, body, line = split_front_matter(text)
-        body = strip_comment_blocks(body)
+        body = strip_template_tags(strip_comment_blocks(body))
     title, origins = None, {}
     heading = _first_heading(body) if fmt == "markdown" else None
     if heading:
@@ -240,6 +240,44 @@ def strip_comment_blocks(body: str) -> str:
     if "<!--" not in body and "{%" not in body and "{#" not in body and "{/*" not in body:
         return body
     return _COMMENT_BLOCKS.sub("", body)
+
+
+# Template tags of static-site generators, never document text: Hugo shortcodes (``{{< img … >}}``,
+# ``{{% note %}}`` … ``{{% /note %}}``; the escaped ``{{</* … */>}}`` form that shows one is kept) and
+# Liquid/Jinja tags (``{% highlight ruby %}``, ``{% include x.html %}``, Pelican's liquid_tags). Paired
+# tags lose their delimiters, the text between them stays. Fenced code blocks and code spans (right
+# after a backtick) are left as written: documentation shows the syntax there.
+_TEMPLATE_TAG = re.compile(
+    r"(?<!`)(?:\{\{<(?!\s*/\*)[^{}\n]{0,1000}?>\}\}|\{\{%(?!\s*/\*)[^{}\n]{0,1000}?%\}\}"
+    r"|\{%-?[^{}\n]{0,1000}?-?%\})"
+)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def strip_template_tags(body: str) -> str:
+    """The body without Hugo shortcodes and Liquid/Jinja tags outside code (comment above); a line
+    that held only tags is dropped."""
+    if "{{<" not in body and "{{%" not in body and "{%" not in body:
+        return body
+    out: list[str] = []
+    done = 0
+    for fence in _FENCE.finditer(body):
+        out.append(_strip_tags(body[done : fence.start()]))
+        out.append(fence.group(0))
+        done = fence.end()
+    out.append(_strip_tags(body[done:]))
+    return "".join(out)
+
+
+def _strip_tags(text: str) -> str:
+    lines = text.split("\n")
+    kept = []
+    for line in lines:
+        stripped = _TEMPLATE_TAG.sub("", line)
+        if stripped != line and not stripped.strip():
+            continue  # the line held only tags
+        kept.append(stripped)
+    return "\n".join(kept)
 
 
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)

@@ -8,7 +8,9 @@ file costs bounded time and memory.
 from __future__ import annotations
 
 import datetime
+import gc
 import io
+import itertools
 import logging
 import re
 import zipfile
@@ -169,6 +171,13 @@ def _pdf_date(info: Any, attribute: str) -> datetime.datetime | None:
 # ----------------------------------------------------------------------------------------------- DOCX
 _HEADING_STYLE = re.compile(r"(?:heading|titre|überschrift)\s*(\d)", re.IGNORECASE)
 
+# python-docx keeps a document's parts in reference cycles (package <-> parts <-> relationships), and
+# the lxml trees they hold are C memory the garbage collector does not count: between two full
+# collections converted DOCX pile up (~170 KB each; a 20,000-document ingest peaked ~200 MiB higher
+# in its DOCX batch, docs/benchmarks.md). A full collection every few DOCX bounds that memory.
+_DOCX_PER_COLLECTION = 32
+_docx_converted = itertools.count(1)
+
 
 def convert_docx(data: bytes) -> Parts:
     """Paragraphs and tables in document order (python-docx); ``Heading N`` styles become ``#`` lines;
@@ -179,7 +188,14 @@ def convert_docx(data: bytes) -> Parts:
         raise ValueError(f"archive expands to {declared} bytes, over the limit")
     import docx
 
-    document = docx.Document(io.BytesIO(data))
+    try:
+        return _docx_parts(docx.Document(io.BytesIO(data)))
+    finally:
+        if next(_docx_converted) % _DOCX_PER_COLLECTION == 0:
+            gc.collect()
+
+
+def _docx_parts(document: Any) -> Parts:
     # Style names by id, read once: Paragraph.style scans every style of the document at each call
     # (90 % of the conversion time on a 20 KB report).
     style_names = {s.style_id: s.name or "" for s in document.styles}
