@@ -91,8 +91,11 @@ _LOWER_RE = _Folded("bound_lower", tail=_NEAR, extra="|[>≥]")
 
 
 # « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
-_FROM_RE = re.compile(r"\b(?:from|de)\s+$", re.IGNORECASE)
-_TO_RE = re.compile(r"(?:\s*\([^()\d]{1,8}\))?\s+(?:to|à)\s+(?:\*\*)?\d", re.IGNORECASE)
+_FROM_RE = re.compile(rf"\b(?:{lexicon.alternation('change_markers', 'from')})\s+$", re.IGNORECASE)
+_TO_RE = re.compile(
+    rf"(?:\s*\([^()\d]{{1,8}}\))?\s+(?:{lexicon.alternation('change_markers', 'to')})\s+(?:\*\*)?\d",
+    re.IGNORECASE,
+)
 
 
 def replaces(text: str, figure: str) -> bool:
