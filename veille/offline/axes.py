@@ -164,14 +164,14 @@ def _question_enumeration(sentence: str) -> list[str]:
         elif n == 0 and (first := _ASK_INSIDE_RE.search(piece)) and first.start() > 0:
             items.append(piece[first.start() :])  # « Le comité va me demander si … »
         elif items:
-            items[-1] = f"{items[-1]}, {piece}"  # the question goes on (« …, avec des fournisseurs … »)
+            items[-1] = f"{items[-1]}, {piece}"  # the question goes on (« …, avec quels partenaires … »)
     items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
     items = [i for i in items if i and len(i.split()) <= _MAX_QUESTION_WORDS]
     return items if len(items) >= 3 else []
 
 
 def _split_questions(piece: str) -> list[str]:
-    """« où en sont X et comment Y » is two questions; « si on entend et si on voit » one, asked
+    """« où en sont X et comment Y » is two questions; « si c'est lent et si c'est cher » one, asked
     twice the same way."""
     parts = [p for p in _ASK_JOIN_RE.split(piece) if p.strip()]
     out = parts[:1]
