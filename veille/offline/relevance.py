@@ -280,7 +280,7 @@ def _median(values: Sequence[float]) -> float:
 def _bm25_kept(ctx: Context) -> set[str]:
     """Rule 6: term-naming documents scoring at least ``outlier_share`` of their median, on their
     catalogue lines; with the documents' text, also those that pass on it and use a word of the
-    request's title there (the field of the watch, « stockage objet », « outils de supervision »: a name
+    request's title there (the field of the watch, « stockage objet », « gestion des secrets »: a name
     clash, a nursery or a board game named like a product, shares a body's worth of ordinary words
     with a request, not its field). The text only adds documents."""
     kept = _bm25_pass(ctx, [_tokens(ctx, d, with_body=False) for d in ctx.docs])
