@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from veille.numbers import read_numbers
 from veille.offline import lexicon
@@ -169,6 +169,7 @@ class Claim:
         return sum(overlap if w.startswith("#") else 1 for w in shared) >= overlap
 
 
+@lru_cache(maxsize=8192)  # a sentence is read again for every claim it holds and every pair
 def releases(text: str, subject: str = "") -> frozenset[str]:
     """The releases ``text`` names: what the shared number reader labels a version (« 2.6 »,
     « v1.2.3 », « version 4 »); with ``subject``, only those written right after its name

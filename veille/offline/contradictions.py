@@ -56,10 +56,14 @@ class ContradictionFinder:
         if cached is not None:
             return cached
         out: list[Claim] = []
+        doc_releases: dict[str, frozenset[str]] = {}  # per subject: reading the document once
         for s in [*self.sentences(doc), *self.table_cells(doc)]:
             if not s.unit_figures or len(s.names) != 1 or markup(s.text):
                 continue
-            own_versions = releases(s.text) or self._doc_releases(doc, s.names[0])
+            subject = s.names[0]
+            if subject not in doc_releases:
+                doc_releases[subject] = self._doc_releases(doc, subject)
+            own_versions = releases(s.text) or doc_releases[subject]
             dates = set(extract_dates(s.text))  # a date is when, not how much
             for f in dict.fromkeys(f for f in s.unit_figures if f not in dates):
                 value = figure_value(f)
