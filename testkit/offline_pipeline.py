@@ -18,7 +18,7 @@ from veille.grid import load_grid
 from veille.run.folder import new_run_id
 from veille.settings import Settings
 from veille.steps.analyse import analyse_subtask
-from veille.steps.catalogue import planner_catalogue
+from veille.steps.catalogue import planner_catalogue, planner_reads_texts, with_texts
 from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
 from veille.steps.review import review_loop
@@ -54,7 +54,10 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
         grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
         with build_client(settings, run_id=new_run_id()) as client:
             assert client.backend == "offline"
-            planned = make_plan(client, planner_catalogue(request, listing.entries, settings).data)
+            shown = planner_catalogue(request, listing.entries, settings)
+            if planner_reads_texts(client.backend):
+                shown = with_texts(shown, settings.database)
+            planned = make_plan(client, shown.data)
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks

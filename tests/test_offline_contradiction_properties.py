@@ -166,6 +166,86 @@ def test_the_same_quantity_with_two_values_makes_one_entry_retaining_the_first_b
     assert f"{kept} {claim.unit} retenu contre {lost} {claim.unit}" in entries[0].reason, entries[0].reason
 
 
+RELEASES = ["2.3", "2.4", "3.0.1", "5.1"]
+
+
+def _open_release_document(
+    claim: Claim, r1: str, r2: str, where: str, source_type: str, date: str
+) -> DocumentText:
+    """A document whose claim sentence names no release of its one subject while the document
+    names two: in its title, in other sentences (a bench of one release citing reports on another),
+    or in the claim's own sentence."""
+    o, q = claim.option, claim.quantity
+    title = f"{o} {r1} et {o} {r2} : {q}" if where == "title" else f"{o} : {q}"
+    stated = f"la {q} relevée est de {claim.value} {claim.unit} dans la configuration de référence"
+    if where == "sentence":
+        body = f"## Résultats\n\nSur {o} {r1}, {stated}, à comparer aux relevés publiés sur {o} {r2}.\n"
+    else:
+        body = f"## Résultats\n\nPour {o}, {stated}.\n"
+        if where == "body":
+            body = f"Version testée : {o} {r1}.\n\n{body}\nCe comportement rejoint les relevés publiés sur {o} {r2}.\n"
+    return DocumentText(id="doc-1", date=date, source_type=source_type, title=title, body=body)
+
+
+@SETTINGS
+@given(
+    claim=claims,
+    value=st.integers(10, 900),
+    pair=st.lists(st.sampled_from(RELEASES), min_size=2, max_size=2, unique=True),
+    where=st.sampled_from(["title", "body", "sentence"]),
+    other_release=st.sampled_from([0, 1, None]),
+    types_=st.tuples(types, types),
+    dates_=st.tuples(dates, dates),
+)
+def test_a_figure_whose_release_is_left_open_never_makes_an_entry(
+    authority: AuthorityRanking,
+    claim: Claim,
+    value: int,
+    pair: list[str],
+    where: str,
+    other_release: int | None,
+    types_: tuple[str, str],
+    dates_: tuple[str, str],
+) -> None:
+    """Two figures tied to different releases are about two subjects; a document naming two
+    releases of a subject without saying which one a figure measures ties it to neither, so it is
+    never set against another document's figure (precision before recall)."""
+    a = _open_release_document(claim, pair[0], pair[1], where, types_[0], dates_[0])
+    release = "" if other_release is None else pair[other_release]
+    b = _document(2, Claim(claim.option, claim.quantity, claim.unit, value, release), types_[1], dates_[1])
+    assert _entries(authority, a, b) == [], (a.title, a.body, b.title, b.body)
+
+
+@SETTINGS
+@given(
+    claim=claims,
+    value=st.integers(10, 900),
+    release=st.sampled_from(RELEASES),
+    types_=st.tuples(types, types),
+    dates_=st.tuples(dates, dates),
+)
+def test_the_same_release_with_two_values_still_makes_one_entry(
+    authority: AuthorityRanking,
+    claim: Claim,
+    value: int,
+    release: str,
+    types_: tuple[str, str],
+    dates_: tuple[str, str],
+) -> None:
+    """The release rule keeps real contradictions: one document names the release in its title,
+    the other once in its body (« Version testée : … »), both measure the same quantity."""
+    if dates_[0] == dates_[1] or abs(value - claim.value) <= 0.02 * max(value, claim.value):
+        return
+    a = _document(
+        1, Claim(claim.option, claim.quantity, claim.unit, claim.value, release), types_[0], dates_[0]
+    )
+    plain = _document(2, Claim(claim.option, claim.quantity, claim.unit, value), types_[1], dates_[1])
+    b = plain.model_copy(update={"body": f"Version testée : {claim.option} {release}.\n\n{plain.body}"})
+    entries = _entries(authority, a, b)
+    assert len(entries) == 1, (a, b)
+    assert f"{claim.unit} retenu contre" in entries[0].reason, entries[0].reason
+
+
 PRICED = {"prix de la licence annuelle": "EUR", "coût du support premium": "EUR", "latence de lecture": "ms"}
 
 

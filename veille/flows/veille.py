@@ -27,7 +27,7 @@ from veille.run.recovery import lock_run_folder
 from veille.run.runlog import RunLog
 from veille.run.summary import usage_note
 from veille.settings import Settings
-from veille.steps.catalogue import planner_catalogue
+from veille.steps.catalogue import planner_catalogue, planner_reads_texts, with_texts
 from veille.tasks.analyse import analyse_sub_tasks, analyst_basis
 from veille.tasks.clients import backend_label, open_client
 from veille.tasks.collect import collect
@@ -109,6 +109,8 @@ def veille_flow(
                 log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
 
             shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
+            if planner_reads_texts(client.backend):  # a free planner reads the bodies too (BM25)
+                shown = with_texts(shown, settings.database)
             log.info("catalogue: %s", shown.note)
             planned = plan_catalogue(client, shown, suspected, reuse, changes)
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))

@@ -59,7 +59,7 @@ def role_functions(authority_file: Path) -> RoleFunctions:
     authority = _Authority(authority_file)
 
     def planner(data: PlannerInput) -> Plan:
-        return plan(data, framing_types=authority.get().framing())
+        return plan(data, framing_types=authority.get().framing(), bodies=data.texts)
 
     def analyst(data: AnalystInput) -> Findings:
         return analyse(data, authority.get())

@@ -282,7 +282,7 @@ class _Analyst(ContradictionFinder):
         own_unit = figure_unit(figure)
         for other in s.unit_figures:
             # A figure of another unit qualifies this one; one of the same unit is another value
-            # of the same quantity (« 8 × 2 900 EUR = 23 200 EUR »), not a condition.
+            # of the same quantity (« 4 × 1 500 EUR = 6 000 EUR »), not a condition.
             value = figure_value(other)
             if value is not None and figure_unit(other) != own_unit and other not in figure:
                 window.add(f"#{value:g} {figure_unit(other)}")

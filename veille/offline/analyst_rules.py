@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
+from veille.numbers import read_numbers
 from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_unit
 from veille.offline.text import fold
@@ -23,10 +24,10 @@ __all__ = [
     "is_fragment",
     "markup",
     "outside",
+    "releases",
     "replaces",
     "sentence_names",
     "subjects",
-    "versions",
 ]
 
 
@@ -90,8 +91,11 @@ _LOWER_RE = _Folded("bound_lower", tail=_NEAR, extra="|[>≥]")
 
 
 # « passe de 0,11 USD à 0,08 USD », "drops from 0.11 USD to 0.08 USD": the first figure is replaced.
-_FROM_RE = re.compile(r"\b(?:from|de)\s+$", re.IGNORECASE)
-_TO_RE = re.compile(r"(?:\s*\([^()\d]{1,8}\))?\s+(?:to|à)\s+(?:\*\*)?\d", re.IGNORECASE)
+_FROM_RE = re.compile(rf"\b(?:{lexicon.alternation('change_markers', 'from')})\s+$", re.IGNORECASE)
+_TO_RE = re.compile(
+    rf"(?:\s*\([^()\d]{{1,8}}\))?\s+(?:{lexicon.alternation('change_markers', 'to')})\s+(?:\*\*)?\d",
+    re.IGNORECASE,
+)
 
 
 def replaces(text: str, figure: str) -> bool:
@@ -145,7 +149,8 @@ class Claim:
     versions: frozenset[str] = frozenset()
 
     def same_quantity(self, other: Claim, overlap: int) -> bool:
-        """Same subject (and release, when both say), same unit counted per the same thing, and
+        """Same subject (and the same release when both say one; a claim whose text leaves its
+        release open among several is compared with nothing), same unit counted per the same thing, and
         the same quantity: a word of the figure's own clause or a qualifying figure (« à 80 % »,
         « de 20 To ») in common, and ``overlap`` context words around it (a shared qualifying
         figure counts for ``overlap``)."""
@@ -153,7 +158,9 @@ class Claim:
             return False
         if self.unit != other.unit or self.rate != other.rate:
             return False
-        if self.versions and other.versions and not self.versions & other.versions:
+        if len(self.versions) > 1 or len(other.versions) > 1:
+            return False  # the figure's release is not determined: which subject it measures is not said
+        if self.versions and other.versions and self.versions != other.versions:
             return False  # two releases of one product are two subjects
         shared = self.window & other.window
         qualified = any(w.startswith("#") for w in shared)  # « à 80 % », « de 20 To » on both sides
@@ -162,18 +169,18 @@ class Claim:
         return sum(overlap if w.startswith("#") else 1 for w in shared) >= overlap
 
 
-# A release named in a text: « v2.3 », "version 4", "release 1.12", a three-part number ("2.0.1"),
-# or a dotted number right after a capitalised name ("Acme 2.1").
-_VERSION_RE = re.compile(
-    r"\b(?i:v|version\s+|release\s+|versión\s+)(\d+(?:\.\d+)*)\b"
-    r"|(?<![\d.,])(\d+\.\d+\.\d+)(?![\d.,])"
-    r"|\b[A-Z][\w-]+\s+(\d+\.\d+)(?![\d.,])(?!\s*(?:%|[A-Za-zµ°€$£]))"
-)
-
-
-def versions(text: str) -> frozenset[str]:
-    """The releases ``text`` names (see :data:`_VERSION_RE`)."""
-    return frozenset(next(g for g in m.groups() if g) for m in _VERSION_RE.finditer(text))
+@lru_cache(maxsize=8192)  # a sentence is read again for every claim it holds and every pair
+def releases(text: str, subject: str = "") -> frozenset[str]:
+    """The releases ``text`` names: what the shared number reader labels a version (« 2.6 »,
+    « v1.2.3 », « version 4 »); with ``subject``, only those written right after its name
+    (« Atlas 2.6 », « Atlas v2.6 », « Atlas version 2.6 »)."""
+    found = [r for r in read_numbers(text) if r.role == "version"]
+    if subject:
+        after = {
+            m.end() for m in re.finditer(rf"(?i)\b{re.escape(subject)}\s+(?:(?:version|release)\s+)?", text)
+        }
+        found = [r for r in found if r.start in after]
+    return frozenset(r.text.lstrip("vV") for r in found)
 
 
 # Markup that a Markdown parse should have removed; a sentence still holding some states no claim.

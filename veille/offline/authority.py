@@ -62,8 +62,8 @@ class AuthorityRanking(BaseModel):
 
     def _by_word(self, source_type: str) -> str | None:
         """The type a source type names by one of its words when it has no exact match: a word of
-        exactly one type's name or aliases (« essai-restauration » and « banc-independant » share
-        « essai » and « banc » with ``benchmark-interne``'s aliases; « vendor-datasheet » names
+        exactly one type's name or aliases (« essai-de-charge » and « banc-comparatif » share
+        « essai » and « banc » with ``benchmark-interne``'s aliases; « product-datasheet » names
         ``fiche-fournisseur``'s « datasheet »). A word several types use (« note ») decides nothing;
         when the source type's words name two types, the first word decides."""
         owners: dict[str, set[str]] = {}

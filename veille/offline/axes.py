@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from veille.offline import lexicon
 from veille.offline.text import fold
 
 __all__ = ["Axis", "parse_axes"]
@@ -36,20 +37,14 @@ class Axis:
 _BULLET_RE = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?P<text>.+)$")
 _HEADING_RE = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 # Words after which an enumeration of axes starts (the last one in its clause counts).
-_CUES = ("selon", "suivant", "sur", "concernant", "quant", "regarding", "on", "across", "about", "by")
-_CUE_RE = re.compile(r"(?:(?<=\s)|^)(?:" + "|".join(_CUES) + r")\s+|:\s+", re.IGNORECASE)
+_CUE_RE = re.compile(rf"(?:(?<=\s)|^)(?:{lexicon.alternation('axis_cues')})\s+|:\s+", re.IGNORECASE)
 # A clause that ends the enumeration (gerund, relative or subordinate clause).
 _STOP_RE = re.compile(
-    r"^(?:(?:tout\s+)?en\s+\w+ant\b|afin\b|pour\s+que\b|qui\b|que\b|dont\b|quand\b|lorsque\b|si\b|"
-    r"while\b|which\b|where\b|when\b|so\s+that\b|taking\b|in\s+order\b|if\b|with\s+the\s+aim\b)",
-    re.IGNORECASE,
+    rf"^(?:(?:tout\s+)?en\s+\w+ant\b|(?:{lexicon.alternation('clause_stops')})\b)", re.IGNORECASE
 )
-_LEADING_RE = re.compile(
-    r"^(?:(?:(?:et|and|ou|or|puis|then|also|aussi|enfin|finally|sur|on|en|in|de|of|du|des|about|regarding|"
-    r"le|la|les|un|une|the|a|an|their|its|our|his|her|leur|leurs|son|sa|ses|nos|notre|vos|votre)\s+)|l['’]\s*)+",
-    re.IGNORECASE,
-)
-_CONJ_RE = re.compile(r"\s+(?:et|and|ou|or)\s+", re.IGNORECASE)
+_JOINS = "|".join(lexicon.alternation(n) for n in ("coordination", "sequence", "axis_leading"))
+_LEADING_RE = re.compile(rf"^(?:(?:(?:{_JOINS})\s+)|l['’]\s*)+", re.IGNORECASE)
+_CONJ_RE = re.compile(rf"\s+(?:{lexicon.alternation('coordination')})\s+", re.IGNORECASE)
 _MAX_ITEM_WORDS = 16
 _MAX_QUESTION_WORDS = 24  # an indirect question says more than a noun phrase
 
@@ -146,13 +141,14 @@ def _enumeration(sentence: str) -> list[str]:
 
 
 # Indirect questions (« me demander si …, ce que …, où … et comment … »): each one an axis.
-_ASK = (
-    r"(?:si|s'ils?|ce que|ce qu'|ce qui|où|comment|combien|pourquoi|quel|quelle|quels|quelles|lequel|"
-    r"laquelle|whether|what|how|where|which|why)"
-)
-_ASK_START_RE = re.compile(rf"^(?:(?:et|and|ou|or|puis|then|enfin|finally)\s+)?{_ASK}\b", re.IGNORECASE)
+_ASK = f"(?:{lexicon.alternation('indirect_questions')})"
+_OPENING = "|".join(lexicon.alternation(n) for n in ("coordination", "sequence"))
+_ASK_START_RE = re.compile(rf"^(?:(?:{_OPENING})\s+)?{_ASK}\b", re.IGNORECASE)
 _ASK_INSIDE_RE = re.compile(rf"\b{_ASK}\b", re.IGNORECASE)
-_ASK_JOIN_RE = re.compile(rf"\s+(?:et|and|puis|then)\s+(?={_ASK}\b)", re.IGNORECASE)
+_CHAINING = "|".join(
+    (lexicon.alternation("coordination", "additive"), lexicon.alternation("sequence", "next"))
+)
+_ASK_JOIN_RE = re.compile(rf"\s+(?:{_CHAINING})\s+(?={_ASK}\b)", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"\s+[—–]\s+[^—–]*?(?:\s+[—–]\s+|$)")  # « — le DPO attend … — »
 
 
@@ -168,14 +164,14 @@ def _question_enumeration(sentence: str) -> list[str]:
         elif n == 0 and (first := _ASK_INSIDE_RE.search(piece)) and first.start() > 0:
             items.append(piece[first.start() :])  # « Le comité va me demander si … »
         elif items:
-            items[-1] = f"{items[-1]}, {piece}"  # the question goes on (« …, avec des fournisseurs … »)
+            items[-1] = f"{items[-1]}, {piece}"  # the question goes on (« …, avec quels partenaires … »)
     items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
     items = [i for i in items if i and len(i.split()) <= _MAX_QUESTION_WORDS]
     return items if len(items) >= 3 else []
 
 
 def _split_questions(piece: str) -> list[str]:
-    """« où en sont X et comment Y » is two questions; « si on entend et si on voit » one, asked
+    """« où en sont X et comment Y » is two questions; « si c'est lent et si c'est cher » one, asked
     twice the same way."""
     parts = [p for p in _ASK_JOIN_RE.split(piece) if p.strip()]
     out = parts[:1]

@@ -14,12 +14,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.dossier import CitedText
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_value, is_year, rate_unit
 from veille.offline.ledger import SAME_MEASURE, Statement, mentioned, window
 
 __all__ = ["Value", "option_values", "recommendation"]
 
-_CLAUSE_RE = re.compile(r", | ; | : | et | puis | contre | alors que | tandis que ")
+# Clause boundaries of a statement (French: the dossier's language; veille/data/lang).
+_CLAUSE_RE = re.compile(rf", | ; | : | (?:{lexicon.alternation('statement_clauses')}) ")
 _HIGHER = re.compile(r"/s$|/sec$|par seconde$")
 _LOWER = re.compile(
     r"^(?:k |m |md )?(?:eur|euros?|€|\$|usd|dollars)(?: ht| ttc)?(?:/[\w-]+)?$|^ms(?:/[\w-]+)?$|^(?:etp|fte)(?:/[\w-]+)?$"

@@ -14,8 +14,8 @@ from veille.offline.analyst_rules import (
     doc_names,
     markup,
     outside,
+    releases,
     replaces,
-    versions,
 )
 from veille.offline.authority import AuthorityRanking
 from veille.offline.figures import extract_dates, figure_unit, figure_value, rate_unit
@@ -56,11 +56,14 @@ class ContradictionFinder:
         if cached is not None:
             return cached
         out: list[Claim] = []
-        title_versions = versions(doc.title)
+        doc_releases: dict[str, frozenset[str]] = {}  # per subject: reading the document once
         for s in [*self.sentences(doc), *self.table_cells(doc)]:
             if not s.unit_figures or len(s.names) != 1 or markup(s.text):
                 continue
-            own_versions = versions(s.text) or title_versions or _release_of(doc, s.names[0])
+            subject = s.names[0]
+            if subject not in doc_releases:
+                doc_releases[subject] = self._doc_releases(doc, subject)
+            own_versions = releases(s.text) or doc_releases[subject]
             dates = set(extract_dates(s.text))  # a date is when, not how much
             for f in dict.fromkeys(f for f in s.unit_figures if f not in dates):
                 value = figure_value(f)
@@ -90,6 +93,15 @@ class ContradictionFinder:
                 break
         self._claim_cache[doc.id] = out
         return out
+
+    def _doc_releases(self, doc: DocumentText, subject: str) -> frozenset[str]:
+        """The releases of ``subject`` a sentence that names none speaks of: those its title names
+        (any release when the title is about ``subject`` alone), else every release of ``subject``
+        the document names (« versions testées : Atlas 2.6 »). Several (a bench of one release that
+        cites reports on another) leave the release open: :meth:`Claim.same_quantity` then compares
+        the claim with nothing."""
+        alone = doc_names(doc, self.subjects) == (subject,)
+        return releases(doc.title, "" if alone else subject) or releases(f"{doc.title}\n{doc.body}", subject)
 
     def _near(self, text: str, figure: str, pos: int) -> frozenset[str]:
         """Stems of the figure's own clause next to it (four words before, three after): what it
@@ -246,18 +258,6 @@ class ContradictionFinder:
         if keep.date > other.date:
             return "source plus récente"
         return "source retenue à fiabilité et date égales"
-
-
-def _release_of(doc: DocumentText, subject: str) -> frozenset[str]:
-    """The one release of ``subject`` the document names (« versions testées : Atlas 2.6 »): what
-    its sentences about the subject speak of. Two releases named: none is assumed."""
-    found = {
-        m.group(1)
-        for m in re.finditer(
-            rf"\b{re.escape(subject)}\s+v?(\d+(?:\.\d+)+)(?![\d.,])", f"{doc.title}\n{doc.body}"
-        )
-    }
-    return frozenset(found) if len(found) == 1 else frozenset()
 
 
 def _stated(claim: Claim) -> str:

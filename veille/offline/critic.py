@@ -32,6 +32,7 @@ from veille.dossier import (
     SYNTHESIS_MIN,
     ledger_entries,
 )
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures
 from veille.offline.markdown import (
     MODEL_SECTIONS,
@@ -48,11 +49,8 @@ from veille.textstats import section_order
 
 __all__ = ["criticise", "measure"]
 
-_PROMO_RE = re.compile(
-    r"\b(révolutionnaire|incroyable|exceptionnel(?:le)?s?|inégalée?s?|extraordinaire|fantastique|"
-    r"idéale?s?|parfaite?s?|meilleur du marché|sans équivalent|incontournables?)\b",
-    re.IGNORECASE,
-)
+# The grid's one promotional list (veille/data/lang), the writer's and the judge's too.
+_PROMO_RE = lexicon.pattern("promotional")
 _DOUBLED_RE = re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE)
 _CITE_RE = re.compile(r"\[(\d+)\]")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_unit, figure_value
 from veille.offline.text import stems
 from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
@@ -19,11 +20,8 @@ from veille.textstats import count_words, section_order
 
 __all__ = ["judge"]
 
-_PROMO_RE = re.compile(
-    r"\b(révolutionnaire|incroyable|exceptionnel(?:le)?s?|inégalée?s?|leader|meilleur du marché|"
-    r"extraordinaire|fantastique|incontournables?)\b",
-    re.IGNORECASE,
-)
+# The grid's one promotional list (veille/data/lang), the writer's and the critic's too.
+_PROMO_RE = lexicon.pattern("promotional")
 
 
 def _figure_keys(text: str) -> set[tuple[float, str]]:

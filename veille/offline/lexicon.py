@@ -27,6 +27,7 @@ from veille.resources import data_file
 __all__ = [
     "LANGS",
     "LexiconError",
+    "alternation",
     "entries",
     "fold_entry",
     "groups",
@@ -133,3 +134,21 @@ def weight(name: str) -> float:
     if not isinstance(why, str) or not why.strip():
         raise LexiconError(f"{path}: [{section}].{key}.why must say why this value")
     return float(value)
+
+
+@cache
+def alternation(name: str, *only: str) -> str:
+    """A regex alternation of the entries of ``name`` in every file (of its groups ``only`` when
+    given), escaped, longest first, a space matching any run of white space. The caller adds the
+    boundaries (the lists of request structure need their own, e.g. « (?:…)\\s+ »)."""
+    found = {
+        w
+        for code in _FILES
+        for group, items in groups(name, code).items()
+        if not only or group in only
+        for w in items
+    }
+    if not found:
+        raise LexiconError(f"list {name!r}: no entries in {', '.join(_FILES)}")
+    ordered = sorted(found, key=lambda w: (-len(w), w))
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in ordered)

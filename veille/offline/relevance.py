@@ -18,7 +18,9 @@ A document is kept when (each rule generic, thresholds in :class:`PlannerTuning`
    comparisons is at least ``outlier_share`` of the median score of the documents naming a term:
    a threshold relative to the corpus, not a constant. Tokens are word keys plus one token per
    aspect family word (they bridge « coût global » and a price list); the topic query is the words
-   shared by at least two documents naming two terms or more (pseudo-relevance feedback).
+   shared by at least two documents naming two terms or more (pseudo-relevance feedback). A
+   document scored on its text must also use a word of the request's title there (its field): a
+   name clash shares ordinary words with a request, not its field.
 """
 
 from __future__ import annotations
@@ -250,9 +252,10 @@ def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> N
                     break
 
 
-def _tokens(ctx: Context, d: Doc) -> list[str]:
-    """BM25 tokens of ``d``: its keys (text included when given) and one per aspect family word."""
-    body = ctx.bodies.get(d.id, "")
+def _tokens(ctx: Context, d: Doc, *, with_body: bool) -> list[str]:
+    """BM25 tokens of ``d``: its keys (text included when asked and given) and one per aspect
+    family word."""
+    body = ctx.bodies.get(d.id, "") if with_body else ""
     text = f"{ctx.text(d.entry)} {body}"
     found = keys(body) + d.keys if body else list(d.keys)
     return found + [f"@{f}" for f, n in sorted(aspect_words(text).items()) for _ in range(n)]
@@ -275,8 +278,21 @@ def _median(values: Sequence[float]) -> float:
 
 
 def _bm25_kept(ctx: Context) -> set[str]:
-    """Rule 6: term-naming documents scoring at least ``outlier_share`` of their median."""
-    corpus = [_tokens(ctx, d) for d in ctx.docs]
+    """Rule 6: term-naming documents scoring at least ``outlier_share`` of their median, on their
+    catalogue lines; with the documents' text, also those that pass on it and use a word of the
+    request's title there (the field of the watch, « stockage objet », « gestion des secrets »: a name
+    clash, a nursery or a board game named like a product, shares a body's worth of ordinary words
+    with a request, not its field). The text only adds documents."""
+    kept = _bm25_pass(ctx, [_tokens(ctx, d, with_body=False) for d in ctx.docs])
+    if ctx.bodies:
+        corpus = [_tokens(ctx, d, with_body=True) for d in ctx.docs]
+        field = set(keys(ctx.data.request_title)) - ctx.term_key_set
+        passed = _bm25_pass(ctx, corpus)
+        kept |= {d.id for k, d in enumerate(ctx.docs) if d.id in passed and not field.isdisjoint(corpus[k])}
+    return kept
+
+
+def _bm25_pass(ctx: Context, corpus: list[list[str]]) -> set[str]:
     retriever = bm25s.BM25()
     retriever.index(corpus, show_progress=False)
     n = len(ctx.docs)

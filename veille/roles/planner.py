@@ -85,6 +85,10 @@ class PlannerInput(BaseModel):
     with_summaries: bool = True
     # The re-ask (coverage check): what the validator found in the previous proposal, one line each.
     findings: list[str] = Field(default_factory=list)
+    # The text of catalogue documents by id, for a planner that reads them without paying for
+    # tokens (a free backend: the offline engine; veille.steps.catalogue.with_texts). Never rendered
+    # in the prompt: an LLM planner sees the catalogue only (build_prompt; seed 001).
+    texts: dict[str, str] = Field(default_factory=dict)
 
 
 # --- prompt (seed 001) ------------------------------------------------------------------------

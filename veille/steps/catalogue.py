@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Literal
 
 import bm25s
@@ -29,9 +30,11 @@ from pydantic import BaseModel, Field
 
 from veille.corpus.request import Request
 from veille.corpus.terms import derive_terms
+from veille.models.caller import FREE_BACKENDS
 from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt, catalogue_line
 from veille.settings import Settings
 from veille.steps.duplicates import collapse_duplicates
+from veille.store.readers import fetch_documents
 from veille.tokens import estimate_tokens
 
 __all__ = [
@@ -39,8 +42,10 @@ __all__ = [
     "PlannerCatalogue",
     "planner_catalogue",
     "planner_input",
+    "planner_reads_texts",
     "planner_tokens",
     "rank_entries",
+    "with_texts",
 ]
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
@@ -207,3 +212,16 @@ def planner_catalogue(
     return PlannerCatalogue(
         data=data, left_out=left_out, documents=len(catalogue), tokens=planner_tokens(data), budget=budget
     )
+
+
+def planner_reads_texts(backend: str) -> bool:
+    """Whether the planner of ``backend`` is given the documents' text: only a backend that pays no
+    token (the offline engine reads them with BM25); a paid model plans on the catalogue alone."""
+    return backend in FREE_BACKENDS
+
+
+def with_texts(shown: PlannerCatalogue, database: Path) -> PlannerCatalogue:
+    """``shown`` with the text of each document it shows (``PlannerInput.texts``), read from the
+    store; the prompt never renders them, and the token estimate stays the catalogue's."""
+    bodies = {d.id: d.body for d in fetch_documents(database, [e.id for e in shown.data.catalogue])}
+    return shown.model_copy(update={"data": shown.data.model_copy(update={"texts": bodies})})

@@ -28,7 +28,7 @@ __all__ = ["crowded_out", "planner_basis", "reusable_plan"]
 def planner_basis(data: PlannerInput, model_key: str) -> str:
     """What a plan answers besides the catalogue: the request, terms, caps, and the model key (its
     settings and the digest of the code behind it, tasks.clients.model_key)."""
-    basis = data.model_dump(exclude={"catalogue", "findings"}) | {"model": model_key}
+    basis = data.model_dump(exclude={"catalogue", "findings", "texts"}) | {"model": model_key}
     return hashlib.sha256(json.dumps(basis, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 

@@ -4,6 +4,13 @@ Task results persist under ``<warehouse>/prefect-results`` with input-keyed cach
 ``cache_scope`` that enters every key is "" (results shared across runs) or the flow run's id
 (``use_cache=False``: kept to that flow run's attempts, so a retry still reruns only what failed).
 Injected faults (``fail_subtasks``) fire on the flow run's first attempt only, so a retry succeeds.
+
+Why the scope stays beside the code fingerprints (veille/fingerprint.py, issue 28): a fingerprint
+says *which code* produced a result, the scope says *which runs* may reuse it. ``--no-cache`` must
+not serve another run's result of the same code, yet a retry of that flow run must reuse what its
+first attempt finished; a drill branch must fail whatever earlier nights cached. Neither depends on
+the code, so no fingerprint can key it. It is a task parameter because Prefect's INPUTS policy keys
+on parameters and the value differs between the branches of one mapped call (drills).
 """
 
 from __future__ import annotations
