@@ -18,6 +18,7 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from testkit.screen_reference import reference_scan
 from veille.steps import screen, screen_cache, screen_engine
 from veille.steps.screen import detect_injection, id_shapes, screen_documents
 from veille.steps.screen_cache import CACHE_FILE, screen_corpus
@@ -195,3 +196,19 @@ def test_a_changed_screen_rescans_and_a_garbage_cache_is_rebuilt(
     assert (cache / (CACHE_FILE + ".corrupt")).is_file() and "mis de côté" in rebuilt.message
     with sqlite3.connect(cache / CACHE_FILE) as con:
         assert con.execute("SELECT count(*) FROM scans").fetchone() == (2,)
+
+
+def test_runs_after_a_dot_read_their_line_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run after "." may be a file extension: the reference tokeniser reads its line, once per line
+    however many such runs the line holds (a one-line document of them stays linear), and the tokens are
+    the reference's."""
+    calls: Counter[str] = Counter()
+    monkeypatch.setattr(screen_engine, "_TOKEN", _Counting(screen_engine._TOKEN, calls))
+    for runs, lines in ((10, 1), (2_000, 1), (2_000, 40)):
+        calls.clear()
+        per_line = runs // lines
+        # "v1.rc1x" is a file name; "k1 .w1" leaves "w1" after a dot that ends no token: an id in prose.
+        text = "\n".join(" ".join(f"v{i}.rc{i}x k{i} .w{i}" for i in range(per_line)) for _ in range(lines))
+        facts = screen.scan(text)
+        assert calls["finditer"] == lines, (runs, lines, calls)
+        assert facts == reference_scan(text) and "w#" in facts.tokens

@@ -31,7 +31,8 @@ _LOOK_ALIKES = (("’‘`´", "'"), ("—–‒―", "-"))
 _LINE_BREAKS = re.compile(r"[\n\r]+")
 
 _OPTIONS = re2.Options()
-_OPTIONS.max_mem = 64 << 20  # room for the DFA of every pattern at once (RE2 falls back to NFA, never fails)
+_OPTIONS.max_mem = 64 << 20  # RE2's default, stated: bounds each automaton's memory (past it RE2 falls back
+# to its NFA: slower, never wrong)
 
 
 def _compile(pattern: str) -> Any:  # re2 ships no type information
@@ -101,18 +102,16 @@ def sources_labels(folded: bytes) -> list[tuple[int, int]]:
     return [m.span() for m in _SOURCES_LABEL.finditer(folded)]
 
 
-def _token_from_line(text: str, start: int, run_start: int) -> str | None:
-    """The reference tokeniser over the line holding ``run_start`` (from ``start`` at the earliest): the
-    token starting there, if it is neither part of a path nor a file name."""
-    line_start = max(start, text.rfind("\n", 0, run_start) + 1)
+def _line_tokens(text: str, start: int, run_start: int) -> tuple[int, dict[int, str | None]]:
+    """The reference tokeniser over the line holding ``run_start`` (from ``start`` at the earliest): where
+    the line ends, and each token's start -> the token, or None when it is part of a path or a file name."""
     line_end = text.find("\n", run_start)
-    for match in _TOKEN.finditer(text, line_start, len(text) if line_end < 0 else line_end):
-        if match.start(2) == run_start:
-            before, raw, extension = match.groups()
-            return None if before or extension else raw
-        if match.start(2) > run_start:
-            break
-    return None
+    line_end = len(text) if line_end < 0 else line_end
+    found: dict[int, str | None] = {}
+    for match in _TOKEN.finditer(text, max(start, text.rfind("\n", 0, run_start) + 1), line_end):
+        before, raw, extension = match.groups()
+        found[match.start(2)] = None if before or extension else raw
+    return line_end, found
 
 
 def id_tokens(text: str, data: bytes, start: int = 0) -> list[str]:
@@ -122,6 +121,7 @@ def id_tokens(text: str, data: bytes, start: int = 0) -> list[str]:
     The same tokens, in the same order, as the reference tokeniser's runs that have a letter.
     """
     found = []
+    line: tuple[int, dict[int, str | None]] = (-1, {})  # end and tokens of the last line read
     for match in _ID_RUN.finditer(data, max(0, start - 1)):  # from start - 1: a run may begin at start
         run_start, run_end = match.span()
         if run_start < start:  # the char before start matched: start is inside a run
@@ -132,7 +132,9 @@ def id_tokens(text: str, data: bytes, start: int = 0) -> list[str]:
         if run_start > start and (before == "/" or before == "\\"):  # a path
             continue
         if before == ".":  # maybe the extension of the token before it: read the line as the reference does
-            if (token := _token_from_line(text, start, run_start)) is not None:
+            if run_start >= line[0]:  # once per line (runs come in text order): linear in the text
+                line = _line_tokens(text, start, run_start)
+            if (token := line[1].get(run_start)) is not None:
                 found.append(token)
             continue
         if _EXTENSION.match(text, run_end) is None:
