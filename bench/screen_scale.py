@@ -8,6 +8,7 @@ Usage (figures recorded in docs/benchmarks.md, section "Injection screen"):
     PYTHONPATH=<other checkout> .venv/bin/python bench/screen_scale.py --whole --sizes 200  # A/B
     .venv/bin/python bench/screen_scale.py --profile 200         # cProfile of scan (any checkout)
     .venv/bin/python bench/screen_scale.py --parts 300           # ms per document of each engine part
+    .venv/bin/python bench/screen_scale.py --hostile 25000 250000 2500000  # adversarial texts (any checkout)
 
 Documents are ~19 KB each, made of the paragraphs of the Markdown files under ``corpus/docs`` and
 ``tests/corpora/*/docs`` (shuffled with a fixed seed), one injected document in 500. Ids come in three
@@ -193,6 +194,61 @@ def parts(size: int, pool: list[str]) -> None:
     print(json.dumps({"id_runs_per_document": round(runs, 1)}))
 
 
+_HOSTILE_WORDS = [
+    "ai",
+    "llm",
+    "cite",
+    "quote",
+    "ne",
+    "mentionne",
+    "pas",
+    "do",
+    "not",
+    "mention",
+    "x",
+    "ia",
+    "agent",
+    "model",
+    "qui",
+    "lit",
+    "ce",
+    "as",
+    "the",
+    "main",
+    "source",
+    "dans",
+    "le",
+    "rapport",
+    "ignore",
+    "tes",
+    "vos",
+    "instructions",
+    "<",
+    "document",
+    "doc-12",
+    "a1.b2",
+    "/",
+    "-",
+    "\n",
+    "sources",
+    "v1.2.3b4",
+]
+
+
+def hostile(sizes: list[int]) -> None:
+    """``scan`` of one text per size made of the patterns' words, ids, paths and dotted runs in random
+    order: the most partial matches an automaton (or a backtracking search) can be given."""
+    rng = random.Random(1)
+    for size in sizes:
+        text = " ".join(rng.choice(_HOSTILE_WORDS) for _ in range(size // 4))
+        _, wall, cpu = timed(lambda text=text: screen.scan(text))  # type: ignore[misc]
+        print(
+            json.dumps(
+                {"hostile_chars": len(text), "scan_wall_s": round(wall, 3), "scan_cpu_s": round(cpu, 3)}
+            )
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -203,7 +259,12 @@ def main() -> None:
     parser.add_argument("--whole", action="store_true", help="screen_documents only (any checkout)")
     parser.add_argument("--profile", type=int, metavar="N", help="cProfile of scan over N texts, then exit")
     parser.add_argument("--parts", type=int, metavar="N", help="CPU per part of the RE2 engine, then exit")
+    parser.add_argument(
+        "--hostile", type=int, nargs="+", metavar="CHARS", help="adversarial texts, then exit"
+    )
     args = parser.parse_args()
+    if args.hostile:
+        return hostile(args.hostile)
     pool = paragraphs()
     if args.profile:
         return profile(args.profile, pool)

@@ -31,8 +31,10 @@ _LOOK_ALIKES = (("’‘`´", "'"), ("—–‒―", "-"))
 _LINE_BREAKS = re.compile(r"[\n\r]+")
 
 _OPTIONS = re2.Options()
-_OPTIONS.max_mem = 64 << 20  # RE2's default, stated: bounds each automaton's memory (past it RE2 falls back
-# to its NFA: slower, never wrong)
+# RE2's default budget, stated: it bounds each automaton's memory (~80 MB for the ten here at worst). Past it,
+# on adversarial text only, RE2 logs "DFA out of memory" to stderr and finishes with its NFA: slower, still
+# linear and exact (`bench/screen_scale.py --hostile`: 3.2 MB of trigger words, 4.6 s CPU, the former screen 3.5 s).
+_OPTIONS.max_mem = 8 << 20
 
 
 def _compile(pattern: str) -> Any:  # re2 ships no type information
