@@ -6,6 +6,9 @@ Usage (figures recorded in docs/benchmarks.md, section "Injection screen"):
     .venv/bin/python bench/screen_scale.py --sizes 2000 --styles slug
     .venv/bin/python bench/screen_scale.py --db --sizes 200 2000 # through DuckDB and the cache
     PYTHONPATH=<other checkout> .venv/bin/python bench/screen_scale.py --whole --sizes 200  # A/B
+    .venv/bin/python bench/screen_scale.py --profile 200         # cProfile of scan (any checkout)
+    .venv/bin/python bench/screen_scale.py --parts 300           # ms per document of each engine part
+    .venv/bin/python bench/screen_scale.py --hostile 25000 250000 2500000  # adversarial texts (any checkout)
 
 Documents are ~19 KB each, made of the paragraphs of the Markdown files under ``corpus/docs`` and
 ``tests/corpora/*/docs`` (shuffled with a fixed seed), one injected document in 500. Ids come in three
@@ -157,6 +160,95 @@ def through_db(style: str, size: int, pool: list[str]) -> dict[str, object]:
     }
 
 
+def profile(size: int, pool: list[str]) -> None:
+    """cProfile of :func:`veille.steps.screen.scan` over ``size`` slug-id texts, top 12 by own time."""
+    import cProfile
+    import pstats
+
+    texts = make_texts(make_ids("slug", size), pool)
+    profiler = cProfile.Profile()
+    _, wall, cpu = timed(lambda: profiler.runcall(lambda: [screen.scan(t) for _, t in texts]))
+    print(f"scan of {size} texts under cProfile: {wall:.2f} s wall / {cpu:.2f} s CPU")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+
+
+def parts(size: int, pool: list[str]) -> None:
+    """CPU milliseconds per document of each part of the RE2 engine (veille/steps/screen_engine.py)."""
+    from veille.steps import screen_engine as engine
+
+    texts = [t for _, t in make_texts(make_ids("slug", size), pool)]
+    folded = [engine.fold(t) for t in texts]
+    data = [f.encode("ascii") for f in folded]
+    steps = {
+        "scan": lambda i: screen.scan(texts[i]),
+        "fold_chars": lambda i: engine.fold_chars(texts[i]),
+        "fold": lambda i: engine.fold(texts[i]),
+        "first_matches": lambda i: engine.first_matches(data[i]),
+        "sources_labels": lambda i: engine.sources_labels(data[i]),
+        "id_tokens": lambda i: engine.id_tokens(folded[i], data[i]),
+    }
+    for name, step in steps.items():
+        _, _, cpu = timed(lambda step=step: [step(i) for i in range(size)])  # type: ignore[misc]
+        print(json.dumps({"part": name, "cpu_ms_per_document": round(1000 * cpu / size, 3)}))
+    runs = sum(len(engine.id_tokens(f, d)) for f, d in zip(folded, data, strict=True)) / size
+    print(json.dumps({"id_runs_per_document": round(runs, 1)}))
+
+
+_HOSTILE_WORDS = [
+    "ai",
+    "llm",
+    "cite",
+    "quote",
+    "ne",
+    "mentionne",
+    "pas",
+    "do",
+    "not",
+    "mention",
+    "x",
+    "ia",
+    "agent",
+    "model",
+    "qui",
+    "lit",
+    "ce",
+    "as",
+    "the",
+    "main",
+    "source",
+    "dans",
+    "le",
+    "rapport",
+    "ignore",
+    "tes",
+    "vos",
+    "instructions",
+    "<",
+    "document",
+    "doc-12",
+    "a1.b2",
+    "/",
+    "-",
+    "\n",
+    "sources",
+    "v1.2.3b4",
+]
+
+
+def hostile(sizes: list[int]) -> None:
+    """``scan`` of one text per size made of the patterns' words, ids, paths and dotted runs in random
+    order: the most partial matches an automaton (or a backtracking search) can be given."""
+    rng = random.Random(1)
+    for size in sizes:
+        text = " ".join(rng.choice(_HOSTILE_WORDS) for _ in range(size // 4))
+        _, wall, cpu = timed(lambda text=text: screen.scan(text))  # type: ignore[misc]
+        print(
+            json.dumps(
+                {"hostile_chars": len(text), "scan_wall_s": round(wall, 3), "scan_cpu_s": round(cpu, 3)}
+            )
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -165,8 +257,19 @@ def main() -> None:
     parser.add_argument("--styles", nargs="+", default=["doc", "slug", "web"])
     parser.add_argument("--db", action="store_true", help="through DuckDB and the scan cache")
     parser.add_argument("--whole", action="store_true", help="screen_documents only (any checkout)")
+    parser.add_argument("--profile", type=int, metavar="N", help="cProfile of scan over N texts, then exit")
+    parser.add_argument("--parts", type=int, metavar="N", help="CPU per part of the RE2 engine, then exit")
+    parser.add_argument(
+        "--hostile", type=int, nargs="+", metavar="CHARS", help="adversarial texts, then exit"
+    )
     args = parser.parse_args()
+    if args.hostile:
+        return hostile(args.hostile)
     pool = paragraphs()
+    if args.profile:
+        return profile(args.profile, pool)
+    if args.parts:
+        return parts(args.parts, pool)
     mode = through_db if args.db else whole if args.whole else in_process
     for size in args.sizes:
         for style in args.styles:

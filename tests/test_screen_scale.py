@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+import re2
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veille.steps import screen, screen_cache, screen_patterns
+from testkit.screen_reference import reference_scan
+from veille.steps import screen, screen_cache, screen_engine
 from veille.steps.screen import detect_injection, id_shapes, screen_documents
 from veille.steps.screen_cache import CACHE_FILE, screen_corpus
 from veille.store.ingest import ingest_corpus
@@ -33,7 +35,7 @@ TEXT = (
 class _Counting:
     """A compiled pattern whose every use is counted."""
 
-    def __init__(self, pattern: re.Pattern[str], counter: Counter[str]) -> None:
+    def __init__(self, pattern: Any, counter: Counter[str]) -> None:
         self._pattern = pattern
         self._counter = counter
 
@@ -51,14 +53,14 @@ class _Counting:
 
 @pytest.fixture
 def regex_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every regular expression of the screen and its engine (Python re and RE2) counted per use."""
     counter: Counter[str] = Counter()
-    for name, value in vars(screen).items():
-        if isinstance(value, re.Pattern):
-            monkeypatch.setattr(screen, name, _Counting(value, counter))
-    compiled = {
-        kind: [(_Counting(p, counter), t) for p, t in patterns] for kind, patterns in screen._COMPILED.items()
-    }
-    monkeypatch.setattr(screen, "_COMPILED", compiled)
+    for module in (screen, screen_engine):
+        for name, value in vars(module).items():
+            if isinstance(value, (re.Pattern, re2._Regexp)):
+                monkeypatch.setattr(module, name, _Counting(value, counter))
+    by_kind = {kind: _Counting(p, counter) for kind, p in screen_engine._BY_KIND.items()}
+    monkeypatch.setattr(screen_engine, "_BY_KIND", by_kind)
     return counter
 
 
@@ -196,21 +198,17 @@ def test_a_changed_screen_rescans_and_a_garbage_cache_is_rebuilt(
         assert con.execute("SELECT count(*) FROM scans").fetchone() == (2,)
 
 
-@pytest.mark.parametrize(
-    ("kind", "index"),
-    [(kind, i) for kind, patterns in screen_patterns.PATTERNS.items() for i in range(len(patterns))],
-)
-def test_every_match_of_a_pattern_contains_one_of_its_triggers(kind: str, index: int) -> None:
-    """The trigger pre-check never hides a match: strings generated from the pattern, folded as the screen
-    folds documents, contain a trigger whenever the pattern matches them."""
-    pattern, triggers = screen_patterns.PATTERNS[kind][index]
-    compiled = re.compile(pattern)
-
-    @settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-    @given(st.from_regex(compiled))
-    def check(text: str) -> None:
-        folded = screen._fold(text)
-        if compiled.search(folded):
-            assert any(t in folded for t in triggers), (folded, triggers)
-
-    check()
+def test_runs_after_a_dot_read_their_line_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run after "." may be a file extension: the reference tokeniser reads its line, once per line
+    however many such runs the line holds (a one-line document of them stays linear), and the tokens are
+    the reference's."""
+    calls: Counter[str] = Counter()
+    monkeypatch.setattr(screen_engine, "_TOKEN", _Counting(screen_engine._TOKEN, calls))
+    for runs, lines in ((10, 1), (2_000, 1), (2_000, 40)):
+        calls.clear()
+        per_line = runs // lines
+        # "v1.rc1x" is a file name; "k1 .w1" leaves "w1" after a dot that ends no token: an id in prose.
+        text = "\n".join(" ".join(f"v{i}.rc{i}x k{i} .w{i}" for i in range(per_line)) for _ in range(lines))
+        facts = screen.scan(text)
+        assert calls["finditer"] == lines, (runs, lines, calls)
+        assert facts == reference_scan(text) and "w#" in facts.tokens

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from veille.alerts import Alert, alert
 from veille.roles.planner import CatalogueEntry
-from veille.steps import screen, screen_patterns
+from veille.steps import screen, screen_engine, screen_patterns
 from veille.steps.screen import Scan, Signal, SourcesBlock, id_shapes, injection_alert, judge
 
 __all__ = ["CACHE_FILE", "ScreenCache", "screen_corpus", "screen_fingerprint"]
@@ -35,7 +35,7 @@ def screen_fingerprint() -> str:
     global _FINGERPRINT
     if _FINGERPRINT is None:
         digest = hashlib.sha256()
-        for module in (screen, screen_patterns):
+        for module in (screen, screen_engine, screen_patterns):
             digest.update(Path(str(module.__file__)).read_bytes())
         _FINGERPRINT = digest.hexdigest()[:16]
     return _FINGERPRINT

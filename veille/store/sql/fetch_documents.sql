@@ -1,3 +1,5 @@
+-- IN over the unnested list: a hash semi-join. list_contains($ids, id) evaluated the list at every row and read
+-- every body once per call (11.5 s CPU to fetch 2,000 real-size documents in batches of 500, 0.2 s this way).
 SELECT id, strftime(date, '%Y-%m-%d') AS date, source_type, title, body
 FROM documents
-WHERE status = 'valid' AND list_contains($ids, id);
+WHERE status = 'valid' AND id IN (SELECT unnest($ids));

@@ -1,5 +1,5 @@
 -- Bibliographic data of the cited documents (the report's Sources section): id, date, type, title, url.
 SELECT id, strftime(date, '%Y-%m-%d') AS date, source_type, title, url
 FROM documents
-WHERE status = 'valid' AND list_contains($ids, id)
+WHERE status = 'valid' AND id IN (SELECT unnest($ids))
 ORDER BY id;
