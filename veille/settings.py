@@ -143,6 +143,20 @@ class Settings(BaseSettings):
     web_budget: int = Field(default=6, ge=0, description="grounded calls per run at most")
     grid_path: Path | None = None  # default: <corpus>/grid.toml if present, else <config_dir>/grid.toml
 
+    # --- bounds: what a model can make us write, and what a night may cost (issue 23) ---
+    # USD a night may spend on model calls (every request's journaled cost, every process); past it
+    # no request is sent and code finishes the night (veille/models/budget.py, docs/models.md).
+    # None: no budget. The default is ~20× a bundled-corpus night on the fake Gemini (docs/benchmarks.md).
+    max_cost_usd: float | None = Field(default=5.0, gt=0, description="USD per night at most; none: no budget")
+    # An analyst answer keeps its first max_findings_per_branch findings (the schema says so too);
+    # a finding, key point or sentence over max_item_words words is dropped whole, never cut.
+    max_findings_per_branch: int = Field(default=30, ge=1, description="findings kept per analyst answer")
+    max_item_words: int = Field(default=120, ge=10, description="words per finding or dossier item")
+    max_points_per_axis: int = Field(default=12, ge=1, description="key points kept per axis")
+    # The report body's words at most, as a multiple of the grid's max_words: past it the last
+    # items of the longest sections are dropped whole (veille/steps/bounds.py).
+    report_words_factor: float = Field(default=2.0, ge=1.0, description="report words ≤ factor × max_words")
+
     # --- execution ---
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None

@@ -18,7 +18,9 @@ from prefect import get_run_logger, task, unmapped
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 from pydantic import BaseModel
 
+from veille.alerts import alert
 from veille.checkpoints import checkpoint
+from veille.models.budget import BudgetExceededError
 from veille.roles.analyst import Findings
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
@@ -37,7 +39,7 @@ from veille.steps.analyse_update import (
 from veille.steps.news import Changes
 from veille.steps.reading import PartRead, read_note
 from veille.store.readers import fetch_documents
-from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
+from veille.tasks.clients import MODEL_TASK_RETRIES, model_key, offline_client
 from veille.tasks.reuse import Reuse
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "branch_key",
     "branch_note",
     "load_previous_branches",
+    "offline_branches",
 ]
 
 
@@ -271,3 +274,34 @@ def _why(decision: Decision) -> str:
     if decision.kind == "full":
         return decision.reason
     return f"{decision.reason}, since {decision.previous_run}" if decision.previous_run else decision.reason
+
+
+def offline_branches(
+    analyses: Sequence[Analysis], sub_tasks: Sequence[SubTask], settings: Settings, run_id: str, journal: Path
+) -> list[Analysis]:
+    """The branches the night's cost budget refused to the model, analysed by the offline engine
+    instead (code, cost 0, journaled in ``journal``), each with an alert; the others unchanged.
+    Run in the flow, not in the cached ``analyse`` task: a later night with budget left asks the
+    model again rather than reusing the engine's findings."""
+    refused = {
+        a.subtask_id
+        for a in analyses
+        if a.status == "failed" and (a.error or "").startswith(BudgetExceededError.__name__)
+    }
+    if not refused:
+        return list(analyses)
+    out = []
+    with offline_client(settings, run_id, journal) as engine:
+        for analysis, sub_task in zip(analyses, sub_tasks, strict=True):
+            if sub_task.id not in refused:
+                out.append(analysis)
+                continue
+            documents = fetch_documents(settings.database, sub_task.doc_ids)
+            redone = analyse_subtask(engine, sub_task, documents, settings.analyst_token_budget)
+            note = (
+                f"{sub_task.id} : budget de coût de la nuit atteint (max_cost_usd), analyste non appelé : "
+                "constats du moteur hors ligne (code)"
+            )
+            redone.alerts.insert(0, alert("analyse", "analyse.offline_budget", note, subject=sub_task.id))
+            out.append(redone)
+    return out
