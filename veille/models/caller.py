@@ -132,25 +132,29 @@ class ModelClient:
     def alerts(self) -> list[Alert]:
         """One alert per model whose calls could not be priced; one when the cost budget refused calls."""
         where = self.prices.path or "the price table"
-        return self._budget_alerts() + [
-            alert(
-                "record",
-                "cost.unknown_model",
-                f"Model {model!r} is not in {where}: its calls are recorded with cost null.",
-                severity="warning",
-                subject=model,
-            )
-            for model in self.unknown_models
-        ] + [
-            alert(
-                "record",
-                "cost.unknown_grounding",
-                f"Model {model!r} has no Google Search grounding price in {where}: its grounded calls "
-                "are recorded with cost null.",
-                subject=model,
-            )
-            for model in sorted(self._unknown_grounding)
-        ]
+        return (
+            self._budget_alerts()
+            + [
+                alert(
+                    "record",
+                    "cost.unknown_model",
+                    f"Model {model!r} is not in {where}: its calls are recorded with cost null.",
+                    severity="warning",
+                    subject=model,
+                )
+                for model in self.unknown_models
+            ]
+            + [
+                alert(
+                    "record",
+                    "cost.unknown_grounding",
+                    f"Model {model!r} has no Google Search grounding price in {where}: its grounded calls "
+                    "are recorded with cost null.",
+                    subject=model,
+                )
+                for model in sorted(self._unknown_grounding)
+            ]
+        )
 
     def _budget_alerts(self) -> list[Alert]:
         refused = self._budget.refused()
