@@ -51,10 +51,10 @@ def _billed(reply: Reply) -> Reply:
 
 
 def _respond(body: dict[str, Any], model: str, others: Any) -> Reply:
-    if role_of(body) == "analyst":  # as many long findings as the schema allows
+    if role_of(body) == "analyst":  # 200 long findings (the schema says 30), blanks and repeats
         ids = re.findall(r'<document id="([^"]+)"', _text(body["contents"][0]))
-        limit = Settings().max_findings_per_branch
-        findings = [{"statement": f"{LONG} {n}.", "doc_ids": ids[:1], "figures": []} for n in range(limit)]
+        statements = [f"{LONG} {n}." for n in range(200)] + ["", ".", f"{LONG} 0."]
+        findings = [{"statement": s, "doc_ids": ids[:1], "figures": []} for s in statements]
         return _billed(Reply.json({"findings": findings, "contradictions": [], "open_questions": []}))
     return _billed(others(body, model))
 
@@ -105,5 +105,10 @@ def test_a_spent_budget_stops_model_calls_and_code_finishes_the_night(
     offline = [a for a in alerts if a["code"] == "analyse.offline_budget"]
     findings = json.loads((run_dir / "findings.json").read_text(encoding="utf-8"))
     assert offline and all(findings[a["subject"]]["status"] == "ok" for a in offline)
+    # The paid branches: 200 findings answered, the first max_findings_per_branch kept, with an alert.
+    paid_branches = {r.subtask_id for r in paid if r.role == "analyst"}
+    limit = Settings().max_findings_per_branch
+    assert paid_branches and all(len(findings[b]["findings"]) == limit for b in paid_branches)
+    assert {a["subject"] for a in alerts if a["code"] == "analyse.bounded"} >= paid_branches
     assert {r.backend for r in records} == {"gemini", "offline"}
     assert "ATTENTION [cost.budget_exceeded]" in format_summary(run_dir)  # heads the summary

@@ -22,6 +22,7 @@ from pydantic_settings import (
 )
 
 from veille.resources import data_dir
+from veille.roles.limits import Bounds
 
 __all__ = [
     "PROJECT_ROOT",
@@ -295,6 +296,15 @@ class Settings(BaseSettings):
         if web:
             overrides["web"] = True
         return cls(**overrides)
+
+    def bounds(self) -> Bounds:
+        """Code's bounds on what a model makes us write (veille.roles.limits.Bounds)."""
+        return Bounds(
+            max_findings=self.max_findings_per_branch,
+            max_item_words=self.max_item_words,
+            max_points_per_axis=self.max_points_per_axis,
+            report_words_factor=self.report_words_factor,
+        )
 
     def role(self, name: str) -> RoleModel:
         return self.roles[name]

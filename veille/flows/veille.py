@@ -124,7 +124,9 @@ def veille_flow(
                     "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
                 )
 
-            written = write_report(asker, analyses, request, grid, settings.database, run.web)
+            written = write_report(
+                asker, analyses, request, grid, settings.database, run.web, settings.bounds()
+            )
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds))
             news = changes.planned(planned.plan.excluded)  # what the plan left out is named, not cited

@@ -138,7 +138,7 @@ def findings_schema(doc_ids: tuple[str, ...], max_findings: int = MAX_FINDINGS) 
     ids: list[JsonValue] = list(dict.fromkeys(doc_ids))
     doc_id: Any = Annotated[str, Field(json_schema_extra={"enum": ids})] if ids else ID_TYPE
     cited = max(ITEMS, len(ids))  # ids beyond both only repeat them (foreign ones are repaired by code)
-    finding = bounded_finding(list[doc_id], cited, "Ids of the documents that support it")
+    finding: Any = bounded_finding(list[doc_id], cited, "Ids of the documents that support it")
     note: Any = create_model(
         "ContradictionNote",
         __base__=ContradictionNote,
@@ -151,16 +151,16 @@ def findings_schema(doc_ids: tuple[str, ...], max_findings: int = MAX_FINDINGS) 
     )
     # The findings' count is in the JSON schema only: code keeps the first max_findings of a longer
     # answer, with an alert (veille.steps.bounds), instead of re-asking a whole branch.
-    count = {"json_schema_extra": {"maxItems": max_findings if ids else 0}}
-    none = {"json_schema_extra": {"maxItems": 0}}
+    count: dict[str, Any] = {"json_schema_extra": {"maxItems": max_findings if ids else 0}}
+    none: dict[str, Any] = {"json_schema_extra": {"maxItems": 0}}
     return create_model(
         "Findings",
         __base__=Findings,
-        findings=(list[finding], Field(**count)),  # type: ignore[arg-type]
+        findings=(list[finding], Field(**count)),
         # Fewer than two documents: "no contradiction" in the JSON schema only (code repairs).
         contradictions=(
             list[note],
-            Field(default_factory=list, **({"max_length": ITEMS} if len(ids) >= 2 else none)),  # type: ignore[arg-type]
+            Field(default_factory=list, **({"max_length": ITEMS} if len(ids) >= 2 else none)),
         ),
         open_questions=(list[_Question], Field(default_factory=list, max_length=ITEMS)),
     )

@@ -172,7 +172,7 @@ def update_schema(
     new_id: Any = _id_type(new)
     any_id: Any = _id_type(every)
     cited = max(ITEMS, len(every))  # ceilings (veille.roles.limits); foreign ids are repaired by code
-    finding = bounded_finding(list[new_id], cited, "Ids of the new documents that support it")
+    finding: Any = bounded_finding(list[new_id], cited, "Ids of the new documents that support it")
     note: Any = create_model(
         "UpdateNote",
         __base__=UpdateNote,
