@@ -147,10 +147,9 @@ class Settings(BaseSettings):
     # --- bounds: what a model can make us write, and what a night may cost (issue 23) ---
     # USD a night may spend on model calls (every request's journaled cost, every process); past it
     # no request is sent and code finishes the night (veille/models/budget.py, docs/models.md).
-    # None: no budget. The default is ~20× a bundled-corpus night on the fake Gemini (docs/benchmarks.md).
-    max_cost_usd: float | None = Field(
-        default=5.0, gt=0, description="USD per night at most; none: no budget"
-    )
+    # None (given in code) disables it. The default is ~20× a bundled-corpus night on the fake Gemini
+    # ($0.249, docs/benchmarks.md « Reading within a budget »).
+    max_cost_usd: float | None = Field(default=5.0, gt=0, description="USD per night at most")
     # An analyst answer keeps its first max_findings_per_branch findings (the schema says so too);
     # a finding, key point or sentence over max_item_words words is dropped whole, never cut.
     max_findings_per_branch: int = Field(default=30, ge=1, description="findings kept per analyst answer")
