@@ -6,10 +6,11 @@ here drops whole items, with one alert saying what and how many.
 - :func:`bound_findings`: an analyst's answer keeps its first ``max_findings`` findings, without the
   blank ones, the repeats (case and spacing aside) and those over ``max_item_words`` words;
 - :func:`bound_report`: the dossier's items hold at most ``report_words_factor`` × the grid's
-  ``max_words`` words in all; past it, the last key point of the axis with the most points is
-  dropped, then the last uncertainty, ledger entry, recommendation sentence beyond the first and
-  synthesis sentence beyond the schema's minimum, until the items fit (the per-item bounds and the
-  per-axis cap are :func:`veille.steps.write.sanitize_dossier`'s).
+  ``max_words`` words in all; past it, whole items are dropped from the end, least central first:
+  uncertainties, recommendation sentences beyond the first, key points of the axis with the most
+  (down to one per axis), synthesis sentences beyond the schema's minimum, ledger entries, then the
+  last point of each axis, until the items fit (the per-item bounds and the per-axis cap are
+  :func:`veille.steps.write.sanitize_dossier`'s).
 """
 
 from __future__ import annotations
@@ -64,16 +65,15 @@ def item_words(dossier: Dossier) -> int:
 
 def _drop_one(dossier: Dossier) -> bool:
     """Drop the least central item left (module docstring's order); False when none may go."""
+    for items, keep in ((dossier.uncertainties, 0), (dossier.recommendation, 1)):
+        if len(items) > keep:
+            items.pop()  # type: ignore[attr-defined]
+            return True
     fullest = max(dossier.sections, key=lambda s: len(s.points), default=None)
     if fullest is not None and len(fullest.points) > 1:
         fullest.points.pop()
         return True
-    for items, keep in (
-        (dossier.uncertainties, 0),
-        (dossier.contradictions, 0),
-        (dossier.recommendation, 1),
-        (dossier.synthesis, SYNTHESIS_MIN),
-    ):
+    for items, keep in ((dossier.synthesis, SYNTHESIS_MIN), (dossier.contradictions, 0)):
         if len(items) > keep:
             items.pop()  # type: ignore[attr-defined]
             return True
@@ -96,6 +96,7 @@ def bound_report(dossier: Dossier, limit: int, stage: str = "report") -> tuple[D
         return bounded, []
     message = (
         f"rapport borné par le code à {limit} mots : {dropped} élément(s) retiré(s) entiers "
-        f"({before} → {words} mots), les derniers des axes les plus longs d'abord"
+        f"({before} → {words} mots) : incertitudes, recommandations au-delà de la première, puis points des "
+        "axes les plus longs d'abord"
     )
     return bounded, [alert(stage, "report.words_bounded", message, severity="warning")]
