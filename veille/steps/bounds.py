@@ -67,16 +67,18 @@ def _drop_one(dossier: Dossier) -> bool:
     """Drop the least central item left (module docstring's order); False when none may go."""
     for items, keep in ((dossier.uncertainties, 0), (dossier.recommendation, 1)):
         if len(items) > keep:
-            items.pop()  # type: ignore[attr-defined]
+            items.pop()
             return True
     fullest = max(dossier.sections, key=lambda s: len(s.points), default=None)
     if fullest is not None and len(fullest.points) > 1:
         fullest.points.pop()
         return True
-    for items, keep in ((dossier.synthesis, SYNTHESIS_MIN), (dossier.contradictions, 0)):
-        if len(items) > keep:
-            items.pop()  # type: ignore[attr-defined]
-            return True
+    if len(dossier.synthesis) > SYNTHESIS_MIN:
+        dossier.synthesis.pop()
+        return True
+    if dossier.contradictions:
+        dossier.contradictions.pop()
+        return True
     for section in dossier.sections:  # last: the one point left of an axis
         if section.points:
             section.points.pop()
