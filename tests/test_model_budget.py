@@ -95,6 +95,7 @@ def test_spend_stays_below_the_budget_plus_the_requests_in_flight(
     assert spent < limit + concurrency * max(costs) or spent == pytest.approx(0.0)
     if refused_once:
         assert budget.refused() == {"analyst": sum(1 for r in journal.records() if r.error_class)}
+    assert budget.exhausted() == (refused_once or spent >= limit)  # what the plan task asks first
 
 
 def test_no_budget_never_refuses(tmp_path: Path) -> None:
@@ -102,4 +103,5 @@ def test_no_budget_never_refuses(tmp_path: Path) -> None:
     journal.append(_record(1_000.0))
     budget = CostBudget(None, tmp_path / "calls.jsonl")
     budget.admit("writer")  # no exception: max_cost_usd unset
+    assert not budget.exhausted()
     assert budget.refused() == {}

@@ -72,6 +72,14 @@ class CostBudget:
                 self._closed = True
                 raise BudgetExceededError(role, spent, self.limit)
 
+    def exhausted(self) -> bool:
+        """Whether a request would be refused now (no budget: never)."""
+        if self.limit is None:
+            return False
+        with self._lock:
+            spent = self._read()
+            return self._closed or bool(self._refused) or spent >= self.limit
+
     def spent(self) -> float:
         """USD the run's journal records so far (unknown costs count 0)."""
         with self._lock:

@@ -119,6 +119,10 @@ class RunClient:
     def journal(self) -> CallJournal:
         return self.client().journal
 
+    def budget_spent(self) -> bool:
+        """Whether the night's cost budget refuses model requests now (veille/models/budget.py)."""
+        return self.client().budget.exhausted()
+
     def alerts(self) -> list[Alert]:
         return self.client().alerts()
 
