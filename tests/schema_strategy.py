@@ -23,6 +23,7 @@ _HANDLED = {
     "prefixItems",
     "minItems",
     "maxItems",
+    "maxLength",
     "minimum",
     "maximum",
     "anyOf",
@@ -59,7 +60,13 @@ def from_wire_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     if kind == "array":
         return _array(schema)
     if kind == "string":
-        return st.text(max_size=40)
+        if "maxLength" not in schema:
+            return st.text(max_size=40)
+        most = int(schema["maxLength"])
+        # Short strings, and strings exactly at the ceiling (one character repeated: cheap to draw).
+        return st.text(max_size=min(40, most)) | st.characters(exclude_categories=("Cs",)).map(
+            lambda c: c * most
+        )
     if kind == "integer":
         return st.integers(min_value=schema.get("minimum"), max_value=schema.get("maximum"))
     if kind == "number":

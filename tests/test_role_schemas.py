@@ -32,6 +32,7 @@ from veille.roles.analyst_update import AnalystUpdateInput
 from veille.roles.base import Role
 from veille.roles.critic import CriticInput
 from veille.roles.judge import JUDGE_CRITERIA, JudgeInput
+from veille.roles.limits import ITEMS, REASON_CHARS, TEXT_CHARS
 from veille.roles.planner import SubTask
 from veille.settings import Settings
 from veille.steps.analyse import restrict_citations
@@ -40,7 +41,9 @@ from veille.steps.analyse_update import merge_update
 CASES = role_cases()
 IDS = [case_id for case_id, _, _ in CASES]
 # Keywords that restrict which instances are valid (annotations such as description are not).
-CONSTRAINTS = ("type", "enum", "minItems", "maxItems", "minimum", "maximum", "additionalProperties")
+CONSTRAINTS = (
+    "type", "enum", "minItems", "maxItems", "maxLength", "minimum", "maximum", "additionalProperties"
+)  # fmt: skip
 
 
 def _schema(role: Role[BaseModel, BaseModel], data: BaseModel) -> type[BaseModel]:
@@ -153,6 +156,27 @@ def test_schema_goes_through_the_sdk_with_its_constraints(
     source = schema.model_json_schema()
     assert _constraints(source, source.get("$defs", {})) <= _constraints(sent, {})
     _role_specific(case_id.rsplit("-", 1)[0], data, sent)
+    if role.name != "researcher":  # free text + grounding metadata: code writes its JSON
+        assert _unbounded(sent) == []  # every string and list the model writes, bounded on the wire
+
+
+def _unbounded(node: Any, path: str = "") -> list[str]:
+    """Paths of the strings without ``maxLength`` (enums aside) and arrays without ``maxItems``."""
+    if not isinstance(node, dict):
+        return []
+    out = []
+    if node.get("type") == "string" and "enum" not in node and "maxLength" not in node:
+        out.append(f"{path or '/'}: string")
+    if node.get("type") == "array" and "maxItems" not in node:
+        out.append(f"{path or '/'}: array")
+    for name, sub in (node.get("properties") or {}).items():
+        out += _unbounded(sub, f"{path}/{name}")
+    for key in ("items", "additionalProperties"):
+        out += _unbounded(node.get(key), f"{path}/{key}")
+    for key in ("anyOf", "oneOf", "prefixItems"):
+        for i, sub in enumerate(node.get(key) or []):
+            out += _unbounded(sub, f"{path}/{key}/{i}")
+    return out
 
 
 def _role_specific(name: str, data: BaseModel, sent: dict[str, Any]) -> None:
@@ -176,13 +200,16 @@ def _role_specific(name: str, data: BaseModel, sent: dict[str, Any]) -> None:
         for criterion in data.criteria:
             prop = sent["properties"][criterion]
             assert (prop["type"], prop["minimum"], prop["maximum"]) == ("integer", 1, 5)
-        assert sent["properties"]["remarks"]["items"] == {"type": "string"}
+        assert sent["properties"]["remarks"]["items"] == {"type": "string", "maxLength": REASON_CHARS}
+        assert sent["properties"]["remarks"]["maxItems"] == ITEMS
     elif name == "analyst":
         assert isinstance(data, AnalystInput)
         ids = [d.id for d in data.documents]
         finding = sent["properties"]["findings"]
         note = sent["properties"]["contradictions"]
         if ids:
+            assert finding["maxItems"] == data.max_findings  # code's bound, in the schema the model sees
+            assert finding["items"]["properties"]["statement"]["maxLength"] == TEXT_CHARS
             assert finding["items"]["properties"]["doc_ids"]["items"]["enum"] == ids
             assert finding["items"]["properties"]["doc_ids"]["minItems"] == 1
             assert note["items"]["properties"]["retained"]["enum"] == ids

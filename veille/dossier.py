@@ -9,7 +9,8 @@ and the reviser return, how code renders it, and the rules code applies to it wh
 - :func:`ledger_entries` reads the rendered ledger back (graders); :func:`supersedes` is the generic
   rule "a key point citing only the rejected side of a contradiction on its subject".
 
-This module imports nothing of veille but veille.plaintext (textstats and citations import from it):
+This module imports nothing of veille but veille.plaintext and the schema ceilings of
+veille.roles.limits (textstats and citations import from it):
 model text is escaped here, where it becomes Markdown.
 """
 
@@ -23,6 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from veille.plaintext import md_escape
+from veille.roles.limits import ITEMS, REASON_CHARS, TEXT_CHARS, TITLE_CHARS
 
 __all__ = [
     "DOSSIER_SECTIONS",
@@ -140,27 +142,30 @@ def _list(
 @lru_cache(maxsize=64)
 def _schema(numbers: tuple[int, ...], axes: tuple[str, ...]) -> type[BaseModel]:
     cite: Any = _choice(numbers) if numbers else int
-    none = 0 if not numbers else None  # no source: nothing may be cited, no key point may exist
-    cites = _list(cite, "Numéros de sources de la liste", max_length=none)
-    cites_one = _list(cite, "Au moins un numéro de source de la liste", min_length=1)
-    cited = create_model("CitedText", text=(str, ...), citations=(cites, ...))
-    point = create_model("KeyPoint", text=(str, ...), citations=(cites_one, ...), superseded=(bool, False))
+    # Ceilings on every string and list (veille.roles.limits); no source: nothing may be cited, no
+    # key point may exist.
+    most = 0 if not numbers else ITEMS
+    cites = _list(cite, "Numéros de sources de la liste", max_length=most)
+    cites_one = _list(cite, "Au moins un numéro de source de la liste", min_length=1, max_length=ITEMS)
+    text: Any = Annotated[str, Field(max_length=TEXT_CHARS)]
+    cited = create_model("CitedText", text=(text, ...), citations=(cites, ...))
+    point = create_model("KeyPoint", text=(text, ...), citations=(cites_one, ...), superseded=(bool, False))
     axis: Any = _choice(axes) if axes else str
-    section = create_model("AxisSection", axis=(axis, ...), points=(_list(point, max_length=none), ...))
+    section = create_model("AxisSection", axis=(axis, ...), points=(_list(point, max_length=most), ...))
     entry = create_model(
         "LedgerEntry",
-        subject=(str, ...),
+        subject=(Annotated[str, Field(max_length=TITLE_CHARS)], ...),
         retained=(cites_one, ...),
         rejected=(cites_one, ...),
-        reason=(str, ...),
+        reason=(Annotated[str, Field(max_length=REASON_CHARS)], ...),
     )
     fields: dict[str, Any] = {
         "synthesis": (_list(cited, min_length=SYNTHESIS_MIN, max_length=SYNTHESIS_MAX), ...),
         "sections": (_list(section, "Une section par axe", max_length=len(axes)), ...),
         # A contradiction needs two distinct sources, one on each side.
-        "contradictions": (_list(entry, max_length=None if len(numbers) >= 2 else 0), ...),
-        "uncertainties": (_list(cited), ...),
-        "recommendation": (_list(cited, min_length=1), ...),
+        "contradictions": (_list(entry, max_length=ITEMS if len(numbers) >= 2 else 0), ...),
+        "uncertainties": (_list(cited, max_length=ITEMS), ...),
+        "recommendation": (_list(cited, min_length=1, max_length=ITEMS), ...),
     }
     return create_model("Dossier", __doc__=Dossier.__doc__, **fields)
 

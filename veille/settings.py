@@ -22,6 +22,7 @@ from pydantic_settings import (
 )
 
 from veille.resources import data_dir
+from veille.roles.limits import Bounds
 
 __all__ = [
     "PROJECT_ROOT",
@@ -142,6 +143,21 @@ class Settings(BaseSettings):
     web: bool = False
     web_budget: int = Field(default=6, ge=0, description="grounded calls per run at most")
     grid_path: Path | None = None  # default: <corpus>/grid.toml if present, else <config_dir>/grid.toml
+
+    # --- bounds: what a model can make us write, and what a night may cost (issue 23) ---
+    # USD a night may spend on model calls (every request's journaled cost, every process); past it
+    # no request is sent and code finishes the night (veille/models/budget.py, docs/models.md).
+    # None (given in code) disables it. The default is ~20× a bundled-corpus night on the fake Gemini
+    # ($0.249, docs/benchmarks.md « Reading within a budget »).
+    max_cost_usd: float | None = Field(default=5.0, gt=0, description="USD per night at most")
+    # An analyst answer keeps its first max_findings_per_branch findings (the schema says so too);
+    # a finding, key point or sentence over max_item_words words is dropped whole, never cut.
+    max_findings_per_branch: int = Field(default=30, ge=1, description="findings kept per analyst answer")
+    max_item_words: int = Field(default=120, ge=10, description="words per finding or dossier item")
+    max_points_per_axis: int = Field(default=12, ge=1, description="key points kept per axis")
+    # The report body's words at most, as a multiple of the grid's max_words: past it the last
+    # items of the longest sections are dropped whole (veille/steps/bounds.py).
+    report_words_factor: float = Field(default=2.0, ge=1.0, description="report words ≤ factor × max_words")
 
     # --- execution ---
     task_runner: Literal["threads", "dask"] = "threads"
@@ -279,6 +295,15 @@ class Settings(BaseSettings):
         if web:
             overrides["web"] = True
         return cls(**overrides)
+
+    def bounds(self) -> Bounds:
+        """Code's bounds on what a model makes us write (veille.roles.limits.Bounds)."""
+        return Bounds(
+            max_findings=self.max_findings_per_branch,
+            max_item_words=self.max_item_words,
+            max_points_per_axis=self.max_points_per_axis,
+            report_words_factor=self.report_words_factor,
+        )
 
     def role(self, name: str) -> RoleModel:
         return self.roles[name]

@@ -28,7 +28,7 @@ from veille.run.runlog import RunLog
 from veille.run.summary import usage_note
 from veille.settings import Settings
 from veille.steps.catalogue import planner_catalogue, planner_reads_texts, with_texts
-from veille.tasks.analyse import analyse_sub_tasks, analyst_basis
+from veille.tasks.analyse import analyse_sub_tasks, analyst_basis, offline_branches
 from veille.tasks.clients import backend_label, open_client
 from veille.tasks.collect import collect
 from veille.tasks.deliver import deliver_dossier
@@ -116,6 +116,10 @@ def veille_flow(
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
             analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse, changes)
+            # Branches the cost budget refused to the model: the offline engine reads them instead.
+            analyses = offline_branches(
+                analyses, planned.plan.sub_tasks, settings, folder.run_id, folder.calls_path
+            )
             log.info(
                 "analyse: %s; %s",
                 run.keep_analyses(analyses),
@@ -127,7 +131,9 @@ def veille_flow(
                     "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
                 )
 
-            written = write_report(asker, analyses, request, grid, settings.database, run.web)
+            written = write_report(
+                asker, analyses, request, grid, settings.database, run.web, settings.bounds()
+            )
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds))
             news = changes.planned(planned.plan.excluded)  # what the plan left out is named, not cited

@@ -81,6 +81,7 @@ class CallOwner(Protocol):
     def cost(self, raw: RawResponse) -> float | None: ...
     def grounding_cost(self, raw: RawResponse) -> float | None: ...
     def take_grounded_call(self, request: ModelRequest) -> None: ...
+    def admit(self, request: ModelRequest) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,11 @@ class LogicalCall(Generic[T]):
         (a client-side time-out or a cancellation included: the request may have been billed)."""
         started_at = utc_now()
         async with self.owner.cap(), self.owner.global_slot():
+            try:  # the cost budget, checked once the request holds its slot (veille.models.budget)
+                self.owner.admit(request)
+            except ModelError as exc:
+                self.recorder.record(attempt, "error", error=exc, started_at=started_at)
+                raise
             t0 = time.perf_counter()
             try:
                 raw = await self.owner.model.generate(request)

@@ -34,6 +34,7 @@ from veille.alerts import Alert, alert
 from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id
 from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
+from veille.models.budget import CostBudget
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
 from veille.models.pricing import PriceTable
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from veille.roles.base import Role
     from veille.settings import Settings
 
-__all__ = ["FREE_BACKENDS", "CallSlot", "ModelClient"]
+__all__ = ["BUDGET_ALERT", "FREE_BACKENDS", "CallSlot", "ModelClient"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +54,8 @@ Out = TypeVar("Out", bound=BaseModel)
 
 # The global model-call slot (a Prefect concurrency limit), as a function of the settings.
 CallSlot = Callable[["Settings"], AbstractAsyncContextManager[Any]]
+
+BUDGET_ALERT = "cost.budget_exceeded"  # the night's cost budget refused at least one call
 
 # Backends that cost nothing: their calls are journalled with cost 0, never "unknown".
 FREE_BACKENDS = frozenset({"offline", "scripted"})
@@ -86,6 +89,9 @@ class ModelClient:
         self._unknown_models: set[str] = set()
         self._unknown_grounding: set[str] = set()  # grounded models without a grounding price
         self._grounded_calls = 0
+        # The night's cost budget: free backends spend nothing, so they are never refused.
+        limit = None if model.name in FREE_BACKENDS else settings.max_cost_usd
+        self._budget = CostBudget(limit, journal_path, self._journal)
         self._lock = threading.Lock()
         self._loop_thread: LoopThread | None = None
         self._semaphore: asyncio.Semaphore | None = None
@@ -114,27 +120,57 @@ class ModelClient:
         with self._lock:
             return sorted(self._unknown_models)
 
+    @property
+    def budget(self) -> CostBudget:
+        return self._budget
+
+    def admit(self, request: ModelRequest) -> None:
+        """Raise :class:`~veille.models.budget.BudgetExceededError` when the night's cost budget
+        (``settings.max_cost_usd``) forbids sending ``request``."""
+        self._budget.admit(request.role)
+
     def alerts(self) -> list[Alert]:
-        """One alert per model whose calls could not be priced."""
+        """One alert per model whose calls could not be priced; one when the cost budget refused calls."""
         where = self.prices.path or "the price table"
+        return (
+            self._budget_alerts()
+            + [
+                alert(
+                    "record",
+                    "cost.unknown_model",
+                    f"Model {model!r} is not in {where}: its calls are recorded with cost null.",
+                    severity="warning",
+                    subject=model,
+                )
+                for model in self.unknown_models
+            ]
+            + [
+                alert(
+                    "record",
+                    "cost.unknown_grounding",
+                    f"Model {model!r} has no Google Search grounding price in {where}: its grounded calls "
+                    "are recorded with cost null.",
+                    subject=model,
+                )
+                for model in sorted(self._unknown_grounding)
+            ]
+        )
+
+    def _budget_alerts(self) -> list[Alert]:
+        refused = self._budget.refused()
+        if not refused:
+            return []
+        roles = ", ".join(f"{role} ×{n}" for role, n in sorted(refused.items()))
         return [
             alert(
                 "record",
-                "cost.unknown_model",
-                f"Model {model!r} is not in {where}: its calls are recorded with cost null.",
-                severity="warning",
-                subject=model,
+                BUDGET_ALERT,
+                f"budget de coût de la nuit atteint : {self._budget.spent():.4f} $ dépensés pour "
+                f"max_cost_usd = {self._budget.limit:g} $ ; {sum(refused.values())} appel(s) au modèle "
+                f"non envoyé(s) ({roles}) : la nuit est finie par le code (plan construit par le code, "
+                "analyste hors ligne, dossier rendu par le code, critique et notes sautées)",
+                severity="error",
             )
-            for model in self.unknown_models
-        ] + [
-            alert(
-                "record",
-                "cost.unknown_grounding",
-                f"Model {model!r} has no Google Search grounding price in {where}: its grounded calls "
-                "are recorded with cost null.",
-                subject=model,
-            )
-            for model in sorted(self._unknown_grounding)
         ]
 
     def call(

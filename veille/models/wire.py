@@ -3,7 +3,11 @@
 Gemini accepts a subset of JSON Schema (google-genai 3.3.0, ``GenerateContentConfig.response_json_schema``):
 ``$id $defs $ref $anchor type format title description enum items prefixItems minItems maxItems
 minimum maximum anyOf oneOf properties additionalProperties required`` (+ ``propertyOrdering``), and
-a sub-schema with ``$ref`` may carry nothing else. Pydantic's schema is turned into that subset:
+a sub-schema with ``$ref`` may carry nothing else. ``maxLength`` is carried too (issue 23): the
+SDK's ``JSONSchema`` type has ``max_length`` and Gemini's OpenAPI ``Schema`` has ``maxLength``,
+while the JSON-schema guide lists only ``enum``/``format`` for strings — so a model may not honour
+it, and the output models validate it on arrival whatever the model did (veille.roles.limits).
+Pydantic's schema is turned into that subset:
 
 - ``$ref`` is inlined (our output models are not recursive), its sibling ``description`` kept;
 - ``const`` (a one-value ``Literal``) becomes a one-value ``enum``;
@@ -35,6 +39,7 @@ SUPPORTED_KEYWORDS = frozenset(
         "prefixItems",
         "minItems",
         "maxItems",
+        "maxLength",
         "minimum",
         "maximum",
         "anyOf",

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model
 
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
+from veille.roles.limits import ITEMS, REASON_CHARS
 
 __all__ = ["CRITIC", "INSTRUCTIONS", "CriticInput", "build_prompt", "evaluation_schema"]
 
@@ -19,8 +20,12 @@ def evaluation_schema(criteria: Mapping[str, str]) -> type[BaseModel]:
         name: (int, Field(ge=1, le=5, description=definition)) for name, definition in criteria.items()
     }
     fields["remarks"] = (
-        list[str],
-        Field(default_factory=list, description="Precise, actionable corrections, one per problem"),
+        list[Annotated[str, Field(max_length=REASON_CHARS)]],
+        Field(
+            default_factory=list,
+            max_length=ITEMS,
+            description="Precise, actionable corrections, one per problem",
+        ),
     )
     return create_model("Evaluation", **fields)
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, create_model
 
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
+from veille.roles.limits import TEXT_CHARS
 
 __all__ = [
     "CRITERIA_TEXT",
@@ -40,7 +41,7 @@ class JudgeScore(BaseModel):
     usefulness: int = Field(ge=1, le=5, description="Helps decide: comparison, figures, contradictions")
     tone: int = Field(ge=1, le=5, description="Neutral and factual")
     format: int = Field(ge=1, le=5, description="Follows the requested structure")
-    justification: str
+    justification: str = Field(max_length=TEXT_CHARS)
 
 
 class JudgeVerdict(BaseModel):

@@ -9,6 +9,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from veille.roles.base import Role
 from veille.roles.delimit import data_block
+from veille.roles.limits import TITLE_CHARS
 from veille.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 __all__ = [
@@ -183,11 +184,12 @@ def plan_json_schema(data: PlannerInput) -> dict[str, Any]:
 
     Sub-task count within ``max_subtasks``, ids ``st-1..st-<max_subtasks>``, 1 to ``max_docs``
     document ids per sub-task and excluded ids, all taken from the catalogue shown (enums). Only
-    keywords the wire carries (veille.models.wire): no ``pattern``, no ``minLength``.
+    keywords the wire carries (veille.models.wire): no ``pattern``, no ``minLength``; a question's
+    ``maxLength`` (veille.roles.limits), enforced by validation (a longer one is dropped, alert).
     """
     ids = list(dict.fromkeys(e.id for e in data.catalogue))
     # An empty enum is not a valid schema: no catalogue, no enum (validation refuses the plan anyway).
-    doc_id: dict[str, Any] = {"type": "string", "enum": ids} if ids else {"type": "string"}
+    doc_id: dict[str, Any] = {"type": "string", "enum": ids} if ids else {"type": "string", "maxLength": 0}
     # Sub-task ids as an enum (the wire has no ``pattern``: veille.models.wire); code renumbers anyway.
     sub_task = {
         "type": "object",
@@ -201,6 +203,7 @@ def plan_json_schema(data: PlannerInput) -> dict[str, Any]:
             # question is the one repair left to validation alone (sub-task dropped, alert).
             "question": {
                 "type": "string",
+                "maxLength": TITLE_CHARS,
                 "description": "Autonomous question, understandable without the others",
             },
             "doc_ids": {
@@ -223,6 +226,7 @@ def plan_json_schema(data: PlannerInput) -> dict[str, Any]:
         "excluded": {
             "type": "array",
             "items": doc_id,
+            "maxItems": len(ids),  # distinct catalogue ids (validation drops repeats and unknown ids)
             "description": "Ids of documents of other projects",
         },
     }

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, dossier_schema
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
+from veille.roles.limits import Bounds
 
 __all__ = [
     "INSTRUCTIONS",
@@ -71,6 +72,7 @@ class WriterInput(BaseModel):
     min_words: int = 0
     max_words: int = 10_000
     max_sentence_words: int = 25
+    bounds: Bounds = Field(default_factory=Bounds)  # code's (Settings), stated in the rules
 
 
 # --- prompt (seed 004) --------------------------------------------------------------------------
@@ -128,6 +130,7 @@ def build_prompt(data: WriterInput) -> str:
     mentions = ", ".join(f"« {m} »" for m in data.mandatory_mentions)
     rules = (
         f"Longueur : {data.min_words} à {data.max_words} mots. Phrases de {data.max_sentence_words} mots au plus."
+        f" Au plus {data.bounds.max_points_per_axis} points clés par axe, de {data.bounds.max_item_words} mots au plus chacun."
         + (f" Mentions obligatoires : {mentions}." if mentions else "")
         + (
             " Options comparées (la recommandation les départage) : "

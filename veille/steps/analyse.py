@@ -14,7 +14,9 @@ from pydantic import BaseModel, Field
 from veille.alerts import Alert, alert
 from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.base import Asker
+from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
+from veille.steps.bounds import bound_findings
 from veille.steps.reading import PartRead, read_documents, reading_alert
 
 __all__ = [
@@ -124,18 +126,32 @@ def restrict_citations(
 
 
 def analyse_subtask(
-    client: Asker, sub_task: SubTask, documents: Sequence[DocumentText], budget: int | None = None
+    client: Asker,
+    sub_task: SubTask,
+    documents: Sequence[DocumentText],
+    budget: int | None = None,
+    bounds: Bounds | None = None,
 ) -> Analysis:
     """One analyst: the autonomous question and its documents, nothing else — whole while they fit
-    ``budget`` tokens (None: no budget), else their sections most relevant to the question."""
+    ``budget`` tokens (None: no budget), else their sections most relevant to the question; its
+    findings within ``bounds`` (veille.steps.bounds: whole findings dropped, with an alert)."""
+    bounds = bounds or Bounds()
     # A document the screen flagged and the plan kept carries its flag to the analyst.
     shown = [d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents]
     parts: dict[str, PartRead] = {}
     if budget is not None:
         shown, parts = read_documents(shown, sub_task.question, budget)
-    data = AnalystInput(subtask_id=sub_task.id, question=sub_task.question, documents=shown)
+    data = AnalystInput(
+        subtask_id=sub_task.id,
+        question=sub_task.question,
+        documents=shown,
+        max_findings=bounds.max_findings,
+        max_words=bounds.max_item_words,
+    )
     result = client.ask(ANALYST, data, subtask_id=sub_task.id)
     findings, alerts = restrict_citations(result.output, [d.id for d in documents], sub_task.id)
+    kept, bounded = bound_findings(findings.findings, bounds, sub_task.id)
+    findings, alerts = findings.model_copy(update={"findings": kept}), alerts + bounded
     alerts += missing_documents(sub_task, documents)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)

@@ -26,8 +26,10 @@ from veille.alerts import Alert, alert
 from veille.roles.analyst import ContradictionNote, DocumentText, Findings
 from veille.roles.analyst_update import ANALYST_UPDATE, AnalystUpdateInput, FindingsUpdate, KnownDocument
 from veille.roles.base import Asker
+from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
 from veille.steps.analyse import Analysis, branch_analysis, missing_documents, restrict_citations
+from veille.steps.bounds import bound_findings
 from veille.steps.reading import PartRead, read_documents, reading_alert
 
 __all__ = [
@@ -249,10 +251,12 @@ def update_subtask(
     documents: Sequence[DocumentText],
     job: UpdateJob,
     budget: int | None = None,
+    bounds: Bounds | None = None,
 ) -> Analysis:
     """Ask the incremental analyst with the new documents (whole while they fit ``budget`` tokens,
     else their most relevant sections), the documents already read (metadata only) and the previous
     findings, then merge (:func:`merge_update`)."""
+    bounds = bounds or Bounds()  # the new findings within code's bounds (veille.steps.bounds)
     new_set = set(job.new_ids)
     shown = [
         d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents if d.id in new_set
@@ -271,9 +275,14 @@ def update_subtask(
         documents=shown,
         known_documents=known,
         previous=job.previous,
+        max_findings=bounds.max_findings,
+        max_words=bounds.max_item_words,
     )
     result = client.ask(ANALYST_UPDATE, data, subtask_id=sub_task.id)
-    merged, alerts = merge_update(sub_task, job.previous, result.output, [d.id for d in shown])
+    kept, bounded = bound_findings(result.output.findings, bounds, sub_task.id)  # the new ones only
+    update = result.output.model_copy(update={"findings": kept})
+    merged, alerts = merge_update(sub_task, job.previous, update, [d.id for d in shown])
+    alerts += bounded
     alerts += missing_documents(sub_task, documents)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, alert
 from veille.models.base import SchemaValidationError
+from veille.models.budget import BudgetExceededError
 from veille.roles.base import Asker
 from veille.roles.planner import (
     LINE_TOKEN_BUDGET,
@@ -165,7 +166,7 @@ def _reask(
         revised, alerts = validate_plan(
             proposed, [e.id for e in data.catalogue], max_subtasks=data.max_subtasks, max_docs=data.max_docs
         )
-    except (PlanUnusableError, SchemaValidationError):
+    except (PlanUnusableError, SchemaValidationError, BudgetExceededError):
         return None
     return revised, proposed, alerts
 

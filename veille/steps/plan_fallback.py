@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from veille.alerts import Alert, alert
 from veille.models.attempts import BlockedPromptError
 from veille.models.base import ModelError, SchemaValidationError
+from veille.models.budget import BudgetExceededError
 from veille.offline.axes import parse_axes
 from veille.roles.base import Asker
 from veille.roles.planner import PLANNER, Plan, PlannerInput, SubTask
@@ -69,7 +70,12 @@ class Proposal:
     by_code: bool = False  # built by :func:`code_plan`
 
 
+_BUDGET = "budget de coût de la nuit atteint (max_cost_usd) : planificateur non appelé"
+
+
 def _failure(exc: ModelError) -> str:
+    if isinstance(exc, BudgetExceededError):
+        return _BUDGET
     if isinstance(exc, BlockedPromptError):
         return f"ta réponse a été bloquée par le fournisseur ({exc.reason})"
     return f"ta réponse était inutilisable ({type(exc).__name__})"
@@ -79,8 +85,8 @@ def _attempt(client: Asker, data: PlannerInput, previous: Plan | None) -> Propos
     """A validated proposal, or the findings that say why there is none (for the re-ask)."""
     try:
         proposed = previous if previous is not None else client.ask(PLANNER, data).output
-    except (BlockedPromptError, SchemaValidationError) as exc:  # blocked, cut or outside the schema
-        return [_failure(exc)]
+    except (BlockedPromptError, SchemaValidationError, BudgetExceededError) as exc:
+        return [_failure(exc)]  # blocked, cut, outside the schema, or the night's budget spent
     # Any other model error (quota, provider down, rejected key) is not about the answer: code's plan
     # would only send the analysts to the same dead end, so the night stops naming the cause.
     known = [e.id for e in data.catalogue]
@@ -121,7 +127,7 @@ def propose(
     if isinstance(first, Proposal):
         return first
     findings = first
-    asked = reask and previous is None
+    asked = reask and previous is None and _BUDGET not in findings  # a spent budget refuses it too
     if asked:
         second = _attempt(client, data.model_copy(update={"findings": findings}), None)
         if isinstance(second, Proposal):

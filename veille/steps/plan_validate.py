@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 
 from veille.alerts import Alert, Severity, alert
+from veille.roles.limits import TITLE_CHARS
 from veille.roles.planner import Exclusion, ExclusionReason, Plan, SubTask
 
 __all__ = ["PlanUnusableError", "id_key", "rebuild_plan", "repair_ids", "validate_plan"]
@@ -86,6 +87,10 @@ def _repair_sub_task(
         ids, cut = ids[:max_docs], ids[max_docs:]
     if not st.question.strip():
         alerts.append(_alert("plan.empty_subtask", f"{label} : question vide, sous-tâche supprimée", label))
+        return None, cut + ids, alerts
+    if len(st.question) > TITLE_CHARS:  # the schema's ceiling: dropped whole, never cut
+        message = f"{label} : question de {len(st.question)} caractères (plus de {TITLE_CHARS}), sous-tâche supprimée"
+        alerts.append(_alert("plan.empty_subtask", message, label))
         return None, cut + ids, alerts
     if not ids:
         alerts.append(

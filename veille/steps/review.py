@@ -25,6 +25,7 @@ from veille.grid import Grid
 from veille.models.base import ModelError
 from veille.roles.base import Asker
 from veille.roles.critic import CRITIC, CriticInput
+from veille.roles.limits import Bounds
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
 from veille.steps.write import sanitize_dossier
@@ -98,6 +99,7 @@ def _revise(
     axes: Mapping[str, str],
     number: int,
     alerts: list[Alert],
+    bounds: Bounds | None = None,
 ) -> Dossier | None:
     """The reviser's structure, sanitised (its changes alerted); None when the reviser failed."""
     reviser_input = ReviserInput(
@@ -124,7 +126,12 @@ def _revise(
         )
         return None
     clean, changed = sanitize_dossier(
-        Dossier.model_validate(revised.model_dump()), sources, list(axes), stage="review"
+        Dossier.model_validate(revised.model_dump()),
+        sources,
+        list(axes),
+        stage="review",
+        bounds=bounds,
+        max_words=grid.max_words,
     )
     alerts += changed
     return clean
@@ -157,15 +164,19 @@ def review_loop(
     max_rounds: int,
     axes: Mapping[str, str],
     contradictions: int = 0,
+    bounds: Bounds | None = None,
 ) -> ReviewOutcome:
     """critic → arbiter → (reviser) until valid or ``max_rounds`` evaluations.
 
     ``axes``: sub-task id -> section title (the sections the dossier must have); ``contradictions``:
-    how many the analysts noted (the critic expects a ledger entry for them)."""
+    how many the analysts noted (the critic expects a ledger entry for them); ``bounds``: code's
+    bounds on every structure (the writer's, from Settings)."""
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
     rounds: list[RoundRecord] = []
-    dossier, alerts = sanitize_dossier(draft, sources, list(axes), stage="review")  # none if the write step's
+    dossier, alerts = sanitize_dossier(  # no alert when the write step's already sanitised it
+        draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words
+    )
     for number in range(1, max_rounds + 1):
         rendered = render_body(dossier, axes)
         evaluation = _evaluate(
@@ -176,7 +187,7 @@ def review_loop(
         rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:
             break
-        revised = _revise(client, dossier, verdict.instructions, grid, sources, axes, number, alerts)
+        revised = _revise(client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds)
         if revised is None:
             break
         dossier = revised

@@ -10,7 +10,7 @@ the registry.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, Severity, alert
-from veille.citations import SourceRegistry, normalize_citations, normalize_lookalikes
+from veille.citations import normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
 from veille.corpus.terms import derive_terms
 from veille.dossier import (
@@ -27,7 +27,6 @@ from veille.dossier import (
     Dossier,
     KeyPoint,
     LedgerEntry,
-    axis_titles,
     render_body,
     supersedes,
 )
@@ -35,9 +34,11 @@ from veille.grid import Grid
 from veille.models.base import ModelError
 from veille.plaintext import clean_text
 from veille.roles.base import Asker
-from veille.roles.planner import CatalogueEntry
-from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
+from veille.roles.limits import Bounds
+from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.bounds import bound_report
+from veille.steps.numbering import number_findings
 from veille.steps.research import WebResearch
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
@@ -51,104 +52,13 @@ __all__ = [
 ]
 
 
-def _numbered_findings(
-    ok: Sequence[Analysis],
-    catalogue: Mapping[str, Any],
-    web_by_subtask: Mapping[str, WebResearch],
-    pages: Mapping[str, Any],
-    registry: SourceRegistry,
-) -> list[NumberedFinding]:
-    """Each branch's corpus findings, then its web findings, with their sources' numbers."""
-    numbered: list[NumberedFinding] = []
-    for analysis in ok:
-        cited = [(f.statement, [i for i in f.doc_ids if i in catalogue]) for f in analysis.findings.findings]
-        research = web_by_subtask.get(analysis.subtask_id)
-        if research is not None:
-            cited += [(w.statement, [i for i in w.source_ids if i in pages]) for w in research.findings]
-        numbered += [
-            NumberedFinding(subtask_id=analysis.subtask_id, statement=text, sources=registry.numbers(ids))
-            for text, ids in cited
-            if ids
-        ]
-    return numbered
-
-
-def _numbered_contradictions(
-    ok: Sequence[Analysis], catalogue: Mapping[str, Any], registry: SourceRegistry
-) -> list[NumberedContradiction]:
-    """The analysts' contradiction notes whose documents are sources, retained side first."""
-    out: list[NumberedContradiction] = []
-    for analysis in ok:
-        for note in analysis.findings.contradictions:
-            ids = [i for i in note.doc_ids if i in catalogue]
-            if len(ids) < 2 or note.retained not in catalogue:
-                continue
-            kept = registry.number(note.retained)
-            rejected = [n for n in registry.numbers(ids) if n != kept]
-            if rejected:
-                out.append(
-                    NumberedContradiction(
-                        subtask_id=analysis.subtask_id, retained=[kept], rejected=rejected, reason=note.reason
-                    )
-                )
-    return out
-
-
-def number_findings(
-    analyses: Sequence[Analysis],
-    catalogue: Mapping[str, CatalogueEntry] | Mapping[str, Any],
-    *,
-    request_title: str,
-    request: str,
-    mandatory_mentions: Sequence[str] = (),
-    options: Sequence[str] = (),
-    min_words: int = 0,
-    max_words: int = 10_000,
-    max_sentence_words: int = 25,
-    web: Sequence[WebResearch] = (),
-) -> tuple[WriterInput, list[SourceRef]]:
-    """Writer input with source numbers in order of first citation, stable across branches.
-
-    Branches are read in sub-task order, each branch's corpus findings before its web findings
-    (``web``, the ``--web`` research); a document or a web page (one per URI) cited by two branches
-    keeps its first number. The writer sees numbers only; ids, titles and URLs stay in the sources.
-    """
-    pages = {p.id: p for r in web if r.status == "ok" for p in r.sources}
-    registry = SourceRegistry({**pages, **catalogue})  # a corpus id never starts with "web-"
-    ok = [a for a in analyses if a.status == "ok"]
-    # Numbers are given in this order: every branch's findings first, then the contradictions.
-    numbered = _numbered_findings(
-        ok, catalogue, {r.subtask_id: r for r in web if r.status == "ok"}, pages, registry
-    )
-    contradictions = _numbered_contradictions(ok, catalogue, registry)
-    open_questions = [q for a in ok for q in a.findings.open_questions]
-    sources = registry.sources()
-    data = WriterInput(
-        request_title=request_title,
-        request=request,
-        questions={a.subtask_id: a.question for a in analyses},
-        axes=axis_titles({a.subtask_id: clean_text(a.question) for a in ok}),
-        findings=numbered,
-        contradictions=contradictions,
-        open_questions=list(dict.fromkeys(open_questions)),
-        missing_axes=[a.question for a in analyses if a.status == "failed"],
-        sources=sources,
-        mandatory_mentions=list(mandatory_mentions),
-        options=list(options),
-        min_words=min_words,
-        max_words=max_words,
-        max_sentence_words=max_sentence_words,
-    )
-    return data, sources
-
-
 # --- sanitising a model's structure --------------------------------------------------------------
 
 _MARKER_RE = re.compile(r"\[(\d+)\]")
-# Bounds code holds whatever a model returns (issue 23): a key point or sentence item is one or two
-# sentences (the grid's max_sentence_words is 25 by default), an axis a handful of points.
-MAX_ITEM_WORDS = 120
-MAX_POINTS_PER_AXIS = 12
+# Bounds code holds whatever a model returns (issue 23), Settings' defaults (veille.roles.limits.Bounds):
+# a key point or sentence item is one or two sentences, an axis a handful of points.
+MAX_ITEM_WORDS = Bounds().max_item_words
+MAX_POINTS_PER_AXIS = Bounds().max_points_per_axis
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 _LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list or a quote of its own
 
@@ -169,6 +79,8 @@ class _Tally:
     too_long: int = 0
     duplicates: int = 0
     over_cap: int = 0
+    max_words: int = MAX_ITEM_WORDS
+    max_points: int = MAX_POINTS_PER_AXIS
 
     def alerts(self, stage: str) -> list[Alert]:
         out = []
@@ -199,8 +111,8 @@ class _Tally:
             add("report.empty_item", "info", f"{self.empty} élément(s) vide(s) ignoré(s)")
         if self.too_long or self.duplicates or self.over_cap:
             add("report.bounded", "warning",
-                f"bornes du code : {self.too_long} élément(s) de plus de {MAX_ITEM_WORDS} mots, "
-                f"{self.duplicates} doublon(s), {self.over_cap} point(s) au-delà de {MAX_POINTS_PER_AXIS} "
+                f"bornes du code : {self.too_long} élément(s) de plus de {self.max_words} mots, "
+                f"{self.duplicates} doublon(s), {self.over_cap} point(s) au-delà de {self.max_points} "
                 "par axe retiré(s)")  # fmt: skip
         if self.lookalikes or self.lookalikes_removed:
             add("report.lookalike_citation", "warning",
@@ -226,7 +138,7 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     text = re.sub(r"[ \t]+([.,])", r"\1", " ".join(text.split()))  # French keeps its space before : ; ! ?
     if not any(c.isalnum() for c in text):  # "", ".", "—": blank, dropped (counted by the caller)
         return "", []
-    if len(text.split()) > MAX_ITEM_WORDS:  # dropped, not cut: a cut sentence misleads
+    if len(text.split()) > tally.max_words:  # dropped, not cut: a cut sentence misleads
         tally.too_long += 1
         return "", []
     # Model text is data: no HTML, link or URL in the structure; rendering escapes the rest.
@@ -299,7 +211,7 @@ def _sections(
                 tally.uncited += 1  # still checked here although the schema forbids it
             elif _seen(text, seen[section.axis], tally):
                 continue
-            elif len(points[section.axis]) >= MAX_POINTS_PER_AXIS:
+            elif len(points[section.axis]) >= tally.max_points:
                 tally.over_cap += 1
             else:
                 points[section.axis].append(
@@ -309,14 +221,23 @@ def _sections(
 
 
 def sanitize_dossier(
-    dossier: Dossier, sources: Sequence[SourceRef], axes: Sequence[str], *, stage: str = "report"
+    dossier: Dossier,
+    sources: Sequence[SourceRef],
+    axes: Sequence[str],
+    *,
+    stage: str = "report",
+    bounds: Bounds | None = None,
+    max_words: int | None = None,
 ) -> tuple[Dossier, list[Alert]]:
     """What code guarantees whatever the model wrote: citations among ``sources`` only (markers in
     the text moved to the lists, orphans removed), no key point without a citation, one section per
     axis, ledger entries with both sides, and a key point citing only the rejected side of a
-    contradiction on its subject marked superseded. One alert per kind of change."""
+    contradiction on its subject marked superseded; within ``bounds`` (items' words, points per axis
+    and, given the grid's ``max_words``, the whole report's: veille.steps.bounds). One alert per kind
+    of change."""
     valid = {s.number for s in sources}
-    tally = _Tally(orphans=set())
+    bounds = bounds or Bounds()
+    tally = _Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
     ledger = _ledger(dossier.contradictions, valid, tally)
     sections = _sections(dossier.sections, axes, valid, tally)
     for section in sections:
@@ -331,7 +252,10 @@ def sanitize_dossier(
         uncertainties=_cited(dossier.uncertainties, valid, tally),
         recommendation=_cited(dossier.recommendation, valid, tally),
     )
-    return clean, tally.alerts(stage)
+    if max_words is None:
+        return clean, tally.alerts(stage)
+    clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
+    return clean, tally.alerts(stage) + cut
 
 
 def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]:
@@ -340,10 +264,14 @@ def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]
     try:
         result = client.ask(WRITER, data)
     except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
-        dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes))
+        dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes), **_limits(data))
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
-    return sanitize_dossier(dossier, data.sources, list(data.axes))
+    return sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data))
+
+
+def _limits(data: WriterInput) -> dict[str, Any]:
+    return {"bounds": data.bounds, "max_words": data.max_words}
 
 
 class WrittenDraft(BaseModel):
@@ -361,6 +289,7 @@ def write_sourced_draft(
     grid: Grid,
     db_path: Path,
     web: Sequence[WebResearch] = (),
+    bounds: Bounds | None = None,
 ) -> WrittenDraft:
     """Number the cited sources (code, in order of first citation across branches), then have the
     writer turn the numbered findings into the structure: the model sees numbers, never document ids
@@ -379,6 +308,7 @@ def write_sourced_draft(
         max_words=grid.max_words,
         max_sentence_words=grid.max_sentence_words,
         web=web,
+        bounds=bounds,
     )
     flags = {i: label for a in analyses for i, label in a.flags.items()}
     if flags:  # flagged documents kept by the plan are marked in the sources list

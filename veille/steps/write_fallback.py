@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from veille.alerts import Alert, alert
 from veille.dossier import SYNTHESIS_MAX, AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry
+from veille.models.budget import BudgetExceededError
 from veille.roles.writer import WriterInput
 
 __all__ = ["RENDERED_BY_CODE", "code_dossier", "rendered_by_code_alert"]
@@ -41,6 +42,14 @@ def code_dossier(data: WriterInput) -> Dossier:
 
 
 def rendered_by_code_alert(error: BaseException) -> Alert:
+    if isinstance(error, BudgetExceededError):
+        return alert(
+            "report",
+            RENDERED_BY_CODE,
+            "budget de coût de la nuit atteint (max_cost_usd) : rédacteur non appelé, dossier rendu par "
+            "le code à partir des constats validés des analystes et de leurs contradictions",
+            severity="error",
+        )
     return alert(
         "report",
         RENDERED_BY_CODE,

@@ -16,11 +16,14 @@ from typing import Any
 
 from prefect import get_run_logger, task, unmapped
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from veille.alerts import alert
 from veille.checkpoints import checkpoint
+from veille.models.budget import BudgetExceededError
 from veille.roles.analyst import Findings
 from veille.roles.base import Asker
+from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
 from veille.run.inputs import collect_branches
 from veille.settings import Settings
@@ -37,7 +40,7 @@ from veille.steps.analyse_update import (
 from veille.steps.news import Changes
 from veille.steps.reading import PartRead, read_note
 from veille.store.readers import fetch_documents
-from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
+from veille.tasks.clients import MODEL_TASK_RETRIES, model_key, offline_client
 from veille.tasks.reuse import Reuse
 
 __all__ = [
@@ -52,6 +55,7 @@ __all__ = [
     "branch_key",
     "branch_note",
     "load_previous_branches",
+    "offline_branches",
 ]
 
 
@@ -61,6 +65,7 @@ class AnalystJob(BaseModel):
     sub_task: SubTask
     doc_hashes: dict[str, str]  # content hash of each document: an edited document invalidates the branch
     model_key: str  # branch_key: both analysts' settings and code digests
+    bounds: Bounds = Field(default_factory=Bounds)  # code's bounds on its findings (Settings)
     token_budget: int | None = (
         None  # tokens of document text the analyst reads (Settings.analyst_token_budget)
     )
@@ -78,6 +83,7 @@ def analyst_jobs(
     snapshot: Sequence[tuple[str, str]],
     model_key: str,
     token_budget: int | None = None,
+    bounds: Bounds | None = None,
 ) -> list[AnalystJob]:
     """One job per sub-task, with the content hash of each of its documents (from document_snapshot)
     and the input budget its analyst reads within."""
@@ -88,6 +94,7 @@ def analyst_jobs(
             doc_hashes={i: hashes.get(i, "") for i in st.doc_ids},
             model_key=model_key,
             token_budget=token_budget,
+            bounds=bounds or Bounds(),
         )
         for st in sub_tasks
     ]
@@ -164,7 +171,7 @@ def analyse(
     documents = fetch_documents(db_path, job.sub_task.doc_ids)
     new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
     if update is not None and new:
-        analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget)
+        analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget, job.bounds)
         mode = (
             f"incremental ({why}): {len(new)} new document(s) read, "
             f"{len(update.previous.findings)} finding(s) carried over"
@@ -173,7 +180,7 @@ def analyse(
         analysis = carried_analysis(job.sub_task, carry, carry_read)
         mode = f"unchanged ({why}): 0 document(s) read, {len(carry.findings)} finding(s) carried over"
     else:
-        analysis = analyse_subtask(client, job.sub_task, documents, job.token_budget)
+        analysis = analyse_subtask(client, job.sub_task, documents, job.token_budget, job.bounds)
         mode = f"{len(documents)} document(s) read" + (f" (full analysis: {why})" if why else "")
     if analysis.read:
         mode += f"; read in part: {read_note(analysis.read)}"
@@ -246,7 +253,9 @@ def analyse_sub_tasks(
     findings an unchanged or only-extended sub-task builds on (branch_decisions)."""
     ids = [st.id for st in sub_tasks]
     settings = reuse.settings
-    jobs = analyst_jobs(sub_tasks, snapshot, branch_key(settings), settings.analyst_token_budget)
+    jobs = analyst_jobs(
+        sub_tasks, snapshot, branch_key(settings), settings.analyst_token_budget, settings.bounds()
+    )
     decisions = [
         # A drill branch really runs on its retry, as it ignores what earlier nights cached.
         Decision("full", "drill branch (fail_subtasks)") if st.id in reuse.drill else d
@@ -271,3 +280,36 @@ def _why(decision: Decision) -> str:
     if decision.kind == "full":
         return decision.reason
     return f"{decision.reason}, since {decision.previous_run}" if decision.previous_run else decision.reason
+
+
+def offline_branches(
+    analyses: Sequence[Analysis], sub_tasks: Sequence[SubTask], settings: Settings, run_id: str, journal: Path
+) -> list[Analysis]:
+    """The branches the night's cost budget refused to the model, analysed by the offline engine
+    instead (code, cost 0, journaled in ``journal``), each with an alert; the others unchanged.
+    Run in the flow, not in the cached ``analyse`` task: a later night with budget left asks the
+    model again rather than reusing the engine's findings."""
+    refused = {
+        a.subtask_id
+        for a in analyses
+        if a.status == "failed" and (a.error or "").startswith(BudgetExceededError.__name__)
+    }
+    if not refused:
+        return list(analyses)
+    out = []
+    with offline_client(settings, run_id, journal) as engine:
+        for analysis, sub_task in zip(analyses, sub_tasks, strict=True):
+            if sub_task.id not in refused:
+                out.append(analysis)
+                continue
+            documents = fetch_documents(settings.database, sub_task.doc_ids)
+            redone = analyse_subtask(
+                engine, sub_task, documents, settings.analyst_token_budget, settings.bounds()
+            )
+            note = (
+                f"{sub_task.id} : budget de coût de la nuit atteint (max_cost_usd), analyste non appelé : "
+                "constats du moteur hors ligne (code)"
+            )
+            redone.alerts.insert(0, alert("analyse", "analyse.offline_budget", note, subject=sub_task.id))
+            out.append(redone)
+    return out

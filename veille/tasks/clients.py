@@ -41,6 +41,7 @@ __all__ = [
     "is_retryable",
     "model_key",
     "model_override",
+    "offline_client",
     "open_client",
     "retry_transient",
     "role_keys",
@@ -118,6 +119,10 @@ class RunClient:
     def journal(self) -> CallJournal:
         return self.client().journal
 
+    def budget_spent(self) -> bool:
+        """Whether the night's cost budget refuses model requests now (veille/models/budget.py)."""
+        return self.client().budget.exhausted()
+
     def alerts(self) -> list[Alert]:
         return self.client().alerts()
 
@@ -140,6 +145,18 @@ def open_client(settings: Settings, run_id: str, journal_path: Path) -> Iterator
             if _RUN_CLIENTS.get(run_id) is live:
                 del _RUN_CLIENTS[run_id]
         live.close()
+
+
+@contextmanager
+def offline_client(settings: Settings, run_id: str, journal_path: Path) -> Iterator[ModelClient]:
+    """The offline engine as a client of the run, journaled (cost 0) in the run's calls.jsonl: what
+    finishes the work the night's cost budget refused to the model (veille/models/budget.py)."""
+    engine = settings.model_copy(update={"backend": "offline"})
+    client = build_client(engine, run_id=run_id, journal_path=journal_path)
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 # The modules whose code turns a role's input into the cached result, besides the role's own module

@@ -6,7 +6,7 @@ from contextlib import suppress
 from typing import Any
 
 from prefect import get_run_logger, task
-from prefect.cache_policies import INPUTS
+from prefect.cache_policies import INPUTS, NO_CACHE
 from prefect.exceptions import MissingContextError
 
 from veille.alerts import Alert, alert
@@ -101,6 +101,11 @@ def plan_catalogue(
             f"{len(changes.new)} document(s) nouveau(x) laissé(s) au code (placés ou écartés, avec leur raison)"
         )
     planning = plan.with_options(result_storage=reuse.storage)
+    spent = getattr(client, "budget_spent", None)
+    if spent is not None and spent():
+        # The night's budget is spent (a retried night): the plan code builds is not cached, so a
+        # night with budget left asks the planner again (veille/models/budget.py).
+        planning = plan.with_options(cache_policy=NO_CACHE, persist_result=False)
     args = (client, shown.data, key)
     common: dict[str, Any] = {
         "cache_scope": reuse.scope,

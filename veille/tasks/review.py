@@ -26,4 +26,5 @@ def review(client: Asker, written: WrittenDraft, grid: Grid, request: str, max_r
         max_rounds=max_rounds,
         axes=written.writer_input.axes,
         contradictions=len(written.writer_input.contradictions),
+        bounds=written.writer_input.bounds,
     )

@@ -11,6 +11,7 @@ from prefect.cache_policies import NO_CACHE
 from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
+from veille.roles.limits import Bounds
 from veille.steps.analyse import Analysis
 from veille.steps.finalize import FinalReport, document_refs, finalize_report
 from veille.steps.news import Changes
@@ -34,10 +35,11 @@ def write_report(
     grid: Grid,
     db_path: Path,
     web: Sequence[WebResearch] = (),
+    bounds: Bounds | None = None,
 ) -> WrittenDraft:
     """Sources (documents and web pages) numbered in order of first citation across branches; the
-    writer sees numbers only."""
-    return write_sourced_draft(client, analyses, request, grid, db_path, web)
+    writer sees numbers only; ``bounds``: code's on what it writes (Settings)."""
+    return write_sourced_draft(client, analyses, request, grid, db_path, web, bounds)
 
 
 def finish_report(
