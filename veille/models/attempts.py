@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from veille.journal import CallJournal, CallRecord
+from veille.language import prose_language, prose_strings
 from veille.models.base import (
     Model,
     ModelError,
@@ -36,6 +37,7 @@ from veille.models.retry import RetryPolicy
 from veille.secrets import SecretValue, scrub
 
 __all__ = [
+    "LANGUAGE_NOTE",
     "BlockedPromptError",
     "CallOwner",
     "GroundingBudgetError",
@@ -48,6 +50,12 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
 _MAX_ERROR_CHARS = 2000
+# Fed back with an answer whose prose is not in the request's language (the re-ask's note).
+LANGUAGE_NOTE = (
+    "la prose de la réponse est rédigée en « {found} » et non dans la langue de la demande "
+    "(« {expected} ») : réécris tous les textes dans cette langue ; seuls les passages cités des "
+    "documents gardent la leur, entre « »"
+)
 
 
 class BlockedPromptError(ModelError):
@@ -219,7 +227,15 @@ class LogicalCall(Generic[T]):
             model=hit.model,
             attempts=1,
             cache_hit=True,
+            foreign_language=self._foreign(output),  # a kept answer is named again on every hit
         )
+
+    def _foreign(self, output: BaseModel) -> str:
+        """The language of the answer's prose when it is not the request's (``""``: it is, or
+        cannot be told, or the role's language is not checked)."""
+        if not self.request.language:
+            return ""
+        return prose_language(prose_strings(output), self.request.language)
 
     async def _send(self, attempt: int, request: ModelRequest) -> tuple[RawResponse, float, str]:
         """One backend request under the concurrency cap and the global slot; a failed one is recorded
@@ -253,6 +269,7 @@ class LogicalCall(Generic[T]):
         costs_known = True
         feedback: tuple[tuple[str, str], ...] = ()
         attempt = answers = failures = 0
+        language_asked = False  # the prose's language earns one re-ask, within the same bound
         while True:
             attempt += 1
             request = replace(self.request, feedback=feedback) if feedback else self.request
@@ -305,6 +322,15 @@ class LogicalCall(Generic[T]):
                     raise SchemaValidationError(self.request.role, answers, last_error) from None
                 feedback = (*feedback, (raw.text, last_error))
                 continue
+            foreign = self._foreign(output)
+            if foreign and not language_asked and answers < max_answers:
+                language_asked = True
+                note = LANGUAGE_NOTE.format(found=foreign, expected=self.request.language)
+                self.recorder.record(
+                    attempt, "schema_error", error_class="Language", error_message=note, answered=answered
+                )
+                feedback = (*feedback, (raw.text, note))
+                continue
             self.recorder.record(attempt, "ok", answered=answered)
             self._store(raw)
             return ModelResult(
@@ -316,6 +342,7 @@ class LogicalCall(Generic[T]):
                 model=raw.model,
                 attempts=answers,
                 cache_hit=False,
+                foreign_language=foreign,
             )
 
     def _store(self, raw: RawResponse) -> None:

@@ -55,7 +55,7 @@ _SDK_LOGGERS = ("google_genai", "google_genai._api_client", "google_genai.models
 
 # The re-ask turn (French, like every prompt of the pipeline).
 REASK_TEMPLATE = (
-    "Ta réponse précédente ne respecte pas le schéma JSON demandé : {error}\n"
+    "Ta réponse précédente est refusée : {error}\n"
     "Réponds de nouveau, uniquement avec un objet JSON conforme au schéma, sans texte autour."
 )
 

@@ -24,6 +24,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, JsonValue, create_model
 
+from veille.language import language
 from veille.roles.analyst import FLAG_NOTICE, DocumentText, Finding, Findings, document_attributes
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
@@ -190,4 +191,5 @@ ANALYST_UPDATE: Role[AnalystUpdateInput, FindingsUpdate] = Role(
     output_schema=lambda data: update_schema(
         tuple(d.id for d in data.documents), tuple(d.id for d in data.known_documents)
     ),
+    prose_language=lambda data: language(data.question),  # "" when the question cannot tell
 )

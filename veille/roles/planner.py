@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, WithJsonSchema, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from veille.language import request_language
 from veille.roles.base import Role
 from veille.roles.delimit import data_block
 from veille.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -269,4 +270,5 @@ PLANNER: Role[PlannerInput, Plan] = Role(
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
     output_schema=plan_schema,
+    prose_language=lambda data: request_language(data.request_title, data.request),
 )

@@ -15,6 +15,7 @@ from veille.alerts import Alert, alert
 from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.reading import PartRead, read_documents, reading_alert
 
 __all__ = [
@@ -137,6 +138,7 @@ def analyse_subtask(
     result = client.ask(ANALYST, data, subtask_id=sub_task.id)
     findings, alerts = restrict_citations(result.output, [d.id for d in documents], sub_task.id)
     alerts += missing_documents(sub_task, documents)
+    alerts += foreign_answer_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)
     return branch_analysis(sub_task, findings, alerts, parts)

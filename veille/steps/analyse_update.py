@@ -28,6 +28,7 @@ from veille.roles.analyst_update import ANALYST_UPDATE, AnalystUpdateInput, Find
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
 from veille.steps.analyse import Analysis, branch_analysis, missing_documents, restrict_citations
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.reading import PartRead, read_documents, reading_alert
 
 __all__ = [
@@ -275,6 +276,7 @@ def update_subtask(
     result = client.ask(ANALYST_UPDATE, data, subtask_id=sub_task.id)
     merged, alerts = merge_update(sub_task, job.previous, result.output, [d.id for d in shown])
     alerts += missing_documents(sub_task, documents)
+    alerts += foreign_answer_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)
     known_read = {

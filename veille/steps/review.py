@@ -27,6 +27,7 @@ from veille.roles.base import Asker
 from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.write import sanitize_dossier
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
@@ -112,7 +113,7 @@ def _revise(
         forbidden_words=list(grid.forbidden_words),
     )
     try:
-        revised = client.ask(REVISER, reviser_input).output
+        answer = client.ask(REVISER, reviser_input)
     except ModelError as exc:
         alerts.append(
             alert(
@@ -123,8 +124,9 @@ def _revise(
             )
         )
         return None
+    alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
     clean, changed = sanitize_dossier(
-        Dossier.model_validate(revised.model_dump()), sources, list(axes), stage="review"
+        Dossier.model_validate(answer.output.model_dump()), sources, list(axes), stage="review"
     )
     alerts += changed
     return clean

@@ -38,6 +38,7 @@ from veille.roles.base import Asker
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.research import WebResearch
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
@@ -343,7 +344,8 @@ def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]
         dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes))
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
-    return sanitize_dossier(dossier, data.sources, list(data.axes))
+    clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes))
+    return clean, [*foreign_answer_alerts("write", result, "rédacteur"), *alerts]
 
 
 class WrittenDraft(BaseModel):
