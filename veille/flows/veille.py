@@ -9,6 +9,7 @@ policies, so a retry (same flow run, or a new run with the same inputs) reruns o
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from prefect import flow, get_run_logger
@@ -16,6 +17,7 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from veille.collect import sources_file
+from veille.delivery.config import register_delivery_secrets
 from veille.ops.logfilter import install_expected_failure_filter
 from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
@@ -81,6 +83,8 @@ def veille_flow(
         warehouse=warehouse,
         web=web,
     )
+    # Delivery URLs are secrets from the first line written (the password of one is masked anyway).
+    register_delivery_secrets(settings.corpus_dir, os.environ)
     # The folder is locked before anything is written in it, held until recorded: a killed run is
     # recorded by the next one.
     log, run = get_run_logger(), RunLog.start(settings, lock=lock_run_folder)

@@ -34,7 +34,7 @@ from veille.models.base import (
 )
 from veille.models.cache import ResponseCache
 from veille.models.retry import RetryPolicy
-from veille.secrets import SecretValue, scrub
+from veille.secrets import SecretValue, scrub, scrub_text
 
 __all__ = [
     "LANGUAGE_NOTE",
@@ -118,7 +118,7 @@ class Recorder:
     secrets: tuple[SecretValue, ...] = ()  # masked in every error text journaled (the API key)
 
     def scrub(self, text: str) -> str:
-        return scrub(text, *self.secrets)[:_MAX_ERROR_CHARS]
+        return scrub_text(scrub(text, *self.secrets))[:_MAX_ERROR_CHARS]
 
     def record(
         self,
@@ -292,7 +292,7 @@ class LogicalCall(Generic[T]):
             answers += 1
             # An answer echoing a secret (the key in a field) is masked before anything reads it:
             # validation errors, the re-ask's feedback, the cache, every file built from the output.
-            raw = replace(raw, text=scrub(raw.text, *self.recorder.secrets))
+            raw = replace(raw, text=scrub_text(scrub(raw.text, *self.recorder.secrets)))
             cost = self.owner.cost(raw)
             total_usage = add_usage(total_usage, raw.usage)
             costs_known = costs_known and cost is not None

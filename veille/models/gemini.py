@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from veille.models.base import ModelError, ModelRequest, RawResponse, TransientModelError, Usage
 from veille.models.grounding import GOOGLE_SEARCH, grounded_answer, search_tools
 from veille.models.wire import wire_schema
-from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub
+from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub, scrub_text
 
 if TYPE_CHECKING:
     from google import genai
@@ -285,7 +285,7 @@ class GeminiModel:
         return GeminiError(f"Gemini request failed ({name}): {detail}", error_class=name)
 
     def _scrub(self, text: str) -> str:
-        return scrub(text, self._key)
+        return scrub_text(scrub(text, self._key))
 
     @staticmethod
     def _raw(response: Any, request: ModelRequest) -> RawResponse:
