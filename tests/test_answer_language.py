@@ -223,3 +223,15 @@ def test_the_offline_engine_is_code_and_is_not_asked_again(make_client: Any, tmp
     )
     assert len(calls) == 1 and not [a for a in analysis.alerts if a.code == "analyse.foreign_language"]
     assert [r.status for r in read_journal(tmp_path / "calls.jsonl")] == ["ok"]
+
+
+def test_a_foreign_answer_is_not_lost_to_unusable_answers_after_it(make_client: Any, tmp_path: Path) -> None:
+    model = ScriptedModel({"analyst": [IN_ENGLISH, "pas du json", '{"findings": "x"}']})
+    analysis = _analyse(make_client(model))
+    assert len(model.requests) == 3  # the re-ask budget (reask_attempts=2), not more
+    assert [f.statement for f in analysis.findings.findings] == ENGLISH[:3]
+    assert [a.code for a in analysis.alerts if a.code == "analyse.foreign_language"] == [
+        "analyse.foreign_language"
+    ]
+    statuses = [(r.status, r.error_class) for r in read_journal(tmp_path / "calls.jsonl")]
+    assert statuses == [("schema_error", "Language"), *[("schema_error", "ValidationError")] * 2]

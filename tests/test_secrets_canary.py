@@ -302,6 +302,8 @@ def test_canaries_in_a_document_an_answer_an_exception_and_an_error_body_reach_n
         "delivered": [c for request, _ in httpserver.log for c in _writer_leaks(request.get_data())],
         "Prefect server (API)": _writer_leaks(_server_records([state.state_details.flow_run_id])),
         "stdout/stderr": _writer_leaks("".join(capsys.readouterr())),
+        "PREFECT_HOME (task results)": _files_with(Path(os.environ["PREFECT_HOME"]), _writer_leaks),
+        "Prefect server database": _files_with(_server_database().parent, _writer_leaks),
     }
     assert places == {name: [] for name in places}, places
     # The greps read real text: the run folder holds the masked values where the canaries were.

@@ -33,11 +33,11 @@ from veille.models.base import (
     Usage,
 )
 from veille.models.cache import ResponseCache
+from veille.models.feedback import LANGUAGE_NOTE, MAX_ERROR_CHARS, describe_invalid
 from veille.models.retry import RetryPolicy
 from veille.secrets import SecretValue, scrub, scrub_text
 
 __all__ = [
-    "LANGUAGE_NOTE",
     "BlockedPromptError",
     "CallOwner",
     "GroundingBudgetError",
@@ -49,13 +49,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 
-_MAX_ERROR_CHARS = 2000
-# Fed back with an answer whose prose is not in the request's language (the re-ask's note).
-LANGUAGE_NOTE = (
-    "la prose de la réponse est rédigée en « {found} » et non dans la langue de la demande "
-    "(« {expected} ») : réécris tous les textes dans cette langue ; seuls les passages cités des "
-    "documents gardent la leur, entre « »"
-)
+_MAX_ERROR_CHARS = MAX_ERROR_CHARS
 
 
 class BlockedPromptError(ModelError):
@@ -269,7 +263,9 @@ class LogicalCall(Generic[T]):
         costs_known = True
         feedback: tuple[tuple[str, str], ...] = ()
         attempt = answers = failures = 0
-        language_asked = False  # the prose's language earns one re-ask, within the same bound
+        # The prose's language earns one re-ask, within the same bound; the answer it replaced is
+        # kept (and returned) should every later one be unusable: a valid answer is never lost to it.
+        foreign_answer: tuple[T, RawResponse] | None = None
         while True:
             attempt += 1
             request = replace(self.request, feedback=feedback) if feedback else self.request
@@ -318,13 +314,18 @@ class LogicalCall(Generic[T]):
                     error_message=last_error,
                     answered=answered,
                 )
+                if answers >= max_answers and foreign_answer is not None:
+                    output, raw = foreign_answer
+                    return self._result(
+                        output, raw, total_usage, total_cost if costs_known else None, answers
+                    )
                 if answers >= max_answers:
                     raise SchemaValidationError(self.request.role, answers, last_error) from None
                 feedback = (*feedback, (raw.text, last_error))
                 continue
             foreign = self._foreign(output)
-            if foreign and not language_asked and answers < max_answers:
-                language_asked = True
+            if foreign and foreign_answer is None and answers < max_answers:
+                foreign_answer = (output, raw)
                 note = LANGUAGE_NOTE.format(found=foreign, expected=self.request.language)
                 self.recorder.record(
                     attempt, "schema_error", error_class="Language", error_message=note, answered=answered
@@ -332,18 +333,24 @@ class LogicalCall(Generic[T]):
                 feedback = (*feedback, (raw.text, note))
                 continue
             self.recorder.record(attempt, "ok", answered=answered)
-            self._store(raw)
-            return ModelResult(
-                output=output,
-                raw_text=raw.text,
-                usage=total_usage,
-                latency_s=time.perf_counter() - self.started,
-                cost_usd=total_cost if costs_known else None,
-                model=raw.model,
-                attempts=answers,
-                cache_hit=False,
-                foreign_language=foreign,
-            )
+            return self._result(output, raw, total_usage, total_cost if costs_known else None, answers)
+
+    def _result(
+        self, output: T, raw: RawResponse, usage: Usage, cost: float | None, answers: int
+    ) -> ModelResult[T]:
+        """The validated answer returned (and cached), with every attempt's usage and cost."""
+        self._store(raw)
+        return ModelResult(
+            output=output,
+            raw_text=raw.text,
+            usage=usage,
+            latency_s=time.perf_counter() - self.started,
+            cost_usd=cost,
+            model=raw.model,
+            attempts=answers,
+            cache_hit=False,
+            foreign_language=self._foreign(output),
+        )
 
     def _store(self, raw: RawResponse) -> None:
         if self.key is None or self.cache is None:
@@ -366,25 +373,6 @@ def add_usage(a: Usage, b: Usage) -> Usage:
         cache_read_tokens=a.cache_read_tokens + b.cache_read_tokens,
         estimated=a.estimated or b.estimated,
     )
-
-
-def describe_invalid(exc: ValidationError, finish_reason: str | None) -> str:
-    """A short, model-readable account of what was wrong (fed back on the re-ask)."""
-    problems: list[str] = []
-    for error in exc.errors(include_url=False):
-        location = ".".join(str(part) for part in error["loc"]) or "(document)"
-        message = str(error["msg"])
-        value = error.get("input")
-        if error["type"] != "json_invalid" and isinstance(value, str | int | float | bool):
-            shown = repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:60] + "…")
-            message += f" (got {shown})"
-        problems.append(f"{location}: {message}")
-    text = "; ".join(problems)
-    if finish_reason == "MAX_TOKENS":
-        text = "output truncated at the token limit (finish_reason=MAX_TOKENS), be more concise; " + text
-    elif finish_reason not in (None, "STOP"):
-        text = f"generation stopped early (finish_reason={finish_reason}); " + text
-    return text[:_MAX_ERROR_CHARS]
 
 
 def utc_now() -> str:
