@@ -23,13 +23,14 @@ def foreign_answer_alerts(
 ) -> list[Alert]:
     """One warning when ``result``'s prose stayed in another language after its re-ask (none else).
     ``who``: the role as the reader knows it (« rédacteur », « analyste de st-2 »)."""
-    if not result.foreign_language:
+    found = getattr(result, "foreign_language", "")  # an Asker's stand-in may carry only .output
+    if not found:
         return []
     return [
         alert(
             stage,
             f"{stage}.foreign_language",
-            f"réponse du {who} rédigée en « {result.foreign_language} » et non dans la langue de la "
+            f"réponse du {who} rédigée en « {found} » et non dans la langue de la "
             "demande, même après une nouvelle demande : gardée telle quelle, à relire",
             severity="warning",
             subject=subject,
