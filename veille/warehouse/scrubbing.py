@@ -1,7 +1,7 @@
 """The Parquet side of veille.secrets.scrub_text: every string cell of a table about to be written.
 
 Cheap when nothing matches (the usual case): one vectorised substring test per secret and string
-column; only a column that holds a secret (or a URL with a password) is rebuilt, cell by cell.
+column; only a column that holds a secret is rebuilt, cell by cell.
 """
 
 from __future__ import annotations
@@ -13,17 +13,16 @@ from veille.secrets import configured_secrets, scrub_text
 
 __all__ = ["scrub_table"]
 
-_USERINFO = r"[A-Za-z0-9+.-]://[^\s:/@]*:[^\s/@]{4,}@"
-
 
 def _holds_secret(column: pa.ChunkedArray, secrets: tuple[str, ...]) -> bool:
-    tests = [pc.match_substring(column, s) for s in secrets] + [pc.match_substring_regex(column, _USERINFO)]
-    return any(pc.any(t).as_py() for t in tests)
+    return any(pc.any(pc.match_substring(column, s)).as_py() for s in secrets)
 
 
 def scrub_table(table: pa.Table) -> pa.Table:
     """``table`` with every configured secret masked in its string columns (lists of strings too)."""
     secrets = configured_secrets()
+    if not secrets:
+        return table
     for i, field in enumerate(table.schema):
         column = table.column(i)
         if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
