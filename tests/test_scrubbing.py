@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from veille.delivery.config import register_delivery_secrets
 from veille.secrets import configured_secrets, install_log_scrubbing, register_secret, scrub_data, scrub_text
 from veille.warehouse.scrubbing import scrub_table
 
@@ -22,14 +23,23 @@ AROUND = st.text(alphabet=st.characters(blacklist_characters="C"), max_size=80)
 
 
 @pytest.fixture(autouse=True)
-def _secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+def _secrets(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", KEY)
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.setenv("VEILLE_SMTP_URL", URL)
+    corpus = tmp_path_factory.mktemp("corpus")
+    (corpus / "delivery.toml").write_text('[email]\nto = ["equipe@example.org"]\n', encoding="utf-8")
+    assert register_delivery_secrets(corpus, {"VEILLE_SMTP_URL": URL}) == 1  # as a night starts
 
 
-def test_the_environment_gives_the_key_and_the_url_password() -> None:
-    assert {KEY, PASSWORD} <= set(configured_secrets())
+def test_the_key_and_the_delivery_url_and_its_password_are_known() -> None:
+    assert {KEY, PASSWORD, URL} <= set(configured_secrets())
+
+
+def test_a_database_url_in_the_environment_does_not_make_a_word_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "postgresql://prefect:prefect@db/prefect")
+    assert scrub_text("le serveur prefect répond") == "le serveur prefect répond"
 
 
 @given(AROUND, AROUND, st.sampled_from([KEY, PASSWORD, URL, f"key={KEY}&x=1", f"{KEY}{KEY}"]))

@@ -29,6 +29,7 @@ __all__ = [
     "scrub",
     "scrub_data",
     "scrub_text",
+    "url_password",
 ]
 
 _MASK = "***"
@@ -102,16 +103,20 @@ def register_secret(value: str | SecretValue | None) -> None:
             _registered.add(raw.strip())
 
 
+def url_password(url: str) -> str:
+    """The password of ``url``'s user information (``smtp://user:password@host``), or ``""``."""
+    match = _USERINFO_RE.search(url)
+    return match.group(2) if match else ""
+
+
 def configured_secrets(environ: Any = None) -> tuple[str, ...]:
     """Every secret this process knows, longest first (so a key containing another is masked
-    whole): the model key variables, the password of every URL held in an environment variable
-    (delivery URLs: ``VEILLE_SMTP_URL``, chat webhooks…) and the registered ones. Read at each call:
-    a test or a worker may set the environment after import."""
+    whole): the model key variables and the registered values (delivery URLs and their passwords,
+    a Secret block's key). Read at each call: a test or a worker may set the environment after
+    import. Not every URL of the environment: a database URL's weak password (« prefect ») would
+    mask an ordinary word everywhere."""
     env = os.environ if environ is None else environ
     found = {env.get(name, "").strip() for name in _KEY_VARIABLES}
-    for value in env.values():
-        if "://" in value and "@" in value:
-            found.update(m.group(2) for m in _USERINFO_RE.finditer(value))
     with _registered_lock:
         found |= _registered
     return tuple(sorted((v for v in found if len(v) >= _MIN_SECRET), key=lambda v: (-len(v), v)))

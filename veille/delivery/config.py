@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from veille.secrets import register_secret
+from veille.secrets import register_secret, url_password
 from veille.tomlconfig import load_toml_model
 
 __all__ = [
@@ -121,4 +121,5 @@ def register_delivery_secrets(corpus_dir: Path, environ: Mapping[str, str]) -> i
     urls = [environ.get(v, "").strip() for v in variables]
     for url in filter(None, urls):
         register_secret(url)
+        register_secret(url_password(url))  # alone too: an error may quote it without the URL
     return sum(1 for u in urls if u)
