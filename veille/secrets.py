@@ -90,6 +90,7 @@ def resolve_api_key(settings: Settings) -> SecretValue | None:
             raise MissingApiKeyError(
                 f"Prefect Secret block {settings.api_key_secret_block!r} does not hold a non-empty string"
             )
+        register_secret(value)  # masked by every writer, like the environment's key
         return SecretValue(value.strip())
     return None
 
