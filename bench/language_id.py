@@ -1,6 +1,6 @@
 """Sentence language identification: py3langid (the engine's) against lingua-language-detector.
 
-Usage (figures recorded in docs/offline-engine.md and veille/offline/language.py):
+Usage (figures recorded in docs/offline-engine.md and veille/language.py):
 
     pip install --target /tmp/lingua lingua-language-detector==2.1.1   # not a dependency
     .venv/bin/python bench/language_id.py --lingua-path /tmp/lingua
@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from veille.language import _identifier  # noqa: E402
 from veille.offline import lexicon  # noqa: E402
-from veille.offline.language import _identifier  # noqa: E402
 from veille.offline.text import split_sentences  # noqa: E402
 
 

@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 
 from tests.plankit import PlannerScript, entry, planner_input
 from veille.models.base import ModelResult, Usage
-from veille.roles.analyst import ANALYST, DocumentText, Finding, Findings
+from veille.roles.analyst import ANALYST, AnalystInput, DocumentText, Finding, Findings
 from veille.roles.planner import SubTask
 from veille.run.summary import format_summary
 from veille.steps.analyse import analyse_subtask
 from veille.steps.analyse_update import PreviousBranch, carried_analysis, decide, previous_branches
 from veille.steps.catalogue import planner_tokens as planner_input_tokens
 from veille.steps.plan import make_plan
-from veille.steps.reading import PartRead, read_documents
+from veille.steps.reading import PartRead, read_documents, reading_alert
 from veille.tasks.outputs import findings_document
 from veille.tokens import estimate_tokens
 
@@ -205,3 +205,87 @@ def test_findings_read_within_another_budget_are_not_built_on() -> None:
     sub_task = SubTask(id="st-1", question=QUESTION, doc_ids=["doc-1"])
     assert decide(sub_task, {"doc-1": "h1"}, under_10k, previous).kind == "carry"
     assert decide(sub_task, {"doc-1": "h1"}, under_5k, previous).kind == "full"
+
+
+# -------------------------------------------- any size and shape: the request stays within budget
+SENTENCE = st.sampled_from(
+    [
+        "Kestrel annonce un débit de 2 100 tokens/s par GPU.",
+        "M. Martin, p. ex., mesure 1.5 ms sur la v2.3 du moteur.",
+        "Les archives rouvrent après travaux ; horaires d'été et prêts prolongés.",
+        "Tamaris annonce 1 800 tokens/s, selon le banc publié en juin !",
+        "Pourquoi la latence double-t-elle au-delà de 64 requêtes ?",
+    ]
+)
+RUN_ON = st.integers(1, 4_000).map(lambda n: "débit" + " sans-fin" * n)  # no sentence end at all
+PARAGRAPH = st.one_of(
+    st.lists(SENTENCE, min_size=1, max_size=40).map(" ".join),  # ends with its last sentence
+    st.lists(SENTENCE, min_size=1, max_size=400).map("\n".join),  # one paragraph, many lines
+    RUN_ON,
+)
+BLOCK = st.one_of(PARAGRAPH, st.sampled_from(["## Résultats", "# Annexe", "### Débit"]))
+BODY = st.lists(BLOCK, min_size=1, max_size=30).map("\n\n".join)
+
+
+def _ends_cleanly(piece: str, body: str) -> bool:
+    """``piece`` is whole sentences of ``body``: it starts where a sentence or a block starts and
+    ends at a sentence end or where its block ends."""
+    at = body.find(piece)
+    while at >= 0:  # any occurrence of it (the same words may stand elsewhere, inside a sentence)
+        before, after = body[:at].rstrip(" "), body[at + len(piece) :]
+        starts = not before or before.endswith(("\n", ".", "!", "?"))
+        ends = piece.endswith((".", "!", "?")) or not after.strip() or after.startswith("\n")
+        if starts and ends:
+            return True
+        at = body.find(piece, at + 1)
+    return False
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(BODY, min_size=1, max_size=6), st.integers(min_value=500, max_value=6_000))
+def test_any_documents_are_shown_within_the_budget_in_whole_sentences(texts: list[str], budget: int) -> None:
+    documents = [_doc(f"d-{i}", body) for i, body in enumerate(texts)]
+    shown, parts = read_documents(documents, QUESTION, budget)
+    assert sum(estimate_tokens(d.body) for d in shown) <= budget
+    for before, after in zip(documents, shown, strict=True):
+        if before.id not in parts:
+            assert after.body == before.body
+            continue
+        assert parts[before.id].tokens_read == estimate_tokens(after.body)
+        for piece in filter(None, after.body.split("\n\n[…]\n\n")):
+            assert _ends_cleanly(piece, before.body), piece[-80:]
+    # The whole request: the prompt grows by the documents' text only (ids, titles and the question
+    # are the same whatever was read), so it is bounded by the budget plus the empty prompt.
+    empty = [d.model_copy(update={"body": "", "read_percent": 1}) for d in documents]
+    overhead = estimate_tokens(
+        ANALYST.build_prompt(AnalystInput(subtask_id="st-1", question=QUESTION, documents=empty))
+    )
+    prompt = ANALYST.build_prompt(AnalystInput(subtask_id="st-1", question=QUESTION, documents=shown))
+    assert estimate_tokens(prompt) <= overhead + budget + len(documents)
+
+
+def test_a_five_megabyte_document_among_others_is_cut_and_named() -> None:
+    huge = "\n\n".join(
+        f"## Partie {k}\n\n" + FILLER * 40 + (RELEVANT if k == 700 else "") for k in range(1_000)
+    )
+    assert len(huge) > 5_000_000
+    documents = [_doc("doc-huge", huge), _doc("doc-short", RELEVANT)]
+    sub_task = SubTask(id="st-1", question=QUESTION, doc_ids=["doc-huge", "doc-short"])
+    client = Capture()
+    analysis = analyse_subtask(client, sub_task, documents, budget=10_000)
+    shown = client.inputs[0].documents
+    assert sum(estimate_tokens(d.body) for d in shown) <= 10_000
+    assert shown[1].body == RELEVANT and RELEVANT in shown[0].body
+    (warning,) = [a for a in analysis.alerts if a.code == "analyse.partial_read"]
+    assert "doc-huge lu à " in warning.message and f"/ {estimate_tokens(huge)} tokens" in warning.message
+
+
+def test_a_document_with_no_sentence_fitting_its_share_is_named_unread() -> None:
+    run_on = "débit" + " sans-fin" * 20_000  # one 'sentence' of 180,000 characters
+    documents = [_doc("doc-run-on", run_on), _doc("doc-short", RELEVANT)]
+    shown, parts = read_documents(documents, QUESTION, 1_000)
+    assert shown[0].body == "" and parts["doc-run-on"].percent == 0
+    (warning,) = reading_alert("st-1", parts, 1_000)
+    assert (
+        warning.severity == "warning" and "non lu(s)" in warning.message and "doc-run-on" in warning.message
+    )

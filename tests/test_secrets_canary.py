@@ -230,3 +230,90 @@ def test_cli_run_with_a_rejected_key_prints_no_secret(
         f"exit {result.returncode}, '{result.stderr.strip().splitlines()[-1][:70]}…'; 0 hits in "
         f"{len(output)} characters of output (DEBUG logging) and in the warehouse",
     )
+
+
+# --- one scrubbing step at every writer (issue 23 item 6): a canary model key and a delivery URL's
+# password placed in a document, a model answer, an exception and an HTTP error body ---------------
+GEMINI_CANARY = "AIzaSyCANARY-writers-5c0e9a43-gemini"
+DELIVERY_CANARY = "pw-CANARY-writers-delivery-8d1"
+WRITER_CANARIES = (GEMINI_CANARY, DELIVERY_CANARY)
+CHAT_ONLY = '[[chat]]\nname = "equipe"\nurl_env = "VEILLE_TEST_CHAT"\n'
+
+
+def _writer_leaks(blob: str | bytes) -> list[str]:
+    data = blob.encode() if isinstance(blob, str) else blob
+    return [c for c in WRITER_CANARIES if c.encode() in data]
+
+
+def test_canaries_in_a_document_an_answer_an_exception_and_an_error_body_reach_no_writer(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+    httpserver: Any,
+) -> None:
+    from testkit.gemini_script import gemini_responder
+
+    corpus = write_corpus(tmp_path / "corpus")
+    (corpus / "delivery.toml").write_text(CHAT_ONLY, encoding="utf-8")
+    url = f"json://veille:{DELIVERY_CANARY}@127.0.0.1:{httpserver.port}/chat"
+    both = f"GEMINI_API_KEY={GEMINI_CANARY} et {url}"
+    with (corpus / "docs" / "doc-01.md").open("a", encoding="utf-8") as doc:  # 1. a document
+        doc.write(f"\nNote de déploiement collée par erreur : {both}.\n")
+    httpserver.expect_request("/chat", method="POST").respond_with_data("ok")
+    others = gemini_responder()
+    seen: dict[str, int] = {}
+
+    def respond(body: dict[str, Any], model: str) -> Reply:
+        role = role_of(body)
+        seen[role] = seen.get(role, 0) + 1
+        if role == "analyst" and "Question (st-3)" in prompt_of(body):  # 3. an exception's text
+            return Reply.error(403, f"PERMISSION_DENIED for {both}")
+        if role == "analyst":  # 2. a model answer
+            answer = others(body, model)
+            return Reply.raw(answer.body.replace(b"Constat", f"Constat ({both})".encode()))
+        if role == "writer" and seen[role] == 1:  # a validation error quoting the value
+            return Reply.json({"synthesis": f"{DELIVERY_CANARY} {GEMINI_CANARY}", "sections": both})
+        if role == "critic" and seen[role] == 1:  # 4. an HTTP error body
+            return Reply.error(400, f"API key not valid: {both}")
+        return others(body, model)
+
+    warehouse = tmp_path / "warehouse"
+    fast_task_retries(monkeypatch)
+    caplog.set_level(logging.DEBUG)
+    with FakeGemini() as server:
+        server.responder = respond
+        gemini_env(monkeypatch, server.base_url, warehouse)
+        monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+        monkeypatch.setenv("GEMINI_API_KEY", GEMINI_CANARY)
+        monkeypatch.setenv("VEILLE_TEST_CHAT", url)
+        state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
+    assert state.is_failed()  # st-3's branch failed (its 403): a partial dossier
+
+    # Every echo was served, and the key went out in the header only.
+    roles = [role_of(r.body) for r in server.requests]
+    assert roles.count("writer") >= 2 and "critic" in roles and len(httpserver.log) == 1
+    assert all(r.headers.get("x-goog-api-key") == GEMINI_CANARY for r in server.requests)
+    assert not [r for r in server.requests if _writer_leaks(prompt_of(r.body))]  # the document masked
+    places: dict[str, list[str]] = {
+        "warehouse files": [p for p in _files_with(warehouse, _writer_leaks)],
+        "caplog": _writer_leaks(caplog.text)
+        + [c for r in caplog.records for c in _writer_leaks(r.getMessage())],
+        "delivered": [c for request, _ in httpserver.log for c in _writer_leaks(request.get_data())],
+        "Prefect server (API)": _writer_leaks(_server_records([state.state_details.flow_run_id])),
+        "stdout/stderr": _writer_leaks("".join(capsys.readouterr())),
+        "PREFECT_HOME (task results)": _files_with(Path(os.environ["PREFECT_HOME"]), _writer_leaks),
+        "Prefect server database": _files_with(_server_database().parent, _writer_leaks),
+    }
+    assert places == {name: [] for name in places}, places
+    # The greps read real text: the run folder holds the masked values where the canaries were.
+    (run_dir,) = (warehouse / "runs").iterdir()
+    alerts = (run_dir / "alerts.json").read_text(encoding="utf-8")
+    assert "ingest.secret_masked" in alerts and "doc-01.md" in alerts
+    assert "403" in (run_dir / "findings.json").read_text(encoding="utf-8")
+    # The key and the delivery URL (registered whole: a webhook's token may sit in its path) masked.
+    assert "GEMINI_API_KEY=*** et ***" in (run_dir / "calls.jsonl").read_text(encoding="utf-8")
+
+
+def _files_with(root: Path, leaks: Any) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and not p.is_symlink() and leaks(p.read_bytes())]

@@ -21,6 +21,8 @@ from typing import IO
 
 from pydantic import BaseModel
 
+from veille.secrets import scrub_text
+
 __all__ = ["CallJournal", "CallRecord", "prefect_run_ids", "read_journal"]
 
 
@@ -90,7 +92,11 @@ class CallJournal:
             flow_id, task_id = prefect_run_ids()
             if flow_id or task_id:
                 record = record.model_copy(update={"flow_run_id": flow_id, "task_run_id": task_id})
-        line = record.model_dump_json() + "\n"
+        dumped = record.model_dump_json()
+        line = scrub_text(dumped)  # calls.jsonl, then llm_calls: the record kept is the one written
+        if line != dumped:
+            record = CallRecord.model_validate_json(line)
+        line += "\n"
         with self._lock:
             self._records.append(record)
             if self.path is not None:

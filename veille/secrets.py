@@ -10,17 +10,37 @@ whose ``repr`` is masked and which refuses to be pickled, and every error text w
 from __future__ import annotations
 
 import logging
+import os
 import re
+import threading
 from typing import TYPE_CHECKING, Any, NoReturn
-
-from veille.settings import api_key_from_env
 
 if TYPE_CHECKING:
     from veille.settings import Settings
 
-__all__ = ["MissingApiKeyError", "ScrubFilter", "SecretValue", "resolve_api_key", "scrub"]
+__all__ = [
+    "MissingApiKeyError",
+    "ScrubFilter",
+    "SecretValue",
+    "configured_secrets",
+    "install_log_scrubbing",
+    "register_secret",
+    "resolve_api_key",
+    "scrub",
+    "scrub_data",
+    "scrub_text",
+    "url_password",
+]
 
 _MASK = "***"
+# The environment variables that hold the model key (the SDK's two names).
+_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+# A password in a URL's user information (``smtp://user:password@host``, ``mailtos://…``): an Apprise
+# delivery URL, a proxy, a database. Shorter passwords than this are not masked (too many false hits).
+_USERINFO_RE = re.compile(r"(?<=[A-Za-z0-9+.-]://)([^\s:/@]*):([^\s/@]{4,})@")
+_MIN_SECRET = 6  # a "secret" this short would mask ordinary words
+_registered: set[str] = set()
+_registered_lock = threading.Lock()
 
 
 class MissingApiKeyError(RuntimeError):
@@ -49,6 +69,8 @@ class SecretValue:
 
 def resolve_api_key(settings: Settings) -> SecretValue | None:
     """The key from the environment, else from the Prefect Secret block, else ``None``."""
+    from veille.settings import api_key_from_env  # here: this module is imported by veille itself
+
     from_env = api_key_from_env()
     if from_env:
         return SecretValue(from_env.strip())
@@ -68,8 +90,59 @@ def resolve_api_key(settings: Settings) -> SecretValue | None:
             raise MissingApiKeyError(
                 f"Prefect Secret block {settings.api_key_secret_block!r} does not hold a non-empty string"
             )
+        register_secret(value)  # masked by every writer, like the environment's key
         return SecretValue(value.strip())
     return None
+
+
+def register_secret(value: str | SecretValue | None) -> None:
+    """Mask ``value`` in everything written from now on in this process (a Prefect Secret block's
+    key, a delivery URL read from its variable). Values shorter than six characters are ignored."""
+    raw = value.get() if isinstance(value, SecretValue) else value
+    if raw and len(raw.strip()) >= _MIN_SECRET:
+        with _registered_lock:
+            _registered.add(raw.strip())
+
+
+def url_password(url: str) -> str:
+    """The password of ``url``'s user information (``smtp://user:password@host``), or ``""``."""
+    match = _USERINFO_RE.search(url)
+    return match.group(2) if match else ""
+
+
+def configured_secrets(environ: Any = None) -> tuple[str, ...]:
+    """Every secret this process knows, longest first (so a key containing another is masked
+    whole): the model key variables and the registered values (delivery URLs and their passwords,
+    a Secret block's key). Read at each call: a test or a worker may set the environment after
+    import. Not every URL of the environment: a database URL's weak password (« prefect ») would
+    mask an ordinary word everywhere."""
+    env = os.environ if environ is None else environ
+    found = {env.get(name, "").strip() for name in _KEY_VARIABLES}
+    with _registered_lock:
+        found |= _registered
+    return tuple(sorted((v for v in found if len(v) >= _MIN_SECRET), key=lambda v: (-len(v), v)))
+
+
+def scrub_text(text: str) -> str:
+    """``text`` with every configured secret masked (:func:`configured_secrets`): the one function
+    every writer (run folder, call journal, Parquet, response cache, artifacts, logs, deliveries,
+    error lines) passes its text through."""
+    if not text:
+        return text
+    # Known values only: an example password in a document (Requests' release notes show
+    # ``https://user:pass@proxy:8080``) is a quotation, not a secret, and is left as written.
+    return scrub(text, *configured_secrets())
+
+
+def scrub_data(value: Any) -> Any:
+    """``value`` (JSON-like data: dicts, lists, strings, numbers) with every string scrubbed."""
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, dict):
+        return {scrub_data(k): scrub_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(scrub_data(v) for v in value)
+    return value
 
 
 def scrub(text: str, *secrets: SecretValue | str | None) -> str:
@@ -80,6 +153,39 @@ def scrub(text: str, *secrets: SecretValue | str | None) -> str:
             text = text.replace(value, _MASK)
     # Belt and braces: an API key passed as a query parameter by some proxy or older client.
     return re.sub(r"([?&]key=)[^&\s'\"]+", r"\1" + _MASK, text)
+
+
+_factory_lock = threading.Lock()
+
+
+def install_log_scrubbing() -> None:
+    """Scrub every log record of the process as it is made (message, arguments and exception text),
+    whichever logger or handler writes it (console, files, Prefect's API handler). Idempotent."""
+    with _factory_lock:
+        current = logging.getLogRecordFactory()
+        if getattr(current, "veille_scrubs", False):
+            return
+
+        def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = current(*args, **kwargs)
+            _scrub_record(record)
+            return record
+
+        factory.veille_scrubs = True  # type: ignore[attr-defined]
+        logging.setLogRecordFactory(factory)
+
+
+def _scrub_record(record: logging.LogRecord) -> None:
+    try:
+        message = record.getMessage()
+    except Exception:  # a malformed record is the handler's problem; never break the caller
+        return
+    cleaned = scrub_text(message)
+    if cleaned != message:
+        record.msg, record.args = cleaned, None
+    if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+        formatted = logging.Formatter().formatException(record.exc_info)
+        record.exc_text = scrub_text(formatted)
 
 
 class ScrubFilter(logging.Filter):

@@ -6,6 +6,8 @@ import os
 
 import typer
 
+from veille.secrets import scrub_text
+
 __all__ = ["app", "main"]
 
 
@@ -86,5 +88,5 @@ def main() -> None:
         message = _refused_by_server(exc) or _environment_error(exc)
         if message is None:
             raise
-        typer.echo(f"error: {message}", err=True)
+        typer.echo(f"error: {scrub_text(message)}", err=True)
         raise SystemExit(1) from None

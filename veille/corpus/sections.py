@@ -115,23 +115,28 @@ def _words(text: str) -> list[str]:
 def select_sections(texts: Sequence[str], tokens: Sequence[int], question: str, budget: int) -> Selection:
     """The sections (given as their texts and token counts) to read for ``question`` within ``budget``:
     all when they fit; else by BM25 relevance, best first, each one that still fits; reading order kept.
-    At least the most relevant section is chosen, even over budget (a document is never read empty)."""
+    Never over ``budget``: a section larger than the budget is not chosen (nothing may be)."""
     total = sum(tokens)
     if total <= budget or not texts:
         return Selection(tuple(range(len(texts))), total, total)
+    order = _by_relevance(texts, question)
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        if used + tokens[i] <= budget:
+            chosen.append(i)
+            used += tokens[i]
+    return Selection(tuple(sorted(chosen)), used, total)
+
+
+def _by_relevance(texts: Sequence[str], question: str) -> list[int]:
+    """Indices of ``texts``, most relevant to ``question`` first (BM25), reading order on ties."""
     import bm25s  # numpy-backed; imported when a long document is met
 
     retriever = bm25s.BM25()
     retriever.index([_words(t) or ["_"] for t in texts], show_progress=False)
     scores = retriever.get_scores(_words(question) or ["_"])
-    order = sorted(range(len(texts)), key=lambda i: (-float(scores[i]), i))
-    chosen: list[int] = []
-    used = 0
-    for i in order:
-        if used + tokens[i] <= budget or not chosen:
-            chosen.append(i)
-            used += tokens[i]
-    return Selection(tuple(sorted(chosen)), used, total)
+    return sorted(range(len(texts)), key=lambda i: (-float(scores[i]), i))
 
 
 # -------------------------------------------------------------------------------------------- copies
@@ -163,41 +168,71 @@ def sketch_similarity(a: Sequence[int], b: Sequence[int]) -> float:
 
 @dataclass(frozen=True)
 class Reading:
-    """What an analyst reads of one document: the text (whole, or its chosen sections joined by
-    ``[…]``) and how much of the document that is."""
+    """What an analyst reads of one document: the text (whole, or its chosen passages joined by
+    ``[…]``), its estimated tokens and the document's, and whether it is the whole document."""
 
     text: str
     tokens_read: int
     tokens_total: int
-
-    @property
-    def whole(self) -> bool:
-        return self.tokens_read >= self.tokens_total
+    whole: bool
 
 
 _GAP = "\n\n[…]\n\n"
+_GAP_TOKENS = estimate_tokens(_GAP)
+
+
+def _sentence_pieces(body: str, section: Section, max_tokens: int) -> list[tuple[int, int]]:
+    """``section`` as (start, end) spans of whole sentences of at most ``max_tokens`` each, when it
+    is over that; a single sentence over it stays one span (too long to be read within a share)."""
+    if section.tokens <= max_tokens:
+        return [(section.start, section.start + section.length)]
+    from veille.offline.sentences import sentence_ends  # its abbreviation lists load on first use
+
+    text = section.text(body)
+    limit = max_tokens * 4  # characters (veille.tokens: 4 per token)
+    spans: list[tuple[int, int]] = []
+    piece_start = last_end = 0
+    for end in [*sentence_ends(text), len(text)]:
+        if end - piece_start > limit and last_end > piece_start:
+            spans.append((piece_start, last_end))
+            piece_start = last_end
+        last_end = end
+    spans.append((piece_start, len(text)))
+    return [(section.start + a, section.start + b) for a, b in spans if text[a:b].strip()]
+
+
+def _read_part(body: str, question: str, share: int) -> Reading:
+    """The passages of ``body`` most relevant to ``question`` whose joined text is estimated at
+    ``share`` tokens at most: sections, cut at paragraphs, then at sentence ends; never inside a
+    sentence, so a sentence longer than the share is left out (the text may be empty)."""
+    limit = max(1, min(DEFAULT_SECTION_TOKENS, share))
+    spans = [span for s in split_sections(body) for span in _sentence_pieces(body, s, limit)]
+    texts = [body[a:b].strip() for a, b in spans]
+    # Each passage after the first costs the gap too; ceil(x/4) + ceil(y/4) >= ceil((x+y)/4) makes
+    # the joined text's estimate at most the sum of these costs.
+    costs = [estimate_tokens(t) + _GAP_TOKENS for t in texts]
+    chosen = sorted(select_sections(texts, costs, question, share + _GAP_TOKENS).chosen) if texts else []
+    text = _GAP.join(texts[i] for i in chosen)
+    return Reading(text, estimate_tokens(text), estimate_tokens(body), whole=False)
 
 
 def read_within_budget(bodies: Mapping[str, str], question: str, budget: int) -> dict[str, Reading]:
     """Each document whole while all fit ``budget`` tokens; else the budget shared out (shortest
     documents first: a short one takes what it needs, the rest goes to the longer ones) and each long
-    document read through :func:`select_sections` for ``question``. Pure: no I/O."""
+    document read through its passages most relevant to ``question``. Structural bound: the texts'
+    estimated tokens add up to ``budget`` at most, whatever the documents' sizes and shapes. Pure."""
     total = {doc_id: estimate_tokens(body) for doc_id, body in bodies.items()}
     if sum(total.values()) <= budget:
-        return {doc_id: Reading(body, total[doc_id], total[doc_id]) for doc_id, body in bodies.items()}
+        return {d: Reading(body, total[d], total[d], whole=True) for d, body in bodies.items()}
     out: dict[str, Reading] = {}
     left, pending = budget, sorted(bodies, key=lambda d: (total[d], d))
     while pending:
         doc_id = pending.pop(0)
-        share = max(1, left // (len(pending) + 1))
+        share = left // (len(pending) + 1)
         body = bodies[doc_id]
         if total[doc_id] <= share:
-            out[doc_id] = Reading(body, total[doc_id], total[doc_id])
+            out[doc_id] = Reading(body, total[doc_id], total[doc_id], whole=True)
         else:
-            sections = split_sections(body)
-            texts = [s.text(body) for s in sections]
-            chosen = select_sections(texts, [s.tokens for s in sections], question, share)
-            parts = [texts[i].strip() for i in chosen.chosen]
-            out[doc_id] = Reading(_GAP.join(parts), chosen.tokens_read, chosen.tokens_total)
-        left = max(0, left - out[doc_id].tokens_read)
+            out[doc_id] = _read_part(body, question, share)
+        left -= out[doc_id].tokens_read
     return out

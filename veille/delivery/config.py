@@ -7,13 +7,23 @@ Apprise URL (SMTP server with its credentials, chat webhook with its token), nev
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from veille.secrets import register_secret, url_password
 from veille.tomlconfig import load_toml_model
 
-__all__ = ["DELIVERY_FILE", "ChatChannel", "DeliveryConfig", "DeliveryError", "EmailChannel", "load_delivery"]
+__all__ = [
+    "DELIVERY_FILE",
+    "ChatChannel",
+    "DeliveryConfig",
+    "DeliveryError",
+    "EmailChannel",
+    "load_delivery",
+    "register_delivery_secrets",
+]
 
 DELIVERY_FILE = "delivery.toml"
 _ENV_RE = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -94,3 +104,22 @@ def load_delivery(corpus_dir: Path) -> DeliveryConfig | None:
     return load_toml_model(
         path, DeliveryConfig, error=DeliveryError, what="delivery", expected="[email] and/or [[chat]] tables"
     )
+
+
+def register_delivery_secrets(corpus_dir: Path, environ: Mapping[str, str]) -> int:
+    """Mask the corpus's delivery URLs (whole: a webhook's token sits in its path) and their
+    passwords in everything the run writes, from its first line (veille.secrets.register_secret).
+    An unreadable delivery.toml registers nothing: the delivery step reports it. Returns how many."""
+    try:
+        config = load_delivery(corpus_dir)
+    except DeliveryError:
+        return 0
+    if config is None:
+        return 0
+    variables = [config.email.server_env] if config.email is not None else []
+    variables += [c.url_env for c in config.chat]
+    urls = [environ.get(v, "").strip() for v in variables]
+    for url in filter(None, urls):
+        register_secret(url)
+        register_secret(url_password(url))  # alone too: an error may quote it without the URL
+    return sum(1 for u in urls if u)

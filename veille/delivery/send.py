@@ -21,6 +21,7 @@ import apprise
 from veille.alerts import Alert
 from veille.delivery.blocks import news_section, parse_report, synthesis_text
 from veille.delivery.config import DeliveryConfig
+from veille.secrets import scrub_text
 
 __all__ = ["Dossier", "chat_text", "deliver", "with_recipients"]
 
@@ -70,7 +71,10 @@ def _send(url: str, *, title: str, body: str, html: bool, attach: Path | None) -
                 return False
             kind = apprise.NotifyFormat.HTML if html else apprise.NotifyFormat.TEXT
             files = apprise.AppriseAttachment(str(attach)) if attach is not None else None
-            return bool(sender.notify(body=body, title=title, body_format=kind, attach=files))
+            # What leaves the machine is scrubbed like every file (the URL itself is the channel's).
+            return bool(
+                sender.notify(body=scrub_text(body), title=scrub_text(title), body_format=kind, attach=files)
+            )
         finally:
             quiet.propagate = propagate
 

@@ -9,6 +9,7 @@ policies, so a retry (same flow run, or a new run with the same inputs) reruns o
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from prefect import flow, get_run_logger
@@ -16,6 +17,7 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from veille.collect import sources_file
+from veille.delivery.config import register_delivery_secrets
 from veille.derived import collecting, set_aside_alerts
 from veille.ops.logfilter import install_expected_failure_filter
 from veille.ops.naming import name_flow_run
@@ -85,6 +87,8 @@ def veille_flow(
         web=web,
     )
     check_warehouse(settings.warehouse_dir, settings.database)  # deployments: one line, not frames
+    # Delivery URLs are secrets from the first line written (the password of one is masked anyway).
+    register_delivery_secrets(settings.corpus_dir, os.environ)
     # The folder is locked before anything is written in it, held until recorded: a killed run is
     # recorded by the next one.
     log, run = get_run_logger(), RunLog.start(settings, lock=lock_run_folder)

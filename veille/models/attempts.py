@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from veille.journal import CallJournal, CallRecord
+from veille.language import prose_language, prose_strings
 from veille.models.base import (
     Model,
     ModelError,
@@ -32,8 +33,9 @@ from veille.models.base import (
     Usage,
 )
 from veille.models.cache import ResponseCache
+from veille.models.feedback import LANGUAGE_NOTE, MAX_ERROR_CHARS, describe_invalid
 from veille.models.retry import RetryPolicy
-from veille.secrets import SecretValue, scrub
+from veille.secrets import SecretValue, scrub, scrub_text
 
 __all__ = [
     "BlockedPromptError",
@@ -47,7 +49,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 
-_MAX_ERROR_CHARS = 2000
+_MAX_ERROR_CHARS = MAX_ERROR_CHARS
 
 
 class BlockedPromptError(ModelError):
@@ -111,7 +113,7 @@ class Recorder:
     secrets: tuple[SecretValue, ...] = ()  # masked in every error text journaled (the API key)
 
     def scrub(self, text: str) -> str:
-        return scrub(text, *self.secrets)[:_MAX_ERROR_CHARS]
+        return scrub_text(scrub(text, *self.secrets))[:_MAX_ERROR_CHARS]
 
     def record(
         self,
@@ -220,7 +222,15 @@ class LogicalCall(Generic[T]):
             model=hit.model,
             attempts=1,
             cache_hit=True,
+            foreign_language=self._foreign(output),  # a kept answer is named again on every hit
         )
+
+    def _foreign(self, output: BaseModel) -> str:
+        """The language of the answer's prose when it is not the request's (``""``: it is, or
+        cannot be told, or the role's language is not checked)."""
+        if not self.request.language:
+            return ""
+        return prose_language(prose_strings(output), self.request.language)
 
     async def _send(self, attempt: int, request: ModelRequest) -> tuple[RawResponse, float, str]:
         """One backend request under the concurrency cap and the global slot; a failed one is recorded
@@ -259,6 +269,9 @@ class LogicalCall(Generic[T]):
         costs_known = True
         feedback: tuple[tuple[str, str], ...] = ()
         attempt = answers = failures = 0
+        # The prose's language earns one re-ask, within the same bound; the answer it replaced is
+        # kept (and returned) should every later one be unusable: a valid answer is never lost to it.
+        foreign_answer: tuple[T, RawResponse] | None = None
         while True:
             attempt += 1
             request = replace(self.request, feedback=feedback) if feedback else self.request
@@ -281,7 +294,7 @@ class LogicalCall(Generic[T]):
             answers += 1
             # An answer echoing a secret (the key in a field) is masked before anything reads it:
             # validation errors, the re-ask's feedback, the cache, every file built from the output.
-            raw = replace(raw, text=scrub(raw.text, *self.recorder.secrets))
+            raw = replace(raw, text=scrub_text(scrub(raw.text, *self.recorder.secrets)))
             cost = self.owner.cost(raw)
             total_usage = add_usage(total_usage, raw.usage)
             costs_known = costs_known and cost is not None
@@ -307,22 +320,43 @@ class LogicalCall(Generic[T]):
                     error_message=last_error,
                     answered=answered,
                 )
+                if answers >= max_answers and foreign_answer is not None:
+                    output, raw = foreign_answer
+                    return self._result(
+                        output, raw, total_usage, total_cost if costs_known else None, answers
+                    )
                 if answers >= max_answers:
                     raise SchemaValidationError(self.request.role, answers, last_error) from None
                 feedback = (*feedback, (raw.text, last_error))
                 continue
+            foreign = self._foreign(output)
+            if foreign and foreign_answer is None and answers < max_answers:
+                foreign_answer = (output, raw)
+                note = LANGUAGE_NOTE.format(found=foreign, expected=self.request.language)
+                self.recorder.record(
+                    attempt, "schema_error", error_class="Language", error_message=note, answered=answered
+                )
+                feedback = (*feedback, (raw.text, note))
+                continue
             self.recorder.record(attempt, "ok", answered=answered)
-            self._store(raw)
-            return ModelResult(
-                output=output,
-                raw_text=raw.text,
-                usage=total_usage,
-                latency_s=time.perf_counter() - self.started,
-                cost_usd=total_cost if costs_known else None,
-                model=raw.model,
-                attempts=answers,
-                cache_hit=False,
-            )
+            return self._result(output, raw, total_usage, total_cost if costs_known else None, answers)
+
+    def _result(
+        self, output: T, raw: RawResponse, usage: Usage, cost: float | None, answers: int
+    ) -> ModelResult[T]:
+        """The validated answer returned (and cached), with every attempt's usage and cost."""
+        self._store(raw)
+        return ModelResult(
+            output=output,
+            raw_text=raw.text,
+            usage=usage,
+            latency_s=time.perf_counter() - self.started,
+            cost_usd=cost,
+            model=raw.model,
+            attempts=answers,
+            cache_hit=False,
+            foreign_language=self._foreign(output),
+        )
 
     def _store(self, raw: RawResponse) -> None:
         if self.key is None or self.cache is None:
@@ -345,25 +379,6 @@ def add_usage(a: Usage, b: Usage) -> Usage:
         cache_read_tokens=a.cache_read_tokens + b.cache_read_tokens,
         estimated=a.estimated or b.estimated,
     )
-
-
-def describe_invalid(exc: ValidationError, finish_reason: str | None) -> str:
-    """A short, model-readable account of what was wrong (fed back on the re-ask)."""
-    problems: list[str] = []
-    for error in exc.errors(include_url=False):
-        location = ".".join(str(part) for part in error["loc"]) or "(document)"
-        message = str(error["msg"])
-        value = error.get("input")
-        if error["type"] != "json_invalid" and isinstance(value, str | int | float | bool):
-            shown = repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:60] + "…")
-            message += f" (got {shown})"
-        problems.append(f"{location}: {message}")
-    text = "; ".join(problems)
-    if finish_reason == "MAX_TOKENS":
-        text = "output truncated at the token limit (finish_reason=MAX_TOKENS), be more concise; " + text
-    elif finish_reason not in (None, "STOP"):
-        text = f"generation stopped early (finish_reason={finish_reason}); " + text
-    return text[:_MAX_ERROR_CHARS]
 
 
 def utc_now() -> str:

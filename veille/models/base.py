@@ -60,6 +60,9 @@ class ModelRequest:
     # Built-in tools the request enables ("google_search": Gemini's Google Search grounding). A
     # grounded request is answered in free text plus metadata, which the backend turns into JSON.
     tools: tuple[str, ...] = ()
+    # The language the answer's prose must be in (ISO 639-1; "": not checked). Not part of the
+    # response cache key: it is read from the prompt's own input.
+    language: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,10 @@ class ModelResult(Generic[T]):
     model: str
     attempts: int
     cache_hit: bool
+    # The language the answer's prose was identified as when it is not the request's, after the
+    # one re-ask this earns (``""``: the expected language, or too short to tell). Kept, not
+    # refused: the step that asked says so in an alert.
+    foreign_language: str = ""
 
 
 @runtime_checkable

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from veille.derived import set_aside
 from veille.models.base import ModelRequest, Usage
 from veille.oserrors import writing
+from veille.secrets import scrub_text
 
 __all__ = ["CACHE_FORMAT", "CachedResponse", "ResponseCache", "cache_key"]
 
@@ -109,7 +110,7 @@ class ResponseCache:
     def put(self, key: str, text: str, model: str, usage: Usage) -> None:
         """Store one validated response; a write that fails is a warning naming the path."""
         try:
-            self._put(key, text, model, usage)
+            self._put(key, scrub_text(text), model, usage)  # a cached answer is written like any output
         except OSError as exc:
             logger.warning("could not store the model response in the cache: %s", exc)
 

@@ -183,14 +183,16 @@ class ModelClient:
         input: BaseModel | None = None,
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
+        language: str = "",
     ) -> ModelResult[T]:
         """Blocking call, safe from any thread except the client's own loop thread. ``input``: the
-        role's typed input the prompt was built from (what a function backend answers from)."""
+        role's typed input the prompt was built from (what a function backend answers from);
+        ``language``: the one the answer's prose must be in ("": not checked)."""
         loop_thread = self._ensure_loop()
         if threading.current_thread() is loop_thread.thread:
             raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
         return self._submit(loop_thread, coro).result()
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
@@ -203,6 +205,7 @@ class ModelClient:
             input=data,
             subtask_id=subtask_id,
             tools=role.tools,
+            language=role.language_for(data),
         )
 
     async def acall(
@@ -215,11 +218,12 @@ class ModelClient:
         input: BaseModel | None = None,
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
+        language: str = "",
     ) -> ModelResult[T]:
         """Awaitable call, from any event loop."""
         loop_thread = self._ensure_loop()
         ids = prefect_run_ids()
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
         if asyncio.get_running_loop() is loop_thread.loop:
             return await coro
         return await asyncio.wrap_future(self._submit(loop_thread, coro))
@@ -300,6 +304,7 @@ class ModelClient:
         subtask_id: str | None,
         ids: tuple[str | None, str | None],
         tools: tuple[str, ...] = (),
+        language: str = "",
     ) -> ModelResult[T]:
         try:
             role_model = self.settings.roles[role]
@@ -318,6 +323,7 @@ class ModelClient:
             subtask_id=subtask_id,
             input=input,
             tools=tools,
+            language="" if getattr(self.model, "answers_by_code", False) else language,
         )
         secrets = tuple(getattr(self.model, "secrets", ()))  # masked in every journaled error
         recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id(), secrets)

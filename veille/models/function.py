@@ -43,6 +43,11 @@ class RoleFunction(Generic[In]):
 class FunctionModel:
     """A backend (``Model`` protocol) answering each role with its :class:`RoleFunction`."""
 
+    # Its answers are code's (the offline engine): asking again gives the same bytes, and its
+    # statements are document sentences, marked as quotes by its writer, so the seam does not check
+    # their language (veille.models.attempts checks a model's).
+    answers_by_code = True
+
     def __init__(self, name: str, functions: Mapping[str, RoleFunction[Any]], *, version: str = "") -> None:
         self.name = name
         self.version = version

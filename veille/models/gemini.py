@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from veille.models.base import ModelError, ModelRequest, RawResponse, TransientModelError, Usage
 from veille.models.grounding import GOOGLE_SEARCH, grounded_answer, search_tools
 from veille.models.wire import wire_schema
-from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub
+from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub, scrub_text
 
 if TYPE_CHECKING:
     from google import genai
@@ -55,7 +55,7 @@ _SDK_LOGGERS = ("google_genai", "google_genai._api_client", "google_genai.models
 
 # The re-ask turn (French, like every prompt of the pipeline).
 REASK_TEMPLATE = (
-    "Ta réponse précédente ne respecte pas le schéma JSON demandé : {error}\n"
+    "Ta réponse précédente est refusée : {error}\n"
     "Réponds de nouveau, uniquement avec un objet JSON conforme au schéma, sans texte autour."
 )
 
@@ -285,7 +285,7 @@ class GeminiModel:
         return GeminiError(f"Gemini request failed ({name}): {detail}", error_class=name)
 
     def _scrub(self, text: str) -> str:
-        return scrub(text, self._key)
+        return scrub_text(scrub(text, self._key))
 
     @staticmethod
     def _raw(response: Any, request: ModelRequest) -> RawResponse:

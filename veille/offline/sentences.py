@@ -17,7 +17,7 @@ from functools import cache
 from veille.offline import lexicon
 from veille.offline.reading import UNREADABLE
 
-__all__ = ["fit_clauses", "fit_sentence", "fit_text", "is_whole", "split_plain"]
+__all__ = ["fit_clauses", "fit_sentence", "fit_text", "is_whole", "sentence_ends", "split_plain"]
 
 _END_RE = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _STARTS_RE = re.compile(r"\s+[«\"“‘(\[¿¡*_A-ZÀ-ÖØ-Þ0-9]")
@@ -61,6 +61,22 @@ def split_plain(text: str) -> list[str]:
         start = match.end()
     out.append(text[start:].strip())
     return [s for s in out if s and UNREADABLE not in s]
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Offsets just after each sentence end of ``text`` as it is (line breaks kept), by
+    :func:`split_plain`'s rules: a cut there never falls inside a sentence. The abbreviation check
+    looks at the 40 characters before the period; an entry starting that window counts as an
+    abbreviation (one missed end rather than one false cut)."""
+    ends: list[int] = []
+    for match in _END_RE.finditer(text):
+        if not _STARTS_RE.match(text, match.end()):
+            continue
+        window = text[max(0, match.end() - 40) : match.end()]
+        if match.group(0) == "." and _ends_with_abbreviation(window):
+            continue
+        ends.append(match.end())
+    return ends
 
 
 def is_whole(sentence: str, item: bool = False) -> bool:

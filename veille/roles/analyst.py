@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, JsonValue, create_model
 
+from veille.language import language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 from veille.roles.limits import FIGURE_CHARS, ITEMS, REASON_CHARS, TEXT_CHARS
@@ -202,4 +203,5 @@ ANALYST: Role[AnalystInput, Findings] = Role(
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
     output_schema=lambda data: findings_schema(tuple(d.id for d in data.documents), data.max_findings),
+    prose_language=lambda data: language(data.question),  # "" when the question cannot tell
 )

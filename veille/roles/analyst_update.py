@@ -24,6 +24,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, JsonValue, create_model
 
+from veille.language import language
 from veille.roles.analyst import (
     FLAG_NOTICE,
     ID_TYPE,
@@ -214,4 +215,5 @@ ANALYST_UPDATE: Role[AnalystUpdateInput, FindingsUpdate] = Role(
     output_schema=lambda data: update_schema(
         tuple(d.id for d in data.documents), tuple(d.id for d in data.known_documents), data.max_findings
     ),
+    prose_language=lambda data: language(data.question),  # "" when the question cannot tell
 )

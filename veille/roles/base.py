@@ -32,9 +32,15 @@ class Role(Generic[In, Out]):
     build_prompt: Callable[[In], str]
     output_schema: Callable[[In], type[Out]]
     tools: tuple[str, ...] = ()  # built-in provider tools, e.g. ("google_search",) for the researcher
+    # The language the answer's prose must be written in, read from the input (``""``: not told,
+    # not checked). An answer in another one is asked again once (veille.models.attempts).
+    prose_language: Callable[[In], str] | None = None
 
     def schema_for(self, data: In) -> type[Out]:
         return self.output_schema(data)
+
+    def language_for(self, data: In) -> str:
+        return self.prose_language(data) if self.prose_language is not None else ""
 
 
 class Asker(Protocol):

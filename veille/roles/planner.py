@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, WithJsonSchema, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from veille.language import request_language
 from veille.roles.base import Role
 from veille.roles.delimit import data_block
 from veille.roles.limits import TITLE_CHARS
@@ -277,4 +278,5 @@ PLANNER: Role[PlannerInput, Plan] = Role(
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
     output_schema=plan_schema,
+    prose_language=lambda data: request_language(data.request_title, data.request),
 )

@@ -11,6 +11,7 @@ import json
 from pydantic import BaseModel, Field
 
 from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, Dossier, dossier_schema
+from veille.language import language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 from veille.roles.writer import SourceRef
@@ -81,4 +82,6 @@ REVISER: Role[ReviserInput, BaseModel] = Role(
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
     output_schema=output_schema,
+    # The axes' titles are the request's words; "" (not checked) when too short to tell.
+    prose_language=lambda data: language(" ; ".join(data.axes.values())),
 )

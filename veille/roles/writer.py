@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, dossier_schema
+from veille.language import request_language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
 from veille.roles.limits import Bounds
@@ -158,4 +159,5 @@ WRITER: Role[WriterInput, BaseModel] = Role(
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
     output_schema=output_schema,
+    prose_language=lambda data: request_language(data.request_title, data.request),
 )

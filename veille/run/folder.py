@@ -24,6 +24,7 @@ from veille.alerts import Alert
 from veille.oserrors import writing
 from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
+from veille.secrets import scrub_text
 
 __all__ = [
     "CALLS_FILE",
@@ -113,7 +114,7 @@ def _write_atomic(path: Path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+                handle.write(scrub_text(text))  # every run-folder file: one scrubbing step
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -38,6 +38,7 @@ from veille.roles.planner import (
     PlannerInput,
     summary_budget,
 )
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.catalogue import planner_tokens
 from veille.steps.coverage import Vocabulary, check_flagged, cover, mentions_term, needs_placement
 from veille.steps.plan_alerts import CoverageReport, coverage_report, left_out_alert, outcome_alerts
@@ -162,13 +163,14 @@ def _reask(
             lines = lines[:-1]
             follow_up = data.model_copy(update={"findings": lines})
     try:
-        proposed = client.ask(PLANNER, follow_up).output
+        answer = client.ask(PLANNER, follow_up)
+        proposed = answer.output
         revised, alerts = validate_plan(
             proposed, [e.id for e in data.catalogue], max_subtasks=data.max_subtasks, max_docs=data.max_docs
         )
     except (PlanUnusableError, SchemaValidationError, BudgetExceededError):
         return None
-    return revised, proposed, alerts
+    return revised, proposed, [*foreign_answer_alerts("plan", answer, "planificateur (relance)"), *alerts]
 
 
 def _first_answer(alert: Alert) -> Alert:

@@ -23,6 +23,7 @@ from veille.models.budget import BudgetExceededError
 from veille.offline.axes import parse_axes
 from veille.roles.base import Asker
 from veille.roles.planner import PLANNER, Plan, PlannerInput, SubTask
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.catalogue import rank_entries
 from veille.steps.coverage import Vocabulary, place_documents
 from veille.steps.plan_validate import PlanUnusableError, validate_plan
@@ -83,8 +84,13 @@ def _failure(exc: ModelError) -> str:
 
 def _attempt(client: Asker, data: PlannerInput, previous: Plan | None) -> Proposal | list[str]:
     """A validated proposal, or the findings that say why there is none (for the re-ask)."""
+    language: list[Alert] = []
     try:
-        proposed = previous if previous is not None else client.ask(PLANNER, data).output
+        if previous is not None:
+            proposed = previous
+        else:
+            answer = client.ask(PLANNER, data)
+            proposed, language = answer.output, foreign_answer_alerts("plan", answer, "planificateur")
     except (BlockedPromptError, SchemaValidationError, BudgetExceededError) as exc:
         return [_failure(exc)]  # blocked, cut, outside the schema, or the night's budget spent
     # Any other model error (quota, provider down, rejected key) is not about the answer: code's plan
@@ -94,7 +100,7 @@ def _attempt(client: Asker, data: PlannerInput, previous: Plan | None) -> Propos
         plan, alerts = validate_plan(proposed, known, max_subtasks=data.max_subtasks, max_docs=data.max_docs)
     except PlanUnusableError as exc:
         return [str(exc), *(a.message for a in exc.alerts)]
-    return Proposal(plan=plan, proposed=proposed, alerts=alerts)
+    return Proposal(plan=plan, proposed=proposed, alerts=[*language, *alerts])
 
 
 def by_code(data: PlannerInput, findings: list[str], never: Collection[str], *, reasked: bool) -> Proposal:

@@ -3,7 +3,9 @@
 Documents are read whole while they all fit ``Settings.analyst_token_budget`` (tokens of document
 text, estimated as everywhere: veille.tokens); else the budget is shared among them (shortest first)
 and each long document is read through its sections most relevant to the sub-task's question (BM25,
-:func:`veille.corpus.sections.read_within_budget`). What was left out is recorded per document
+:func:`veille.corpus.sections.read_within_budget`), cut at headings, paragraphs and sentence ends,
+never inside a sentence. The documents' text shown never exceeds the budget, whatever their sizes
+(a 5 MB document among others included): that bound is structural, not a warning after the fact. What was left out is recorded per document
 (:class:`PartRead`): the branch's findings.json entry (``read``), an info alert and the run
 summary's « lu à N % ». Pure: no I/O.
 """
@@ -29,9 +31,12 @@ class PartRead(BaseModel):
 
     @property
     def percent(self) -> int:
-        """Share shown, rounded down (a document read in part never shows 100 %), at least 1."""
+        """Share shown, rounded down (a document read in part never shows 100 %); at least 1 when
+        anything was read, 0 when no whole sentence fitted the document's share of the budget."""
         if self.tokens_total <= 0:
             return 100
+        if self.tokens_read <= 0:
+            return 0
         return max(1, min(99, self.tokens_read * 100 // self.tokens_total))
 
 
@@ -64,16 +69,24 @@ def read_note(parts: Mapping[str, PartRead]) -> str:
 
 
 def reading_alert(subtask_id: str, parts: Mapping[str, PartRead], budget: int) -> list[Alert]:
-    """One info alert naming the sub-task's documents read in part (none: no alert)."""
+    """One alert naming the sub-task's documents read in part and how much of each (none: no
+    alert): info while each was read at least in part, a warning when one could not be read at all
+    (no whole sentence fitted its share: a document far beyond the budget among others)."""
     if not parts:
         return []
+    unread = sorted(i for i, p in parts.items() if p.tokens_read <= 0)
+    message = (
+        f"{subtask_id} : budget de lecture de {budget} tokens atteint, passages les plus pertinents "
+        f"lus : {read_note(parts)}"
+    )
+    if unread:
+        message += f" ; non lu(s), aucune phrase entière dans sa part du budget : {', '.join(unread)}"
     return [
         alert(
             "analyse",
             "analyse.partial_read",
-            f"{subtask_id} : budget de lecture de {budget} tokens atteint, passages les plus pertinents "
-            f"lus : {read_note(parts)}",
-            severity="info",
+            message,
+            severity="warning" if unread else "info",
             subject=subtask_id,
         )
     ]

@@ -28,6 +28,7 @@ from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.limits import Bounds
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.write import sanitize_dossier
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
@@ -114,7 +115,7 @@ def _revise(
         forbidden_words=list(grid.forbidden_words),
     )
     try:
-        revised = client.ask(REVISER, reviser_input).output
+        answer = client.ask(REVISER, reviser_input)
     except ModelError as exc:
         alerts.append(
             alert(
@@ -125,8 +126,9 @@ def _revise(
             )
         )
         return None
+    alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
     clean, changed = sanitize_dossier(
-        Dossier.model_validate(revised.model_dump()),
+        Dossier.model_validate(answer.output.model_dump()),
         sources,
         list(axes),
         stage="review",

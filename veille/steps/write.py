@@ -37,6 +37,7 @@ from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
 from veille.steps.numbering import number_findings
 from veille.steps.research import WebResearch
@@ -267,7 +268,8 @@ def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]
         dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes), **_limits(data))
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
-    return sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data))
+    clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data))
+    return clean, [*foreign_answer_alerts("write", result, "rédacteur"), *alerts]
 
 
 def _limits(data: WriterInput) -> dict[str, Any]:

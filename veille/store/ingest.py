@@ -40,7 +40,7 @@ from veille.corpus.sections import split_sections, text_fingerprint
 from veille.store.connection import read_write, set_aside_unreadable
 from veille.store.conversions import ConversionCache
 from veille.store.files import check_corpus
-from veille.store.ingest_alerts import Aggregates, future_date_alerts, reference_alerts
+from veille.store.ingest_alerts import Aggregates, future_date_alerts, reference_alerts, scrubbed_document
 from veille.store.queries import read_sql, utcnow
 from veille.store.rows import (
     _DOC_SCHEMA,
@@ -224,8 +224,9 @@ class _Ingestion:
     def _add_row(self, doc: DocumentFields, rel: str, st: os.stat_result, prev: _Stored | None) -> None:
         if prev is not None:
             self.replaced.append(doc.id)
+        doc, masked = scrubbed_document(doc, rel)  # a configured secret never reaches the database
+        self.alerts += masked
         text_hash, sketch = text_fingerprint(doc.body)
-        origins = doc.origins
         self.rows.append(
             (
                 *doc[:10],  # id .. content_hash
@@ -237,7 +238,7 @@ class _Ingestion:
                 prev.ingested_at if prev is not None else self.now,  # first ingestion date survives updates
                 self.now,
                 doc.format,
-                *(origins.get(k, "front matter") for k in ("id", "title", "date", "source_type")),
+                *(doc.origins.get(k, "front matter") for k in ("id", "title", "date", "source_type")),
                 text_hash,
                 sketch,
             )

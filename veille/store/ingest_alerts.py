@@ -16,10 +16,12 @@ from pathlib import Path
 import duckdb
 
 from veille.alerts import Alert, alert
+from veille.corpus.document import DocumentFields
 from veille.corpus.reference import Reference, unknown_reference_ids
+from veille.secrets import scrub_text
 from veille.store.queries import read_sql
 
-__all__ = ["Aggregates", "future_date_alerts", "reference_alerts"]
+__all__ = ["Aggregates", "future_date_alerts", "reference_alerts", "scrubbed_document"]
 
 _EXAMPLES = 3
 
@@ -107,4 +109,18 @@ def reference_alerts(corpus_dir: Path, reference: Reference, valid_ids: Collecti
             severity="warning",
             subject="reference/facts.yaml",
         )
+    ]
+
+
+def scrubbed_document(doc: DocumentFields, rel: str) -> tuple[DocumentFields, list[Alert]]:
+    """``doc`` with every configured secret masked in its text fields (a key pasted in a note, a URL
+    with its password) — the database, the prompts and every output read them from there — and the
+    warning naming the file when something was masked."""
+    fields = {f: getattr(doc, f) for f in ("title", "summary", "url", "author", "body")}
+    changed = {f: scrub_text(v) for f, v in fields.items() if v and scrub_text(v) != v}
+    if not changed:
+        return doc, []
+    message = f"{rel} : secret configuré (clé d'API, mot de passe d'une URL) masqué dans {sorted(changed)}"
+    return doc._replace(**changed), [  # type: ignore[arg-type]  # text fields only
+        alert("ingest", "ingest.secret_masked", message, severity="warning", subject=rel)
     ]

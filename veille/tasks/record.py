@@ -16,6 +16,7 @@ from veille.run.folder import mark_failed
 from veille.run.metrics import failed_branches, report_description
 from veille.run.metrics_page import metrics_markdown
 from veille.run.recovery import recover_dead_runs
+from veille.secrets import scrub_text
 from veille.settings import Settings
 from veille.warehouse import RecordResult, RunAlreadyRecordedError, metrics_table, record_run_dir
 
@@ -53,7 +54,9 @@ def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
         "metrics": artifact_key(METRICS_ARTIFACT, deployment),
     }
     report_id = create_markdown_artifact(
-        markdown=markdown, key=keys["report"], description=report_description(result.run_id, run_dir)
+        markdown=scrub_text(markdown),
+        key=keys["report"],
+        description=scrub_text(report_description(result.run_id, run_dir)),
     )
     if deployment:  # the deployment page links to this night's dossier
         from prefect.runtime import deployment as current_deployment
@@ -61,8 +64,10 @@ def publish_artifacts(run_dir: Path, result: RecordResult) -> dict[str, str]:
         complete = result.summary["status"] == "completed" and not failed_branches(run_dir)
         point_deployment_at(current_deployment.id, report_id, result.run_id, complete)
     create_markdown_artifact(  # a few readable tables: headline, per step, per role, alerts, reuse
-        markdown=metrics_markdown(
-            run_dir, metrics_table(result.summary, _alerts(Path(run_dir))), _cached_task_runs()
+        markdown=scrub_text(
+            metrics_markdown(
+                run_dir, metrics_table(result.summary, _alerts(Path(run_dir))), _cached_task_runs()
+            )
         ),
         key=keys["metrics"],
         description=f"Cost, tokens, scores and alerts of run {result.run_id} ({result.summary['status']})",

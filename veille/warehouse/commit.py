@@ -34,6 +34,7 @@ from veille.warehouse.errors import RunAlreadyRecordedError, WarehouseError
 from veille.warehouse.renames import rename_columns
 from veille.warehouse.rows import build_tables, run_date_of
 from veille.warehouse.schema import SAFE_NAME_RE, TABLE_ORDER, TABLES, renamed_columns
+from veille.warehouse.scrubbing import scrub_table
 
 __all__ = [
     "INDEX_DIR",
@@ -81,6 +82,7 @@ def write_atomic(table: pa.Table, final: Path, *, exclusive: bool) -> None:
     with writing(final.parent, "creating a warehouse folder"):
         final.parent.mkdir(parents=True, exist_ok=True)
     temp = final.with_name(f".{final.stem}.{uuid.uuid4().hex[:8]}.tmp")
+    table = scrub_table(table)  # every Parquet file: one scrubbing step
     try:
         with writing(final, "writing a Parquet file"), temp.open("wb") as handle:
             pq.write_table(table, handle, compression="zstd")

@@ -1,0 +1,132 @@
+"""The language of a text, with py3langid (a character n-gram naive Bayes model, BSD; 4.5 MB with
+numpy, microseconds per sentence), shared by the offline engine and the model seam.
+
+Chosen over lingua-language-detector (``bench/language_id.py``): on the 1,035 sentences of the
+test corpora's documents, each labelled with its document's language, restricted to the same seven
+languages, py3langid misread 10 in 0.14 s CPU (+ 1.2 s to load its model) and lingua 24 in 0.58 s
+CPU (+ 2.9 s to load), for a 96 MB wheel against 4.5 MB. The identifier is restricted to the
+languages of ``identified_languages`` (veille/data/lang/common.toml): a wider set makes short
+texts misread. Its thresholds are ``[language]`` of veille/data/lang/weights.toml.
+
+Here rather than in ``veille.offline``: the seam (``veille.models``) checks the language of model
+answers and must not import the engine (import-linter contract ``seam-and-engine-apart``), so this
+module reads its two data tables itself and imports nothing of veille but resources.
+
+:func:`language` names one text's language (``""`` when too short or unsure). :func:`prose_language`
+judges a model answer: its free text (every string of three words or more), quotations left out
+(« … », “ … ”, "…" — a quoted document passage keeps its language), named only when it is long
+enough to tell and confidently not the expected language. Precision before recall: a French answer
+re-asked for nothing costs a call and an alert; a short English label missed costs nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Iterator
+from functools import cache, lru_cache
+from typing import Any
+
+from veille.resources import data_file
+
+__all__ = ["REPORT_LANGUAGE", "language", "prose_language", "prose_strings", "request_language"]
+
+# The dossier's default language: prompts and alerts are French, and a report follows its request's
+# language when it can be told (an English request gets an English report: tests/corpora/*-en).
+REPORT_LANGUAGE = "fr"
+
+_LETTER_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+# Quoted passages (a document's words keep their language), code, addresses and citation marks.
+_QUOTED_RE = re.compile(r"«[^»]*»(?:\s*\([a-z]{2}\))?|“[^”]*”|\"[^\"]*\"|`[^`]*`|\bhttps?://\S+|\[[^\]]*\]")
+
+
+@cache
+def _table(name: str, section: str) -> dict[str, Any]:
+    path = data_file("lang") / f"{name}.toml"
+    try:
+        with path.open("rb") as handle:
+            table = tomllib.load(handle).get(section)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read [{section}] ({exc})") from exc
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: [{section}] missing or not a table")
+    return table
+
+
+def _weight(key: str) -> float:
+    item = _table("weights", "language").get(key)
+    value = item.get("value") if isinstance(item, dict) else None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise ValueError(f"{data_file('lang') / 'weights.toml'}: [language].{key} needs a numeric value")
+    return float(value)
+
+
+def _languages() -> list[str]:
+    groups = _table("common", "identified_languages").values()
+    codes = {
+        code for group in groups if isinstance(group, dict) for code in str(group.get("words", "")).split()
+    }
+    if not codes:
+        raise ValueError(f"{data_file('lang') / 'common.toml'}: [identified_languages] names no language")
+    return sorted(codes)
+
+
+@cache
+def _identifier() -> Any:
+    # Imported here: the model loads in ~0.2 s, paid only by runs that read languages.
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(_languages())
+    return identifier
+
+
+@lru_cache(maxsize=8192)
+def language(text: str) -> str:
+    """ISO 639-1 code of the language ``text`` is written in, or ``""`` when it cannot be told."""
+    if len(_LETTER_WORD_RE.findall(text)) < _weight("min_words"):
+        return ""
+    code, probability = _identifier().classify(text)
+    return str(code) if probability >= _weight("min_confidence") else ""
+
+
+def request_language(*texts: str) -> str:
+    """The language a dossier is written in: its request's (title and text), French when it cannot
+    be told (a request of a few words)."""
+    return language(" ".join(texts)) or REPORT_LANGUAGE
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def prose_strings(answer: Any) -> list[str]:
+    """The free text of a model answer (a pydantic model or its JSON data): every string holding
+    three words or more once quotations are left out — ids, numbers and enum values are not prose."""
+    data = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
+    out = []
+    for text in _strings(data):
+        bare = " ".join(_QUOTED_RE.sub(" ", text).split())
+        if len(_LETTER_WORD_RE.findall(bare)) >= 3:
+            out.append(bare)
+    return out
+
+
+def prose_language(texts: Iterable[str], expected: str = REPORT_LANGUAGE) -> str:
+    """The language the prose ``texts`` is written in when it is told with confidence and is not
+    ``expected``; ``""`` otherwise (expected, mixed, too short to tell). The texts are judged
+    together (one sentence of English in a French answer is a quotation, not an English answer),
+    and only past ``[language].min_prose_words`` words."""
+    bare = [" ".join(_QUOTED_RE.sub(" ", t).split()) for t in texts]
+    joined = " ".join(t if t.endswith((".", "!", "?", ":", ";")) else t + "." for t in bare if t)
+    if len(_LETTER_WORD_RE.findall(joined)) < _weight("min_prose_words"):
+        return ""
+    code = language(joined)
+    return code if code and code != expected else ""
