@@ -41,6 +41,8 @@ def _paragraphs(paths: list[Path], min_words: int = 8) -> list[str]:
             if re.match(r"\s*\d+\. doc-", block):
                 continue  # a bibliography line: a document's title, in its own language
             block = " ".join(block.strip().lstrip("#-*0123456789. ").split())
+            if block.startswith((">>>", "$ ")):
+                continue  # an interpreter or shell session: code, not prose
             if len(_WORDS.findall(block)) >= min_words and "`" not in block and "http" not in block:
                 out.append(block)
     return out
@@ -90,7 +92,7 @@ def test_french_prose_quoting_english_is_never_re_asked(
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(ENGLISH), min_size=1, max_size=6))
+@given(st.lists(st.sampled_from(ENGLISH), min_size=1, max_size=6, unique=True))  # one line ×6 is not prose
 def test_english_prose_is_named_when_long_enough(english: list[str]) -> None:
     found = prose_language(english, "fr")
     if sum(len(_WORDS.findall(p)) for p in english) >= 40:
