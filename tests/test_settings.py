@@ -80,3 +80,21 @@ def test_docs_list_every_environment_variable() -> None:
     assert {"VEILLE_CONFIG", "GEMINI_API_KEY"} <= read  # the scan finds them
     missing += sorted(name for name in read if name not in docs)
     assert missing == [], f"not in docs/configuration.md: {missing}"
+
+
+def test_an_installed_veille_keeps_its_corpus_and_warehouse_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veille.settings import PROJECT_ROOT, default_home
+
+    site = tmp_path / "site-packages"  # a wheel's parent: no pyproject.toml there
+    site.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert default_home(site) == work
+    assert default_home(PROJECT_ROOT) == PROJECT_ROOT  # a checkout keeps its own corpus/ and warehouse/
+    monkeypatch.setattr("veille.settings.default_home", lambda root=site: default_home(root))
+    settings = Settings()
+    assert settings.corpus_dir == work / "corpus"
+    assert settings.warehouse_dir == work / "warehouse" / "data"

@@ -151,3 +151,12 @@ def test_the_wheel_installs_and_runs_from_another_folder(tmp_path: Path) -> None
     assert out.split() == ["status", "completed"]
     _run([veille, "runs", "--warehouse", warehouse], cwd=workdir, env=env, timeout=300)
     assert not list(workdir.iterdir()), "the run wrote into its working directory"
+
+    # Without --warehouse an installed veille writes into the folder it runs from, never into
+    # site-packages (the package's parent there).
+    home = tmp_path / "home"
+    home.mkdir()
+    _run([veille, "run", "--backend", "offline", "--corpus", BUNDLED_CORPUS], cwd=home, env=env, timeout=1000)
+    (run_dir,) = (home / "warehouse" / "data" / "runs").iterdir()
+    assert (run_dir / "report.md").is_file()
+    assert not list(venv.glob("lib/python*/site-packages/warehouse")), "a run wrote into site-packages"

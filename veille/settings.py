@@ -29,11 +29,20 @@ __all__ = [
     "RoleModel",
     "Settings",
     "api_key_from_env",
+    "default_home",
 ]
 
 # The repository root (editable install): the bundled corpus and the default warehouse live there.
 # Configuration files ship in the package (veille/data, see veille.resources).
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def default_home(root: Path = PROJECT_ROOT) -> Path:
+    """Folder of the default `corpus/` and `warehouse/data/`: the checkout when veille runs from one,
+    else the working directory — an installed wheel's parent is site-packages, which is no place for
+    a user's watch (and is often not writable); `veille.toml` is read from there too."""
+    return root if (root / "pyproject.toml").is_file() else Path.cwd()
+
 
 Role = Literal["planner", "analyst", "analyst_update", "writer", "critic", "reviser", "judge", "researcher"]
 ROLES: tuple[Role, ...] = (
@@ -86,8 +95,8 @@ class Settings(BaseSettings):
     )
 
     # --- paths ---
-    corpus_dir: Path = PROJECT_ROOT / "corpus"
-    warehouse_dir: Path = PROJECT_ROOT / "warehouse" / "data"
+    corpus_dir: Path = Field(default_factory=lambda: default_home() / "corpus")
+    warehouse_dir: Path = Field(default_factory=lambda: default_home() / "warehouse" / "data")
     db_path: Path | None = Field(
         default=None, description="DuckDB corpus database; default <warehouse_dir>/veille.duckdb"
     )
