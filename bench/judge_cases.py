@@ -10,9 +10,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from veille.backends import build_client
 from veille.graders.judge import JudgeGrader
 from veille.settings import Settings
+
+try:
+    from veille.backends import build_client
+except ImportError:  # checkouts before veille/backends.py (b0ec926: the « before » column)
+    from veille.models.factory import build_client  # type: ignore[no-redef]
 
 WACC = "WACC ≈ 9,91 % ; coût des capitaux propres 10,34 % ; dette après impôt 4,15 % ; EV ≈ 1 705 M$."
 SHARE = "Ouvrez le rapport, cliquez sur Partager, choisissez le client."

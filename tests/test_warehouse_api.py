@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from veille import warehouse as wh
 from veille.warehouse import api
-from veille.warehouse.synth import ROLES, write_synthetic_run
+from veille.warehouse.synth import ROLES, demo_warehouse, write_synthetic_run
 
 T0 = datetime(2026, 3, 1, 2, 0, tzinfo=UTC)
 
@@ -84,3 +85,30 @@ def test_the_api_is_read_only_and_times_out(warehouse: Path, tmp_path: Path) -> 
     with pytest.raises(wh.QueryTimeoutError):
         api.query("SELECT count(*) FROM range(100000000000)", warehouse_dir=warehouse, timeout_s=0.5)
     assert not (tmp_path / "x.csv").exists()
+
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "warehouse.md"
+DEMO = "/tmp/veille-demo"
+
+
+def test_the_documented_example_runs_as_written_and_prints_what_the_doc_shows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The notebook example of docs/warehouse.md, read from the doc and run on the demo warehouse it
+    names: it runs (a column renamed in a view breaks it) and prints the output the doc shows."""
+    section = DOC.read_text(encoding="utf-8").split("## Python API for notebooks", 1)[1].split("\n## ", 1)[0]
+    code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)
+    demo_warehouse(tmp_path)
+    exec(compile(code.replace(DEMO, str(tmp_path)), str(DOC), "exec"), {})
+    assert capsys.readouterr().out == shown
+
+
+def test_a_retried_night_costs_both_attempts_in_every_frame(warehouse: Path) -> None:
+    attempts = api.runs(warehouse, attempts=True)
+    both = attempts.loc[attempts["flow_run_id"] == "flow-0", "cost_usd"].sum()
+    assert len(attempts[attempts["flow_run_id"] == "flow-0"]) == 2
+    run = api.runs(warehouse).set_index("flow_run_id").loc["flow-0"]
+    trend = api.trends(warehouse).set_index("flow_run_id").loc["flow-0"]
+    assert run["flow_run_cost_usd"] == pytest.approx(both)
+    assert trend["flow_run_cost_usd"] == pytest.approx(both)
+    assert "cost_usd" not in api.trends(warehouse).columns  # no last-attempt-only cost to mistake for it

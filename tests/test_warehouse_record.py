@@ -28,6 +28,12 @@ def test_metrics_table_flags_lower_bound_costs(tmp_path: Path) -> None:
     assert rows["cost_usd"].endswith("(lower bound: unpriced model)")
     assert rows["score.judge"] == f"{dict(summary['final_scores'])['judge']:.3f}"
     assert all(isinstance(v, str) for v in rows.values())
+    # One meaning per name: output_tokens as in the runs table (thinking apart, issue 25).
+    assert summary["reasoning_tokens"] > 0
+    assert (rows["output_tokens"], rows["reasoning_tokens"]) == (
+        str(summary["output_tokens"]),
+        str(summary["reasoning_tokens"]),
+    )
 
 
 @pytest.mark.usefixtures("prefect_harness")

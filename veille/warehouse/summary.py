@@ -77,7 +77,9 @@ def metrics_table(
         ("calls", summary["calls"]),
         ("failed_calls", summary["failed_calls"]),
         ("input_tokens", summary["input_tokens"]),
-        ("output_tokens", summary["output_tokens"] + summary["reasoning_tokens"]),
+        # The names and meanings of the warehouse columns: output_tokens exclude thinking.
+        ("output_tokens", summary["output_tokens"]),
+        ("reasoning_tokens", summary["reasoning_tokens"]),
         ("cost_usd", f"{cost:.4f}" + ("" if summary["cost_complete"] else " (lower bound: unpriced model)")),
         ("rounds", summary.get("rounds")),
         ("validated", summary.get("validated")),
