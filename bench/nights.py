@@ -116,11 +116,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["offline", "gemini-fake"], default="gemini-fake")
     parser.add_argument("--only", choices=SCENARIOS, action="append", help="run only these scenarios")
+    parser.add_argument(
+        "--writer",
+        choices=["findings", "spread"],
+        default="findings",
+        help="fake server's writer: each axis from its own findings (a dossier the grid validates, "
+        "default), or every source number spread over the axes (before issue 27 item 4: never validated "
+        "on the bundled corpus, 319 words of 350)",
+    )
     args = parser.parse_args()
+    sys.path.insert(0, str(PROJECT_ROOT))
+    from testkit.gemini_script import findings_dossier
+
+    writer = findings_dossier if args.writer == "findings" else None
     tmp = Path(tempfile.mkdtemp(prefix="veille-nights-"))
     _prepare_env(tmp / "prefect-home")
     try:
-        with _backend(args.backend) as (backend, _fake):
+        with _backend(args.backend, writer) as (backend, _fake):
             sys.path.insert(0, str(PROJECT_ROOT))
             from veille.flows.veille import veille_flow
 
