@@ -274,7 +274,9 @@ def write_draft(
     try:
         result = client.ask(WRITER, asked)
     except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
-        dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes), **_limits(data))
+        rendered = code_dossier(data)  # the kept sections stand here too (validated on their night)
+        rendered = merge_sections(rendered, kept, data.axes) if kept else rendered
+        dossier, alerts = sanitize_dossier(rendered, data.sources, list(data.axes), **_limits(data))
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
     if kept:
