@@ -361,16 +361,16 @@ def _planner_input(prompt: str) -> Any:
     )
 
 
-def month_responder() -> Callable[[dict[str, Any], str], Any]:
+def month_responder(writer: Callable[[str], Any] | None = None) -> Callable[[dict[str, Any], str], Any]:
     """``FakeGemini.responder``: testkit/gemini_script.py for every role but the planner, which gets
-    the offline planner's plan of the catalogue its prompt shows."""
+    the offline planner's plan of the catalogue its prompt shows (``writer``: gemini_responder's)."""
     from testkit.fake_gemini import Reply
     from testkit.gemini_script import _text, gemini_responder, role_of
     from veille.offline.authority import load_authority
     from veille.offline.planner import plan
     from veille.settings import Settings
 
-    others = gemini_responder()
+    others = gemini_responder(writer=writer)
     framing = load_authority(Settings().authority_file).framing()
 
     def respond(body: dict[str, Any], model: str) -> Any:
@@ -622,7 +622,7 @@ def _prepare_env(home: Path) -> None:
 
 
 @contextmanager
-def _backend(name: str) -> Iterator[tuple[str, Any]]:
+def _backend(name: str, writer: Callable[[str], Any] | None = None) -> Iterator[tuple[str, Any]]:
     if name == "offline":
         yield "offline", None
         return
@@ -630,7 +630,7 @@ def _backend(name: str) -> Iterator[tuple[str, Any]]:
     from testkit.fake_gemini import FakeGemini
 
     with FakeGemini() as fake:
-        fake.responder = month_responder()
+        fake.responder = month_responder(writer)
         os.environ.update(
             {
                 "GEMINI_API_KEY": "bench-fake-key",

@@ -12,11 +12,36 @@ from typing import Any
 
 from testkit.fake_gemini import Reply
 from testkit.flowkit import AXES, PERFECT, dossier_from
+from veille.dossier import AxisSection, KeyPoint
 from veille.roles import analyst, analyst_update, critic, judge, planner, researcher, reviser, writer
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
 
-__all__ = ["gemini_responder", "role_of"]
+_AXIS_RE = re.compile(r"^### (st-\d+) \(axe « .* »\) — .*$")
+_FINDING_RE = re.compile(r"^- (.*?) ((?:\[\d+\])+)$")
+
+
+def findings_dossier(prompt: str) -> Any:
+    """A writer that writes each axis from its own findings only (one key point per finding, its
+    citations kept), as a careful model would: a section is a function of its branch. Just long
+    enough for the grid's 350 words on the bundled corpus (each point gets one plain sentence more)."""
+    sections: dict[str, list[KeyPoint]] = {}
+    axis = ""
+    for line in prompt.splitlines():
+        if match := _AXIS_RE.match(line):
+            axis = match.group(1)
+            sections[axis] = []
+        elif axis and (match := _FINDING_RE.match(line)):
+            numbers = [int(n) for n in re.findall(r"\d+", match.group(2))]
+            text = f"{match.group(1)} Ce constat éclaire cet axe de la demande."
+            sections[axis].append(KeyPoint(text=text, citations=numbers))
+        elif not line.strip() or line.startswith("</"):
+            axis = ""
+    base = dossier_from([1], list(sections) or ["st-1"])
+    return base.model_copy(update={"sections": [AxisSection(axis=a, points=p) for a, p in sections.items()]})
+
+
+__all__ = ["findings_dossier", "gemini_responder", "role_of"]
 
 _ROLES = {
     planner.INSTRUCTIONS: "planner",
@@ -44,10 +69,12 @@ def gemini_responder(
     axes: Sequence[tuple[str, list[str]]] = AXES,
     delay_s: float = 0.0,
     researcher: Callable[[str], Reply] | None = None,
+    writer: Callable[[str], Any] | None = None,
 ) -> Callable[[dict[str, Any], str], Reply]:
     """``FakeGemini.responder``: a valid answer for every role of the flow; the plan has one
     sub-task per ``(question, doc ids)`` of ``axes``; ``researcher(prompt)`` answers grounded calls
-    (``--web``), which are refused without it."""
+    (``--web``), which are refused without it; ``writer(prompt)`` answers the writer (e.g.
+    :func:`findings_dossier`; by default every source number spread over the axes)."""
 
     def respond(body: dict[str, Any], model: str) -> Reply:
         role = role_of(body)
@@ -61,6 +88,8 @@ def gemini_responder(
         elif role in ("analyst", "analyst_update"):  # the update's <document> blocks: the new ones only
             ids = re.findall(r'<document id="([^"]+)"', prompt)
             answer = Findings(findings=[Finding(statement=f"Constat tiré de {i}.", doc_ids=[i]) for i in ids])
+        elif role == "writer" and writer is not None:
+            answer = writer(prompt)
         elif role in ("writer", "reviser"):
             # The writer's prompt lists its numbers and axes; the reviser's its sources and axes.
             match = re.search(r"Numéros de sources disponibles : ([\d, ]+)\.", prompt)

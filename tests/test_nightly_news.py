@@ -36,10 +36,11 @@ ITEM = {
 }
 
 
-def _catalogue_planner() -> Any:
+def _catalogue_planner(writer: Any = None) -> Any:
     """The scripted answers of tests/gemini_script, with a planner over whatever catalogue it is
-    shown: its ids in groups of six, one sub-task each (the bundled corpus is not the flowkit one)."""
-    base = gemini_responder()
+    shown: its ids in groups of six, one sub-task each (the bundled corpus is not the flowkit one);
+    ``writer``: gemini_responder's."""
+    base = gemini_responder(writer=writer)
 
     def respond(body: dict[str, Any], model: str) -> Reply:
         if role_of(body) != "planner":

@@ -31,7 +31,7 @@ from veille.run.summary import usage_note
 from veille.settings import Settings
 from veille.steps.catalogue import planner_catalogue, planner_reads_texts, with_texts
 from veille.tasks.analyse import analyse_sub_tasks, analyst_basis, offline_branches
-from veille.tasks.clients import backend_label, open_client
+from veille.tasks.clients import backend_label, model_key, open_client
 from veille.tasks.collect import collect
 from veille.tasks.deliver import deliver_dossier
 from veille.tasks.grade import grade_run, quality_alerts
@@ -45,7 +45,7 @@ from veille.tasks.research import search_web
 from veille.tasks.reuse import Reuse
 from veille.tasks.review import review
 from veille.tasks.screen import screen_documents
-from veille.tasks.write import finish_report, write_report
+from veille.tasks.write import finish_report, sections_path, write_report
 from veille.warehouse.place import check_warehouse
 
 __all__ = ["veille_flow"]
@@ -135,11 +135,13 @@ def veille_flow(
                     "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
                 )
 
+            kept = sections_path(settings, client.backend)  # the writer writes only changed axes
             written = write_report(
-                asker, analyses, request, grid, settings.database, run.web, settings.bounds()
-            )
+                asker, analyses, request, grid, settings.database, run.web, settings.bounds(), kept,
+                model_key(settings, "writer"),
+            )  # fmt: skip
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
-            reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds))
+            reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds, kept))
             news = changes.planned(planned.plan.excluded)  # what the plan left out is named, not cited
             final = finish_report(
                 request.title, written, reviewed, run.failed_questions(), news, settings.database

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, dossier_schema
+from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, Dossier, dossier_schema
 from veille.language import request_language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
@@ -74,6 +74,10 @@ class WriterInput(BaseModel):
     max_words: int = 10_000
     max_sentence_words: int = 25
     bounds: Bounds = Field(default_factory=Bounds)  # code's (Settings), stated in the rules
+    # Incremental nights (veille.steps.sections): axes whose section code keeps from a validated night
+    # (id -> title; not in ``axes``), and that night's conclusions in tonight's numbers, to update.
+    kept_axes: dict[str, str] = Field(default_factory=dict)
+    previous: Dossier | None = None
 
 
 # --- prompt (seed 004) --------------------------------------------------------------------------
@@ -94,6 +98,28 @@ Recopie les chiffres avec leur unité. N'écris jamais d'identifiant de document
 
 def _cites(numbers: list[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
+
+
+def _kept_text(data: WriterInput) -> str:
+    """Incremental night: the axes kept as they are, and the previous conclusions to update."""
+    kept = "\n".join(f"- {title}" for title in data.kept_axes.values())
+    text = (
+        "Axes inchangés, déjà rédigés et validés (le code les reprend ; ne les réécris pas, "
+        f"n'écris de sections que pour les axes des constats ci-dessus) :\n{kept}"
+    )
+    if data.previous is None:
+        return text
+    p = data.previous
+    lines = [f"- synthèse : {c.text} {_cites(c.citations)}" for c in p.synthesis]
+    lines += [f"- contradiction : {e.subject} ; retenue(s) : {_cites(e.retained)} ; écartée(s) : "
+              f"{_cites(e.rejected)} — {e.reason}" for e in p.contradictions]  # fmt: skip
+    lines += [f"- incertitude : {c.text} {_cites(c.citations)}" for c in p.uncertainties]
+    lines += [f"- recommandation : {c.text} {_cites(c.citations)}" for c in p.recommendation]
+    previous = data_block("constats", "\n".join(lines) or "(aucune)")
+    return (
+        f"{text}\n\nConclusions de la nuit précédente (synthèse, contradictions, incertitudes, "
+        f"recommandation), à reprendre et mettre à jour avec les constats ci-dessus :\n{previous}"
+    )
 
 
 def build_prompt(data: WriterInput) -> str:
@@ -127,6 +153,8 @@ def build_prompt(data: WriterInput) -> str:
             + "\n".join(f"- {a}" for a in data.missing_axes)
         )
     extra_text = data_block("constats", "\n\n".join(extra)) if extra else ""
+    if data.kept_axes:
+        extra_text += "\n\n" + _kept_text(data)
     numbers = ", ".join(str(s.number) for s in data.sources)
     mentions = ", ".join(f"« {m} »" for m in data.mandatory_mentions)
     rules = (

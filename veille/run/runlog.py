@@ -227,7 +227,8 @@ class RunLog:
     def keep_draft(self, written: WrittenDraft) -> str:
         """The writer step's alerts; returns its summary."""
         self.add(written.alerts)
-        return f"{len(written.sources)} source(s) numbered, {len(written.alerts)} alert(s)"
+        kept = f", {len(written.kept_axes)} axis(es) kept from a validated night" if written.kept_axes else ""
+        return f"{len(written.sources)} source(s) numbered{kept}, {len(written.alerts)} alert(s)"
 
     def keep_review(self, reviewed: ReviewOutcome) -> ReviewOutcome:
         self.review = reviewed

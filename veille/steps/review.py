@@ -12,7 +12,7 @@ the same schema; code sanitises every structure before it is rendered.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from veille.alerts import Alert, alert
 from veille.arbiter import Verdict, arbitrate
 from veille.checkpoints import checkpoint
-from veille.dossier import Dossier, render_body
+from veille.dossier import AxisSection, Dossier, KeyPoint, render_body
 from veille.grid import Grid
 from veille.models.base import ModelError
 from veille.roles.base import Asker
@@ -29,7 +29,7 @@ from veille.roles.limits import Bounds
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
 from veille.steps.answer_language import foreign_answer_alerts
-from veille.steps.write import sanitize_dossier
+from veille.steps.write import merge_sections, sanitize_dossier
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
 
@@ -73,6 +73,21 @@ def _critic_input(draft: str, grid: Grid, request: str, sources: Sequence[Source
     )
 
 
+KEPT_NOTE = "Section inchangée depuis la nuit précédente, où la grille l'a validée."
+
+
+def _shown_to_critic(dossier: Dossier, axes: Mapping[str, str], kept: Collection[str]) -> str:
+    """The draft as the critic reads it: the kept axes' sections (validated on their night) are
+    marked unchanged instead of shown again; the arbiter's hard checks read the whole draft."""
+    if not kept:
+        return render_body(dossier, axes)
+    sections = [
+        AxisSection(axis=s.axis, points=[KeyPoint(text=KEPT_NOTE)]) if s.axis in kept else s
+        for s in dossier.sections
+    ]
+    return render_body(dossier.model_copy(update={"sections": sections}), axes)
+
+
 def _evaluate(
     client: Asker, critic_input: CriticInput, number: int, alerts: list[Alert]
 ) -> dict[str, object]:
@@ -101,11 +116,14 @@ def _revise(
     number: int,
     alerts: list[Alert],
     bounds: Bounds | None = None,
+    kept: Collection[str] = (),
 ) -> Dossier | None:
-    """The reviser's structure, sanitised (its changes alerted); None when the reviser failed."""
+    """The reviser's structure, sanitised (its changes alerted); None when the reviser failed.
+    ``kept``: axes kept from a validated night: the reviser gets the other parts only, code merges."""
+    kept_sections = {s.axis: s for s in dossier.sections if s.axis in kept}
     reviser_input = ReviserInput(
-        draft=dossier,
-        axes=dict(axes),
+        draft=dossier.model_copy(update={"sections": [s for s in dossier.sections if s.axis not in kept]}),
+        axes={axis: title for axis, title in axes.items() if axis not in kept},
         instructions=instructions,
         sources=list(sources),
         mandatory_mentions=list(grid.mandatory_mentions),
@@ -127,8 +145,9 @@ def _revise(
         )
         return None
     alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
+    revised = Dossier.model_validate(answer.output.model_dump())
     clean, changed = sanitize_dossier(
-        Dossier.model_validate(answer.output.model_dump()),
+        merge_sections(revised, kept_sections, axes) if kept_sections else revised,
         sources,
         list(axes),
         stage="review",
@@ -167,12 +186,14 @@ def review_loop(
     axes: Mapping[str, str],
     contradictions: int = 0,
     bounds: Bounds | None = None,
+    kept: Collection[str] = (),
 ) -> ReviewOutcome:
     """critic → arbiter → (reviser) until valid or ``max_rounds`` evaluations.
 
     ``axes``: sub-task id -> section title (the sections the dossier must have); ``contradictions``:
     how many the analysts noted (the critic expects a ledger entry for them); ``bounds``: code's
-    bounds on every structure (the writer's, from Settings)."""
+    bounds on every structure (the writer's, from Settings); ``kept``: axes whose section was kept
+    from a validated night (the critic and the reviser get the other parts)."""
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
     rounds: list[RoundRecord] = []
@@ -181,15 +202,18 @@ def review_loop(
     )
     for number in range(1, max_rounds + 1):
         rendered = render_body(dossier, axes)
+        shown = _shown_to_critic(dossier, axes, kept)
         evaluation = _evaluate(
-            client, _critic_input(rendered, grid, request, sources, axes, contradictions), number, alerts
+            client, _critic_input(shown, grid, request, sources, axes, contradictions), number, alerts
         )
         checkpoint("review")  # observers (crash tests): a critic round evaluated
         verdict = arbitrate(evaluation, rendered, grid, sources)
         rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:
             break
-        revised = _revise(client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds)
+        revised = _revise(
+            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept
+        )
         if revised is None:
             break
         dossier = revised

@@ -10,7 +10,7 @@ the registry.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,11 +41,13 @@ from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
 from veille.steps.numbering import number_findings
 from veille.steps.research import WebResearch
+from veille.steps.sections import SectionCache, branch_digests, conclusions_digest
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
 
 __all__ = [
     "WrittenDraft",
+    "merge_sections",
     "number_findings",
     "sanitize_dossier",
     "write_draft",
@@ -259,17 +261,49 @@ def sanitize_dossier(
     return clean, tally.alerts(stage) + cut
 
 
-def write_draft(client: Asker, data: WriterInput) -> tuple[Dossier, list[Alert]]:
+def write_draft(
+    client: Asker, data: WriterInput, kept: Mapping[str, AxisSection] | None = None
+) -> tuple[Dossier, list[Alert]]:
     """The writer's structure, sanitised by code, and the alerts of what code removed; when the
-    writer fails every attempt, the findings rendered by code (veille.steps.write_fallback)."""
+    writer fails every attempt, the findings rendered by code (veille.steps.write_fallback).
+
+    ``kept``: sections kept from a validated night (veille.steps.sections), in tonight's numbers;
+    the writer is asked for the other axes only (``data.previous``: the conclusions to update), code
+    merges, and sanitising runs over every axis and source as for a whole dossier."""
+    asked = _changed_only(data, kept) if kept else data
     try:
-        result = client.ask(WRITER, data)
+        result = client.ask(WRITER, asked)
     except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
-        dossier, alerts = sanitize_dossier(code_dossier(data), data.sources, list(data.axes), **_limits(data))
+        rendered = code_dossier(data)  # the kept sections stand here too (validated on their night)
+        rendered = merge_sections(rendered, kept, data.axes) if kept else rendered
+        dossier, alerts = sanitize_dossier(rendered, data.sources, list(data.axes), **_limits(data))
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
+    if kept:
+        dossier = merge_sections(dossier, kept, data.axes)
     clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data))
     return clean, [*foreign_answer_alerts("write", result, "rédacteur"), *alerts]
+
+
+def _changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterInput:
+    """The writer's input for the axes not in ``kept``: their findings and notes, the kept titles."""
+    changed = {axis: title for axis, title in data.axes.items() if axis not in kept}
+    return data.model_copy(
+        update={
+            "axes": changed,
+            "findings": [f for f in data.findings if f.subtask_id in changed],
+            "contradictions": [c for c in data.contradictions if c.subtask_id in changed],
+            "kept_axes": {axis: title for axis, title in data.axes.items() if axis in kept},
+        }
+    )
+
+
+def merge_sections(dossier: Dossier, kept: Mapping[str, AxisSection], axes: Iterable[str]) -> Dossier:
+    """``dossier``'s sections for the axes not in ``kept``, the kept ones for the others, in the
+    axes' order (a section the model wrote for a kept axis is dropped: the kept one stands)."""
+    written = {s.axis: s for s in dossier.sections if s.axis not in kept}
+    sections = [kept.get(axis) or written.get(axis) or AxisSection(axis=axis) for axis in axes]
+    return dossier.model_copy(update={"sections": [s.model_copy(deep=True) for s in sections]})
 
 
 def _limits(data: WriterInput) -> dict[str, Any]:
@@ -282,6 +316,9 @@ class WrittenDraft(BaseModel):
     sources: list[SourceRef]
     writer_input: WriterInput
     alerts: list[Alert] = Field(default_factory=list)
+    kept_axes: list[str] = Field(default_factory=list)  # sections kept from a validated night
+    digests: dict[str, str] = Field(default_factory=dict)  # axis -> digest of its inputs (sections cache)
+    conclusions_key: str = ""
 
 
 def write_sourced_draft(
@@ -292,10 +329,14 @@ def write_sourced_draft(
     db_path: Path,
     web: Sequence[WebResearch] = (),
     bounds: Bounds | None = None,
+    sections: SectionCache | None = None,
+    writer_key: str = "",
 ) -> WrittenDraft:
     """Number the cited sources (code, in order of first citation across branches), then have the
     writer turn the numbered findings into the structure: the model sees numbers, never document ids
-    nor URLs. ``web``: the sub-tasks' web research (``--web``), numbered with the documents."""
+    nor URLs. ``web``: the sub-tasks' web research (``--web``), numbered with the documents;
+    ``sections``: the sections kept across nights (``writer_key``: the writer's model key), None to
+    write every axis."""
     cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
     cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
     metadata = source_metadata(db_path, cited)
@@ -316,6 +357,19 @@ def write_sourced_draft(
     if flags:  # flagged documents kept by the plan are marked in the sources list
         sources = [s.model_copy(update={"flag": flags.get(s.id, s.flag)}) for s in sources]
         data = data.model_copy(update={"sources": sources})
-    dossier, alerts = write_draft(client, data)
+    digests = branch_digests(writer_key, data) if sections is not None else {}
+    key = conclusions_digest(writer_key, data) if sections is not None else ""
+    kept: dict[str, AxisSection] = {}
+    if sections is not None and not web:
+        kept = sections.sections(digests, sources)
+        previous = sections.conclusions(key, sources) if kept else None
+        if previous is None or len(kept) == len(data.axes):  # nothing changed: the response cache
+            kept = {}
+        else:
+            data = data.model_copy(update={"previous": previous})
+    dossier, alerts = write_draft(client, data, kept)
     draft = render_body(dossier, data.axes)
-    return WrittenDraft(dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts)
+    return WrittenDraft(
+        dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts,
+        kept_axes=list(kept), digests=digests, conclusions_key=key,
+    )  # fmt: skip

@@ -12,15 +12,27 @@ from veille.corpus.request import Request
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.roles.limits import Bounds
+from veille.settings import Settings
 from veille.steps.analyse import Analysis
 from veille.steps.finalize import FinalReport, document_refs, finalize_report
 from veille.steps.news import Changes
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
+from veille.steps.sections import SECTIONS_FILE, SectionCache
 from veille.steps.write import WrittenDraft, write_sourced_draft
 from veille.tasks.clients import MODEL_TASK_RETRIES
 
-__all__ = ["WrittenDraft", "finish_report", "write_report"]
+__all__ = ["WrittenDraft", "finish_report", "sections_path", "write_report"]
+
+
+def sections_path(settings: Settings, backend: str) -> Path | None:
+    """Where validated sections are kept across nights (veille.steps.sections), or None: without
+    the response cache (every call asked again, as asked), and offline, whose writer composes the
+    dossier as a whole (it merges twin statements across axes: a section is not a function of its
+    branch alone, so keeping one would not give the dossier a from-scratch run writes)."""
+    if not settings.use_cache or backend == "offline":
+        return None
+    return settings.cache_dir / SECTIONS_FILE
 
 
 @task(
@@ -36,10 +48,14 @@ def write_report(
     db_path: Path,
     web: Sequence[WebResearch] = (),
     bounds: Bounds | None = None,
+    sections_path: Path | None = None,
+    writer_key: str = "",
 ) -> WrittenDraft:
     """Sources (documents and web pages) numbered in order of first citation across branches; the
-    writer sees numbers only; ``bounds``: code's on what it writes (Settings)."""
-    return write_sourced_draft(client, analyses, request, grid, db_path, web, bounds)
+    writer sees numbers only; ``bounds``: code's on what it writes (Settings); ``sections_path``:
+    the sections kept across nights (veille.steps.sections), None to write every axis."""
+    sections = SectionCache(sections_path) if sections_path is not None else None
+    return write_sourced_draft(client, analyses, request, grid, db_path, web, bounds, sections, writer_key)
 
 
 def finish_report(

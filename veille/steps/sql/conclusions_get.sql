@@ -1,0 +1,1 @@
+SELECT conclusions FROM conclusions WHERE key = ?

@@ -1,0 +1,1 @@
+SELECT key, section FROM sections WHERE key IN ({marks})
