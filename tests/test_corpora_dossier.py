@@ -93,3 +93,14 @@ def test_spellings_of_one_unit_compare() -> None:
     assert figure_unit("3 heures") == figure_unit("4 h") == "h"
     assert figure_unit("12 €") == figure_unit("12 EUR") == "eur"
     assert figure_unit("12 ms") != figure_unit("12 s")
+
+
+def test_axis_headings_carry_no_question_framing(dossier: tuple[Path, dict[str, Any]]) -> None:
+    # A heading names the axis; the sub-task question's framing (« Dans le cadre de « T », que
+    # disent les documents sur … », "Within « T », what do the documents say about …") is template
+    # text, in whichever language the planner wrote it.
+    _, out = dossier
+    headings = [line for line in out["report"].splitlines() if line.startswith("### ")]
+    assert headings
+    framing = re.compile(r"«|dans le cadre de|within|disent les documents|documents say", re.IGNORECASE)
+    assert [h for h in headings if framing.search(h)] == []
