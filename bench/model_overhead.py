@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT_ROOT))  # the fake server lives in tests/ (not an installed package)
+sys.path.insert(0, str(PROJECT_ROOT))  # the fake server lives in testkit/ (not an installed package)
 
 from google.genai import types  # noqa: E402
 

@@ -626,7 +626,7 @@ def _backend(name: str, writer: Callable[[str], Any] | None = None) -> Iterator[
     if name == "offline":
         yield "offline", None
         return
-    sys.path.insert(0, str(PROJECT_ROOT))  # tests.* (the fake server is never shipped)
+    sys.path.insert(0, str(PROJECT_ROOT))  # testkit.* (the fake server is never shipped)
     from testkit.fake_gemini import FakeGemini
 
     with FakeGemini() as fake:

@@ -20,6 +20,7 @@ import pytest
 from testkit.offline_pipeline import run_bundled_pipeline
 from veille.citations import invalid_citations
 from veille.corpus.reference import load_reference
+from veille.corpus.request import load_request
 from veille.dossier import (
     KEY_POINTS_SECTION,
     LEDGER_SECTION,
@@ -28,6 +29,8 @@ from veille.dossier import (
     rendered_key_points,
 )
 from veille.graders.dossier import StructuralChecks
+from veille.language import language, likely_language
+from veille.offline import lexicon
 from veille.offline.figures import figure_unit
 from veille.offline.text import split_sentences, table_sentences
 from veille.textstats import MODEL_SECTIONS, split_sections
@@ -93,3 +96,62 @@ def test_spellings_of_one_unit_compare() -> None:
     assert figure_unit("3 heures") == figure_unit("4 h") == "h"
     assert figure_unit("12 €") == figure_unit("12 EUR") == "eur"
     assert figure_unit("12 ms") != figure_unit("12 s")
+
+
+def test_axis_headings_carry_no_question_framing(dossier: tuple[Path, dict[str, Any]]) -> None:
+    # A heading names the axis; the sub-task question's framing (« Dans le cadre de « T », que
+    # disent les documents sur … », "Within « T », what do the documents say about …") is template
+    # text, in whichever language the planner wrote it.
+    _, out = dossier
+    headings = [line for line in out["report"].splitlines() if line.startswith("### ")]
+    assert headings
+    framing = re.compile(r"«|dans le cadre de|within|disent les documents|documents say", re.IGNORECASE)
+    assert [h for h in headings if framing.search(h)] == []
+
+
+_QUOTE_RE = re.compile(r"«[^»]*»(?:\s*\([a-z]{2}\))?")
+
+
+def _shown_sentences(text: str) -> list[str]:
+    """The sentences of a key point or ledger line the report writes as its own: quotes « … » (xx)
+    and a leading « Subject — » left out."""
+    head, sep, rest = text.partition(" — ")
+    bare = _QUOTE_RE.sub(" ", rest if sep and len(head.split()) <= 4 else text)
+    return [s for s in re.split(r"(?<=[.!?])\s+", " ".join(bare.split())) if len(s.strip(" .")) > 1]
+
+
+def test_no_sentence_is_a_piece_of_a_cut_one(dossier: tuple[Path, dict[str, Any]]) -> None:
+    """A key point or ledger sentence opening on a clause conjunction (« Mais impossible de … »,
+    « Et sur la source … ») is the tail of a cut sentence, unless a document wrote it so."""
+    corpus, out = dossier
+    sections = split_sections(out["report"])
+    conjunctions = {
+        c
+        for lang in lexicon.LANGS
+        for c in lexicon.groups("sentence_cuts", lang).get("clause_conjunctions", ())
+    }
+    documents = " ".join(p.read_text(encoding="utf-8") for p in sorted((corpus / "docs").rglob("*.md")))
+    texts = [p.text for p in rendered_key_points(sections[KEY_POINTS_SECTION])]
+    texts += [line.split("]. ", 1)[-1] for *_, line in ledger_entries(sections.get(LEDGER_SECTION, ""))]
+    pieces = [
+        s
+        for text in texts
+        for s in _shown_sentences(text)
+        if any(s.startswith(f"{c[:1].upper()}{c[1:]} ") for c in conjunctions)
+        and s.rstrip(".") not in documents
+    ]
+    assert pieces == []
+
+
+def test_no_foreign_key_point_is_shown_as_a_sentence_of_the_request(
+    dossier: tuple[Path, dict[str, Any]],
+) -> None:
+    """Under a French request a key point is written as French only when French is the language it
+    most resembles; otherwise it is a quote « … » (en), or left out (issue 28 audit)."""
+    corpus, out = dossier
+    request = load_request(corpus)
+    if language(f"{request.title} {request.text}") not in {"", "fr"}:
+        return  # under an English request the writer quotes nothing (veille.offline.writer)
+    points = rendered_key_points(split_sections(out["report"])[KEY_POINTS_SECTION])
+    shown = [s for p in points for s in _shown_sentences(p.text)]
+    assert [(s, likely_language(s)) for s in shown if likely_language(s)[0] not in {"", "fr"}] == []

@@ -8,6 +8,7 @@ different values always give one, retaining the source the authority ranking put
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, given, settings
@@ -277,3 +278,72 @@ def test_the_recommendation_compares_one_quantity_in_one_unit(quantity: str, val
         assert leads == {}
     else:  # EUR and ms: lower is better
         assert leads == {OPTIONS[0] if values[0] < values[1] else OPTIONS[1]: 1}
+
+
+# Amounts in one unit for different things (a licence, an installation, a support contract).
+AMOUNTS = ["licence annuelle", "installation des salles", "contrat de support", "formation des équipes"]
+
+
+@SETTINGS
+@given(
+    things=st.lists(st.sampled_from(AMOUNTS), min_size=2, max_size=2),
+    scope=st.tuples(st.integers(2, 90), st.integers(2, 9)),
+    values=st.tuples(st.integers(1000, 90000), st.integers(1000, 90000)),
+)
+def test_the_recommendation_compares_what_the_figures_own_clauses_name(
+    things: list[str], scope: tuple[int, int], values: tuple[int, int]
+) -> None:
+    """Two amounts sharing their surroundings (« pour 40 salles et 5 ans ») are one quantity only
+    when their own clauses name the same thing, as for a ledger entry (a 5-year support contract is
+    not an installation price, issue 28 audit)."""
+    rooms, years = scope
+    statements = [
+        Statement("st-1", f"{option} — Pour {rooms} salles et {years} ans, {thing} : {v} EUR HT.", (n,))
+        for n, (option, thing, v) in enumerate(zip(OPTIONS[:2], things, values, strict=True), start=1)
+    ]
+    _, leads = recommendation(statements, OPTIONS, {"st-1": "Coût"})
+    if things[0] != things[1]:
+        assert leads == {}, [s.text for s in statements]
+    elif values[0] != values[1]:
+        assert leads == {OPTIONS[0] if values[0] < values[1] else OPTIONS[1]: 1}
+
+
+@SETTINGS
+@given(
+    claim=claims,
+    values=st.lists(st.integers(10, 900), min_size=3, max_size=3, unique=True),
+    types_=st.lists(types, min_size=3, max_size=3),
+)
+def test_every_ledger_sentence_is_a_whole_clause_of_the_analyst_reason(
+    authority: AuthorityRanking, claim: Claim, values: list[int], types_: list[str]
+) -> None:
+    """However many sources a note rejects, the ledger writes its reason as whole clauses within the
+    grid's 25 words, never a piece of one (« … du 2026-03-17. Et sur la source … », issue 28 audit)."""
+    if any(abs(a - b) <= 0.02 * max(a, b) for a in values for b in values if a != b):
+        return  # values within 2 %: they agree
+    docs = [
+        _document(n, Claim(claim.option, claim.quantity, claim.unit, v), t, d)
+        for n, (v, t, d) in enumerate(
+            zip(values, types_, ["2026-09-30", "2026-05-20", "2026-02-10"], strict=True), start=1
+        )
+    ]
+    found = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=docs), authority)
+    number = {d.id: n for n, d in enumerate(docs, start=1)}
+    notes = [
+        NumberedContradiction(
+            subtask_id="st-1",
+            retained=[number[note.retained]],
+            rejected=[number[i] for i in note.doc_ids if i != note.retained],
+            reason=note.reason,
+        )
+        for note in found.contradictions
+    ]
+    sources = [
+        SourceRef(number=n, id=d.id, title=d.title, date=d.date, source_type=d.source_type)
+        for n, d in enumerate(docs, start=1)
+    ]
+    clauses = {c.strip().rstrip(".").casefold() for note in notes for c in note.reason.split(" ; ")}
+    for entry in ledger(notes, sources, [], OPTIONS, 25):
+        for sentence in re.split(r"(?<=\.) (?=[A-ZÀ-Ý0-9])", entry.reason):
+            assert len(sentence.split()) <= 25, entry.reason
+            assert sentence.rstrip(".").casefold() in clauses, (sentence, [n.reason for n in notes])

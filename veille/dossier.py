@@ -178,8 +178,10 @@ def dossier_schema(numbers: Iterable[int], axes: Iterable[str]) -> type[BaseMode
 
 # --- axis titles ---------------------------------------------------------------------------------
 
-_FRAME_RE = re.compile(r"^dans le cadre de «[^»]*»\s*,\s*", re.IGNORECASE)
-_ASK_RE = re.compile(r"^(?:que|qu'est-ce que)\s+disent\s+les\s+documents\s+(?:sur|de)\s+", re.IGNORECASE)
+# A question's framing, in either language the offline planner writes it (docs/offline-engine.md).
+_FRAME_RE = re.compile(r"^(?:dans le cadre de|within) «[^»]*»\s*,\s*", re.IGNORECASE)
+_ASK = r"(?:que|qu'est-ce que) disent les documents (?:sur|de)|what do the documents say about"
+_ASK_RE = re.compile(rf"^(?:{_ASK})\s+", re.IGNORECASE)  # spaces: the question is normalised first
 _TITLE_WORDS = 8
 
 
@@ -198,7 +200,7 @@ def axis_titles(questions: Mapping[str, str]) -> dict[str, str]:
         text = _ASK_RE.sub("", _FRAME_RE.sub("", " ".join(question.split())))
         detail = re.search(r"\(([^()]+)\)", text)
         head = _short(
-            re.split(r"\s*[(?]|\s+pour\s+", text, maxsplit=1)[0].strip(" ,;:.") or sid, _TITLE_WORDS
+            re.split(r"\s*[(?]|\s+(?:pour|for)\s+", text, maxsplit=1)[0].strip(" ,;:.") or sid, _TITLE_WORDS
         )
         base[sid] = (head[:1].upper() + head[1:], detail.group(1).strip() if detail else "")
     counts: dict[str, int] = {}

@@ -29,7 +29,14 @@ from typing import Any
 
 from veille.resources import data_file
 
-__all__ = ["REPORT_LANGUAGE", "language", "prose_language", "prose_strings", "request_language"]
+__all__ = [
+    "REPORT_LANGUAGE",
+    "language",
+    "likely_language",
+    "prose_language",
+    "prose_strings",
+    "request_language",
+]
 
 # The dossier's default language: prompts and alerts are French, and a report follows its request's
 # language when it can be told (an English request gets an English report: tests/corpora/*-en).
@@ -88,6 +95,17 @@ def language(text: str) -> str:
         return ""
     code, probability = _identifier().classify(text)
     return str(code) if probability >= _weight("min_confidence") else ""
+
+
+@lru_cache(maxsize=8192)
+def likely_language(text: str) -> tuple[str, float]:
+    """The language ``text`` is most likely written in and its probability, whatever the
+    confidence (``("", 0.0)`` when too short to tell): what a text not confidently in one language
+    most resembles."""
+    if len(_LETTER_WORD_RE.findall(text)) < _weight("min_words"):
+        return "", 0.0
+    code, probability = _identifier().classify(text)
+    return str(code), float(probability)
 
 
 def request_language(*texts: str) -> str:

@@ -11,7 +11,7 @@ from functools import cached_property, lru_cache
 from veille.numbers import read_numbers
 from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_unit
-from veille.offline.text import fold
+from veille.offline.text import fold, stems
 from veille.roles.analyst import DocumentText
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "is_fragment",
     "markup",
     "outside",
+    "own_clause",
     "releases",
     "replaces",
     "sentence_names",
@@ -167,6 +168,28 @@ class Claim:
         if not (self.near & other.near or qualified):
             return False
         return sum(overlap if w.startswith("#") else 1 for w in shared) >= overlap
+
+
+# Where a figure's clause ends: what it measures is named inside it.
+_OWN_CLAUSE_RE = re.compile(r"[,;()\[\]]|\s[-–—]\s|\.\s")
+
+
+@lru_cache(maxsize=1)
+def _unit_words() -> frozenset[str]:
+    """Words that belong to a figure's unit, not to what it measures: « par », tax mentions (« HT »)."""
+    taxes = " ".join(e for lang in lexicon.LANGS for e in lexicon.groups("tax_mentions", lang).get("vat", ()))
+    return frozenset({"per", "par", *stems(taxes)})
+
+
+def own_clause(text: str, figure: str, pos: int, ignored: frozenset[str] | set[str]) -> frozenset[str]:
+    """Stems of the figure's own clause next to it (four words before, three after): what it
+    measures (« débit mesuré de 2,1 Go/s », « Latence : 12 ms »); ``ignored`` (subjects), its unit
+    and tax mentions left out. Two figures are one quantity only if these share a word (the ledger's
+    :meth:`Claim.same_quantity` and the recommendation's rows)."""
+    before = _OWN_CLAUSE_RE.split(text[:pos])[-1].split()[-4:]
+    after = _OWN_CLAUSE_RE.split(text[pos + len(figure) :])[0].split()[:3]
+    left_out = set(ignored) | set(stems(figure_unit(figure))) | _unit_words()
+    return frozenset(w for w in stems(" ".join(before + after)) if not w[:1].isdigit()) - left_out
 
 
 @lru_cache(maxsize=8192)  # a sentence is read again for every claim it holds and every pair

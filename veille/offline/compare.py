@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from veille.dossier import CitedText
 from veille.offline import lexicon
+from veille.offline.analyst_rules import own_clause
 from veille.offline.figures import extract_figures, figure_value, is_year, rate_unit
 from veille.offline.ledger import SAME_MEASURE, Statement, mentioned, window
+from veille.offline.text import stems
 
 __all__ = ["Value", "option_values", "recommendation"]
 
@@ -63,6 +65,13 @@ def _direction(unit: str) -> int:
     return -1 if _LOWER.search(unit) else 0
 
 
+def _measured(v: Value, options: Sequence[str]) -> frozenset[str]:
+    """What ``v`` measures: the words of its own clause (:func:`own_clause`), option names left out."""
+    return own_clause(
+        v.statement.text, v.figure, v.statement.text.find(v.figure), set(stems(" ".join(options)))
+    )
+
+
 def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, list[Value]]:
     """unit -> one value per option. The statement naming the most options in that unit anchors
     the row; a missing option is filled from another statement whose words around the figure
@@ -77,13 +86,16 @@ def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, li
             if v.statement == anchor and v.option not in chosen:
                 chosen[v.option] = v
         around = set().union(*(window(v.statement.text, v.figure, options) for v in chosen.values()))
+        own = set().union(*(_measured(v, options) for v in chosen.values()))
         for option in options:
             if option in chosen:
                 continue
+            # The ledger's test of one quantity (:meth:`Claim.same_quantity`): the figures' own
+            # clauses share a word, and their surroundings SAME_MEASURE words.
             overlaps = [
                 (len(around & window(v.statement.text, v.figure, options)), v)
                 for v in same
-                if v.option == option
+                if v.option == option and own & _measured(v, options)
             ]
             best = max((n for n, _ in overlaps), default=0)
             top = {v.value: v for n, v in overlaps if n == best}

@@ -14,6 +14,7 @@ from veille.offline.analyst_rules import (
     doc_names,
     markup,
     outside,
+    own_clause,
     releases,
     replaces,
 )
@@ -23,9 +24,6 @@ from veille.offline.text import jaccard, stems
 from veille.roles.analyst import AnalystInput, ContradictionNote, DocumentText
 
 __all__ = ["ContradictionFinder"]
-
-# Where a figure's clause ends: what it measures is named inside it.
-_CLAUSE_RE = re.compile(r"[,;()\[\]]|\s[-–—]\s|\.\s")
 
 
 class ContradictionFinder:
@@ -104,12 +102,8 @@ class ContradictionFinder:
         return releases(doc.title, "" if alone else subject) or releases(f"{doc.title}\n{doc.body}", subject)
 
     def _near(self, text: str, figure: str, pos: int) -> frozenset[str]:
-        """Stems of the figure's own clause next to it (four words before, three after): what it
-        measures (« débit mesuré de 2,1 Go/s », « Latence : 12 ms »), subjects and unit left out."""
-        before = _CLAUSE_RE.split(text[:pos])[-1].split()[-4:]
-        after = _CLAUSE_RE.split(text[pos + len(figure) :])[0].split()[:3]
-        ignored = self.subject_stems | set(stems(figure_unit(figure))) | {"per", "par"}
-        return frozenset(w for w in stems(" ".join(before + after)) if not w[:1].isdigit()) - ignored
+        """What the figure measures, from its own clause (:func:`own_clause`), subjects left out."""
+        return own_clause(text, figure, pos, self.subject_stems)
 
     def _figure_conflicts(
         self, a: DocumentText, b: DocumentText
@@ -233,21 +227,16 @@ class ContradictionFinder:
     def _reason(self, keep: DocumentText, members: Sequence[str], details: Sequence[str]) -> str:
         """A short French reason without document ids (the report may quote it as is), e.g.
         "la mesure interne du 2026-06-10 prime sur la fiche fournisseur du 2026-02-01 : source plus
-        fiable et plus récente ; 2,1 Go/s retenu contre 4,0 Go/s"."""
-        others = [self.docs[m] for m in members if m != keep.id]
-        why = [self._why(keep, o) for o in others]
+        fiable et plus récente ; 2,1 Go/s retenu contre 4,0 Go/s". One clause per rejected source,
+        apart at « ; » (the ledger's sentences): two sources in one clause make a sentence too long
+        to write whole."""
         label = self.authority.label
-        if len(set(why)) == 1:
-            targets = " et sur ".join(f"{label(o.source_type)} du {o.date}" for o in others)
-            text = f"{label(keep.source_type)} du {keep.date} prime sur {targets} : {why[0]}"
-        else:
-            targets = ", et sur ".join(
-                f"{label(o.source_type)} du {o.date}, {w}" for o, w in zip(others, why, strict=True)
-            )
-            text = f"{label(keep.source_type)} du {keep.date} prime sur {targets}"
-        if details:
-            text += " ; " + " ; ".join(details)
-        return text
+        clauses = [
+            f"{label(keep.source_type)} du {keep.date} prime sur {label(o.source_type)} du {o.date} : "
+            f"{self._why(keep, o)}"
+            for o in (self.docs[m] for m in members if m != keep.id)
+        ]
+        return " ; ".join([*clauses, *details])
 
     def _why(self, keep: DocumentText, other: DocumentText) -> str:
         more_reliable = self.authority.rank(keep.source_type) > self.authority.rank(other.source_type)

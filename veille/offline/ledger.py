@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from veille.dossier import KeyPoint, LedgerEntry, supersedes
 from veille.offline.figures import extract_figures, figure_unit, is_year
-from veille.offline.markdown import fit_sentence
+from veille.offline.markdown import fit_clauses
 from veille.offline.text import fold, stems
 from veille.roles.writer import NumberedContradiction, SourceRef
 
@@ -150,7 +150,7 @@ def ledger(
     max_words: int,
 ) -> list[LedgerEntry]:
     """One entry per note (two notes rejecting the same source on one subject merged): subject,
-    retained and rejected numbers, the reason cut to length."""
+    retained and rejected numbers, the reason in whole sentences within ``max_words``."""
     by_number = {s.number: s for s in sources}
     valid = set(by_number)
     out: list[LedgerEntry] = []
@@ -159,8 +159,12 @@ def ledger(
         rejected = [n for n in note.rejected if n in valid and n not in retained]
         if not retained or not rejected:
             continue
+        # Each clause whole or cut between clauses only; one that cannot be is left out (a piece of
+        # a sentence is never written).
         parts = [
-            p.rstrip(" .") + "." for c in note.reason.split(" ; ") for p in fit_sentence(c.strip(), max_words)
+            p.rstrip(" .") + "."
+            for c in note.reason.split(" ; ")
+            for p in fit_clauses(c.strip(), max_words) or []
         ]
         reason = " ".join(p[:1].upper() + p[1:] for p in parts if p.strip(" ."))
         subject = _subject(note, by_number, statements, options)

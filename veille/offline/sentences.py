@@ -215,25 +215,17 @@ def fit_sentence(
 
 
 def _clause_cuts(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the clause boundaries of ``text``: a semicolon, or a comma followed by a
-    clause conjunction (", but", « , mais »), outside brackets and quotes."""
-    conjunctions = [
-        c for lang in lexicon.LANGS for c in lexicon.groups("sentence_cuts", lang)["clause_conjunctions"]
-    ]
-    out = []
-    for priority, start, stop in _cut_points(text):
-        if priority == 0:
-            out.append((start, stop))
-        elif priority == 2 and any(text.startswith(f"{c} ", stop) for c in conjunctions):
-            out.append((start + 1, stop))  # the conjunction opens the second sentence
-    return out
+    """(start, end) of the semicolons of ``text`` outside brackets and quotes: the one mark that
+    joins two independent clauses. A comma before a conjunction does not: the conjunction may join
+    a verbless phrase (« …, mais impossible de … », "…, but not …"), a piece of a sentence."""
+    return [(start, stop) for priority, start, stop in _cut_points(text) if priority == 0]
 
 
 def fit_clauses(
     sentence: str, max_words: int, count: Callable[[str], int] = sentence_words
 ) -> list[str] | None:
-    """``sentence`` as sentences of at most ``max_words`` words cut only between clauses (a
-    semicolon, a comma before a clause conjunction), each part a sentence of its own; None when
+    """``sentence`` as sentences of at most ``max_words`` words cut only between clauses (at a
+    semicolon), each part a sentence of its own; None when
     it cannot be cut so: the caller leaves it out rather than quote a piece of it."""
     text = sentence.strip()
     if count(text) <= max_words:

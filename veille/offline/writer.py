@@ -74,7 +74,7 @@ def _fit(text: str, limit: int) -> str:
 def quote_foreign(text: str, request_lang: str) -> str:
     """Each sentence of ``text`` in another language than the request's shown as a quote in its
     language, « … » (en), never as a sentence of the report (:func:`quote_if_foreign`); a leading
-    « Subject — » stays outside the quote. Under an English request nothing is quoted: the report's
+    « Subject — » stays outside the quote; "" when a sentence's language cannot be named. Under an English request nothing is quoted: the report's
     own sentences are French whatever the request."""
     if request_lang != "fr":
         return text
@@ -84,6 +84,8 @@ def quote_foreign(text: str, request_lang: str) -> str:
         if not sep or len(head.split()) > 4:
             head, sep, rest = "", "", sentence
         quoted = quote_if_foreign(rest.rstrip(" ."), request_lang) if "«" not in rest else rest
+        if not quoted:
+            return ""  # its language cannot be named: left out rather than shown as the report's
         out.append(f"{head}{sep}{quoted}." if quoted.startswith("«") else f"{head}{sep}{rest}")
     return " ".join(out)
 
@@ -143,7 +145,10 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
         fitted = _fit(text, data.max_sentence_words)
         if not fitted:
             continue  # too long to cut between clauses: left out rather than cut
-        point = _Point(quote_foreign(fitted, lang), numbers, finding.subtask_id, rank, value)
+        shown = quote_foreign(fitted, lang)
+        if not shown:
+            continue
+        point = _Point(shown, numbers, finding.subtask_id, rank, value)
         seen[key] = point
         points.append(point)
     return points
@@ -206,10 +211,11 @@ def _synthesis(
 
 
 def _uncertain(data: WriterInput, valid: set[int]) -> list[CitedText]:
+    lang = language(f"{data.request_title} {data.request}") or "fr"
     out = []
     for question in data.open_questions:
         text, numbers = _clean(question, valid)
-        fitted = _fit(text, data.max_sentence_words) if text else ""
+        fitted = quote_foreign(_fit(text, data.max_sentence_words), lang) if text else ""
         if fitted:
             out.append(CitedText(text=fitted, citations=numbers))
     out += [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in data.missing_axes]
