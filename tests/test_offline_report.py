@@ -391,8 +391,10 @@ def _broken() -> Dossier:
                 KeyPoint(text="Débit mesuré pour Sauvia : 2,1 Go/s sur notre jeu de référence [2].", citations=[2]),
             ]),
             AxisSection(axis="st-2", points=[
-                KeyPoint(text="Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus, selon la "
-                         "grille publiée par l'éditeur au mois de septembre pour toutes les nouvelles "
+                # Too long, with a clause boundary (« ; ») where the reviser may cut it (it never
+                # cuts at a comma: tests/test_offline_reviser_cuts.py).
+                KeyPoint(text="Licence Barzo : 110 EUR HT par téraoctet protégé et par an, support inclus ; la "
+                         "grille est publiée par l'éditeur au mois de septembre pour toutes les nouvelles "
                          "souscriptions de l'année 2027", citations=[4, 12]),
                 KeyPoint(text="Un fait sans aucune source.", citations=[]),
             ]),

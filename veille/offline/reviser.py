@@ -24,7 +24,7 @@ from veille.dossier import (
     render_body,
 )
 from veille.offline.figures import extract_figures
-from veille.offline.markdown import count_words, fit_sentence, sentence_words
+from veille.offline.markdown import count_words, fit_clauses, sentence_words
 from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import SourceRef
@@ -62,7 +62,14 @@ def _drop_words(text: str, words: Sequence[str]) -> str:
 
 
 def _fit(text: str, limit: int) -> str:
-    parts = [p for s in _SENTENCE_RE.split(text.strip()) if s.strip() for p in fit_sentence(s.strip(), limit)]
+    """Each sentence within ``limit`` words where it can be cut between clauses (a semicolon);
+    else kept whole: an over-long sentence costs a critic's remark, a cut one misquotes a source."""
+    parts = [
+        p
+        for s in _SENTENCE_RE.split(text.strip())
+        if s.strip()
+        for p in fit_clauses(s.strip(), limit) or [s.strip()]
+    ]
     return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
 
 
