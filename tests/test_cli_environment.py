@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.corpus_factory import copy_mini_corpus, doc_text
+from veille.checkpoints import observe
 from veille.cli import _environment_error, main
 from veille.ops.logfilter import ExpectedFailureFilter
+from veille.store.readers import read_catalogue
 from veille.warehouse.synth import demo_warehouse
 
 
@@ -105,6 +108,46 @@ def test_ingest_into_a_warehouse_under_a_file_is_one_line(
 ) -> None:
     code, out = _veille(monkeypatch, capsys, "ingest", "--warehouse", str(blocker / "wh"))
     assert code == 1 and str(blocker) in _one_error_line(out)
+
+
+def test_disk_full_at_the_ingestion_commit_names_the_wal_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], reliability
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26 item 4: the kernel's ENOSPC at COMMIT (the WAL is /dev/full), not DuckDB's follow-up
+    'cannot rollback - no transaction is active', reaches the user; the last commit stays readable."""
+    corpus, warehouse = copy_mini_corpus(tmp_path / "corpus"), tmp_path / "wh"
+    code, out = _veille(monkeypatch, capsys, "ingest", "--corpus", str(corpus), "--warehouse", str(warehouse))
+    assert code == 0, out
+    database = warehouse / "veille.duckdb"
+    wal = database.with_name(database.name + ".wal")
+    before = read_catalogue(database).entries
+    (corpus / "docs" / "doc-05.md").write_text(doc_text("doc-05"), encoding="utf-8")
+
+    def full_disk(stage: str) -> None:
+        if stage == "ingest":  # rows written, COMMIT next: DuckDB opens its WAL there
+            assert not wal.exists()  # else DuckDB would keep writing to the file it holds open
+            wal.symlink_to("/dev/full")  # every write fails with ENOSPC
+
+    remove = observe(full_disk)
+    try:
+        code, out = _veille(
+            monkeypatch, capsys, "ingest", "--corpus", str(corpus), "--warehouse", str(warehouse)
+        )
+    finally:
+        remove()
+    line = _one_error_line(out)  # on b0ec926: cannot rollback - no transaction is active
+    assert code == 1 and "No space left on device" in line and str(wal) in line, line
+    assert "rollback" not in line
+    wal.unlink()
+    assert read_catalogue(database).entries == before  # the previous commit, intact
+    code, out = _veille(monkeypatch, capsys, "ingest", "--corpus", str(corpus), "--warehouse", str(warehouse))
+    assert code == 0 and len(read_catalogue(database).entries) == len(before) + 1, out
+    reliability.record(
+        "disk full at the ingestion's COMMIT (`veille ingest`; the WAL file is /dev/full: the kernel's ENOSPC)",
+        "one `error:` line naming the WAL file and the cause, exit 1, no traceback; the previous commit intact",
+        f"exit 1: {line.replace(str(tmp_path), '<tmp>')}; catalogue of {len(before)} documents unchanged; "
+        "the next ingestion adds the new document",
+    )
 
 
 @pytest.mark.parametrize(
