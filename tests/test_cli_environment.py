@@ -8,6 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.fixtures.corpus_factory import copy_mini_corpus, doc_text
@@ -183,6 +184,16 @@ def test_the_run_logs_drop_the_frames_of_an_environment_error() -> None:
         "prefect.flow_runs", logging.ERROR, __file__, 1, "failed", None, (OSError, error, None)
     )
     assert ExpectedFailureFilter().filter(record) and record.exc_info is None
+    # DuckDB says it in its own exception type (the ingest task of a `veille run` on a full disk).
+    wal = duckdb.TransactionException(
+        'TransactionContext Error: Failed to commit: Could not write file "/w/veille.duckdb.wal": '
+        "No space left on device"
+    )
+    record = logging.LogRecord(
+        "prefect.task_runs", logging.ERROR, __file__, 1, "failed", None, (type(wal), wal, None)
+    )
+    assert ExpectedFailureFilter().filter(record) and record.exc_info is None
+    assert "veille.duckdb.wal" in record.getMessage()
     bug = ValueError("bug")
     record = logging.LogRecord(
         "prefect.flow_runs", logging.ERROR, __file__, 1, "failed", None, (ValueError, bug, None)
