@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import logging
 import sys
+import traceback
 from pathlib import Path
 
 import duckdb
@@ -15,6 +16,7 @@ from tests.fixtures.corpus_factory import copy_mini_corpus, doc_text
 from veille.checkpoints import observe
 from veille.cli import _environment_error, main
 from veille.ops.logfilter import ExpectedFailureFilter
+from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
 from veille.warehouse.synth import demo_warehouse
 
@@ -149,6 +151,25 @@ def test_disk_full_at_the_ingestion_commit_names_the_wal_file(
         f"exit 1: {line.replace(str(tmp_path), '<tmp>')}; catalogue of {len(before)} documents unchanged; "
         "the next ingestion adds the new document",
     )
+
+
+def test_a_full_disk_at_the_commit_keeps_no_frame_holding_the_connection(tmp_path: Path) -> None:
+    """Prefect keeps a failed task's exception until the process ends: with the ingestion's frames it
+    kept the DuckDB connection alive, and the interpreter's exit printed ~45 lines of nanobind leaks
+    after the run's error line."""
+    corpus, database = copy_mini_corpus(tmp_path / "corpus"), tmp_path / "wh" / "veille.duckdb"
+    ingest_corpus(corpus, database)
+    (corpus / "docs" / "doc-05.md").write_text(doc_text("doc-05"), encoding="utf-8")
+    wal = database.with_name(database.name + ".wal")
+    remove = observe(lambda stage: wal.symlink_to("/dev/full") if stage == "ingest" else None)
+    try:
+        with pytest.raises(duckdb.Error) as caught:
+            ingest_corpus(corpus, database)
+    finally:
+        remove()
+    assert str(wal) in str(caught.value) and "No space left on device" in str(caught.value)
+    frames = [frame.name for frame in traceback.extract_tb(caught.value.__traceback__)]
+    assert frames[-1] == "ingest_corpus" and "_ingest_corpus" not in frames, frames
 
 
 @pytest.mark.parametrize(

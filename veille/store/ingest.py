@@ -37,6 +37,7 @@ from veille.corpus.document import (
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.sections import split_sections, text_fingerprint
+from veille.oserrors import environment_error
 from veille.store.connection import read_write, set_aside_unreadable
 from veille.store.conversions import ConversionCache
 from veille.store.files import check_corpus
@@ -308,6 +309,12 @@ def ingest_corpus(
     except CorpusError as exc:
         # Bad input, not a bug: drop the inner frames, which hold the (closed) DuckDB connection alive as
         # long as the exception lives (Prefect keeps it in the failed state).
+        raise exc.with_traceback(None) from None
+    except duckdb.Error as exc:
+        if environment_error(exc) is None:
+            raise  # a bug keeps its traceback
+        # Disk full, read-only: the machine's error, whose message names the file; its frames would keep
+        # the connection alive in Prefect's failed state until the interpreter exits.
         raise exc.with_traceback(None) from None
 
 
