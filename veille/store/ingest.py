@@ -306,16 +306,10 @@ def ingest_corpus(
     """
     try:
         return _ingest_corpus(corpus_dir, db_path, strict, max_doc_bytes, batch_size, trust_file_stat)
-    except CorpusError as exc:
-        # Bad input, not a bug: drop the inner frames, which hold the (closed) DuckDB connection alive as
-        # long as the exception lives (Prefect keeps it in the failed state).
-        raise exc.with_traceback(None) from None
-    except duckdb.Error as exc:
-        if environment_error(exc) is None:
-            raise  # a bug keeps its traceback
-        # Disk full, read-only: the machine's error, whose message names the file; its frames would keep
-        # the connection alive in Prefect's failed state until the interpreter exits.
-        raise exc.with_traceback(None) from None
+    except (CorpusError, duckdb.Error) as exc:  # bad input or the machine's (disk full): not a bug, so
+        if isinstance(exc, CorpusError) or environment_error(exc) is not None:  # drop the frames that keep
+            raise exc.with_traceback(None) from None  # the connection alive in Prefect's failed state
+        raise  # a bug keeps its traceback
 
 
 def _ingest_corpus(
@@ -372,8 +366,7 @@ def _ingest_corpus(
             checkpoint("ingest")  # observers (crash tests): everything written, nothing committed
             con.execute("COMMIT")
         except BaseException:
-            # A failed COMMIT (disk full) already ended the transaction: keep the real cause.
-            with contextlib.suppress(duckdb.Error):
+            with contextlib.suppress(duckdb.Error):  # a failed COMMIT (disk full) ended it: keep the cause
                 con.execute("ROLLBACK")
             raise
 
