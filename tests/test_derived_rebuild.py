@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -16,8 +17,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from veille.cli import warehouse as cli_warehouse
+from veille.run import recovery
 from veille.run.folder import mark_failed
-from veille.run.recovery import LOCK_FILE, recover_dead_runs
+from veille.run.recovery import LOCK_FILE, lock_run_folder, recover_dead_runs
 from veille.settings import Settings
 from veille.warehouse import (
     committed_files,
@@ -196,6 +198,24 @@ def test_write_errors_name_the_path_and_the_operation(
         "the error names the path and the operation; no temporary file left",
         f"OSError errno 28: {str(caught.value).replace(str(tmp_path), '<tmp>')}; 0 files left in the partition",
     )
+
+
+def test_a_full_disk_at_the_run_folder_lock_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first write of a night (the run folder's lock) on a full disk: the kernel's ENOSPC (the
+    temporary file is /dev/full) names the lock file and the operation, and leaves nothing behind."""
+    folder = tmp_path / "runs" / "20260101T020000Z-abcdef"
+    folder.mkdir(parents=True)
+    temp = folder / f"{LOCK_FILE}.x.tmp"
+    monkeypatch.setattr(
+        recovery.tempfile, "mkstemp", lambda **_k: (os.open("/dev/full", os.O_WRONLY), str(temp))
+    )
+    with pytest.raises(OSError) as caught:  # on main: '[Errno 28] No space left on device', no path
+        lock_run_folder(folder)
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(folder / LOCK_FILE)
+    assert "lock file" in str(caught.value)
+    assert not list(folder.iterdir())
 
 
 def test_update_summary_index_survives_an_index_that_is_a_folder(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ them, no file was written anywhere.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -191,3 +193,45 @@ def test_the_row_limit_is_applied_in_the_query_and_limits_are_set(app: typer.Typ
         app, warehouse, "SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t"
     )
     assert code == 0 and output.splitlines()[1] in {"953.6 MiB,2", "1.0 GB,2", "1000.0 MB,2"}, output
+
+
+# Peak RSS of the console script alone: a child started from pytest counts pytest's own peak (Linux
+# keeps the parent's high-water mark across vfork + exec), so a small Python process starts it and
+# reports what os.wait4 says of that one child.
+_PEAK_OF_CHILD = (
+    "import os, subprocess, sys\n"
+    "child = subprocess.Popen(sys.argv[2:])\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "child.returncode = os.waitstatus_to_exitcode(status)\n"
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+    "sys.exit(child.returncode)\n"
+)
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("output", ["auto", "json"])
+def test_ten_million_rows_print_within_300_mb(
+    warehouse: Path, tmp_path: Path, output: str, reliability
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26 item 5, as a user runs it. On b0ec926: 2.17 GB to print 200 rows, 11.6 GB as JSON."""
+    exe = Path(sys.executable).with_name("veille")
+    statement = "select * from range(10000000)"
+    peak_file = tmp_path / "peak"
+    args = [str(exe), "sql", statement, "--warehouse", str(warehouse), "--format", output]
+    result = subprocess.run(
+        [sys.executable, "-c", _PEAK_OF_CHILD, str(peak_file), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-2000:]
+    assert "199" in out and "9999999" not in out and "more rows not shown: the first 200" in out
+    peak_mb = int(peak_file.read_text()) / 1024  # KiB on Linux
+    assert peak_mb < 300, f"peak RSS {peak_mb:.0f} MB"
+    reliability.record(
+        f'`veille sql "{statement}"` (--format {output}; console script, subprocess)',
+        "the row limit is part of the query: 200 rows printed, peak RSS under ~300 MB",
+        f"exit 0, 200 rows and the 'more rows not shown' note; peak RSS {peak_mb:.0f} MB (os.wait4 of the "
+        "console script)",
+    )

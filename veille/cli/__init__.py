@@ -49,34 +49,10 @@ def _refused_by_server(exc: BaseException) -> str | None:
     )
 
 
-# DuckDB reports the machine's errors in its own exception types, with the OS's words in the text.
-_ENVIRONMENT_WORDS = (
-    "No space left on device",
-    "Read-only file system",
-    "Permission denied",
-    "Not a directory",
-)
-
-
 def _environment_error(exc: BaseException) -> str | None:
-    """One line for an error of the machine (disk full, read-only, permission, a file where a folder
-    should be), found anywhere in the exception's chain; None for anything else (a bug keeps its
-    traceback)."""
-    from veille.oserrors import ENVIRONMENT_ERRNOS, environment_message
+    from veille.oserrors import environment_error
 
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, OSError) and current.errno in ENVIRONMENT_ERRNOS:
-            return environment_message(current)
-        text = str(current)
-        if type(current).__module__.startswith(("duckdb", "_duckdb")) and any(
-            word in text for word in _ENVIRONMENT_WORDS
-        ):
-            return text.strip().splitlines()[0][:300]
-        current = current.__cause__ or current.__context__
-    return None
+    return environment_error(exc)
 
 
 def main() -> None:

@@ -7,7 +7,8 @@ mode, an unusable plan, nothing listening at the Gemini address. Prefect 3.9 has
 it, so a logging filter on its run loggers drops the frames when the exception's class says
 ``expected_failure = True``; the line keeps the exception's type and message, and any other
 exception keeps its traceback. An error of the machine (disk full, read-only, a file where a folder
-should be: ``veille.oserrors.ENVIRONMENT_ERRNOS``) is expected too: its line names the path. Installed when the flow module is imported (CLI runs, deployments,
+should be: ``veille.oserrors.environment_error``, DuckDB's wording of one included) is expected too:
+its line names the path. Installed when the flow module is imported (CLI runs, deployments,
 ``veille serve``).
 
 A flow that returns a Failed state on purpose (a partial report: the state message names the failed
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import logging
 
-from veille.oserrors import ENVIRONMENT_ERRNOS
+from veille.oserrors import environment_error
 
 __all__ = ["RUN_LOGGERS", "ExpectedFailureFilter", "install_expected_failure_filter"]
 
@@ -32,7 +33,7 @@ class ExpectedFailureFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        environment = isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS
+        environment = exc is not None and environment_error(exc) is not None  # DuckDB's text of one too
         if exc is not None and (environment or getattr(exc, "expected_failure", False) or _failed_state(exc)):
             record.exc_info, record.exc_text = None, None
             if str(exc) not in record.getMessage():  # the line alone must say what failed

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from veille.oserrors import writing
 from veille.warehouse import RecordResult, RunAlreadyRecordedError, WarehouseError, record_run_dir
 from veille.warehouse.folderio import salvaging
 
@@ -73,17 +74,18 @@ def lock_run_folder(folder: Path) -> RunLock:
     path = Path(folder) / LOCK_FILE
     if fcntl is None:
         return RunLock(path, None)
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=f"{LOCK_FILE}.", suffix=".tmp")
-    handle = os.fdopen(fd, "wb")
-    try:
-        handle.write(f"{os.getpid()}\n".encode())
-        handle.flush()
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        os.replace(temp, path)
-    except BaseException:
-        handle.close()
-        Path(temp).unlink(missing_ok=True)
-        raise
+    with writing(path, "creating the run folder's lock file"):  # a full disk names the file
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=f"{LOCK_FILE}.", suffix=".tmp")
+        handle = os.fdopen(fd, "wb")
+        try:
+            handle.write(f"{os.getpid()}\n".encode())
+            handle.flush()
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            os.replace(temp, path)
+        except BaseException:
+            handle.close()
+            Path(temp).unlink(missing_ok=True)
+            raise
     return RunLock(path, handle)
 
 

@@ -37,6 +37,7 @@ from veille.corpus.document import (
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.sections import split_sections, text_fingerprint
+from veille.oserrors import environment_error
 from veille.store.connection import read_write, set_aside_unreadable
 from veille.store.conversions import ConversionCache
 from veille.store.files import check_corpus
@@ -305,10 +306,10 @@ def ingest_corpus(
     """
     try:
         return _ingest_corpus(corpus_dir, db_path, strict, max_doc_bytes, batch_size, trust_file_stat)
-    except CorpusError as exc:
-        # Bad input, not a bug: drop the inner frames, which hold the (closed) DuckDB connection alive as
-        # long as the exception lives (Prefect keeps it in the failed state).
-        raise exc.with_traceback(None) from None
+    except (CorpusError, duckdb.Error) as exc:  # bad input or the machine's (disk full): not a bug, so
+        if isinstance(exc, CorpusError) or environment_error(exc) is not None:  # drop the frames that keep
+            raise exc.with_traceback(None) from None  # the connection alive in Prefect's failed state
+        raise  # a bug keeps its traceback
 
 
 def _ingest_corpus(
@@ -365,8 +366,7 @@ def _ingest_corpus(
             checkpoint("ingest")  # observers (crash tests): everything written, nothing committed
             con.execute("COMMIT")
         except BaseException:
-            # A failed COMMIT (disk full) already ended the transaction: keep the real cause.
-            with contextlib.suppress(duckdb.Error):
+            with contextlib.suppress(duckdb.Error):  # a failed COMMIT (disk full) ended it: keep the cause
                 con.execute("ROLLBACK")
             raise
 
