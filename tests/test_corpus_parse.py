@@ -144,6 +144,25 @@ def test_flow_value_yaml_refuses_alone_keeps_the_yaml_error(tmp_path: Path, flow
     expect_error(path, field=None, problem="invalid YAML at line", expected="front matter")
 
 
+@pytest.mark.parametrize(
+    ("text", "marker"),
+    [
+        (doc_text(extra="draft: true\n"), "draft: true"),
+        (doc_text(extra="published: false\n"), "published: false"),  # Jekyll
+        ("Title: Kestrel\nDate: 2024-11-02 14:05\nStatus: draft\n\nCorps.\n", "status: draft"),  # Pelican
+        ('+++\ntitle = "Kestrel"\ndraft = true\n+++\n\nCorps.\n', "draft: true"),  # Hugo TOML
+        (doc_text(extra="draft: false\npublished: true\nstatus: published\n"), None),
+    ],
+)
+def test_a_draft_is_read_with_one_note_saying_so(tmp_path: Path, text: str, marker: str | None) -> None:
+    doc = parse_document(write(tmp_path, text))
+    assert doc.body
+    drafts = [note for note in doc.notes if "marked as a draft" in note]
+    assert drafts == ([] if marker is None else [drafts[0]])
+    if marker is not None:
+        assert f"({marker})" in drafts[0]
+
+
 def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(extra="summary: [a, b\n"))
     err = expect_error(path, field=None, problem="invalid YAML at line", expected="front matter")

@@ -171,3 +171,15 @@ def test_fenced_code_is_left_as_written(before: str, code: str) -> None:
 @given(st.text(alphabet=st.characters(blacklist_characters="{"), max_size=200))
 def test_text_without_braces_is_unchanged(text: str) -> None:
     assert strip_template_tags(text) == text
+
+
+def test_the_one_draft_is_read_and_named_once(
+    ingested: tuple[dict[str, dict[str, object]], list[str]],
+) -> None:
+    """hugo-lunr-ml's post says ``draft: true``; four other posts say ``draft: false``. The draft is read
+    (a team's draft is still its knowledge) and named in one note; the others are not."""
+    rows, alerts = ingested
+    assert "hugo/post-sub01.en.md" in rows
+    drafts = [a for a in alerts if "marked as a draft" in a]
+    assert len(drafts) == 1 and "post-sub01.en.md" in drafts[0] and "draft: true" in drafts[0]
+    assert drafts[0].startswith("ingest.document_note")
