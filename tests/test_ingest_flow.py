@@ -140,3 +140,36 @@ def test_every_command_has_help(command: str) -> None:
     result = CliRunner().invoke(make_app(), [command, "--help"])
     assert result.exit_code == 0
     assert "--warehouse" in result.output
+
+
+def test_veille_run_prints_the_ingest_alerts_once(corpus: Path, warehouse_dir: Path, tmp_path: Path) -> None:
+    """`veille run` printed each ingest alert twice (the ingestion block, then the run's alerts): when
+    the run's alerts.json holds them, the ingestion block counts them; else it lists them itself."""
+    import json
+
+    from rich.console import Console
+
+    from veille.run.summary import ingest_alerts_recorded
+
+    for i in range(30):
+        (corpus / "docs" / f"bad-{i:02d}.md").write_text(
+            doc_text(f"bad-{i:02d}", date='"x"'), encoding="utf-8"
+        )
+    report = ingest.fn(Settings(corpus_dir=corpus, warehouse_dir=warehouse_dir))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    assert not ingest_alerts_recorded(run_dir, report)  # no alerts.json: the run stopped early
+    (run_dir / "alerts.json").write_text(
+        json.dumps([a.model_dump() for a in report.alerts[:-1]]), encoding="utf-8"
+    )
+    assert not ingest_alerts_recorded(run_dir, report)  # one missing
+    (run_dir / "alerts.json").write_text(
+        json.dumps([a.model_dump() for a in report.alerts]), encoding="utf-8"
+    )
+    assert ingest_alerts_recorded(run_dir, report)
+    for below, expected in ((False, 25), (True, 0)):
+        console = Console(record=True, width=200)
+        cli_run.print_ingest_summary(report, None, console, alerts_below=below)
+        text = console.export_text()
+        assert text.count("bad-") == expected + (3 if not below else 0), text  # + the code line's subjects
+        assert (f"Alerts: {len(report.alerts)}, listed with the run's alerts below" in text) is below
