@@ -125,6 +125,44 @@ def test_yaml_refused_but_readable_as_key_value_lines_is_loaded_with_a_note(tmp_
     assert len(doc.notes) == 1 and "invalid YAML at line 5" in doc.notes[0]  # counted in the file
 
 
+def test_unquoted_colon_beside_flow_lists_is_read_as_key_value_lines(tmp_path: Path) -> None:
+    # The common Jekyll post shape (Chirpy's template and others): an unquoted title holding ": " beside
+    # `categories: [a, b]` / `tags: [x]`. YAML refuses the title; each flow list alone is YAML.
+    text = (
+        "---\ntitle: Sortie à vélo: le col du Galibier\ndate: 2024-07-14 08:00:00 +0200\nlayout: post\n"
+        "categories: [velo, montagne]\ntags: [col]\n---\n\nNous avons monté le Galibier en 2 h 40.\n"
+    )
+    doc = parse_document(write(tmp_path, text, name="2024-07-14-velo.markdown"))
+    assert (doc.title, doc.date) == ("Sortie à vélo: le col du Galibier", datetime.date(2024, 7, 14))
+    assert doc.unknown_fields == ["categories", "layout", "tags"]
+    assert len(doc.notes) == 1 and "plain 'key: value' lines" in doc.notes[0]
+
+
+@pytest.mark.parametrize("flow", ["[a, b", "{a: [b}", "[*x]", "[&a 1]"])
+def test_flow_value_yaml_refuses_alone_keeps_the_yaml_error(tmp_path: Path, flow: str) -> None:
+    path = write(tmp_path, doc_text(title="Kestrel: le retour", extra=f"tags: {flow}\n"))
+    expect_error(path, field=None, problem="invalid YAML at line", expected="front matter")
+
+
+@pytest.mark.parametrize(
+    ("text", "marker"),
+    [
+        (doc_text(extra="draft: true\n"), "draft: true"),
+        (doc_text(extra="published: false\n"), "published: false"),  # Jekyll
+        ("Title: Kestrel\nDate: 2024-11-02 14:05\nStatus: draft\n\nCorps.\n", "status: draft"),  # Pelican
+        ('+++\ntitle = "Kestrel"\ndraft = true\n+++\n\nCorps.\n', "draft: true"),  # Hugo TOML
+        (doc_text(extra="draft: false\npublished: true\nstatus: published\n"), None),
+    ],
+)
+def test_a_draft_is_read_with_one_note_saying_so(tmp_path: Path, text: str, marker: str | None) -> None:
+    doc = parse_document(write(tmp_path, text))
+    assert doc.body
+    drafts = [note for note in doc.notes if "marked as a draft" in note]
+    assert drafts == ([] if marker is None else [drafts[0]])
+    if marker is not None:
+        assert f"({marker})" in drafts[0]
+
+
 def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(extra="summary: [a, b\n"))
     err = expect_error(path, field=None, problem="invalid YAML at line", expected="front matter")

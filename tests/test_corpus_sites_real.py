@@ -171,3 +171,35 @@ def test_fenced_code_is_left_as_written(before: str, code: str) -> None:
 @given(st.text(alphabet=st.characters(blacklist_characters="{"), max_size=200))
 def test_text_without_braces_is_unchanged(text: str) -> None:
     assert strip_template_tags(text) == text
+
+
+def test_the_one_draft_is_read_and_named_once(
+    ingested: tuple[dict[str, dict[str, object]], list[str]],
+) -> None:
+    """hugo-lunr-ml's post says ``draft: true``; four other posts say ``draft: false``. The draft is read
+    (a team's draft is still its knowledge) and named in one note; the others are not."""
+    rows, alerts = ingested
+    assert "hugo/post-sub01.en.md" in rows
+    drafts = [a for a in alerts if "marked as a draft" in a]
+    assert len(drafts) == 1 and "post-sub01.en.md" in drafts[0] and "draft: true" in drafts[0]
+    assert drafts[0].startswith("ingest.document_note")
+
+
+def test_the_real_pelican_header_is_read_even_when_the_post_has_no_text() -> None:
+    """pelican-jupyter's post: its ``Key: value`` header is Pelican's, read field by field (the post
+    itself is refused above for its empty text, not for its header)."""
+    from veille.corpus.metadata import read_front_matter
+
+    front, kind, body, _ = split_front_matter(
+        (REAL / "pelican" / "liquid-tag.md").read_text(encoding="utf-8")
+    )
+    data, notes = read_front_matter(front, kind, "liquid-tag.md")
+    assert kind == "pelican" and notes == []
+    assert data == {
+        "title": "With Liquid Tag",
+        "slug": "with-liquid-tag",
+        "date": "2100-12-31",
+        "tags": "Test",
+        "author": "Daniel Rodriguez",
+    }
+    assert strip_template_tags(body).strip() == ""

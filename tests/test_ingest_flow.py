@@ -36,6 +36,31 @@ def test_tasks_without_a_run_context(corpus: Path, warehouse_dir: Path) -> None:
     assert len(listing.entries) == 4 and " — " not in listing.text
 
 
+def test_the_ingest_log_is_bounded_per_code(
+    corpus: Path, warehouse_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """300 invalid files and 300 noted ones: the task's log names the first few of each code and says
+    how many more, instead of one line per document (the log is a view too, issue 29 item 5)."""
+    docs = corpus / "docs"
+    for i in range(300):
+        (docs / f"bad-{i:03d}.md").write_text(doc_text(f"bad-{i:03d}", date='"2025-13-45"'), encoding="utf-8")
+        (docs / f"note-{i:03d}.md").write_text(
+            doc_text(f"note-{i:03d}", title="Kestrel: note", extra="tags: [a]\n"), encoding="utf-8"
+        )
+    settings = Settings(corpus_dir=corpus, warehouse_dir=warehouse_dir)
+    with caplog.at_level("INFO", logger="veille.tasks.ingest"):
+        report = ingest.fn(settings)
+    assert (report.skipped, report.documents) == (300, 304)
+    lines = [r.getMessage() for r in caplog.records if r.name == "veille.tasks.ingest"]
+    invalid = [line for line in lines if line.startswith("ingest.invalid_document:")]
+    notes = [line for line in lines if line.startswith("ingest.document_note:")]
+    assert len(invalid) == 25 + 1 and invalid[-1].startswith(
+        "ingest.invalid_document: 275 more of this code, 300"
+    )
+    assert len(notes) == 2 + 1 and notes[-1].startswith("ingest.document_note: 298 more of this code, 300")
+    assert len(lines) < 40
+
+
 def test_ingest_flow(prefect_harness: None, corpus: Path, warehouse_dir: Path) -> None:
     report = ingest_flow(corpus=str(corpus), warehouse=str(warehouse_dir))
     assert (report.added, report.documents) == (4, 4)
@@ -115,3 +140,36 @@ def test_every_command_has_help(command: str) -> None:
     result = CliRunner().invoke(make_app(), [command, "--help"])
     assert result.exit_code == 0
     assert "--warehouse" in result.output
+
+
+def test_veille_run_prints_the_ingest_alerts_once(corpus: Path, warehouse_dir: Path, tmp_path: Path) -> None:
+    """`veille run` printed each ingest alert twice (the ingestion block, then the run's alerts): when
+    the run's alerts.json holds them, the ingestion block counts them; else it lists them itself."""
+    import json
+
+    from rich.console import Console
+
+    from veille.run.summary import ingest_alerts_recorded
+
+    for i in range(30):
+        (corpus / "docs" / f"bad-{i:02d}.md").write_text(
+            doc_text(f"bad-{i:02d}", date='"x"'), encoding="utf-8"
+        )
+    report = ingest.fn(Settings(corpus_dir=corpus, warehouse_dir=warehouse_dir))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    assert not ingest_alerts_recorded(run_dir, report)  # no alerts.json: the run stopped early
+    (run_dir / "alerts.json").write_text(
+        json.dumps([a.model_dump() for a in report.alerts[:-1]]), encoding="utf-8"
+    )
+    assert not ingest_alerts_recorded(run_dir, report)  # one missing
+    (run_dir / "alerts.json").write_text(
+        json.dumps([a.model_dump() for a in report.alerts]), encoding="utf-8"
+    )
+    assert ingest_alerts_recorded(run_dir, report)
+    for below, expected in ((False, 25), (True, 0)):
+        console = Console(record=True, width=200)
+        cli_run.print_ingest_summary(report, None, console, alerts_below=below)
+        text = console.export_text()
+        assert text.count("bad-") == expected + (3 if not below else 0), text  # + the code line's subjects
+        assert (f"Alerts: {len(report.alerts)}, listed with the run's alerts below" in text) is below

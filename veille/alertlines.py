@@ -5,10 +5,11 @@ give one line and a handful of examples, not 2,000 lines); every alert stays in 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["DETAIL_PER_SEVERITY", "alert_lines"]
+__all__ = ["DETAIL_PER_SEVERITY", "alert_lines", "log_alerts"]
 
 # Full messages shown per code: every error a user must fix is named, up to a bound.
 DETAIL_PER_SEVERITY: Mapping[str, int] = {"error": 25, "warning": 3, "info": 2}
@@ -44,6 +45,30 @@ def alert_lines(alerts: Iterable[Any], *, indent: str = "  ", max_chars: int = 6
         if len(members) > shown:
             lines.append(f"{indent}    … {len(members) - shown} more (alerts.json / veille ingest log)")
     return lines
+
+
+_LEVELS = {"info": logging.INFO, "warning": logging.WARNING}
+
+
+def log_alerts(log: logging.Logger | logging.LoggerAdapter[logging.Logger], alerts: Iterable[Any]) -> None:
+    """Log ``alerts`` as ``code: message`` lines, at most :data:`DETAIL_PER_SEVERITY` per code, then one
+    line per code saying how many more: a task's log is a view too, bounded whatever the corpus size."""
+    counts: dict[tuple[str, str], int] = {}
+    for alert in alerts:
+        key = (str(_field(alert, "severity") or "warning"), str(_field(alert, "code")))
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] <= DETAIL_PER_SEVERITY.get(key[0], 2):
+            log.log(_LEVELS.get(key[0], logging.ERROR), "%s: %s", key[1], _field(alert, "message"))
+    for (severity, code), count in counts.items():
+        more = count - DETAIL_PER_SEVERITY.get(severity, 2)
+        if more > 0:
+            log.log(
+                _LEVELS.get(severity, logging.ERROR),
+                "%s: %d more of this code, %d in all (every one in the run's alerts.json)",
+                code,
+                more,
+                count,
+            )
 
 
 def _cut(text: str, limit: int) -> str:

@@ -107,9 +107,14 @@ def quiet_corpus_tracebacks() -> Iterator[None]:
 
 
 def print_ingest_summary(
-    report: IngestReport, listing: Catalogue | None, console: Console | None = None
+    report: IngestReport,
+    listing: Catalogue | None,
+    console: Console | None = None,
+    *,
+    alerts_below: bool = False,
 ) -> None:
-    """Counts, alerts and (if given) the catalogue, for people. Reused by the full pipeline's `veille run`."""
+    """Counts, alerts and (if given) the catalogue, for people. Reused by the full pipeline's `veille run`,
+    whose own alert list repeats the ingest alerts: with ``alerts_below`` they are counted, not printed twice."""
     from rich.console import Console
 
     out = console or Console()
@@ -125,7 +130,9 @@ def print_ingest_summary(
         highlight=False,
         soft_wrap=True,
     )
-    if report.alerts:
+    if report.alerts and alerts_below:
+        out.print(f"[bold]Alerts[/bold]: {len(report.alerts)}, listed with the run's alerts below")
+    elif report.alerts:
         from veille.alertlines import alert_lines
 
         out.print(f"[bold]Alerts[/bold] ({len(report.alerts)}, grouped by code)")
@@ -214,7 +221,7 @@ def run(
     from veille.corpus.errors import CorpusError
     from veille.flows.veille import veille_flow
     from veille.run.folder import run_folder_of
-    from veille.run.summary import format_summary, load_ingest_report
+    from veille.run.summary import format_summary, ingest_alerts_recorded, load_ingest_report
     from veille.store.readers import read_catalogue
 
     with prefect_api(shared), quiet_corpus_tracebacks():
@@ -235,7 +242,7 @@ def run(
         ingested = load_ingest_report(run_dir)
         if ingested is not None:
             listing = _guarded(lambda: read_catalogue(settings.database)) if show_catalogue else None
-            print_ingest_summary(ingested, listing)
+            print_ingest_summary(ingested, listing, alerts_below=ingest_alerts_recorded(run_dir, ingested))
         typer.echo(format_summary(run_dir))
     if error is not None:
         typer.echo(f"error: {error}", err=True)

@@ -176,6 +176,22 @@ def _folder_type(rel: str) -> str | None:
     return (slug(parts[0], limit=60) or None) if len(parts) > 1 else None
 
 
+def _draft_marker(data: dict[str, Any]) -> str | None:
+    """How a front matter says "draft": ``draft: true`` (Hugo, Jekyll, Docusaurus), ``published:
+    false`` (Jekyll), ``status: draft`` (Pelican); None otherwise."""
+
+    def said(key: str) -> str:
+        return str(data.get(key)).strip().lower()
+
+    if said("draft") in ("true", "yes"):
+        return "draft: true"
+    if said("published") in ("false", "no"):
+        return "published: false"
+    if said("status") == "draft":
+        return "status: draft"
+    return None
+
+
 def derive_fields(
     converted: Converted, *, path: Path | str, rel: str, content_hash: str, mtime: float | None
 ) -> DocumentFields:
@@ -185,6 +201,12 @@ def derive_fields(
             path, None, "a closing '---' line after the front matter", "front matter is not closed"
         )
     data, notes = read_front_matter(converted.front_matter, converted.front_matter_kind, path)
+    if (marker := _draft_marker(data)) is not None:
+        # A site generator's publishing switch, not a validity test: a team's draft is still its
+        # knowledge, so it is read, and the reader is told its figures may not be final.
+        notes.append(
+            f"marked as a draft ({marker}): read like any other document, its figures may not be final"
+        )
     origins: dict[str, str] = {}
     given_id = _text(data, "id", path, notes)
     if given_id is not None:

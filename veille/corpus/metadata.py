@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from veille.corpus.errors import CorpusError, quote
-from veille.corpus.frontmatter import MAX_DEPTH, MAX_FRONT_MATTER_BYTES, _front_matter_mapping
+from veille.corpus.frontmatter import MAX_DEPTH, MAX_FRONT_MATTER_BYTES, _front_matter_mapping, _load_yaml
 
 __all__ = ["DATE_EXPECTED", "FIELD_CAPS", "clean_value", "parse_date", "read_front_matter"]
 
@@ -111,6 +111,14 @@ def _key_value_lines(front: str, *, continuation: bool) -> dict[str, Any] | None
         if last in data:
             return None  # a duplicate key is an error, whichever reading
         value = match.group(2)
+        if value and value[0] in "[{" and not continuation:
+            # A flow list beside an unquoted colon elsewhere (Jekyll's `categories: [a, b]`): this line
+            # alone is YAML; read it so, under the same limits. Unreadable alone: the YAML error stands.
+            flow = _flow_value(value)
+            if flow is None:
+                return None
+            data[last] = flow
+            continue
         if value and value[0] in "[{&*!|>":
             return None  # YAML syntax meant as such (flow collection, anchor, tag, block scalar)
         if value and value[0] in "'\"" and not value.rstrip().endswith(value[0]):
@@ -120,6 +128,16 @@ def _key_value_lines(front: str, *, continuation: bool) -> dict[str, Any] | None
         if value == []:
             data[key] = None
     return data
+
+
+def _flow_value(value: str) -> list[Any] | dict[Any, Any] | None:
+    """A one-line YAML flow collection through the limited loader; None when YAML refuses it."""
+    try:
+        loaded = _load_yaml(f"v: {value}", "<front matter>", line_offset=0, what="front matter")
+    except CorpusError:
+        return None
+    flow = loaded.get("v") if isinstance(loaded, dict) else None
+    return flow if isinstance(flow, list | dict) else None
 
 
 def _bracket_depth(text: str) -> int:

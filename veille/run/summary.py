@@ -20,6 +20,7 @@ __all__ = [
     "INGEST_FILE",
     "RoleUsage",
     "format_summary",
+    "ingest_alerts_recorded",
     "ingest_record",
     "load_ingest_report",
     "role_usage",
@@ -123,6 +124,13 @@ def load_ingest_report(run_dir: Path) -> IngestReport | None:
         return None
     data["alerts"] = [Alert.model_validate(a) for a in data.get("alerts", [])]
     return IngestReport(**data)
+
+
+def ingest_alerts_recorded(run_dir: Path, report: IngestReport) -> bool:
+    """Whether the run's alerts.json lists every ingest alert (the run summary then shows them)."""
+    alerts = _load(run_dir / "alerts.json", [])
+    recorded = sum(a.get("stage") == "ingest" for a in alerts if isinstance(a, dict))
+    return recorded >= len(report.alerts)
 
 
 def _load(path: Path, default: Any) -> Any:

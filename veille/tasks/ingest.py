@@ -9,6 +9,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import MissingContextError
 from prefect.logging import get_run_logger
 
+from veille.alertlines import log_alerts
 from veille.settings import Settings
 from veille.store.ingest import IngestReport, ingest_corpus
 from veille.store.readers import Catalogue, read_catalogue
@@ -44,9 +45,7 @@ def ingest(settings: Settings) -> IngestReport:
         report.skipped,
         report.documents,
     )
-    for alert in report.alerts:
-        level = {"info": logging.INFO, "warning": logging.WARNING}.get(alert.severity, logging.ERROR)
-        log.log(level, "%s: %s", alert.code, alert.message)
+    log_alerts(log, report.alerts)  # bounded per code: 2,000 invalid files are not 2,000 lines
     return report
 
 

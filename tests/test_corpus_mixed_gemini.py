@@ -1,0 +1,92 @@
+"""The mixed folder of tests/test_corpus_mixed.py end to end through the real google-genai SDK against
+the loopback fake Gemini: the converted PDF, DOCX, HTML and Hugo post reach the analyst as text, the
+broken PDF is the one ingest error, and every readable file is in the catalogue."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from testkit.fake_gemini import FakeGemini
+from testkit.gemini_script import gemini_responder, role_of
+from tests.test_corpus_mixed import READABLE, mixed_corpus
+from veille.flows.veille import veille_flow
+from veille.store.readers import read_catalogue
+
+pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
+
+# A passage of each converted file (tests/fixtures/real, SOURCES.md) and the id derived from its path.
+READ = {
+    "fournisseurs-outline": "Hello, here is some text without a meaning.",  # PDF
+    "notes-styles": "Body Text",  # DOCX
+    "pages-the-basics": "The first thing you must do is create an",  # HTML
+    "blog-hugo-kestrel-2": "Kestrel 2.0 sert 1 180 tokens par seconde",  # Hugo TOML front matter
+    "wiki-reunion": "Orvet reste en évaluation jusqu'en juin.",  # Markdown without front matter
+}
+
+
+@pytest.fixture()
+def server() -> Iterator[FakeGemini]:
+    with FakeGemini() as fake:
+        fake.responder = gemini_responder(
+            axes=[
+                ("Que disent les documents des fournisseurs ?", ["fournisseurs-outline", "notes-styles"]),
+                (
+                    "Que disent les pages et notes ?",
+                    ["pages-the-basics", "blog-hugo-kestrel-2", "wiki-reunion"],
+                ),
+            ]
+        )
+        yield fake
+
+
+def test_mixed_folder_runs_end_to_end_against_the_fake_gemini(
+    server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = mixed_corpus(tmp_path / "corpus")
+    mini = Path(__file__).parent / "fixtures" / "mini_corpus"
+    shutil.copytree(mini / "docs", corpus / "docs" / "veille")
+    shutil.copy(mini / "request.md", corpus / "request.md")
+    for name, value in {
+        "GEMINI_API_KEY": "fake-key-for-the-loopback-server",
+        "VEILLE_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
+        "VEILLE_GEMINI_BASE_URL": server.base_url,
+        "VEILLE_GEMINI_API_VERSION": "v1beta",
+        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
+    }.items():
+        monkeypatch.setenv(name, value)
+
+    state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
+    assert state.is_completed(), state.message
+    run_dir = Path(state.result())
+
+    alerts = json.loads((run_dir / "alerts.json").read_text(encoding="utf-8"))
+    errors = [
+        (a["code"], a["subject"])
+        for a in alerts
+        if a["severity"] == "error" and a["code"].startswith("ingest.")
+    ]
+    assert errors == [("ingest.invalid_document", "docs/fournisseurs/broken.pdf")]
+    assert not [a for a in alerts if a["code"] == "injection.suspected"], alerts
+    assert len(read_catalogue(tmp_path / "warehouse" / "veille.duckdb").entries) == READABLE + 4
+
+    # Each planned file reached an analyst as its converted text: no markup, its passage there.
+    blocks: dict[str, str] = {}
+    for request in server.requests:
+        if role_of(request.body) == "analyst":
+            prompt = "".join(part.get("text", "") for part in request.body["contents"][0]["parts"])
+            for doc_id, text in re.findall(
+                r'<document id="([^"]+)"[^>]*>(.*?)</document>', prompt, re.DOTALL
+            ):
+                blocks[doc_id] = text
+    assert set(READ) <= set(blocks), sorted(blocks)
+    for doc_id, passage in READ.items():
+        assert passage in blocks[doc_id], (doc_id, blocks[doc_id][:300])
+        assert "<html" not in blocks[doc_id].lower() and "+++" not in blocks[doc_id]
+    report = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert "## Sources" in report
