@@ -13,6 +13,8 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -28,7 +30,9 @@ __all__ = [
     "resolve_api_key",
     "scrub",
     "scrub_data",
+    "scrub_exception",
     "scrub_text",
+    "scrubbed_exceptions",
     "url_password",
 ]
 
@@ -143,6 +147,34 @@ def scrub_data(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(scrub_data(v) for v in value)
     return value
+
+
+def scrub_exception(exc: BaseException | None) -> None:
+    """Masks every configured secret in ``exc`` and its causes, in place, before Prefect sees it:
+    Prefect writes a raised exception's text into the run's state message (stored by its server)
+    and pickles the exception as a failed run's result, neither through logging."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc.args = tuple(scrub_data(a) for a in exc.args)
+        if isinstance(exc, OSError):  # its text is built from these, not from args
+            for name in ("strerror", "filename", "filename2"):
+                if isinstance(getattr(exc, name), str):
+                    setattr(exc, name, scrub_text(getattr(exc, name)))
+        for name, value in list(getattr(exc, "__dict__", {}).items()):
+            if isinstance(value, str | list | tuple | dict):
+                setattr(exc, name, scrub_data(value))
+        exc = exc.__cause__ or exc.__context__
+
+
+@contextmanager
+def scrubbed_exceptions() -> Iterator[None]:
+    """Around a task's body: whatever it raises leaves with its secrets masked (:func:`scrub_exception`)."""
+    try:
+        yield
+    except BaseException as exc:
+        scrub_exception(exc)
+        raise
 
 
 def scrub(text: str, *secrets: SecretValue | str | None) -> str:

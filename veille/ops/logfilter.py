@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 
 from veille.oserrors import ENVIRONMENT_ERRNOS
+from veille.secrets import scrub_text
 
 __all__ = ["RUN_LOGGERS", "ExpectedFailureFilter", "install_expected_failure_filter"]
 
@@ -35,8 +36,10 @@ class ExpectedFailureFilter(logging.Filter):
         environment = isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS
         if exc is not None and (environment or getattr(exc, "expected_failure", False) or _failed_state(exc)):
             record.exc_info, record.exc_text = None, None
-            if str(exc) not in record.getMessage():  # the line alone must say what failed
-                record.msg, record.args = f"{record.getMessage()}: {type(exc).__name__}: {exc}", None
+            # Scrubbed here too: the record factory masked the message before this filter adds to it.
+            said = scrub_text(str(exc))
+            if said not in record.getMessage():  # the line alone must say what failed
+                record.msg, record.args = f"{record.getMessage()}: {type(exc).__name__}: {said}", None
         return True
 
 
