@@ -65,7 +65,7 @@ def test_a_step_exception_quoting_the_key_reaches_no_prefect_record(
 
     if step == "news":  # a task outside the model's path; the flow re-raises it
         monkeypatch.setattr(news, "compare_snapshots", boom)
-    else:  # a task whose failed result Prefect persists (persist_result=True)
+    else:  # a mapped task with retries: each attempt's state, then the flow's own error
         monkeypatch.setattr(analyse, "fetch_documents", boom)
     monkeypatch.setenv("GEMINI_API_KEY", CANARY)
     warehouse = tmp_path / "warehouse"

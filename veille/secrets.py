@@ -13,8 +13,6 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -32,7 +30,6 @@ __all__ = [
     "scrub_data",
     "scrub_exception",
     "scrub_text",
-    "scrubbed_exceptions",
     "url_password",
 ]
 
@@ -150,9 +147,10 @@ def scrub_data(value: Any) -> Any:
 
 
 def scrub_exception(exc: BaseException | None) -> None:
-    """Masks every configured secret in ``exc`` and its causes, in place, before Prefect sees it:
-    Prefect writes a raised exception's text into the run's state message (stored by its server)
-    and pickles the exception as a failed run's result, neither through logging."""
+    """Masks every configured secret in ``exc`` and its causes, in place, before the flow raises it:
+    Prefect pickles a failed flow run's exception as its result (PREFECT_HOME/storage), not
+    through logging. (Failed task runs' exceptions are not persisted; their state messages are
+    scrubbed by veille.ops.statescrub.)"""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -165,16 +163,6 @@ def scrub_exception(exc: BaseException | None) -> None:
             if isinstance(value, str | list | tuple | dict):
                 setattr(exc, name, scrub_data(value))
         exc = exc.__cause__ or exc.__context__
-
-
-@contextmanager
-def scrubbed_exceptions() -> Iterator[None]:
-    """Around a task's body: whatever it raises leaves with its secrets masked (:func:`scrub_exception`)."""
-    try:
-        yield
-    except BaseException as exc:
-        scrub_exception(exc)
-        raise
 
 
 def scrub(text: str, *secrets: SecretValue | str | None) -> str:

@@ -26,7 +26,6 @@ from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
 from veille.run.inputs import collect_branches
-from veille.secrets import scrubbed_exceptions
 from veille.settings import Settings
 from veille.steps.analyse import Analysis, analyse_subtask
 from veille.steps.analyse_update import (
@@ -169,26 +168,25 @@ def analyse(
     del cache_scope  # part of the cache key only (see cache_scopes)
     if fault:
         raise InjectedFaultError(f"{subtask_id}: injected fault (fail_subtasks)")
-    with scrubbed_exceptions():  # a failed task's exception is stored by Prefect (message, result)
-        documents = fetch_documents(db_path, job.sub_task.doc_ids)
-        new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
-        if update is not None and new:
-            analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget, job.bounds)
-            mode = (
-                f"incremental ({why}): {len(new)} new document(s) read, "
-                f"{len(update.previous.findings)} finding(s) carried over"
-            )
-        elif carry is not None:
-            analysis = carried_analysis(job.sub_task, carry, carry_read)
-            mode = f"unchanged ({why}): 0 document(s) read, {len(carry.findings)} finding(s) carried over"
-        else:
-            analysis = analyse_subtask(client, job.sub_task, documents, job.token_budget, job.bounds)
-            mode = f"{len(documents)} document(s) read" + (f" (full analysis: {why})" if why else "")
-        if analysis.read:
-            mode += f"; read in part: {read_note(analysis.read)}"
-        checkpoint("analyse")  # observers (crash tests): branch computed, result not yet persisted
-        get_run_logger().info(branch_note(subtask_id, mode, analysis, client))
-        return analysis
+    documents = fetch_documents(db_path, job.sub_task.doc_ids)
+    new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
+    if update is not None and new:
+        analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget, job.bounds)
+        mode = (
+            f"incremental ({why}): {len(new)} new document(s) read, "
+            f"{len(update.previous.findings)} finding(s) carried over"
+        )
+    elif carry is not None:
+        analysis = carried_analysis(job.sub_task, carry, carry_read)
+        mode = f"unchanged ({why}): 0 document(s) read, {len(carry.findings)} finding(s) carried over"
+    else:
+        analysis = analyse_subtask(client, job.sub_task, documents, job.token_budget, job.bounds)
+        mode = f"{len(documents)} document(s) read" + (f" (full analysis: {why})" if why else "")
+    if analysis.read:
+        mode += f"; read in part: {read_note(analysis.read)}"
+    checkpoint("analyse")  # observers (crash tests): branch computed, result not yet persisted
+    get_run_logger().info(branch_note(subtask_id, mode, analysis, client))
+    return analysis
 
 
 def branch_note(subtask_id: str, mode: str | int, analysis: Analysis, client: object) -> str:

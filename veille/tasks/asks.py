@@ -23,7 +23,6 @@ from pydantic import BaseModel
 
 from veille.models.base import ModelResult
 from veille.roles.base import Asker, Role
-from veille.secrets import scrubbed_exceptions
 
 __all__ = ["ASK_CACHE_POLICY", "CACHED_ROLES", "CachedAsker", "ask"]
 
@@ -48,8 +47,7 @@ def ask(
 ) -> ModelResult[Any]:
     """One logical call of ``role`` (re-asks included) through the run's client."""
     del role_name, model_key, cache_scope  # part of the cache key only
-    with scrubbed_exceptions():  # a failed task's exception is stored by Prefect (message, result)
-        return client.ask(role, data)
+    return client.ask(role, data)
 
 
 class CachedAsker:

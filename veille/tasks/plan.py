@@ -12,7 +12,6 @@ from prefect.exceptions import MissingContextError
 from veille.alerts import Alert, alert
 from veille.roles.base import Asker
 from veille.roles.planner import Plan, PlannerInput
-from veille.secrets import scrubbed_exceptions
 from veille.steps.catalogue import LeftOut, PlannerCatalogue
 from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
@@ -54,16 +53,15 @@ def plan(
     ``cache_scope`` ("" or the flow run's id with ``use_cache=False``) only enters the cache key: a
     retry of the flow run reuses its own plan, other runs do not."""
     del cache_scope  # part of the cache key only
-    with scrubbed_exceptions():  # a failed task's exception is stored by Prefect (message, result)
-        outcome = make_plan(
-            client,
-            data,
-            flagged=flagged or {},
-            left_out=left_out or [],
-            previous=previous,
-            reused_note=reused_note,
-            token_budget=token_budget,
-        )
+    outcome = make_plan(
+        client,
+        data,
+        flagged=flagged or {},
+        left_out=left_out or [],
+        previous=previous,
+        reused_note=reused_note,
+        token_budget=token_budget,
+    )
     return outcome.model_copy(update={"basis": planner_basis(data, model_key)})
 
 
