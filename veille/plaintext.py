@@ -54,7 +54,9 @@ def clean_text(text: str) -> str:
     text = nh3.clean(text, tags=set(), clean_content_tags={"script", "style"}, strip_comments=True)
     for _ in range(3):  # nested links ([a [b](x)](y)) unwrap one level per pass
         text = _LINK_RE.sub(r"\1", text)
-    text = _FOOTNOTE_RE.sub("", text).replace("[^", "[")
+    text = _FOOTNOTE_RE.sub("", text)
+    while "[^" in text:  # "[^^1" (left by an unwrapped link) gives "[^1" again after one replace
+        text = text.replace("[^", "[")
     text = _URL_RE.sub("", text)
     return " ".join(html.unescape(text).split())
 
