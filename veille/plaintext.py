@@ -63,7 +63,7 @@ def clean_text(text: str) -> str:
 
 def md_escape(text: str) -> str:
     """``text`` (one line) escaped so Markdown renders it as the text it says."""
-    text = _ENTITY_RE.sub(r"&amp;\1", _ESCAPE_RE.sub(r"\\\1", text))
+    text = _ENTITY_RE.sub("&amp;", _ESCAPE_RE.sub(r"\\\1", text))  # the name stays (lookahead)
     text = text.replace("](", "]\\(").replace("<", "&lt;").replace(">", "&gt;")
     lead = _LEAD_RE.match(text)
     if lead:  # "- x" or "1. x" at the start would open a list of the model's own
