@@ -54,14 +54,16 @@ def clean_text(text: str) -> str:
     text = nh3.clean(text, tags=set(), clean_content_tags={"script", "style"}, strip_comments=True)
     for _ in range(3):  # nested links ([a [b](x)](y)) unwrap one level per pass
         text = _LINK_RE.sub(r"\1", text)
-    text = _FOOTNOTE_RE.sub("", text).replace("[^", "[")
+    text = _FOOTNOTE_RE.sub("", text)
+    while "[^" in text:  # "[^^1" (left by an unwrapped link) gives "[^1" again after one replace
+        text = text.replace("[^", "[")
     text = _URL_RE.sub("", text)
     return " ".join(html.unescape(text).split())
 
 
 def md_escape(text: str) -> str:
     """``text`` (one line) escaped so Markdown renders it as the text it says."""
-    text = _ENTITY_RE.sub(r"&amp;\1", _ESCAPE_RE.sub(r"\\\1", text))
+    text = _ENTITY_RE.sub("&amp;", _ESCAPE_RE.sub(r"\\\1", text))  # the name stays (lookahead)
     text = text.replace("](", "]\\(").replace("<", "&lt;").replace(">", "&gt;")
     lead = _LEAD_RE.match(text)
     if lead:  # "- x" or "1. x" at the start would open a list of the model's own

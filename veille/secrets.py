@@ -28,6 +28,7 @@ __all__ = [
     "resolve_api_key",
     "scrub",
     "scrub_data",
+    "scrub_exception",
     "scrub_text",
     "url_password",
 ]
@@ -143,6 +144,25 @@ def scrub_data(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(scrub_data(v) for v in value)
     return value
+
+
+def scrub_exception(exc: BaseException | None) -> None:
+    """Masks every configured secret in ``exc`` and its causes, in place, before the flow raises it:
+    Prefect pickles a failed flow run's exception as its result (PREFECT_HOME/storage), not
+    through logging. (Failed task runs' exceptions are not persisted; their state messages are
+    scrubbed by veille.ops.statescrub.)"""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc.args = tuple(scrub_data(a) for a in exc.args)
+        if isinstance(exc, OSError):  # its text is built from these, not from args
+            for name in ("strerror", "filename", "filename2"):
+                if isinstance(getattr(exc, name), str):
+                    setattr(exc, name, scrub_text(getattr(exc, name)))
+        for name, value in list(getattr(exc, "__dict__", {}).items()):
+            if isinstance(value, str | list | tuple | dict):
+                setattr(exc, name, scrub_data(value))
+        exc = exc.__cause__ or exc.__context__
 
 
 def scrub(text: str, *secrets: SecretValue | str | None) -> str:

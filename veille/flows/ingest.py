@@ -7,11 +7,14 @@ from typing import Any
 
 from prefect import flow
 
+from veille.ops.statescrub import install_state_scrubbing
 from veille.settings import Settings
 from veille.store.ingest import IngestReport
 from veille.tasks.ingest import catalogue, ingest
 
 __all__ = ["ingest_flow", "ingest_settings"]
+
+install_state_scrubbing()  # a run's state message holds no secret (veille.ops.statescrub)
 
 
 def ingest_settings(

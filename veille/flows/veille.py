@@ -22,6 +22,7 @@ from veille.derived import collecting, set_aside_alerts
 from veille.ops.logfilter import install_expected_failure_filter
 from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
+from veille.ops.statescrub import install_state_scrubbing
 from veille.run.folder import OUTPUT_FILES
 from veille.run.info import record_note
 from veille.run.inputs import corpus_inputs
@@ -51,6 +52,7 @@ from veille.warehouse.place import check_warehouse
 __all__ = ["veille_flow"]
 
 install_expected_failure_filter()  # expected failures: one ERROR line, no traceback
+install_state_scrubbing()  # a run's state message holds no secret (veille.ops.statescrub)
 
 
 # The task runner (threads or Dask) is picked from Settings when each run starts (docs/operations.md).

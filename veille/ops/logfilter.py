@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 
 from veille.oserrors import environment_error
+from veille.secrets import scrub_text
 
 __all__ = ["RUN_LOGGERS", "ExpectedFailureFilter", "install_expected_failure_filter"]
 
@@ -36,8 +37,10 @@ class ExpectedFailureFilter(logging.Filter):
         environment = exc is not None and environment_error(exc) is not None  # DuckDB's text of one too
         if exc is not None and (environment or getattr(exc, "expected_failure", False) or _failed_state(exc)):
             record.exc_info, record.exc_text = None, None
-            if str(exc) not in record.getMessage():  # the line alone must say what failed
-                record.msg, record.args = f"{record.getMessage()}: {type(exc).__name__}: {exc}", None
+            # Scrubbed here too: the record factory masked the message before this filter adds to it.
+            said = scrub_text(str(exc))
+            if said not in record.getMessage():  # the line alone must say what failed
+                record.msg, record.args = f"{record.getMessage()}: {type(exc).__name__}: {said}", None
         return True
 
 

@@ -21,6 +21,7 @@ from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo, new_run_id, note_run_folder
 from veille.run.info import final_alerts, flow_run_facts, make_run_info, run_alert, utc_now
 from veille.run.summary import INGEST_FILE, ingest_record
+from veille.secrets import scrub_exception
 from veille.settings import Settings
 from veille.steps.analyse import Analysis
 from veille.steps.finalize import FinalReport
@@ -282,6 +283,7 @@ class RunLog:
 
         if self.error is not None:
             note_run_folder(self.error, self.folder.path)
+            scrub_exception(self.error)  # Prefect stores its text (state message) and pickles it
             raise self.error
         if info.status == "failed":
             return Failed(
