@@ -14,6 +14,7 @@ import pytest
 
 from testkit.fake_gemini import FakeGemini
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from tests.test_corpus_mixed import READABLE, mixed_corpus
 from veille.flows.veille import veille_flow
 from veille.store.readers import read_catalogue
@@ -52,14 +53,7 @@ def test_mixed_folder_runs_end_to_end_against_the_fake_gemini(
     mini = Path(__file__).parent / "fixtures" / "mini_corpus"
     shutil.copytree(mini / "docs", corpus / "docs" / "veille")
     shutil.copy(mini / "request.md", corpus / "request.md")
-    for name, value in {
-        "GEMINI_API_KEY": "fake-key-for-the-loopback-server",
-        "VEILLE_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, tmp_path / "warehouse")
 
     state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
     assert state.is_completed(), state.message

@@ -11,6 +11,7 @@ import pytest
 from testkit.fake_gemini import FakeGemini
 from testkit.flowkit import write_corpus
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from veille.flows.veille import veille_flow
 from veille.journal import read_journal
 from veille.textstats import MODEL_SECTIONS, split_sections
@@ -31,14 +32,7 @@ def test_flow_through_the_real_sdk(
     server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     warehouse = tmp_path / "warehouse"
-    for name, value in {
-        "GEMINI_API_KEY": CANARY,
-        "VEILLE_WAREHOUSE_DIR": str(warehouse),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, warehouse, key=CANARY)
     corpus = write_corpus(tmp_path / "corpus")
 
     state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
@@ -80,14 +74,7 @@ def test_an_unchanged_rerun_makes_no_request(
     server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # With a reference, grading asks the judge: its validated answer is cached like the others.
-    for name, value in {
-        "GEMINI_API_KEY": CANARY,
-        "VEILLE_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, tmp_path / "warehouse", key=CANARY)
     corpus = write_corpus(tmp_path / "corpus")
     (corpus / "reference").mkdir()
     (corpus / "reference" / "dossier.md").write_text(REFERENCE_DOSSIER, encoding="utf-8")

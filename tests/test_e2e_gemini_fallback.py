@@ -17,6 +17,7 @@ import pytest
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import AXES, DOCS, write_corpus
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from veille.flows.veille import veille_flow
 from veille.run.summary import format_summary
 from veille.textstats import MODEL_SECTIONS, split_sections
@@ -48,14 +49,7 @@ PLANNERS: dict[str, Callable[[], Reply]] = {
 
 
 def _env(monkeypatch: pytest.MonkeyPatch, server: FakeGemini, warehouse: Path) -> None:
-    for name, value in {
-        "GEMINI_API_KEY": "AIza-test-key",
-        "VEILLE_WAREHOUSE_DIR": str(warehouse),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, warehouse, key="AIza-test-key")
 
 
 @pytest.fixture()

@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import AXES, write_corpus
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from veille.flows.veille import veille_flow
 from veille.tasks.record import REPORT_ARTIFACT
 
@@ -115,14 +116,7 @@ def _code_structure_only(markdown: str) -> None:
 def test_hostile_model_text_reaches_the_report_and_artifact_as_text_only(
     server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, value in {
-        "GEMINI_API_KEY": "AIza-test-key",
-        "VEILLE_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, tmp_path / "warehouse", key="AIza-test-key")
     corpus = write_corpus(tmp_path / "corpus")
     state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
     assert state.is_completed(), state.message

@@ -20,6 +20,7 @@ import pytest
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import write_corpus
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from veille.dossier import Dossier
 from veille.flows.veille import veille_flow
 from veille.grid import load_grid
@@ -69,14 +70,7 @@ def server() -> Iterator[FakeGemini]:
 def test_a_maximal_writer_leaves_a_bounded_dossier_within_the_budget(
     server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, value in {
-        "GEMINI_API_KEY": "AIza-test-key",
-        "VEILLE_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, tmp_path / "warehouse", key="AIza-test-key")
     corpus = write_corpus(tmp_path / "corpus")
     state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
     assert state.is_completed(), state.message

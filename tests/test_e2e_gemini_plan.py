@@ -15,6 +15,7 @@ import pytest
 
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from veille.corpus.request import load_request
 from veille.flows.veille import veille_flow
 from veille.roles.planner import EXCLUSION_REASONS, CatalogueEntry
@@ -89,14 +90,7 @@ def test_arbitrary_schema_valid_planner_loses_no_term_naming_document_silently(
     server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     warehouse = tmp_path / "warehouse"
-    for name, value in {
-        "GEMINI_API_KEY": "AIza-test-key",
-        "VEILLE_WAREHOUSE_DIR": str(warehouse),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, warehouse, key="AIza-test-key")
 
     state = veille_flow(corpus=str(BUNDLED), backend="gemini", return_state=True)
     assert state.is_completed(), state.message

@@ -22,6 +22,7 @@ import pytest
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import write_corpus
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from veille.citations import cited_numbers, invalid_citations
 from veille.dossier import without_news
 from veille.flows.veille import veille_flow
@@ -115,14 +116,7 @@ def _researcher(trap: _Trap) -> tuple[Any, set[str]]:
 
 
 def _env(monkeypatch: pytest.MonkeyPatch, server: FakeGemini, warehouse: Path) -> None:
-    for name, value in {
-        "GEMINI_API_KEY": CANARY,
-        "VEILLE_WAREHOUSE_DIR": str(warehouse),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, warehouse, key=CANARY)
 
 
 def _sources_section(report: str) -> list[str]:

@@ -55,8 +55,13 @@ def _document(n: int, claim: Claim, source_type: str, date: str) -> DocumentText
 
 
 def _notes(authority: AuthorityRanking, a: DocumentText, b: DocumentText) -> list[NumberedContradiction]:
-    found = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=[a, b]), authority)
-    number = {a.id: 1, b.id: 2}
+    return _numbered_notes(authority, [a, b])
+
+
+def _numbered_notes(authority: AuthorityRanking, docs: list[DocumentText]) -> list[NumberedContradiction]:
+    """The analyst's contradictions over ``docs``, sources numbered in order from 1."""
+    found = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=docs), authority)
+    number = {d.id: n for n, d in enumerate(docs, start=1)}
     return [
         NumberedContradiction(
             subtask_id="st-1",
@@ -327,17 +332,7 @@ def test_every_ledger_sentence_is_a_whole_clause_of_the_analyst_reason(
             zip(values, types_, ["2026-09-30", "2026-05-20", "2026-02-10"], strict=True), start=1
         )
     ]
-    found = analyse(AnalystInput(subtask_id="st-1", question=QUESTION, documents=docs), authority)
-    number = {d.id: n for n, d in enumerate(docs, start=1)}
-    notes = [
-        NumberedContradiction(
-            subtask_id="st-1",
-            retained=[number[note.retained]],
-            rejected=[number[i] for i in note.doc_ids if i != note.retained],
-            reason=note.reason,
-        )
-        for note in found.contradictions
-    ]
+    notes = _numbered_notes(authority, docs)
     sources = [
         SourceRef(number=n, id=d.id, title=d.title, date=d.date, source_type=d.source_type)
         for n, d in enumerate(docs, start=1)

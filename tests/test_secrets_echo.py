@@ -15,6 +15,7 @@ import pytest
 from testkit.fake_gemini import FakeGemini, Reply
 from testkit.flowkit import write_corpus
 from testkit.gemini_script import gemini_responder, role_of
+from tests.gemini_env import use_fake_gemini
 from veille.flows.veille import veille_flow
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
@@ -48,14 +49,7 @@ def test_an_echoed_key_is_found_nowhere(
     server: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     warehouse = tmp_path / "warehouse"
-    for name, value in {
-        "GEMINI_API_KEY": CANARY,
-        "VEILLE_WAREHOUSE_DIR": str(warehouse),
-        "VEILLE_GEMINI_BASE_URL": server.base_url,
-        "VEILLE_GEMINI_API_VERSION": "v1beta",
-        "VEILLE_HTTP_RETRY_INITIAL_DELAY_S": "0.01",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_fake_gemini(monkeypatch, server, warehouse, key=CANARY)
     caplog.set_level(logging.DEBUG)
     state = veille_flow(corpus=str(write_corpus(tmp_path / "corpus")), backend="gemini", return_state=True)
     run_dir = Path(state.result())
