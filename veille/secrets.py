@@ -9,6 +9,7 @@ whose ``repr`` is masked and which refuses to be pickled, and every error text w
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -150,19 +151,26 @@ def scrub_exception(exc: BaseException | None) -> None:
     """Masks every configured secret in ``exc`` and its causes, in place, before the flow raises it:
     Prefect pickles a failed flow run's exception as its result (PREFECT_HOME/storage), not
     through logging. (Failed task runs' exceptions are not persisted; their state messages are
-    scrubbed by veille.ops.statescrub.)"""
+    scrubbed by veille.ops.statescrub.) Never raises: the caller re-raises the run's own error."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        exc.args = tuple(scrub_data(a) for a in exc.args)
+        _set(exc, "args", tuple(scrub_data(a) for a in exc.args))
         if isinstance(exc, OSError):  # its text is built from these, not from args
             for name in ("strerror", "filename", "filename2"):
                 if isinstance(getattr(exc, name), str):
-                    setattr(exc, name, scrub_text(getattr(exc, name)))
+                    _set(exc, name, scrub_text(getattr(exc, name)))
         for name, value in list(getattr(exc, "__dict__", {}).items()):
             if isinstance(value, str | list | tuple | dict):
-                setattr(exc, name, scrub_data(value))
+                _set(exc, name, scrub_data(value))
         exc = exc.__cause__ or exc.__context__
+
+
+def _set(exc: BaseException, name: str, value: Any) -> None:
+    # object.__setattr__: an exception class that forbids setting attributes (a frozen error) is
+    # masked all the same; a property without a setter is left as it is.
+    with contextlib.suppress(AttributeError, TypeError):
+        object.__setattr__(exc, name, value)
 
 
 def scrub(text: str, *secrets: SecretValue | str | None) -> str:
