@@ -172,3 +172,30 @@ def test_for_any_planner_answer_no_off_topic_text_is_read_and_a_broken_plan_read
     if sum(1 for i in naming if i in answer_read) < 0.5 * len(naming):
         # A broken plan: every relevant text is read, or out for want of room.
         assert all(i in read or reasons[i] == "cap" for i in ids if text.relevant(i))
+
+
+def test_a_cap_puts_back_what_names_a_term_not_a_menu_sharing_a_few_words() -> None:
+    # The restaurant's note shares « coûtent » and « maintenance » with the request: not off topic
+    # (0.05–0.5 of the typical score), but names no compared product and is not relevant: a planner
+    # placing everything wanted it, the cap cut it, code does not put it back (reason ``cap``).
+    bodies = {
+        **BODIES,
+        "doc-09": "Restaurant d'entreprise : les nouvelles formules coûtent 9 euros ; la maintenance "
+        "des fours a lieu en mai. " * 3,
+    }
+    catalogue = [*CATALOGUE, entry("doc-09", "Restaurant : formules")]
+    text = measure("Zorblax ou Quimby ?", REQUEST, TERMS, catalogue, bodies)
+    assert not text.off_topic("doc-09") and not text.relevant("doc-09")
+    everything = ["doc-01", "doc-02", "doc-03", "doc-04", "doc-05", "doc-09"]  # the cap cuts the tail
+    outcome = make_plan(
+        PlannerScript(_answer([everything], [])),
+        planner_input(catalogue, max_docs=2, max_subtasks=6),
+        text=text,
+    )
+    assert _read(outcome.plan) >= {"doc-01", "doc-02", "doc-03", "doc-04", "doc-05"}
+    assert "doc-09" not in _read(outcome.plan)
+    # Without the measure the planner's wish alone puts it back (the caps have room: 6 × 2).
+    blind = make_plan(
+        PlannerScript(_answer([everything], [])), planner_input(catalogue, max_docs=2, max_subtasks=6)
+    )
+    assert "doc-09" in _read(blind.plan)

@@ -93,6 +93,8 @@ class Relevance:
     read_worthy: bool = False
     off_topic: bool = False
     text_note: str = ""
+    text_names_term: bool = False  # its text (not only its title or summary) names a request term
+    measured: bool = False  # its text was measured (else the cap rule is the planner's wish alone)
     # Read worthy, and the plan reads less than half of the documents naming a term: code then
     # overrules the planner's exclusion (veille.steps.plan.make_plan decides).
     overrules_exclusion: bool = False
@@ -162,6 +164,8 @@ class Vocabulary:
                 tuple(mentions_term(text, self.terms)),
                 tuple(shared),
                 read_worthy=worthy,
+                text_names_term=bool(measured and measured.terms.get(entry.id)),
+                measured=bool(measured and entry.id in measured.shares),
                 overrules_exclusion=worthy and self.overrule,
                 off_topic=bool(measured and measured.off_topic(entry.id)),
                 text_note=measured.describe(entry.id) if measured else "",
@@ -251,13 +255,19 @@ def _near_with_room(
 
 def needs_placement(reason: str | None, relevance: Relevance) -> bool:
     """Whether a document out of the plan for ``reason`` must be put back (re-ask, then code):
-    cut by a cap, not mentioned although it concerns the request, or excluded despite a strong link
+    cut by a cap while it names a term or its text is relevant, not mentioned although it concerns the request, or excluded despite a strong link
     or a read-worthy text while the plan misses most documents naming a term — never one whose text
     is off topic."""
     if relevance.off_topic:
         return False
+    # A cap cut it: the planner wanted it, but a planner placing everything wants menus too; with
+    # the text measured, put back what names a compared product or reads as relevant, the rest
+    # stays out as ``cap``.
+    wanted = (
+        not relevance.measured or relevance.names_term or relevance.text_names_term or relevance.read_worthy
+    )
     return (
-        reason == "cap"
+        (reason == "cap" and wanted)
         or (reason == "unassigned" and (relevance.names_term or relevance.on_topic or relevance.read_worthy))
         or (reason == "planner_excluded" and (relevance.strong or relevance.overrules_exclusion))
     )
