@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from veille.offline import lexicon
 from veille.offline.text import fold
 from veille.tomlconfig import load_toml_model
 
@@ -41,7 +42,7 @@ class AuthorityRanking(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     order: tuple[OrderKey, ...] = ("authority", "date")
-    default_rank: int = 30
+    default_rank: int = Field(default_factory=lambda: int(lexicon.weight("plan_authority.default_rank")))
     framing_types: tuple[str, ...] = ()
     supersedes: tuple[Supersedes, ...] = ()
     types: dict[str, SourceType] = Field(default_factory=dict)
@@ -132,7 +133,11 @@ _TYPE_WORD_RE = re.compile(r"[a-z0-9]+")
 
 def _type_words(source_type: str) -> list[str]:
     """The words of a source type that can name it (« de », « d », « la » cannot)."""
-    return [w for w in _TYPE_WORD_RE.findall(fold(source_type)) if len(w) >= 4]
+    return [
+        w
+        for w in _TYPE_WORD_RE.findall(fold(source_type))
+        if len(w) >= lexicon.weight("plan_authority.type_word_min_letters")
+    ]
 
 
 def load_authority(path: Path) -> AuthorityRanking:

@@ -45,8 +45,9 @@ _STOP_RE = re.compile(
 _JOINS = "|".join(lexicon.alternation(n) for n in ("coordination", "sequence", "axis_leading"))
 _LEADING_RE = re.compile(rf"^(?:(?:(?:{_JOINS})\s+)|l['’]\s*)+", re.IGNORECASE)
 _CONJ_RE = re.compile(rf"\s+(?:{lexicon.alternation('coordination')})\s+", re.IGNORECASE)
-_MAX_ITEM_WORDS = 16
-_MAX_QUESTION_WORDS = 24  # an indirect question says more than a noun phrase
+_MAX_ITEM_WORDS = lexicon.weight("plan_axes.max_item_words")
+_MAX_QUESTION_WORDS = lexicon.weight("plan_axes.max_question_words")
+_MIN_ITEMS = lexicon.weight("plan_axes.min_sentence_items")
 
 
 def _clean(text: str) -> str:
@@ -135,7 +136,7 @@ def _enumeration(sentence: str) -> list[str]:
                 items[-1:] = last
         items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
         items = [i for i in items if i and len(i.split()) <= _MAX_ITEM_WORDS]
-        if len(items) >= 3:
+        if len(items) >= _MIN_ITEMS:
             return items
     return []
 
@@ -167,7 +168,7 @@ def _question_enumeration(sentence: str) -> list[str]:
             items[-1] = f"{items[-1]}, {piece}"  # the question goes on (« …, avec quels partenaires … »)
     items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
     items = [i for i in items if i and len(i.split()) <= _MAX_QUESTION_WORDS]
-    return items if len(items) >= 3 else []
+    return items if len(items) >= _MIN_ITEMS else []
 
 
 def _split_questions(piece: str) -> list[str]:

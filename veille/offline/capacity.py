@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from veille.offline import lexicon
 from veille.offline.axes import Axis
 from veille.offline.clusters import Pairs, centroid, units, vectors
 from veille.offline.relevance import Context
@@ -14,7 +15,7 @@ from veille.offline.text import cosine, weighted_vector
 
 __all__ = ["fit_capacity", "merge_axes", "split"]
 
-_PAIR_BONUS = 0.3  # redundancy discount of a same-subject pair's member when the caps force a choice
+_PAIR_BONUS = lexicon.weight("plan_capacity.pair_bonus")
 
 
 def split(ctx: Context, ids: Sequence[str], pairs: Pairs) -> tuple[list[str], list[str]]:

@@ -17,6 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from veille.offline import lexicon
 from veille.offline.relevance import Context, Doc, link
 from veille.offline.text import cosine, weighted_vector
 from veille.offline.vocab import aspects, keys
@@ -24,7 +25,7 @@ from veille.offline.vocab import aspects, keys
 __all__ = ["Pairs", "assign", "axis_scores", "centroid", "cluster", "same_subject_pairs", "units"]
 
 Pairs = Sequence[tuple[float, str, str]]
-_ASPECT_WORDS_CAP = 3  # an aspect family counts once per word of it, up to three words
+_ASPECT_WORDS_CAP = int(lexicon.weight("plan_clusters.aspect_words_cap"))
 
 
 def vectors(ctx: Context, docs: Sequence[Doc]) -> dict[str, dict[str, float]]:
@@ -77,12 +78,15 @@ def axis_scores(ctx: Context, docs: Sequence[Doc]) -> dict[str, list[float]]:
     for d in docs:
         row: list[float] = []
         for k, ks in enumerate(axis_keys):
-            total = sum(spec(df[s]) * (1.5 if s in label_keys[k] else 1.0) for s in sorted(d.vocab & ks))
+            total = sum(
+                spec(df[s]) * (lexicon.weight("plan_clusters.label_boost") if s in label_keys[k] else 1.0)
+                for s in sorted(d.vocab & ks)
+            )
             total += ctx.tuning.aspect_weight * sum(
                 spec(df_aspects[f]) * min(d.aspect_counts.get(f, 1), _ASPECT_WORDS_CAP)
                 for f in sorted(d.aspects & axis_aspects[k])
             )
-            row.append(round(total, 6))
+            row.append(round(total, int(lexicon.weight("plan_clusters.score_digits"))))
         scores[d.id] = row
     return scores
 
@@ -202,7 +206,10 @@ def cluster(ctx: Context, docs: Sequence[Doc], pairs: Pairs) -> list[list[str]]:
     """No axis in the request: same-subject units merged by similarity into 3..max_subtasks groups."""
     cap, budget = ctx.data.max_docs, ctx.data.max_subtasks
     ids = [d.id for d in docs]
-    target = min(budget, max(min(3, len(ids)), math.ceil(len(ids) / cap)))
+    target = min(
+        budget,
+        max(min(int(lexicon.weight("plan_clusters.min_clusters")), len(ids)), math.ceil(len(ids) / cap)),
+    )
     clusters = units(ids, pairs, cap)
     vecs = vectors(ctx, docs)
     while len(clusters) > target:

@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from veille.offline import lexicon
 from veille.offline.axes import Axis, parse_axes
 from veille.offline.capacity import fit_capacity, merge_axes
 from veille.offline.clusters import assign, cluster, same_subject_pairs
@@ -73,23 +74,30 @@ class _Questions:
         return f"{self._context()}, {body}{self._terms_phrase(body)} ?"
 
 
-def top_words(ctx: Context, ids: Sequence[str], exclude: Sequence[str] = (), k: int = 3) -> list[str]:
+def top_words(ctx: Context, ids: Sequence[str], exclude: Sequence[str] = ()) -> list[str]:
     """The most specific words of a group of documents, in their most frequent surface form;
     words of the request first (a label must come from the request, not from a stray word)."""
     other = set().union(*(ctx.by_id[i].vocab for i in exclude)) if exclude else set()
     request = set(ctx.request_weights())
-    weight: dict[str, float] = {}
+    score: dict[str, float] = {}
     surface: dict[str, Counter[str]] = {}
     for i in ids:
         for token in re.findall(r"[A-Za-zÀ-ÿ0-9'-]+", ctx.text(ctx.by_id[i].entry)):
             for part in token.split("'"):
                 folded = fold(part)
-                k_ = key(folded) if len(folded) >= 3 and not folded.isdigit() else ""
+                k_ = (
+                    key(folded)
+                    if len(folded) >= lexicon.weight("plan_planner.label_min_letters")
+                    and not folded.isdigit()
+                    else ""
+                )
                 if not k_ or k_ in ctx.term_key_set or k_ in other:
                     continue
-                weight[k_] = weight.get(k_, 0.0) + ctx.idf.get(k_, 0.0)
+                score[k_] = score.get(k_, 0.0) + ctx.idf.get(k_, 0.0)
                 surface.setdefault(k_, Counter())[part.lower()] += 1
-    ranked = sorted(weight, key=lambda s: (s not in request, -weight[s], s))[:k]
+    ranked = sorted(score, key=lambda s: (s not in request, -score[s], s))[
+        : int(lexicon.weight("plan_planner.label_words"))
+    ]
     return [sorted(surface[s].items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for s in ranked]
 
 
@@ -160,7 +168,7 @@ def plan(
     documents' text by id, when the caller has it: relevance then reads it (it costs no token)."""
     axes = parse_axes(data.request, data.terms)
     framing = frozenset(fold(t) for t in framing_types)
-    ctx = Context(data, axes, framing, tuning or PlannerTuning(), bodies)
+    ctx = Context(data, axes, framing, tuning or PlannerTuning.from_data(), bodies)
     kept = relevant(ctx)
     kept_ids = {d.id for d in kept}
     excluded = [d.id for d in ctx.docs if d.id not in kept_ids]

@@ -29,10 +29,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import bm25s
 
+from veille.offline import lexicon
 from veille.offline.axes import Axis
 from veille.offline.text import fold, is_english
 from veille.offline.vocab import aspect_words, aspects, framing_words, keys
@@ -43,26 +44,30 @@ __all__ = ["Context", "Doc", "PlannerTuning", "link", "relevant"]
 
 @dataclass(frozen=True)
 class PlannerTuning:
-    """Thresholds of the rules, in one place (documented in docs/offline-engine.md)."""
+    """Thresholds of the rules: values and why in weights.toml [plan_relevance]."""
 
-    strong_with_term: float = 2.0  # own request overlap that keeps a document naming a request term
-    strong_without_term: float = 3.0  # ... and one that names none
-    title_only_with_term: float = 1.0  # the same when only the title is known (shorter text)
-    title_only_without_term: float = 2.0
-    aspect_weight: float = 0.5  # one shared aspect family counts as half a request word
-    weak_with_term: float = 0.5  # a term-naming document with this much overlap is kept when it
-    aspect_words_min: int = 2  # uses this many words of the request's aspect families
-    topic_with_term: float = 0.6  # topic overlap (summed shares) keeping a term-naming document
-    topic_without_term: float = 1.5  # ... and one naming none (it must also have half its own threshold)
-    link_min_shared: int = 2  # shared non-term keys for two documents to be "the same subject"
-    link_min_weight: float = 4.5  # and their summed specificity (idf)
-    same_subject_cosine: float = 0.17  # title+summary similarity of a same-subject pair
-    framing_ratio: float = 0.6  # second axis score / best score for a framing document to serve both
-    framing_ratio_other: float = 0.9  # same, for other documents
-    framing_min_score: float = 1.0
-    framing_min_words: int = 2  # framing words (requirements, sizing, method...) of a framing document
-    other_language_link: float = 0.5  # share of link_min_weight a document in another language needs
-    outlier_share: float = 0.25  # BM25 share of the term-naming documents' median keeping one (rule 6)
+    strong_with_term: float
+    strong_without_term: float
+    title_only_with_term: float
+    title_only_without_term: float
+    aspect_weight: float
+    weak_with_term: float
+    aspect_words_min: float
+    topic_with_term: float
+    topic_without_term: float
+    link_min_shared: float
+    link_min_weight: float
+    same_subject_cosine: float
+    framing_ratio: float
+    framing_ratio_other: float
+    framing_min_score: float
+    framing_min_words: float
+    other_language_link: float
+    outlier_share: float
+
+    @classmethod
+    def from_data(cls) -> PlannerTuning:
+        return cls(**{f.name: lexicon.weight(f"plan_relevance.{f.name}") for f in fields(cls)})
 
 
 @dataclass
@@ -96,7 +101,12 @@ def _derive_terms(request_title: str, request: str) -> list[str]:
     for sentence in re.split(r"(?<=[.!?:])\s+|\n", f"{request_title}\n{request}"):
         tokens = re.findall(r"[\wÀ-ÿ'-]+", sentence)
         for token in tokens[1:]:
-            if len(token) >= 3 and token[0].isupper() and token[1:].islower() and token not in found:
+            if (
+                len(token) >= lexicon.weight("plan_relevance.term_min_letters")
+                and token[0].isupper()
+                and token[1:].islower()
+                and token not in found
+            ):
                 found.append(token)
     return found
 
@@ -128,7 +138,10 @@ class Context:
         self.by_id = {d.id: d for d in self.docs}
         df = Counter(k for d in self.docs for k in set(d.keys))
         n = len(self.docs)
-        self.idf = {k: math.log((n + 1) / (df[k] + 0.5)) for k in sorted(df)}
+        self.idf = {
+            k: math.log((n + 1) / (df[k] + lexicon.weight("plan_relevance.idf_smoothing")))
+            for k in sorted(df)
+        }
         self.request_english = is_english(f"{data.request_title} {data.request}")
 
     def text(self, entry: CatalogueEntry) -> str:
@@ -159,7 +172,9 @@ class Context:
 
     def request_weights(self) -> dict[str, float]:
         """Request vocabulary: axis and title words weigh 1, the rest of the request 0.5."""
-        weights: dict[str, float] = dict.fromkeys(keys(self.data.request), 0.5)
+        weights: dict[str, float] = dict.fromkeys(
+            keys(self.data.request), lexicon.weight("plan_relevance.request_word")
+        )
         axes_text = " ".join(a.text for a in self.axes)
         weights.update(dict.fromkeys(keys(f"{self.data.request_title} {axes_text}"), 1.0))
         for k in self.term_key_set:
@@ -193,7 +208,7 @@ def _topic(ctx: Context, kept: set[str]) -> dict[str, float]:
 
 def _topic_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
     t = ctx.tuning
-    for _ in range(3):
+    for _ in range(int(lexicon.weight("plan_relevance.topic_rounds"))):
         topic = _topic(ctx, kept)
         added = []
         for d in ctx.docs:
