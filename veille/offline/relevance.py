@@ -1,35 +1,14 @@
-"""Which catalogue documents concern the request (offline planner).
-
-A document is kept when (each rule generic, thresholds in :class:`PlannerTuning`):
-
-1. it names two request terms or more (a comparison of the products; a name clash names one);
-2. its own overlap with the request is strong enough: request words (title and axes weigh 1, the
-   rest 0.5) plus the request's aspect families it shares (cost, security...). A request term alone
-   is not enough (a product name used in another sense), and a document naming no term needs more;
-3. it names a term and shares rare words with another document naming one (the same field);
-4. it shares the *topic* of the documents kept so far: words found in at least two of them, weighted
-   by the share of them that use the word (topic feedback, repeated until nothing changes). This is
-   what keeps an English source under a French request, and what leaves out a document that only
-   shares one of the request's words (a vocabulary clash);
-5. it is the same subject as a kept document (shared term and shared rare words: a follow-up, a fix;
-   half the weight of rare words for a document in another language than the request);
-6. it names a request term and its BM25 score (``bm25s``, over the corpus itself: title, summary
-   and, when the planner is given them, the text) against the request and the topic of the
-   comparisons is at least ``outlier_share`` of the median score of the documents naming a term:
-   a threshold relative to the corpus, not a constant. Tokens are word keys plus one token per
-   aspect family word (they bridge « coût global » and a price list); the topic query is the words
-   shared by at least two documents naming two terms or more (pseudo-relevance feedback). A
-   document scored on its text must also use a word of the request's title there (its field): a
-   name clash shares ordinary words with a request, not its field.
-"""
+"""Which catalogue documents concern the request (offline planner): the rules are in
+docs/offline-engine.md ("Planner", 2 and 7), their thresholds in :class:`PlannerTuning`."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from statistics import median
 
 import bm25s
 
@@ -75,44 +54,25 @@ class Doc:
     entry: CatalogueEntry
     keys: list[str]
     terms: tuple[str, ...]  # request terms it names (sorted)
-    vocab: frozenset[str] = field(default_factory=frozenset)  # non-term keys
-    aspects: frozenset[str] = field(default_factory=frozenset)
-    aspect_counts: dict[str, int] = field(default_factory=dict)  # family -> distinct words
-    framing: bool = False  # frames the project (requirements, sizing): may serve several axes
+    vocab: frozenset[str]  # non-term keys
+    aspects: frozenset[str]
+    aspect_counts: dict[str, int]  # family -> distinct words
+    framing: bool  # frames the project (requirements, sizing): may serve several axes
 
     @property
     def id(self) -> str:
         return self.entry.id
 
 
-def _term_keys(terms: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """Request term -> the keys that must all appear for a document to name it."""
-    out: dict[str, tuple[str, ...]] = {}
-    for term in terms:
-        found = tuple(dict.fromkeys(keys(term)))
-        if found:
-            out[term] = found
-    return out
-
-
 def _derive_terms(request_title: str, request: str) -> list[str]:
     """Fallback when the input gives no ``terms``: capitalised words that do not start a sentence."""
     found: list[str] = []
     for sentence in re.split(r"(?<=[.!?:])\s+|\n", f"{request_title}\n{request}"):
-        tokens = re.findall(r"[\wÀ-ÿ'-]+", sentence)
-        for token in tokens[1:]:
-            if (
-                len(token) >= lexicon.weight("plan_relevance.term_min_letters")
-                and token[0].isupper()
-                and token[1:].islower()
-                and token not in found
-            ):
+        for token in re.findall(r"[\wÀ-ÿ'-]+", sentence)[1:]:
+            long = len(token) >= lexicon.weight("plan_relevance.term_min_letters")
+            if long and token[0].isupper() and token[1:].islower():
                 found.append(token)
-    return found
-
-
-def entry_text(entry: CatalogueEntry, with_summaries: bool) -> str:
-    return f"{entry.title} {entry.summary}" if with_summaries and entry.summary else entry.title
+    return list(dict.fromkeys(found))
 
 
 class Context:
@@ -130,22 +90,21 @@ class Context:
         self.bodies = dict(bodies or {})
         self.tuning = tuning
         self.terms = list(data.terms) or _derive_terms(data.request_title, data.request)
-        self.term_keys = _term_keys(self.terms)
+        # Request term -> the keys that must all appear for a document to name it.
+        self.term_keys = {t: ks for t in self.terms if (ks := tuple(dict.fromkeys(keys(t))))}
         self.term_key_set = frozenset(k for ks in self.term_keys.values() for k in ks)
         self.axes = axes
         self.framing_types = framing_types
         self.docs = [self._doc(e) for e in data.catalogue]
         self.by_id = {d.id: d for d in self.docs}
         df = Counter(k for d in self.docs for k in set(d.keys))
-        n = len(self.docs)
-        self.idf = {
-            k: math.log((n + 1) / (df[k] + lexicon.weight("plan_relevance.idf_smoothing")))
-            for k in sorted(df)
-        }
+        smoothing = lexicon.weight("plan_relevance.idf_smoothing")
+        self.idf = {k: math.log((len(self.docs) + 1) / (df[k] + smoothing)) for k in sorted(df)}
         self.request_english = is_english(f"{data.request_title} {data.request}")
 
     def text(self, entry: CatalogueEntry) -> str:
-        return entry_text(entry, self.data.with_summaries)
+        with_summary = self.data.with_summaries and entry.summary
+        return f"{entry.title} {entry.summary}" if with_summary else entry.title
 
     def _doc(self, entry: CatalogueEntry) -> Doc:
         text = self.text(entry)
@@ -156,30 +115,19 @@ class Context:
             self.tuning.framing_min_words if named else 1
         )
         counts = aspect_words(text)
-        return Doc(
-            entry=entry,
-            keys=found,
-            terms=named,
-            vocab=frozenset(present - self.term_key_set),
-            aspects=frozenset(counts),
-            aspect_counts=counts,
-            framing=framing,
-        )
+        vocab = frozenset(present - self.term_key_set)
+        return Doc(entry, found, named, vocab, frozenset(counts), counts, framing)
 
     def foreign(self, d: Doc) -> bool:
         """``d``'s title and summary are not in the request's language (English against French)."""
         return is_english(self.text(d.entry)) != self.request_english
 
     def request_weights(self) -> dict[str, float]:
-        """Request vocabulary: axis and title words weigh 1, the rest of the request 0.5."""
-        weights: dict[str, float] = dict.fromkeys(
-            keys(self.data.request), lexicon.weight("plan_relevance.request_word")
-        )
+        """Request vocabulary: axis and title words weigh 1, the rest of the request less."""
+        weights = dict.fromkeys(keys(self.data.request), lexicon.weight("plan_relevance.request_word"))
         axes_text = " ".join(a.text for a in self.axes)
         weights.update(dict.fromkeys(keys(f"{self.data.request_title} {axes_text}"), 1.0))
-        for k in self.term_key_set:
-            weights.pop(k, None)
-        return dict(sorted(weights.items()))
+        return {k: w for k, w in sorted(weights.items()) if k not in self.term_key_set}
 
     def request_aspects(self) -> frozenset[str]:
         axes_text = " ".join(a.text for a in self.axes)
@@ -191,6 +139,12 @@ def link(a: Doc, b: Doc, idf: dict[str, float]) -> tuple[int, float]:
     return len(shared), sum(idf.get(s, 0.0) for s in shared)
 
 
+def _linked(ctx: Context, a: Doc, b: Doc, share: float = 1.0) -> bool:
+    """Same subject: enough shared rare words (``share`` of the weight for another language)."""
+    n_shared, weight = link(a, b, ctx.idf)
+    return n_shared >= ctx.tuning.link_min_shared and weight >= ctx.tuning.link_min_weight * share
+
+
 def _thresholds(ctx: Context, d: Doc) -> float:
     t = ctx.tuning
     names_term = bool(d.terms or not ctx.term_keys)
@@ -199,17 +153,13 @@ def _thresholds(ctx: Context, d: Doc) -> float:
     return t.title_only_with_term if names_term else t.title_only_without_term
 
 
-def _topic(ctx: Context, kept: set[str]) -> dict[str, float]:
-    """Share of the kept documents using each key, for keys used by at least two of them."""
-    counts = Counter(k for i in kept for k in ctx.by_id[i].vocab)
-    n = max(1, len(kept))
-    return {k: c / n for k, c in sorted(counts.items()) if c >= 2}
-
-
 def _topic_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
+    """Topic feedback: the keys used by at least two kept documents, each weighted by the share of
+    them using it."""
     t = ctx.tuning
     for _ in range(int(lexicon.weight("plan_relevance.topic_rounds"))):
-        topic = _topic(ctx, kept)
+        counts = Counter(k for i in kept for k in ctx.by_id[i].vocab)
+        topic = {k: c / max(1, len(kept)) for k, c in sorted(counts.items()) if c >= 2}
         added = []
         for d in ctx.docs:
             if d.id in kept:
@@ -229,39 +179,24 @@ def _community(ctx: Context, kept: set[str]) -> None:
     """A document naming a request term that shares rare words with another one naming a term is
     about the same field (different products' price lists, say), even when the request words it in
     other terms. A name clash (the term used in another sense) shares none."""
-    t = ctx.tuning
     named = [d for d in ctx.docs if d.terms]
-    for d in named:
-        if d.id in kept:
-            continue
-        for other in named:
-            if other is d:
-                continue
-            n_shared, weight = link(d, other, ctx.idf)
-            if n_shared >= t.link_min_shared and weight >= t.link_min_weight:
-                kept.add(d.id)
-                break
+    kept.update(d.id for d in named if any(o is not d and _linked(ctx, d, o) for o in named))
 
 
 def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
     """A weakly relevant document joins when it shares a term and rare words with a kept one (a
     follow-up, a denial, a fix). Repeated until nothing changes."""
-    t = ctx.tuning
     changed = True
     while changed:
         changed = False
         for d in ctx.docs:
             if d.id in kept or (own[d.id] <= 0 and not d.terms):
                 continue
-            for other_id in sorted(kept):
-                other = ctx.by_id[other_id]
-                if d.terms and not set(d.terms) & set(other.terms):
-                    continue
-                n_shared, weight = link(d, other, ctx.idf)
-                # A document in another language than the request shares few words with anything
-                # kept: names and model numbers (« Studio », « Cloud ») are most of what it can share.
-                needed = t.link_min_weight * (t.other_language_link if ctx.foreign(d) else 1.0)
-                if n_shared >= t.link_min_shared and weight >= needed:
+            # A document in another language than the request shares few words with anything
+            # kept: names and model numbers (« Studio », « Cloud ») are most of what it can share.
+            share = ctx.tuning.other_language_link if ctx.foreign(d) else 1.0
+            for other in [ctx.by_id[i] for i in sorted(kept)]:
+                if (not d.terms or set(d.terms) & set(other.terms)) and _linked(ctx, d, other, share):
                     kept.add(d.id)
                     changed = True
                     break
@@ -284,20 +219,11 @@ def _scores(retriever: bm25s.BM25, query: dict[str, float], n: int) -> list[floa
     return total
 
 
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
 def _bm25_kept(ctx: Context) -> set[str]:
-    """Rule 6: term-naming documents scoring at least ``outlier_share`` of their median, on their
+    """Rule 7: term-naming documents scoring at least ``outlier_share`` of their median, on their
     catalogue lines; with the documents' text, also those that pass on it and use a word of the
-    request's title there (the field of the watch, « stockage objet », « gestion des secrets »: a name
-    clash, a nursery or a board game named like a product, shares a body's worth of ordinary words
-    with a request, not its field). The text only adds documents."""
+    request's title there (a name clash shares a body's worth of ordinary words with a request,
+    not its field). The text only adds documents."""
     kept = _bm25_pass(ctx, [_tokens(ctx, d, with_body=False) for d in ctx.docs])
     if ctx.bodies:
         corpus = [_tokens(ctx, d, with_body=True) for d in ctx.docs]
@@ -319,13 +245,14 @@ def _bm25_pass(ctx: Context, corpus: list[list[str]]) -> set[str]:
     topic = {w: c / len(core) for w, c in sorted(shared.items()) if c >= 2}
     if topic:
         score = [a + b for a, b in zip(score, _scores(retriever, topic, n), strict=True)]
-    reference = _median([score[k] for k, d in enumerate(ctx.docs) if d.terms])
+    named = [score[k] for k, d in enumerate(ctx.docs) if d.terms]
+    reference = median(named) if named else 0.0
     floor = ctx.tuning.outlier_share * reference
     return {d.id for k, d in enumerate(ctx.docs) if d.terms and reference > 0 and score[k] >= floor}
 
 
 def relevant(ctx: Context) -> list[Doc]:
-    """The documents that concern the request (rules in the module docstring), in catalogue order."""
+    """The documents that concern the request (docs/offline-engine.md), in catalogue order."""
     weights = ctx.request_weights()
     wanted = ctx.request_aspects()
     t = ctx.tuning
