@@ -18,7 +18,7 @@ from veille.offline.text import fold, is_english
 from veille.offline.vocab import aspect_words, aspects, framing_words, keys
 from veille.roles.planner import CatalogueEntry, PlannerInput
 
-__all__ = ["Context", "Doc", "PlannerTuning", "link", "relevant"]
+__all__ = ["Context", "Doc", "PlannerTuning", "linked", "relevant"]
 
 
 @dataclass(frozen=True)
@@ -134,15 +134,11 @@ class Context:
         return aspects(f"{self.data.request_title} {axes_text or self.data.request}")
 
 
-def link(a: Doc, b: Doc, idf: dict[str, float]) -> tuple[int, float]:
+def linked(ctx: Context, a: Doc, b: Doc, share: float = 1.0) -> bool:
+    """Same subject: enough shared rare words (``share`` of their weight for another language)."""
     shared = sorted(a.vocab & b.vocab)
-    return len(shared), sum(idf.get(s, 0.0) for s in shared)
-
-
-def _linked(ctx: Context, a: Doc, b: Doc, share: float = 1.0) -> bool:
-    """Same subject: enough shared rare words (``share`` of the weight for another language)."""
-    n_shared, weight = link(a, b, ctx.idf)
-    return n_shared >= ctx.tuning.link_min_shared and weight >= ctx.tuning.link_min_weight * share
+    weight = sum(ctx.idf.get(s, 0.0) for s in shared)
+    return len(shared) >= ctx.tuning.link_min_shared and weight >= ctx.tuning.link_min_weight * share
 
 
 def _thresholds(ctx: Context, d: Doc) -> float:
@@ -180,7 +176,7 @@ def _community(ctx: Context, kept: set[str]) -> None:
     about the same field (different products' price lists, say), even when the request words it in
     other terms. A name clash (the term used in another sense) shares none."""
     named = [d for d in ctx.docs if d.terms]
-    kept.update(d.id for d in named if any(o is not d and _linked(ctx, d, o) for o in named))
+    kept.update(d.id for d in named if any(o is not d and linked(ctx, d, o) for o in named))
 
 
 def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
@@ -196,7 +192,7 @@ def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> N
             # kept: names and model numbers (« Studio », « Cloud ») are most of what it can share.
             share = ctx.tuning.other_language_link if ctx.foreign(d) else 1.0
             for other in [ctx.by_id[i] for i in sorted(kept)]:
-                if (not d.terms or set(d.terms) & set(other.terms)) and _linked(ctx, d, other, share):
+                if (not d.terms or set(d.terms) & set(other.terms)) and linked(ctx, d, other, share):
                     kept.add(d.id)
                     changed = True
                     break
