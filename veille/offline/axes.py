@@ -1,17 +1,6 @@
-"""Axes of analysis from the request's wording, whatever its shape (offline planner).
-
-Tried in this order, the first that gives an axis (two for headings, three in a sentence) wins:
-
-1. a Markdown bullet or numbered list (top level only): one axis per item, ``label : facets``;
-2. Markdown headings (``## Sécurité``): one axis per heading, its paragraph as the facets;
-3. an enumeration inside a sentence, after a cue (« selon A, B, C et D », "on A, on B and on C",
-   « axes : A, B, C ») or of indirect questions (« si on entend bien, ce que ça coûte, où partent
-   les données et comment l'exploiter »), whose items are not the request's own terms (a list of
-   the products compared is not a list of axes);
-4. nothing: the caller clusters the catalogue instead.
-
-Generic rules only: French and English function words, no word of any corpus.
-"""
+"""Axes of analysis from the request's wording, whatever its shape (offline planner): a list,
+headings, or an enumeration in a sentence (docs/offline-engine.md, "Planner", 1). Generic rules
+only: French and English function words (veille/data/lang), no word of any corpus."""
 
 from __future__ import annotations
 
@@ -54,10 +43,6 @@ def _clean(text: str) -> str:
     return re.sub(r"[*_`]", "", text).strip().rstrip(".;:").strip()
 
 
-def _capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:] if text else text
-
-
 def _bullet_axes(request: str) -> list[Axis]:
     """Top-level Markdown bullets, as axes (label before ':' and facets after)."""
     axes: list[Axis] = []
@@ -89,8 +74,7 @@ def _heading_axes(request: str) -> list[Axis]:
     for label, lines in sections:
         paragraph = " ".join(lines)
         # Only the paragraph's first sentence describes the axis; later ones may be general advice.
-        first = re.split(r"(?<=[.!?])\s+", paragraph, maxsplit=1)[0]
-        detail = _clean(first)
+        detail = _clean(re.split(r"(?<=[.!?])\s+", paragraph, maxsplit=1)[0])
         facets = [f.strip() for f in re.split(r",|;", detail) if f.strip()]
         axes.append(
             Axis(label=label, facets=facets, text=f"{label} : {detail}" if detail else label, detail=detail)
@@ -213,7 +197,7 @@ def _sentence_axes(request: str, terms: Sequence[str]) -> list[Axis]:
         items = max((_question_enumeration(sentence), _enumeration(sentence)), key=len)
         if items and not _is_term_list(items, terms) and len(items) > len(best):
             best = items
-    return [Axis(label=_capitalised(i), facets=[], text=i) for i in best]
+    return [Axis(label=i[:1].upper() + i[1:], facets=[], text=i) for i in best]
 
 
 def parse_axes(request: str, terms: Sequence[str] = ()) -> list[Axis]:
