@@ -82,37 +82,6 @@ def _partner(doc_id: str, pairs: Pairs, primary: dict[str, int]) -> str | None:
     return next((o for o in others if o in primary), None)
 
 
-def _place_unscored(
-    ctx: Context,
-    docs: Sequence[Doc],
-    pending: list[Doc],
-    pairs: Pairs,
-    members: list[list[str]],
-    primary: dict[str, int],
-) -> None:
-    """Documents sharing no axis word follow their same-subject partner, else the axis whose
-    documents they resemble most, else the smallest axis."""
-    progressed = True
-    while pending and progressed:
-        progressed = False
-        for d in list(pending):
-            partner = _partner(d.id, pairs, primary)
-            if partner is not None:
-                primary[d.id] = primary[partner]
-                members[primary[d.id]].append(d.id)
-                pending.remove(d)
-                progressed = True
-    vecs = vectors(ctx, docs)
-    for d in pending:
-        sims = [cosine(vecs[d.id], centroid(vecs, m)) for m in members]
-        if max(sims, default=0.0) > 0:
-            k = min(range(len(members)), key=lambda i: (-sims[i], i))
-        else:
-            k = min(range(len(members)), key=lambda i: (len(members[i]), i))
-        primary[d.id] = k
-        members[k].append(d.id)
-
-
 def assign(ctx: Context, docs: Sequence[Doc], pairs: Pairs) -> tuple[list[list[str]], dict[str, list[float]]]:
     """Axis index -> document ids (a document may serve several axes), and the axis scores."""
     t = ctx.tuning
@@ -136,7 +105,27 @@ def assign(ctx: Context, docs: Sequence[Doc], pairs: Pairs) -> tuple[list[list[s
             members[second].append(d.id)
             if not d.framing:
                 break  # another document serves two axes at most
-    _place_unscored(ctx, docs, unplaced, pairs, members, primary)
+    # Documents sharing no axis word follow their same-subject partner, else the axis whose
+    # documents they resemble most, else the smallest axis.
+    progressed = True
+    while unplaced and progressed:
+        progressed = False
+        for d in list(unplaced):
+            partner = _partner(d.id, pairs, primary)
+            if partner is not None:
+                primary[d.id] = primary[partner]
+                members[primary[d.id]].append(d.id)
+                unplaced.remove(d)
+                progressed = True
+    vecs = vectors(ctx, docs)
+    for d in unplaced:
+        sims = [cosine(vecs[d.id], centroid(vecs, m)) for m in members]
+        if max(sims, default=0.0) > 0:
+            k = min(range(n), key=lambda i: (-sims[i], i))
+        else:
+            k = min(range(n), key=lambda i: (len(members[i]), i))
+        primary[d.id] = k
+        members[k].append(d.id)
     # An axis of the request that got no document is still asked: it reads the document that
     # scores best on it (as a further axis of that document, not moved).
     for k in range(n):
