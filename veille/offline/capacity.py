@@ -110,10 +110,8 @@ def _split_overfull(ctx: Context, tasks: Tasks, pairs: Pairs) -> None:
 def fit_capacity(
     ctx: Context, members: list[list[str]], pairs: Pairs, scores: dict[str, list[float]]
 ) -> Tasks:
-    """(axis index, ids) sub-tasks within max_docs: split the most overfull axis while
-    max_subtasks allows, then drop documents that another sub-task already covers, then move
-    the least fitting ones to a sub-task with room. What still overflows is left for the plan
-    validator (which truncates with an alert) rather than silently dropped here."""
+    """(axis index, ids) sub-tasks within max_docs: split, drop what another sub-task covers, move
+    to a sub-task with room, then trim; what still overflows is left to the plan validator."""
     cap = ctx.data.max_docs
     tasks: Tasks = [(k, ids) for k, ids in enumerate(members) if ids]
     _split_overfull(ctx, tasks, pairs)

@@ -70,7 +70,7 @@ def axis_scores(ctx: Context, docs: Sequence[Doc]) -> dict[str, list[float]]:
             total = sum(spec(df[s]) * (boost if s in label_keys[k] else 1.0) for s in sorted(d.vocab & ks))
             total += ctx.tuning.aspect_weight * sum(
                 spec(df_aspects[f]) * min(d.aspect_counts.get(f, 1), cap)
-                for f in sorted(d.aspects & axis_aspects[k])
+                for f in sorted(d.aspect_counts.keys() & axis_aspects[k])
             )
             row.append(round(total, digits))
         scores[d.id] = row

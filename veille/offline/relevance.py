@@ -55,7 +55,6 @@ class Doc:
     keys: list[str]
     terms: tuple[str, ...]  # request terms it names (sorted)
     vocab: frozenset[str]  # non-term keys
-    aspects: frozenset[str]
     aspect_counts: dict[str, int]  # family -> distinct words
     framing: bool  # frames the project (requirements, sizing): may serve several axes
 
@@ -116,7 +115,7 @@ class Context:
         )
         counts = aspect_words(text)
         vocab = frozenset(present - self.term_key_set)
-        return Doc(entry, found, named, vocab, frozenset(counts), counts, framing)
+        return Doc(entry, found, named, vocab, counts, framing)
 
     def foreign(self, d: Doc) -> bool:
         """``d``'s title and summary are not in the request's language (English against French)."""
@@ -253,7 +252,8 @@ def relevant(ctx: Context) -> list[Doc]:
     wanted = ctx.request_aspects()
     t = ctx.tuning
     own = {
-        d.id: sum(weights.get(k, 0.0) for k in d.vocab) + t.aspect_weight * len(d.aspects & wanted)
+        d.id: sum(weights.get(k, 0.0) for k in d.vocab)
+        + t.aspect_weight * len(d.aspect_counts.keys() & wanted)
         for d in ctx.docs
     }
     kept = {d.id for d in ctx.docs if len(d.terms) >= 2 or own[d.id] >= _thresholds(ctx, d)}
