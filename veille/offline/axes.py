@@ -173,10 +173,8 @@ def _is_term_list(items: Sequence[str], terms: Sequence[str]) -> bool:
     """True when most items are request terms or single capitalised words (the products compared),
     or when any item is a request term: an aspect is never a product's name alone."""
     folded_terms = {fold(t) for t in terms}
-    if any(fold(i) in folded_terms for i in items):
-        return True
     names = sum(1 for i in items if len(i.split()) == 1 and i[:1].isupper())
-    return names * 2 > len(items)
+    return any(fold(i) in folded_terms for i in items) or names * 2 > len(items)
 
 
 def _sentences(request: str) -> list[str]:
@@ -201,9 +199,8 @@ def _sentence_axes(request: str, terms: Sequence[str]) -> list[Axis]:
 
 
 def parse_axes(request: str, terms: Sequence[str] = ()) -> list[Axis]:
-    """The request's axes (see the module docstring); [] when it states none."""
-    bullets = _bullet_axes(request)
-    if bullets:
+    """The request's axes, first shape found (docs/offline-engine.md); [] when it states none."""
+    if bullets := _bullet_axes(request):
         return bullets  # even one bullet: the request asks for that axis only
     for axes in (_heading_axes(request), _sentence_axes(request, terms)):
         if len(axes) >= 2:
