@@ -110,16 +110,10 @@ class AuthorityRanking(BaseModel):
         return (*(value[key] for key in self.order), doc_id)
 
 
-_TYPE_WORD_RE = re.compile(r"[a-z0-9]+")
-
-
 def _type_words(source_type: str) -> list[str]:
     """The words of a source type that can name it (« de », « d », « la » cannot)."""
-    return [
-        w
-        for w in _TYPE_WORD_RE.findall(fold(source_type))
-        if len(w) >= lexicon.weight("plan_authority.type_word_min_letters")
-    ]
+    shortest = lexicon.weight("plan_authority.type_word_min_letters")
+    return [w for w in re.findall(r"[a-z0-9]+", fold(source_type)) if len(w) >= shortest]
 
 
 def load_authority(path: Path) -> AuthorityRanking:
