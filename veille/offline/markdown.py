@@ -1,8 +1,5 @@
-"""Report-shape helpers shared by the offline writer, critic and reviser.
-
-Words, sentences and sections are measured with :mod:`veille.textstats` (the arbiter's own measures),
-so a draft the offline writer or reviser calls compliant is compliant for the arbiter too.
-"""
+"""Report-shape helpers of the offline writer, critic and reviser, measured with
+:mod:`veille.textstats` (the arbiter's own), so a draft they call compliant is compliant for it too."""
 
 from __future__ import annotations
 
@@ -20,8 +17,6 @@ __all__ = [
     "count_words",
     "ends_with_citation",
     "fit_clauses",
-    "fit_sentence",
-    "fit_text",
     "sentence_words",
     "sentences",
     "split_sections",
@@ -37,8 +32,7 @@ def sentence_words(sentence: str) -> int:
 
 
 def bullets(section: str) -> list[str]:
-    """Texts of the bullets of a section (continuation lines joined; a blank line or a heading ends
-    a bullet)."""
+    """Texts of the bullets of a section (continuation lines joined; a blank line or heading ends one)."""
     out: list[str] = []
     open_bullet = False
     for line in section.splitlines():
@@ -57,25 +51,11 @@ def ends_with_citation(bullet: str) -> bool:
     return CITE_TAIL_RE.search(bullet) is not None
 
 
-def fit_sentence(
-    sentence: str, max_words: int, count: Callable[[str], int] = sentence_words, min_part: int | None = None
-) -> list[str]:
-    """:func:`veille.offline.sentences.fit_sentence` with the arbiter's word count."""
-    return sentences_module.fit_sentence(sentence, max_words, count, min_part)
-
-
 def fit_clauses(
     sentence: str, max_words: int, count: Callable[[str], int] = sentence_words
 ) -> list[str] | None:
-    """:func:`veille.offline.sentences.fit_clauses` with the arbiter's word count: cuts between
-    clauses only, None when the sentence cannot be cut without leaving a piece of a sentence."""
+    """:func:`veille.offline.sentences.fit_clauses` with the arbiter's word count."""
     return sentences_module.fit_clauses(sentence, max_words, count)
-
-
-def fit_text(text: str, max_words: int, count: Callable[[str], int] = sentence_words) -> str:
-    """Every sentence of ``text`` within ``max_words`` words (abbreviations and figures never
-    cut), each ending with a period: what the writer and the reviser put in a paragraph."""
-    return sentences_module.fit_text(text, max_words, count)
 
 
 def cited(text: str) -> list[int]:
