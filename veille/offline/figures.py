@@ -213,13 +213,16 @@ _SAME_UNIT = {
 }
 
 
+_PLURAL_AFTER = int(lexicon.weight("read_figures.plural_after"))
+
+
 def unit_key(word: str) -> str:
     """One spelling per unit word, French and English, singular: ``heures``/``hours`` -> ``h``,
     ``jours``/``days`` -> ``jour``, ``cycles`` -> ``cycle``, ``€`` -> ``eur``."""
     word = fold(word)
     if word in _SAME_UNIT:
         return _SAME_UNIT[word]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss") and "/" not in word:
+    if len(word) > _PLURAL_AFTER and word.endswith("s") and not word.endswith("ss") and "/" not in word:
         singular = word[:-1]
         return _SAME_UNIT.get(singular, singular)
     return word

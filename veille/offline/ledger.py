@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.dossier import KeyPoint, LedgerEntry, supersedes
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_unit, is_year
 from veille.offline.markdown import fit_clauses
 from veille.offline.text import fold, stems
@@ -25,6 +26,8 @@ __all__ = ["SAME_MEASURE", "Statement", "ledger", "mentioned", "rejected_units",
 
 _VERSUS_RE = re.compile(r"retenue?s?\s+contre\s+([^;.]+)", re.IGNORECASE)
 SAME_MEASURE = 2  # stems two same-unit figures share around them to measure the same thing
+# The analyst's window of what a figure measures (weights.toml [read_analyst]).
+_BEFORE, _AFTER = (int(lexicon.weight(f"read_analyst.window_{k}")) for k in ("before", "after"))
 
 
 @dataclass(frozen=True)
@@ -47,8 +50,8 @@ def window(text: str, figure: str, options: Sequence[str]) -> set[str]:
     pos = text.find(figure)
     if pos < 0:
         return set()
-    before = text[:pos].split()[-6:]
-    after = text[pos + len(figure) :].split()[:4]
+    before = text[:pos].split()[-_BEFORE:]
+    after = text[pos + len(figure) :].split()[:_AFTER]
     ignored = set(stems(" ".join(options))) | set(stems(figure_unit(figure)))
     return set(stems(" ".join(before + after))) - ignored
 

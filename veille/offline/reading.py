@@ -21,6 +21,8 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from veille.offline import lexicon
+
 __all__ = ["UNREADABLE", "Block", "Parsed", "Table", "parse", "plain"]
 
 UNREADABLE = "\x00"  # stands for markup that cannot be read as prose (a sentence holding it is dropped)
@@ -137,7 +139,7 @@ def plain(text: str) -> str:
     return re.sub(r" ([,.])(?=\s|$)", r"\1", text)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=int(lexicon.weight("read_cache.parsed_documents")))
 def parse(markdown: str) -> Parsed:
     """The prose blocks and tables of a Markdown document (cached: every role reads a document
     several times)."""

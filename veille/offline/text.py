@@ -42,6 +42,10 @@ STOP_WORDS: frozenset[str] = lexicon.words("stop")
 _SUFFIXES: tuple[str, ...] = tuple(sorted(lexicon.entries("suffixes", "fr"), key=lambda s: (-len(s), s)))
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _COUNT_RE = re.compile(r"\w+")
+_SHORT, _PLURAL_AFTER, _MIN_STEM, _UNDOUBLE_AFTER = (
+    int(lexicon.weight(f"read_stem.{k}"))
+    for k in ("short_word", "plural_after", "min_stem", "undouble_after")
+)
 
 
 def fold(text: str) -> str:
@@ -54,18 +58,18 @@ def fold(text: str) -> str:
 
 def stem(word: str) -> str:
     """A small suffix-stripping stemmer for folded French words (enough for lexical overlap)."""
-    if len(word) <= 3 or word.isdigit():
+    if len(word) <= _SHORT or word.isdigit():
         return word
-    if word.endswith("aux") and len(word) > 4:
-        word = word[:-3] + "al"
-    elif word.endswith(("s", "x")) and len(word) > 4:
+    if word.endswith("aux") and len(word) > _PLURAL_AFTER:
+        word = word.removesuffix("aux") + "al"
+    elif word.endswith(("s", "x")) and len(word) > _PLURAL_AFTER:
         word = word[:-1]
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
             word = word[: -len(suffix)]
             break
     # "abandonn(é)" / "abandon", "personnell(e)" / "personnel": undouble a final consonant.
-    if len(word) > 4 and word[-1] == word[-2] and word[-1] in "lnmt":
+    if len(word) > _UNDOUBLE_AFTER and word[-1] == word[-2] and word[-1] in "lnmt":
         word = word[:-1]
     return word
 

@@ -30,6 +30,7 @@ KEY_LENGTH = int(lexicon.weight("reading.key_length"))
 
 # English endings removed before the (French) stemmer, so "security" meets « sécurité » ("secur") and
 # "latency" meets « latence ». Longest first; the rest must keep four letters.
+_EN_MIN_STEM = int(lexicon.weight("read_vocab.min_stem"))
 _EN_SUFFIXES = tuple(sorted(lexicon.entries("suffixes", "en"), key=lambda s: (-len(s), s)))
 
 
@@ -38,7 +39,7 @@ def key(word: str) -> str:
     if len(word) < 2 or word in _STOP or word.isdigit():
         return ""
     for suffix in _EN_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _EN_MIN_STEM:
             word = word[: -len(suffix)]
             break
     return stem(word)[:KEY_LENGTH]
