@@ -13,7 +13,6 @@ from veille.offline import lexicon
 from veille.offline.text import STOP_WORDS, fold
 
 __all__ = [
-    "asked_quantity",
     "date_key",
     "extract_dates",
     "extract_figures",
@@ -21,7 +20,6 @@ __all__ = [
     "figure_value",
     "is_count",
     "is_year",
-    "quantity_unit",
     "rate_unit",
     "unit_key",
 ]
@@ -285,38 +283,3 @@ def is_count(figure: str) -> bool:
 
 def is_year(figure: str) -> bool:
     return bool(_YEAR_RE.match(figure.strip()))
-
-
-# What a question calls a quantity, and the units that measure it (veille/data/lang): « prix »
-# is answered by an amount in a currency, « temps » by a duration.
-_QUANTITY_WORDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (
-        frozenset(
-            lexicon.fold_entry(w)
-            for lang in lexicon.LANGS
-            for w in lexicon.groups("quantities", lang).get(q, ())
-        ),
-        frozenset(lexicon.groups("quantity_units", "common")[q]),
-    )
-    for q in lexicon.groups("quantity_units", "common")
-)
-_ASKED_PER_RE = re.compile(rf"^(?:{_PER})\s+(?:(?:{_PER_ARTICLE})\s+)?([a-z][\w-]*)")
-
-
-def asked_quantity(aspect: str) -> tuple[frozenset[str], str]:
-    """The units that answer an aspect a question lists, and what they are counted per: « prix par
-    pack » -> ({eur, usd, …}, ``pack``), « temps de charge » -> (durations, ''), « garantie » ->
-    (∅, ''). A price is answered by a price, whatever words the answering sentence uses."""
-    words = re.findall(r"[a-z0-9'-]+", fold(aspect))
-    for n, word in enumerate(words):
-        for names, units in _QUANTITY_WORDS:
-            if word in names:
-                per = _ASKED_PER_RE.match(" ".join(words[n + 1 :]))
-                return units, unit_key(per.group(1)) if per else ""
-    return frozenset(), ""
-
-
-def quantity_unit(text: str, figure: str) -> tuple[str, str]:
-    """(unit, counted per) of ``figure`` in ``text``: « 9 EUR par pack » -> (``eur``, ``pack``)."""
-    head, _, per = rate_unit(text, figure).partition("/")
-    return head.split()[0] if head else "", per
