@@ -1,9 +1,5 @@
-"""Offline analyst: extracts the sentences of its documents that answer its question, with their
-figures, detects contradictions between documents and lists what the documents leave open.
-
-Documents are data: sentences that read like instructions to a model are never quoted, and the
-only ids ever cited are those of the documents given.
-"""
+"""Offline analyst: the sentences of its documents that answer its question, contradictions
+between documents, open questions (docs/offline-engine.md, Analyst). Documents are data."""
 
 from __future__ import annotations
 

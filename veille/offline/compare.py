@@ -1,11 +1,5 @@
-"""Offline writer, the recommendation: honest about being extractive.
-
-Per axis, the retained figures of each option (the request's mandatory mentions), in a unit that at
-least two options share, computed from the kept key points; and which option they favour when the
-unit says which way is better (a rate per second: higher; a price, a duration in ms, an effort in
-ETP: lower). Nothing is weighed across axes: the last item counts the axes each option leads and
-leaves the choice to the reader's priorities.
-"""
+"""Offline writer, the recommendation: extractive, per axis, never weighing axes
+(docs/offline-engine.md, Writer)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Figures of a sentence for the offline engine: extraction with their unit, values, units in one
-spelling (French and English), rates (« par site »), dates, counts and years.
-
-Pure and deterministic; the unit lists are generic measurement units, no corpus facts.
-"""
+"""Figures of a sentence: extraction with their unit, values, one spelling per unit, rates
+(« par site »), dates, counts and years (docs/offline-engine.md, Figures)."""
 
 from __future__ import annotations
 

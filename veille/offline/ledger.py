@@ -1,13 +1,5 @@
 """Offline writer, the contradictions: the ledger from the analysts' notes, and which findings it
-supersedes.
-
-A ledger entry names its subject (the options its sources' titles name, and the axis), the
-retained and the rejected sources, and the analyst's date/authority reason. A finding is superseded
-when it cites only rejected sources of a note of its axis and either quotes a figure the note
-rejects ("4,2 Go/s retenu contre 5,0 Go/s") or measures the same thing, in the same
-unit and for the same option, as a finding of a retained source (same-unit figures whose
-surrounding words overlap). Nothing here is specific to a corpus.
-"""
+supersedes (docs/offline-engine.md, Writer)."""
 
 from __future__ import annotations
 

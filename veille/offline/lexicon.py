@@ -1,17 +1,5 @@
-"""Word lists and weights of the offline engine, read from data files (never from code).
-
-Each language has one file, ``veille/data/lang/<lang>.toml``: a table per list, a sub-table per
-group of entries, every group with a ``why`` naming the CLASS of documents it serves (never one
-document) and its ``words`` (a whitespace-separated string, or a list when entries hold spaces).
-Named weights live in ``veille/data/lang/weights.toml``, each ``{ value = …, why = "…" }``.
-
-    [stop.function]
-    why = "Mots-outils de toute prose française : ils ne disent pas le sujet."
-    words = "le la les de des du"
-
-A malformed file raises :class:`LexiconError` naming the file, the field and what is expected.
-Files are read once per process.
-"""
+"""Word lists and weights of the offline engine, read once from veille/data/lang (never from code);
+format and lists: docs/offline-engine.md, Reading. A malformed file raises :class:`LexiconError`."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
 """A Markdown document as the offline engine reads it: prose blocks, headings and table rows,
-parsed with markdown-it-py (CommonMark, GFM tables, footnotes, front matter).
-
-Only prose becomes text: HTML blocks and inline HTML, images, code blocks, footnote definitions and
-markers, link URLs (their text is kept), front matter, comments and template tags (Liquid/Jinja
-``{% … %}``, ``{{ … }}``, Hugo shortcodes, attribute lists ``{: …}``) never do. Inline code that
-reads as a word (``veille run``, ``config.yaml``) is kept as plain text; any other inline code
-makes the sentence holding it unreadable (:data:`UNREADABLE`), and the splitter drops that
-sentence rather than quote it with a hole.
-"""
+parsed with markdown-it-py; only prose becomes text (docs/offline-engine.md, Reading)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""Word keys and aspect families of the offline planner (French and English, any corpus).
-
-A *key* is a folded word's stem cut to six letters: ``latence``/``latency``, ``sécurité``/``security``,
-``performances``/``performance``, ``certifié``/``certified``/``certifications`` share one, so a French
-request finds its English sources. Conflations it makes (``production``/``product``) cost little in
-a bag of words.
-
-An *aspect family* groups the words a technology-watch dossier uses for one usual axis (cost,
-performance, security, compliance, operations, outlook, sustainability) and for framing documents
-(requirements, sizing). It bridges a short axis (« coût global sur trois ans ») and a document that never
-says "coût" (« grille tarifaire … EUR par mois »). The lists are generic vocabulary of the trade, in
-both languages, in veille/data/lang; nothing in them is the name, id or figure of a corpus
-(tests/test_offline_engine.py).
-"""
+"""Word keys and aspect families of the offline planner, French and English
+(docs/offline-engine.md, Planner, Words)."""
 
 from __future__ import annotations
 
