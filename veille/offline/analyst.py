@@ -11,12 +11,10 @@ from veille.offline.analyst_rules import (
     _HEDGE_RE,
     _INSTRUCTION_RE,
     _PROMO_RE,
-    _REQUIREMENT_RE,
     _SETUP_RE,
     AnalystTuning,
     Claim,
     Sentence,
-    bound_of,
     doc_names,
     facets,
     is_fragment,
@@ -31,7 +29,6 @@ from veille.offline.figures import (
     extract_dates,
     extract_figures,
     figure_unit,
-    figure_value,
     is_count,
     is_year,
     unit_key,
@@ -230,33 +227,6 @@ class _Analyst(ContradictionFinder):
             if len(names) == 1 and not _COLLECTIVE_RE.search(s.text):
                 return f"{names[0]} — {text}"
         return text
-
-    # --- contradictions --------------------------------------------------------------------
-
-    def _window(self, s: Sentence, figure: str, pos: int = -1) -> tuple[str | None, frozenset[str]]:
-        """How the figure is stated (:func:`bound_of`) and the stems around it (what it measures),
-        names and unit left out; the sentence's figures in other units count as context too
-        (« 20 To » in « restaure 20 To en moins de 2 heures »)."""
-        if pos < 0:
-            pos = s.text.find(figure)
-        bound = bound_of(s.text[:pos])
-        if bound is None:
-            return None, frozenset()  # a target or a threshold, not a claim
-        if bound and (not s.names or _REQUIREMENT_RE.search(s.text)):
-            return None, frozenset()  # a bound about no subject, or in a requirement, is a requirement
-        before = s.text[:pos].split()[-self.tuning.window_before :]
-        after = s.text[pos + len(figure) :].split()[: self.tuning.window_after]
-        # « per » / « par » belongs to a rate's unit (rate_unit), not to what it measures.
-        unit = {*stems(figure_unit(figure)), "per", "par"}
-        window = (set(stems(" ".join(before + after))) - self.subject_stems) - unit
-        own_unit = figure_unit(figure)
-        for other in s.unit_figures:
-            # A figure of another unit qualifies this one; one of the same unit is another value
-            # of the same quantity (« 4 × 1 500 EUR = 6 000 EUR »), not a condition.
-            value = figure_value(other)
-            if value is not None and figure_unit(other) != own_unit and other not in figure:
-                window.add(f"#{value:g} {figure_unit(other)}")
-        return bound, frozenset(window)
 
     # --- open questions ----------------------------------------------------------------------
 

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 
 from veille.offline.analyst_rules import (
     _DOUBT_RE,
+    _REQUIREMENT_RE,
     AnalystTuning,
     Claim,
     Sentence,
+    bound_of,
     doc_names,
     markup,
     outside,
@@ -42,9 +44,6 @@ class ContradictionFinder:
         raise NotImplementedError
 
     def table_cells(self, doc: DocumentText) -> list[Sentence]:
-        raise NotImplementedError
-
-    def _window(self, s: Sentence, figure: str, pos: int = -1) -> tuple[str | None, frozenset[str]]:
         raise NotImplementedError
 
     def _claims(self, doc: DocumentText) -> list[Claim]:
@@ -82,6 +81,29 @@ class ContradictionFinder:
                 near, rate = self._near(s.text, f, pos), rate_unit(s.text, f)
                 return Claim(s, f, figure_unit(f), value, window, bound, rate, near, s.names[0], versions)
         return None
+
+    def _window(self, s: Sentence, figure: str, pos: int) -> tuple[str | None, frozenset[str]]:
+        """How the figure is stated (:func:`bound_of`) and the stems around it (what it measures),
+        names and unit left out; the sentence's figures in other units count as context too
+        (« 20 To » in « restaure 20 To en moins de 2 heures »)."""
+        bound = bound_of(s.text[:pos])
+        if bound is None:
+            return None, frozenset()  # a target or a threshold, not a claim
+        if bound and (not s.names or _REQUIREMENT_RE.search(s.text)):
+            return None, frozenset()  # a bound about no subject, or in a requirement, is a requirement
+        before = s.text[:pos].split()[-self.tuning.window_before :]
+        after = s.text[pos + len(figure) :].split()[: self.tuning.window_after]
+        # « per » / « par » belongs to a rate's unit (rate_unit), not to what it measures.
+        unit = {*stems(figure_unit(figure)), "per", "par"}
+        window = (set(stems(" ".join(before + after))) - self.subject_stems) - unit
+        own_unit = figure_unit(figure)
+        for other in s.unit_figures:
+            # A figure of another unit qualifies this one; one of the same unit is another value
+            # of the same quantity (« 4 × 1 500 EUR = 6 000 EUR »), not a condition.
+            value = figure_value(other)
+            if value is not None and figure_unit(other) != own_unit and other not in figure:
+                window.add(f"#{value:g} {figure_unit(other)}")
+        return bound, frozenset(window)
 
     def _doc_releases(self, doc: DocumentText, subject: str) -> frozenset[str]:
         """The releases of ``subject`` a sentence naming none speaks of: its title's (any release when
