@@ -263,6 +263,7 @@ class Sentence:
 
 _MIN_NAME = int(lexicon.weight("read_analyst.min_name_letters"))
 _NAME = r"[A-ZÀ-Ý][\wÀ-ÿ-]*(?: [A-ZÀ-Ý0-9][\wÀ-ÿ.-]*)?"
+_ITEM_SPLIT_RE = re.compile(r",\s*|\s+(?:et|ou|and|or)\s+")
 _ENUM_RE = re.compile(rf"{_NAME}(?:, {_NAME})*,? (?:et|ou|and|or) {_NAME}")
 
 
@@ -280,19 +281,11 @@ def _names(text: str) -> list[str]:
 def subjects(question: str, documents: Sequence[DocumentText]) -> list[str]:
     """What the question compares: its longest enumeration's names (« A, B et C »), else its
     capitalised words; kept only when a document title names them."""
-    enumerations = [m.group(0) for m in _ENUM_RE.finditer(question)]
-    pool: list[str] = []
-    if enumerations:
-        longest = max(len(re.split(r",\s*|\s+(?:et|ou|and|or)\s+", e)) for e in enumerations)
-        for e in enumerations:
-            items = re.split(r",\s*|\s+(?:et|ou|and|or)\s+", e)
-            if len(items) == longest:
-                for item in items:
-                    word = item.split()[0] if item.split() else ""
-                    if len(word) >= _MIN_NAME and not word.isupper() and word not in pool:
-                        pool.append(word)
-    if not pool:
-        pool = _names(question)
+    enumerations = [_ITEM_SPLIT_RE.split(m.group(0)) for m in _ENUM_RE.finditer(question)]
+    longest = max(map(len, enumerations), default=0)
+    firsts = [i.split()[0] for items in enumerations if len(items) == longest for i in items if i.split()]
+    names = dict.fromkeys(w for w in firsts if len(w) >= _MIN_NAME and not w.isupper())
+    pool = list(names) or _names(question)
     return [n for n in pool if any(doc_names(d, [n]) for d in documents)]
 
 

@@ -43,7 +43,7 @@ def _unit_length(tail: str) -> int:
         word = match.group(1)
         clean = word.rstrip(".,;:!?)»")
         key = fold(clean)
-        known = clean != "to" and (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET)
+        known = clean != "to" and _known_unit(clean)
         if not (known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and _counted_noun(clean))):
             break
         end = match.start(1) + len(clean)

@@ -10,8 +10,6 @@ from veille.offline import sentences as sentences_module
 from veille.textstats import MODEL_SECTIONS, count_words, sentences, split_sections, words
 
 __all__ = [
-    "BULLET_RE",
-    "CITE_TAIL_RE",
     "MODEL_SECTIONS",
     "bullets",
     "count_words",
@@ -22,8 +20,8 @@ __all__ = [
     "split_sections",
 ]
 
-BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>.*)$")
-CITE_TAIL_RE = re.compile(r"(\[\d+\])[\s.]*$")  # the arbiter's "bullet ends with its sources" test
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>.*)$")
+_CITE_TAIL_RE = re.compile(r"(\[\d+\])[\s.]*$")  # the arbiter's "bullet ends with its sources" test
 _CITES_RE = re.compile(r"\[(\d+)\]")
 
 
@@ -36,7 +34,7 @@ def bullets(section: str) -> list[str]:
     out: list[str] = []
     open_bullet = False
     for line in section.splitlines():
-        match = BULLET_RE.match(line)
+        match = _BULLET_RE.match(line)
         if match:
             out.append(match.group("text").strip())
             open_bullet = True
@@ -48,7 +46,7 @@ def bullets(section: str) -> list[str]:
 
 
 def ends_with_citation(bullet: str) -> bool:
-    return CITE_TAIL_RE.search(bullet) is not None
+    return _CITE_TAIL_RE.search(bullet) is not None
 
 
 def fit_clauses(

@@ -17,7 +17,7 @@ KEY_LENGTH = int(lexicon.weight("reading.key_length"))
 
 
 # English endings removed before the (French) stemmer, so "security" meets « sécurité » ("secur") and
-# "latency" meets « latence ». Longest first; the rest must keep four letters.
+# "latency" meets « latence ». Longest first.
 _EN_MIN_STEM = int(lexicon.weight("read_vocab.min_stem"))
 _EN_SUFFIXES = tuple(sorted(lexicon.entries("suffixes", "en"), key=lambda s: (-len(s), s)))
 
@@ -38,26 +38,16 @@ def keys(text: str) -> list[str]:
     return [k for k in (key(w) for w in _WORD_RE.findall(fold(text))) if k]
 
 
-def _family(entries: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """``=word`` matches that folded word exactly; any other entry is a prefix of folded words."""
-    exact = frozenset(w[1:] for w in entries if w.startswith("="))
-    prefixes = tuple(w for w in entries if not w.startswith("="))
-    return exact, prefixes
-
-
 def _families(name: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
-    """Family -> (exact words, prefixes), both languages joined (veille/data/lang)."""
-    names = dict.fromkeys(g for lang in lexicon.LANGS for g in lexicon.groups(name, lang))
-    return {
-        family: _family(
-            [
-                lexicon.fold_entry(w)
-                for lang in lexicon.LANGS
-                for w in lexicon.groups(name, lang).get(family, ())
-            ]
-        )
-        for family in names
-    }
+    """Family -> (exact words, prefixes), both languages joined: ``=word`` matches that folded word
+    exactly, any other entry is a prefix of folded words."""
+    tables = [lexicon.groups(name, lang) for lang in lexicon.LANGS]
+    out = {}
+    for family in dict.fromkeys(g for table in tables for g in table):
+        found = [lexicon.fold_entry(w) for table in tables for w in table.get(family, ())]
+        exact = frozenset(w[1:] for w in found if w.startswith("="))
+        out[family] = (exact, tuple(w for w in found if not w.startswith("=")))
+    return out
 
 
 # The aspect families (cost, performance, security…) and the framing words (requirements, sizing…).
