@@ -168,9 +168,7 @@ class ContradictionFinder:
         superseded: set[tuple[str, int]] = set()
         for i, a in enumerate(docs):
             for b in docs[i + 1 :]:
-                if a.date == b.date:
-                    continue
-                if not self._same_subject(a, b):
+                if a.date == b.date or not self._same_subject(a, b):
                     continue
                 keep = self._retain([a, b])
                 other = b if keep is a else a
@@ -193,12 +191,11 @@ class ContradictionFinder:
                 pairs.append((a.id, b.id, keep.id, detail))
         # Pairs that retain the same document on the same subject become one note.
         groups: list[tuple[list[str], str, list[str]]] = []
+        names = {d.id: set(doc_names(d, self.subjects)) for d in docs}
         for a_id, b_id, keep_id, detail in pairs:
-            key = set(doc_names(self.docs[a_id], self.subjects)) & set(
-                doc_names(self.docs[b_id], self.subjects)
-            )
+            key = names[a_id] & names[b_id]
             for members, retained, details in groups:
-                gkey = set.intersection(*(set(doc_names(self.docs[m], self.subjects)) for m in members))
+                gkey = set.intersection(*(names[m] for m in members))
                 if retained == keep_id and (key & gkey or not self.subjects):
                     members.extend(x for x in (a_id, b_id) if x not in members)
                     if detail and detail not in details:
@@ -210,15 +207,14 @@ class ContradictionFinder:
         # that reports it, the announcement that denies it: one contradiction, not two).
         groups = [g for g in groups if not any(h is not g and set(g[0]) < set(h[0]) for h in groups)]
         order = {d.id: n for n, d in enumerate(docs)}
-        notes = []
-        for members, retained, details in groups:
+        for members, _, _ in groups:
             members.sort(key=lambda m: order[m])
-            keep = self.docs[retained]
-            notes.append(
-                ContradictionNote(
-                    doc_ids=members, retained=keep.id, reason=self._reason(keep, members, details)
-                )
+        notes = [
+            ContradictionNote(
+                doc_ids=members, retained=kept, reason=self._reason(self.docs[kept], members, details)
             )
+            for members, kept, details in groups
+        ]
         self.noted_docs = {m for members, _, _ in groups for m in members}
         return notes, superseded
 

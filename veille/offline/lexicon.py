@@ -78,8 +78,8 @@ def groups(name: str, lang: str) -> dict[str, tuple[str, ...]]:
 
 @cache
 def entries(name: str, lang: str | None = None) -> tuple[str, ...]:
-    """Entries of the list ``name`` as written, every group, in file order (the common file and
-    both languages when ``lang`` is None); duplicates removed."""
+    """Entries of the list ``name`` as written, in file order, duplicates removed (every file when
+    ``lang`` is None)."""
     langs = _FILES if lang is None else (lang,)
     out = [w for code in langs for group in groups(name, code).values() for w in group]
     return tuple(dict.fromkeys(out))
@@ -99,8 +99,7 @@ def words(name: str, lang: str | None = None) -> frozenset[str]:
 
 @cache
 def pattern(name: str, lang: str | None = None) -> re.Pattern[str]:
-    """A case-insensitive regex matching any entry of the list ``name`` as a whole word or
-    phrase (longest first, so « meilleur du marché » wins over « meilleur »)."""
+    """A case-insensitive regex of the entries of ``name`` as whole words or phrases, longest first."""
     alternatives = sorted({re.escape(w) for w in entries(name, lang)}, key=lambda w: (-len(w), w))
     if not alternatives:
         raise LexiconError(f"list {name!r}: no entries in {lang or ', '.join(_FILES)}")
@@ -126,9 +125,8 @@ def weight(name: str) -> float:
 
 @cache
 def alternation(name: str, *only: str) -> str:
-    """A regex alternation of the entries of ``name`` in every file (of its groups ``only`` when
-    given), escaped, longest first, a space matching any run of white space. The caller adds the
-    boundaries (the lists of request structure need their own, e.g. « (?:…)\\s+ »)."""
+    """A regex alternation of the entries of ``name`` (of its groups ``only``), every file, longest
+    first, a space matching any white space; the caller adds the boundaries."""
     found = {
         w
         for code in _FILES
