@@ -195,28 +195,20 @@ class _Analyst(ContradictionFinder):
     def _pool(self, doc: DocumentText, superseded: set[tuple[str, int]]) -> list[Sentence]:
         """The document's sentences, table rows and headed list items that may become findings:
         not superseded, nor a row with a superseded cell, nor an item repeating a superseded figure."""
+        lost = {index for d, index in superseded if d == doc.id}
         rejected = {
-            f
-            for s in self.sentences(doc) + self.table_cells(doc)
-            if (doc.id, s.index) in superseded
-            for f in s.unit_figures
+            f for s in self.sentences(doc) + self.table_cells(doc) if s.index in lost for f in s.unit_figures
         }
-        rows = self._kinds(doc)["rows"]
         return [
-            *(s for s in self.sentences(doc) if (doc.id, s.index) not in superseded),
-            *(
-                s
-                for s in rows
-                if not any((doc.id, c) in superseded for c in self._row_cells[(doc.id, s.index)])
-            ),
+            *(s for s in self.sentences(doc) if s.index not in lost),
+            *(s for s in self._kinds(doc)["rows"] if not lost & self._row_cells[(doc.id, s.index)]),
             *(s for s in self._kinds(doc)["items"] if not rejected & set(s.unit_figures)),
         ]
 
     def _duplicate(self, a: Sentence, b: Sentence) -> bool:
         """Same wording and same figures (same wording, other figures: two facts)."""
-        return jaccard(a.stems, b.stems) >= self.tuning.duplicate_jaccard and set(a.unit_figures) == set(
-            b.unit_figures
-        )
+        same_figures = set(a.unit_figures) == set(b.unit_figures)
+        return same_figures and jaccard(a.stems, b.stems) >= self.tuning.duplicate_jaccard
 
     def statement(self, s: Sentence) -> str:
         """The sentence verbatim; prefixed with its subject when the sentence does not name it and
@@ -289,17 +281,14 @@ def analyse_update(
         for k in data.known_documents
         if k.id not in new_ids
     ]
-    both = _Analyst(
-        AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=[*data.documents, *seen]),
-        authority,
-        tuning,
-    )
+
+    def reading(documents: list[DocumentText]) -> _Analyst:
+        given = AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=documents)
+        return _Analyst(given, authority, tuning)
+
+    both = reading([*data.documents, *seen])
     notes, superseded = both.contradictions()
-    only_new = _Analyst(
-        AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=data.documents),
-        authority,
-        tuning,
-    )
+    only_new = reading(data.documents)
     only_new.noted_docs = both.noted_docs & new_ids
     findings = [
         f
