@@ -92,8 +92,8 @@ def superseded(
     entries: Sequence[LedgerEntry],
     options: Sequence[str],
 ) -> set[int]:
-    """Indexes of the statements a contradiction of their axis supersedes (see the module doc), and
-    of those the generic rule of :func:`veille.dossier.supersedes` would mark."""
+    """Indexes of the statements a contradiction of their axis supersedes (docs/offline-engine.md,
+    Ledger), and of those the generic rule of :func:`veille.dossier.supersedes` would mark."""
     out: set[int] = set()
     for index, point in enumerate(statements):
         as_point = KeyPoint(text=point.text, citations=list(point.numbers))
@@ -103,11 +103,10 @@ def superseded(
         for note in notes:
             if note.subtask_id != point.axis or not set(point.numbers) <= set(note.rejected):
                 continue
-            if set(extract_figures(point.text)) & _rejected_figures(note.reason):
-                out.add(index)
-                break
+            # It quotes a figure the note rejects, or measures what a retained source's finding does.
             retained = [s for s in statements if s.axis == point.axis and set(s.numbers) & set(note.retained)]
-            if any(_same_measure(point, other, options) for other in retained):
+            quoted = set(extract_figures(point.text)) & _rejected_figures(note.reason)
+            if quoted or any(_same_measure(point, other, options) for other in retained):
                 out.add(index)
                 break
     return out

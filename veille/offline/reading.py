@@ -92,7 +92,7 @@ def _strip_templates(text: str) -> str:
 
 
 def _inline_text(children: Sequence[Token]) -> str:
-    """Plain text of an inline token's children (see the module docstring)."""
+    """Plain text of an inline token's children (what is prose: docs/offline-engine.md, Reading)."""
     out: list[str] = []
     skipping: list[str] = []
     for child in children:
