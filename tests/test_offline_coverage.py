@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from veille.offline.analyst import analyse
 from veille.offline.authority import AuthorityRanking
-from veille.offline.figures import asked_quantity, quantity_unit
 from veille.offline.text import heading_items
 from veille.roles.analyst import AnalystInput, DocumentText
 
@@ -50,15 +49,6 @@ La garantie couvre 100 % des pièces pendant 5 ans et 50 % des pièces de la six
 def _statements(authority: AuthorityRanking, question: str, *docs: DocumentText) -> list[str]:
     result = analyse(AnalystInput(subtask_id="st-1", question=question, documents=list(docs)), authority)
     return [f.statement for f in result.findings]
-
-
-def test_an_aspect_naming_a_quantity_asks_for_its_units() -> None:
-    units, per = asked_quantity("prix par unité")
-    assert "eur" in units and per == "unite"
-    assert asked_quantity("coût total")[0] == asked_quantity("price")[0]
-    assert "min" in asked_quantity("temps de charge")[0]
-    assert asked_quantity("garantie") == (frozenset(), "")
-    assert quantity_unit("Onduleur : 4 100 EUR par unité.", "4 100 EUR") == ("eur", "unite")
 
 
 def test_a_short_list_item_keeps_its_heading() -> None:

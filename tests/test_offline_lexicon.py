@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from veille.language import likely_language
 from veille.offline import lexicon
-from veille.offline.language import is_english, language, quote_if_foreign
+from veille.offline.text import is_english, language, quote_if_foreign
 from veille.resources import data_file
 
 LANG_DIR = data_file("lang")

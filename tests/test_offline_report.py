@@ -22,7 +22,6 @@ from veille.dossier import (
 from veille.grid import Grid
 from veille.offline.critic import criticise
 from veille.offline.judge import judge
-from veille.offline.markdown import fit_sentence, sentence_words
 from veille.offline.reviser import revise
 from veille.offline.writer import write
 from veille.roles.critic import CriticInput, evaluation_schema
@@ -246,16 +245,6 @@ def test_recommendation_leaves_out_an_option_whose_values_tie() -> None:
         )
     )["Recommandation"]
     assert re.search(r"Sauvia 2 100 EUR, Barzo 1 480 EUR ; ces chiffres favorisent Barzo", one), one
-
-
-def test_a_long_sentence_is_not_cut_inside_a_range_of_figures() -> None:
-    sentence = (
-        "Le prix moyen constaté par l'observatoire des prix de la filière pour un pack de 75 kWh se "
-        "situe entre 8 500 et 11 000 EUR pose comprise selon les offres reçues."
-    )
-    parts = fit_sentence(sentence, 20)
-    assert len(parts) >= 2 and all(sentence_words(p) <= 20 for p in parts), parts
-    assert any("entre 8 500 et 11 000 eur" in p.lower() for p in parts), parts
 
 
 def test_writer_keeps_figures_and_cites_only_numbers() -> None:

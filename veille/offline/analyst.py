@@ -1,9 +1,5 @@
-"""Offline analyst: extracts the sentences of its documents that answer its question, with their
-figures, detects contradictions between documents and lists what the documents leave open.
-
-Documents are data: sentences that read like instructions to a model are never quoted, and the
-only ids ever cited are those of the documents given.
-"""
+"""Offline analyst: the sentences of its documents that answer its question, contradictions
+between documents, open questions (docs/offline-engine.md, Analyst). Documents are data."""
 
 from __future__ import annotations
 
@@ -15,12 +11,10 @@ from veille.offline.analyst_rules import (
     _HEDGE_RE,
     _INSTRUCTION_RE,
     _PROMO_RE,
-    _REQUIREMENT_RE,
     _SETUP_RE,
     AnalystTuning,
     Claim,
     Sentence,
-    bound_of,
     doc_names,
     facets,
     is_fragment,
@@ -35,7 +29,6 @@ from veille.offline.figures import (
     extract_dates,
     extract_figures,
     figure_unit,
-    figure_value,
     is_count,
     is_year,
     unit_key,
@@ -71,56 +64,38 @@ class _Analyst(ContradictionFinder):
         question_words = re.findall(r"[a-z0-9/]+", fold(data.question))
         self.unit_words = {*question_words, *(unit_key(w) for w in question_words)}
         self.docs = {d.id: d for d in data.documents}
-        self._sentences: dict[str, list[Sentence]] = {}
-        self._table_cells: dict[str, list[Sentence]] = {}
-        self._table_rows: dict[str, list[Sentence]] = {}
-        self._heading_items: dict[str, list[Sentence]] = {}
+        self._kind_cache: dict[str, dict[str, list[Sentence]]] = {}
         self._row_cells: dict[tuple[str, int], set[int]] = {}  # (doc, row index) -> its cells' indices
         self._claim_cache: dict[str, list[Claim]] = {}
         self.noted_docs: set[str] = set()
 
     # --- sentences -------------------------------------------------------------------------
 
-    def sentences(self, doc: DocumentText) -> list[Sentence]:
-        cached = self._sentences.get(doc.id)
+    def _kinds(self, doc: DocumentText) -> dict[str, list[Sentence]]:
+        """The document's prose sentences; its table cells as labelled sentences (compared as
+        claims, never findings: a cell alone is a figure); its table rows (findings, never compared:
+        their cells are) and its short list items led by their heading (findings, never compared).
+        Numbered in that order, so a superseded mark never lands on another kind."""
+        cached = self._kind_cache.get(doc.id)
         if cached is None:
-            cached = self._sentences[doc.id] = self._read(doc, split_sentences(doc.body), first=0)
+            prose, cells, rows = split_sentences(doc.body), table_sentences(doc.body), table_rows(doc.body)
+            first = len(prose) + len(cells)
+            for n, (_, row_cells) in enumerate(rows):
+                self._row_cells[(doc.id, first + n)] = {len(prose) + c for c in row_cells}
+            items = heading_items(doc.body, self.tuning.min_words)
+            cached = self._kind_cache[doc.id] = {
+                "prose": self._read(doc, prose, first=0),
+                "cells": self._read(doc, cells, first=len(prose)),
+                "rows": self._read(doc, [text for text, _ in rows], first=first),
+                "items": self._read(doc, items, first=first + len(rows)),
+            }
         return cached
+
+    def sentences(self, doc: DocumentText) -> list[Sentence]:
+        return self._kinds(doc)["prose"]
 
     def table_cells(self, doc: DocumentText) -> list[Sentence]:
-        """The document's table cells as labelled sentences: compared as claims, never findings
-        (a cell alone is a figure, not a statement worth a key point)."""
-        cached = self._table_cells.get(doc.id)
-        if cached is None:
-            # Indices after the prose sentences': a superseded mark never lands on a finding.
-            first = len(split_sentences(doc.body))
-            cached = self._table_cells[doc.id] = self._read(doc, table_sentences(doc.body), first=first)
-        return cached
-
-    def table_rows(self, doc: DocumentText) -> list[Sentence]:
-        """The document's table rows as sentences: findings (a benchmark's or a price grid's row
-        says what it measures for one option), never compared (their cells are)."""
-        cached = self._table_rows.get(doc.id)
-        if cached is None:
-            cells_first = len(split_sentences(doc.body))
-            first = cells_first + len(table_sentences(doc.body))
-            rows = table_rows(doc.body)
-            for n, (_, cells) in enumerate(rows):
-                self._row_cells[(doc.id, first + n)] = {cells_first + c for c in cells}
-            cached = self._table_rows[doc.id] = self._read(doc, [text for text, _ in rows], first=first)
-        return cached
-
-    def heading_items(self, doc: DocumentText) -> list[Sentence]:
-        """The document's short list items led by their heading (:func:`heading_items`): findings,
-        never compared (the prose and the tables carry the claims)."""
-        cached = self._heading_items.get(doc.id)
-        if cached is None:
-            first = (
-                len(split_sentences(doc.body)) + len(table_sentences(doc.body)) + len(table_rows(doc.body))
-            )
-            items = heading_items(doc.body, self.tuning.min_words)
-            cached = self._heading_items[doc.id] = self._read(doc, items, first=first)
-        return cached
+        return self._kinds(doc)["cells"]
 
     def _read(self, doc: DocumentText, texts: list[str], *, first: int) -> list[Sentence]:
         out: list[Sentence] = []
@@ -134,27 +109,18 @@ class _Analyst(ContradictionFinder):
             if _INSTRUCTION_RE.search(text) or "http" in text or "@" in text:
                 continue
             figures = extract_figures(text)
-            unit_figures = [f for f in figures if figure_unit(f) and not is_year(f)]
+            units = [f for f in figures if figure_unit(f) and not is_year(f)]
             names = sentence_names(text, self.subjects) or title_names
-            out.append(
-                Sentence(
-                    doc=doc,
-                    index=index,
-                    text=text.strip(),
-                    stems=stems(text),
-                    figures=figures,
-                    unit_figures=unit_figures,
-                    names=names,
-                    doc_ids=[doc.id],
-                )
-            )
+            out.append(Sentence(doc, index, text.strip(), stems(text), figures, units, names, 0.0, [doc.id]))
         return out
 
     def score(self, s: Sentence) -> float:
         """Question overlap (aspects the question lists count double) + figures with a unit (more
         when the question names the unit) - marketing tone."""
+        t = self.tuning
         own = set(s.stems)
-        score = 0.75 * min(len(own & self.q_stems), 4) + min(len(own & self.detail_stems), 3)
+        score = t.question_weight * min(len(own & self.q_stems), t.question_cap)
+        score += min(len(own & self.detail_stems), t.detail_cap)
         dates = set(extract_dates(s.text))
         weights = []
         for f in s.unit_figures:
@@ -162,22 +128,23 @@ class _Analyst(ContradictionFinder):
             if f in dates:
                 # A date after the document's own is a commitment (support until, price from);
                 # one before it is history.
-                weights.append(2.5 if date_key(f) > s.doc.date[:7] else 0.5)
+                weights.append(t.future_date if date_key(f) > s.doc.date[: len(date_key(f))] else t.past_date)
             elif unit in self.unit_words:
-                weights.append(3.5)
+                weights.append(t.named_unit)
             else:
                 # A count the question does not name (« 5 ingénieurs ») says less than a measure.
-                weights.append(1.0 if is_count(f) else 2.5)
+                weights.append(t.count if is_count(f) else t.measure)
         weights.sort(reverse=True)
-        score += sum(weights[:3]) + (2.0 if weights and weights[0] >= 2.5 else 0.0)
+        score += sum(weights[: t.scored_figures])
+        score += t.figure_bonus if weights and weights[0] >= min(t.measure, t.future_date) else 0.0
         if len(s.figures) > len(s.unit_figures):
-            score += 0.5
+            score += t.bare_figure
         if s.names:
-            score += 0.5 * min(len(sentence_names(s.text, self.subjects)), 3)
+            score += t.name_weight * min(len(sentence_names(s.text, self.subjects)), t.name_cap)
         if _PROMO_RE.search(s.text):
-            score -= 3
+            score -= t.promotional
         if _SETUP_RE.search(s.text):
-            score -= 2.5
+            score -= t.setup
         return score
 
     # --- findings --------------------------------------------------------------------------
@@ -190,7 +157,7 @@ class _Analyst(ContradictionFinder):
             candidates = []
             for s in pools[doc.id]:
                 s.score = self.score(s)
-                if s.score >= 3 and (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2):
+                if s.score >= t.min_score and (s.unit_figures or len(set(s.stems) & self.q_stems) >= 2):
                     candidates.append(s)
             candidates.sort(key=lambda s: (-s.score, s.index))
             kept: list[Sentence] = []
@@ -228,27 +195,20 @@ class _Analyst(ContradictionFinder):
     def _pool(self, doc: DocumentText, superseded: set[tuple[str, int]]) -> list[Sentence]:
         """The document's sentences, table rows and headed list items that may become findings:
         not superseded, nor a row with a superseded cell, nor an item repeating a superseded figure."""
+        lost = {index for d, index in superseded if d == doc.id}
         rejected = {
-            f
-            for s in self.sentences(doc) + self.table_cells(doc)
-            if (doc.id, s.index) in superseded
-            for f in s.unit_figures
+            f for s in self.sentences(doc) + self.table_cells(doc) if s.index in lost for f in s.unit_figures
         }
-        out = []
-        for s in self.sentences(doc):
-            if (doc.id, s.index) not in superseded:
-                out.append(s)
-        for s in self.table_rows(doc):
-            if not any((doc.id, c) in superseded for c in self._row_cells.get((doc.id, s.index), ())):
-                out.append(s)
-        out += [s for s in self.heading_items(doc) if not rejected & set(s.unit_figures)]
-        return out
+        return [
+            *(s for s in self.sentences(doc) if s.index not in lost),
+            *(s for s in self._kinds(doc)["rows"] if not lost & self._row_cells[(doc.id, s.index)]),
+            *(s for s in self._kinds(doc)["items"] if not rejected & set(s.unit_figures)),
+        ]
 
     def _duplicate(self, a: Sentence, b: Sentence) -> bool:
         """Same wording and same figures (same wording, other figures: two facts)."""
-        return jaccard(a.stems, b.stems) >= self.tuning.duplicate_jaccard and set(a.unit_figures) == set(
-            b.unit_figures
-        )
+        same_figures = set(a.unit_figures) == set(b.unit_figures)
+        return same_figures and jaccard(a.stems, b.stems) >= self.tuning.duplicate_jaccard
 
     def statement(self, s: Sentence) -> str:
         """The sentence verbatim; prefixed with its subject when the sentence does not name it and
@@ -259,34 +219,6 @@ class _Analyst(ContradictionFinder):
             if len(names) == 1 and not _COLLECTIVE_RE.search(s.text):
                 return f"{names[0]} — {text}"
         return text
-
-    # --- contradictions --------------------------------------------------------------------
-
-    def _window(self, s: Sentence, figure: str, pos: int = -1) -> tuple[str | None, set[str]]:
-        """How the figure is stated (:func:`bound_of`: a measure, an upper or a lower bound, or None
-        for a target) and the stems around it (what it measures), names and its unit left out. The
-        other figures of the sentence count as context too (« 20 To » in « restaure 20 To en moins
-        de 2 heures » and in « restauration de 20 To : 4 h 15 »)."""
-        if pos < 0:
-            pos = s.text.find(figure)
-        bound = bound_of(s.text[:pos])
-        if bound is None:
-            return None, set()  # a target or a threshold, not a claim
-        if bound and (not s.names or _REQUIREMENT_RE.search(s.text)):
-            return None, set()  # a bound about no subject, or in a requirement, is a requirement
-        before = s.text[:pos].split()[-6:]
-        after = s.text[pos + len(figure) :].split()[:4]
-        # « per » / « par » belongs to a rate's unit (rate_unit), not to what it measures.
-        unit = {*stems(figure_unit(figure)), "per", "par"}
-        window = (set(stems(" ".join(before + after))) - self.subject_stems) - unit
-        own_unit = figure_unit(figure)
-        for other in s.unit_figures:
-            # A figure of another unit qualifies this one; one of the same unit is another value
-            # of the same quantity (« 4 × 1 500 EUR = 6 000 EUR »), not a condition.
-            value = figure_value(other)
-            if value is not None and figure_unit(other) != own_unit and other not in figure:
-                window.add(f"#{value:g} {figure_unit(other)}")
-        return bound, window
 
     # --- open questions ----------------------------------------------------------------------
 
@@ -312,7 +244,7 @@ class _Analyst(ContradictionFinder):
             if doc.id in self.noted_docs:
                 continue  # its doubts are resolved by a contradiction note
             for s in self.sentences(doc):
-                if _HEDGE_RE.search(s.text) and word_count(s.text) <= 35:
+                if _HEDGE_RE.search(s.text) and word_count(s.text) <= self.tuning.max_hedge_words:
                     statement = f"À confirmer : {self.statement(s).rstrip('.')}."
                     if statement not in out:
                         out.append(statement)
@@ -321,7 +253,7 @@ class _Analyst(ContradictionFinder):
 
 
 def analyse(data: AnalystInput, authority: AuthorityRanking, tuning: AnalystTuning | None = None) -> Findings:
-    analyst = _Analyst(data, authority, tuning or AnalystTuning())
+    analyst = _Analyst(data, authority, tuning or AnalystTuning.from_data())
     notes, superseded = analyst.contradictions()
     findings = analyst.findings(superseded)
     allowed = {d.id for d in data.documents}
@@ -332,11 +264,10 @@ def analyse(data: AnalystInput, authority: AuthorityRanking, tuning: AnalystTuni
 def analyse_update(
     data: AnalystUpdateInput, authority: AuthorityRanking, tuning: AnalystTuning | None = None
 ) -> FindingsUpdate:
-    """The incremental analyst offline: findings of the new documents only (as :func:`analyse` would
-    find them), contradictions between a new document and any other — the documents already read
-    are seen through their previous findings (their text is not given) — and the new documents'
-    own doubts as open questions."""
-    tuning = tuning or AnalystTuning()
+    """The incremental analyst offline (docs/offline-engine.md, Incremental analyst): the new
+    documents' findings and doubts, their contradictions with any document (those already read seen
+    through their previous findings)."""
+    tuning = tuning or AnalystTuning.from_data()
     new_ids = {d.id for d in data.documents}
     # Each document already read, as the sentences of the previous findings that cite it alone.
     seen = [
@@ -350,17 +281,14 @@ def analyse_update(
         for k in data.known_documents
         if k.id not in new_ids
     ]
-    both = _Analyst(
-        AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=[*data.documents, *seen]),
-        authority,
-        tuning,
-    )
+
+    def reading(documents: list[DocumentText]) -> _Analyst:
+        given = AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=documents)
+        return _Analyst(given, authority, tuning)
+
+    both = reading([*data.documents, *seen])
     notes, superseded = both.contradictions()
-    only_new = _Analyst(
-        AnalystInput(subtask_id=data.subtask_id, question=data.question, documents=data.documents),
-        authority,
-        tuning,
-    )
+    only_new = reading(data.documents)
     only_new.noted_docs = both.noted_docs & new_ids
     findings = [
         f

@@ -1,12 +1,13 @@
-"""Rules of the offline analyst: what a sentence, a claim, a subject and an aspect are (regexes
-and small records shared by the analyst and its contradiction finder)."""
+"""Rules of the offline analyst shared with its contradiction finder: what a sentence, a claim, a
+subject and an aspect are (docs/offline-engine.md, Analyst)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
+from typing import Any
 
 from veille.numbers import read_numbers
 from veille.offline import lexicon
@@ -34,17 +35,45 @@ __all__ = [
 
 @dataclass(frozen=True)
 class AnalystTuning:
-    per_doc: int = 4  # findings kept per document at most
-    per_doc_budget: int = 3  # findings per document on average (the sub-task's total)
-    max_findings: int = 12
-    min_words: int = 5  # shorter sentences are labels, not findings
-    max_words: int = 60  # longer ones are usually run-on list items
-    duplicate_jaccard: float = 0.6
-    claim_overlap: int = 2  # shared context stems for two figures to be about the same thing
-    same_subject_jaccard: float = 0.12
-    same_subject_shared: int = 5  # shared words in title + opening text
-    max_claims: int = 400  # figures per document compared for contradictions (bounds the cost)
-    max_open_questions: int = 5
+    """The analyst's thresholds and scores, each explained in weights.toml [read_analyst]."""
+
+    per_doc: int
+    per_doc_budget: int
+    max_findings: int
+    min_words: int
+    max_words: int
+    duplicate_jaccard: float
+    claim_overlap: int
+    same_subject_jaccard: float
+    same_subject_shared: int
+    same_subject_chars: int
+    value_tolerance: float
+    max_claims: int
+    max_open_questions: int
+    max_hedge_words: int
+    min_score: float
+    question_weight: float
+    question_cap: int
+    detail_cap: int
+    future_date: float
+    past_date: float
+    named_unit: float
+    measure: float
+    count: float
+    scored_figures: int
+    figure_bonus: float
+    bare_figure: float
+    name_weight: float
+    name_cap: int
+    promotional: float
+    setup: float
+    window_before: int
+    window_after: int
+
+    @classmethod
+    def from_data(cls) -> AnalystTuning:
+        values: dict[str, Any] = {f.name: lexicon.weight(f"read_analyst.{f.name}") for f in fields(cls)}
+        return cls(**{k: int(v) if cls.__annotations__[k] == "int" else v for k, v in values.items()})
 
 
 # Sentences addressed to a model (prompt injection inside a document): never quoted.
@@ -100,9 +129,8 @@ _TO_RE = re.compile(
 
 
 def replaces(text: str, figure: str) -> bool:
-    """``text`` states ``figure`` as the old value of a change (« de X à Y », "from X to Y"), the
-    new value in the same unit (or the old one bare: « de 1 250 à 1 400 EUR »); not a range of two
-    things (« un pack de 60 kWh à 7 300 EUR »)."""
+    """``text`` states ``figure`` as the old value of a change (« de X à Y »), the new one in the same
+    unit (or the old one bare); not a range of two things (« un pack de 60 kWh à 7 300 EUR »)."""
     pos = text.find(figure)
     change = _TO_RE.match(text, pos + len(figure)) if pos >= 0 and _FROM_RE.search(text[:pos]) else None
     if not change:
@@ -113,8 +141,8 @@ def replaces(text: str, figure: str) -> bool:
 
 
 def bound_of(before: str) -> str | None:
-    """How the text right before a figure states it: ``"<"`` (an upper bound), ``">"`` (a lower
-    bound), ``""`` (a measure), None (a target or a threshold: nothing to compare)."""
+    """How the text before a figure states it: ``"<"``/``">"`` an upper/lower bound, ``""`` a
+    measure, None a target or a threshold (nothing to compare)."""
     if _TARGET_RE.search(before):
         return None
     if _UPPER_RE.search(before):
@@ -135,8 +163,8 @@ _PROMO_RE = _Folded("promotional")
 
 @dataclass(frozen=True)
 class Claim:
-    """A figure a document states about one subject: what it measures (``near``: the words of its
-    own clause next to it; ``window``: a wider span, qualifying figures included), in which unit."""
+    """A figure a document states about one subject: what it measures (``near``: its own clause's
+    words; ``window``: a wider span, qualifying figures included), in which unit."""
 
     sentence: Sentence
     figure: str
@@ -150,11 +178,9 @@ class Claim:
     versions: frozenset[str] = frozenset()
 
     def same_quantity(self, other: Claim, overlap: int) -> bool:
-        """Same subject (and the same release when both say one; a claim whose text leaves its
-        release open among several is compared with nothing), same unit counted per the same thing, and
-        the same quantity: a word of the figure's own clause or a qualifying figure (« à 80 % »,
-        « de 20 To ») in common, and ``overlap`` context words around it (a shared qualifying
-        figure counts for ``overlap``)."""
+        """Same subject and release, unit counted per the same thing, and quantity: a word of the
+        own clause or a qualifying figure in common, and ``overlap`` context words (a shared
+        qualifying figure counts for ``overlap``); docs/offline-engine.md, Contradictions."""
         if not self.subject or self.subject != other.subject:
             return False
         if self.unit != other.unit or self.rate != other.rate:
@@ -171,6 +197,8 @@ class Claim:
 
 
 # Where a figure's clause ends: what it measures is named inside it.
+_CLAUSE_BEFORE = int(lexicon.weight("read_analyst.clause_before"))
+_CLAUSE_AFTER = int(lexicon.weight("read_analyst.clause_after"))
 _OWN_CLAUSE_RE = re.compile(r"[,;()\[\]]|\s[-–—]\s|\.\s")
 
 
@@ -182,21 +210,19 @@ def _unit_words() -> frozenset[str]:
 
 
 def own_clause(text: str, figure: str, pos: int, ignored: frozenset[str] | set[str]) -> frozenset[str]:
-    """Stems of the figure's own clause next to it (four words before, three after): what it
-    measures (« débit mesuré de 2,1 Go/s », « Latence : 12 ms »); ``ignored`` (subjects), its unit
-    and tax mentions left out. Two figures are one quantity only if these share a word (the ledger's
-    :meth:`Claim.same_quantity` and the recommendation's rows)."""
-    before = _OWN_CLAUSE_RE.split(text[:pos])[-1].split()[-4:]
-    after = _OWN_CLAUSE_RE.split(text[pos + len(figure) :])[0].split()[:3]
+    """Stems of the figure's own clause next to it: what it measures (« Latence : 12 ms »);
+    ``ignored`` (subjects), its unit and tax mentions left out. Two figures are one quantity only
+    if these share a word (:meth:`Claim.same_quantity`, the recommendation's rows)."""
+    before = _OWN_CLAUSE_RE.split(text[:pos])[-1].split()[-_CLAUSE_BEFORE:]
+    after = _OWN_CLAUSE_RE.split(text[pos + len(figure) :])[0].split()[:_CLAUSE_AFTER]
     left_out = set(ignored) | set(stems(figure_unit(figure))) | _unit_words()
     return frozenset(w for w in stems(" ".join(before + after)) if not w[:1].isdigit()) - left_out
 
 
-@lru_cache(maxsize=8192)  # a sentence is read again for every claim it holds and every pair
+@lru_cache(maxsize=int(lexicon.weight("read_cache.releases")))
 def releases(text: str, subject: str = "") -> frozenset[str]:
-    """The releases ``text`` names: what the shared number reader labels a version (« 2.6 »,
-    « v1.2.3 », « version 4 »); with ``subject``, only those written right after its name
-    (« Atlas 2.6 », « Atlas v2.6 », « Atlas version 2.6 »)."""
+    """The releases ``text`` names (the number reader's versions); with ``subject``, only those
+    written right after its name (« Atlas 2.6 », « Atlas version 2.6 »)."""
     found = [r for r in read_numbers(text) if r.role == "version"]
     if subject:
         after = {
@@ -216,8 +242,7 @@ def markup(text: str) -> bool:
 
 
 def outside(bound: Claim, measure: Claim, tolerance: float) -> bool:
-    """A measure contradicts a bound only when it falls outside it (« moins de 2 heures » against
-    4 h 15; not « jusqu'à 75 °C » against 55 °C)."""
+    """A measure contradicts a bound only when it falls outside it (« moins de 2 heures », 4 h 15)."""
     if bound.bound == "<":
         return measure.value > bound.value * (1 + tolerance)
     return measure.value < bound.value * (1 - tolerance)
@@ -236,7 +261,9 @@ class Sentence:
     doc_ids: list[str] = field(default_factory=list)
 
 
+_MIN_NAME = int(lexicon.weight("read_analyst.min_name_letters"))
 _NAME = r"[A-ZÀ-Ý][\wÀ-ÿ-]*(?: [A-ZÀ-Ý0-9][\wÀ-ÿ.-]*)?"
+_ITEM_SPLIT_RE = re.compile(r",\s*|\s+(?:et|ou|and|or)\s+")
 _ENUM_RE = re.compile(rf"{_NAME}(?:, {_NAME})*,? (?:et|ou|and|or) {_NAME}")
 
 
@@ -246,33 +273,28 @@ def _names(text: str) -> list[str]:
     for sentence in re.split(r"(?<=[.!?:;«(»)])\s*|\n", text):
         tokens = re.findall(r"[A-Za-zÀ-ÿ][\wÀ-ÿ-]*", sentence)
         for token in tokens[1:]:
-            if len(token) >= 3 and token[0].isupper() and not token.isupper() and token not in found:
+            if len(token) >= _MIN_NAME and token[0].isupper() and not token.isupper() and token not in found:
                 found.append(token)
     return found
 
 
 def subjects(question: str, documents: Sequence[DocumentText]) -> list[str]:
-    """What the question compares: the names of its longest enumeration ("A, B et C") when it has
-    one, else its capitalised words; kept only when a document title names them."""
-    enumerations = [m.group(0) for m in _ENUM_RE.finditer(question)]
-    pool: list[str] = []
-    if enumerations:
-        longest = max(len(re.split(r",\s*|\s+(?:et|ou|and|or)\s+", e)) for e in enumerations)
-        for e in enumerations:
-            items = re.split(r",\s*|\s+(?:et|ou|and|or)\s+", e)
-            if len(items) == longest:
-                for item in items:
-                    word = item.split()[0] if item.split() else ""
-                    if len(word) >= 3 and not word.isupper() and word not in pool:
-                        pool.append(word)
-    if not pool:
-        pool = _names(question)
+    """What the question compares: its longest enumeration's names (« A, B et C »), else its
+    capitalised words; kept only when a document title names them."""
+    enumerations = [_ITEM_SPLIT_RE.split(m.group(0)) for m in _ENUM_RE.finditer(question)]
+    longest = max(map(len, enumerations), default=0)
+    firsts = [i.split()[0] for items in enumerations if len(items) == longest for i in items if i.split()]
+    names = dict.fromkeys(w for w in firsts if len(w) >= _MIN_NAME and not w.isupper())
+    pool = list(names) or _names(question)
     return [n for n in pool if any(doc_names(d, [n]) for d in documents)]
 
 
+_OPENING_CHARS = int(lexicon.weight("read_analyst.opening_chars"))
+
+
 def doc_names(doc: DocumentText, subjects: Sequence[str]) -> tuple[str, ...]:
-    """The subjects the title names; for a title that names none (« Banc d'essai : les trois
-    offres »), those of the document's opening paragraph, where a comparison says what it compares."""
+    """The subjects the title names, else those of the opening paragraph (« Banc d'essai : les trois
+    offres »: a comparison says there what it compares)."""
     title = fold(doc.title)
     named = tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", title))
     if named:
@@ -281,10 +303,10 @@ def doc_names(doc: DocumentText, subjects: Sequence[str]) -> tuple[str, ...]:
     return tuple(s for s in subjects if re.search(rf"\b{re.escape(fold(s))}\b", opening))
 
 
-def _opening(body: str, chars: int = 600) -> str:
-    """The body up to ``chars`` characters, headings left out."""
+def _opening(body: str) -> str:
+    """The body's opening characters, headings left out."""
     lines = [line for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    return " ".join(lines)[:chars]
+    return " ".join(lines)[:_OPENING_CHARS]
 
 
 def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:
@@ -294,8 +316,8 @@ def sentence_names(text: str, subjects: Sequence[str]) -> tuple[str, ...]:
 
 
 def facets(question: str) -> list[str]:
-    """Aspects a question asks about: the comma-separated items of its longest parenthesis, else
-    of the clause after ' sur ' (' about ')."""
+    """Aspects a question asks about: the items of its longest parenthesis, else of the clause
+    after ' sur ' (' about ')."""
     groups = re.findall(r"\(([^()]+)\)", question)
     detail = (
         max(groups, key=len) if groups else question.partition(" sur ")[2] or question.partition(" about ")[2]
@@ -317,8 +339,8 @@ def facets(question: str) -> list[str]:
 
 
 def is_fragment(text: str) -> bool:
-    """A list fragment (« et 12 500 EUR », « puis… »): it starts lower-case or ends on a comma.
-    A first word holding a digit or a capital (« p99 », « mTLS », « iOS ») is a name, not a fragment."""
+    """A list fragment (« et 12 500 EUR »): it starts lower-case or ends on a comma; a first word
+    holding a digit or a capital (« p99 », « mTLS ») is a name, not a fragment."""
     if text.rstrip().endswith((":", ";", ",")):
         return True
     first = text.split()[0] if text.split() else ""

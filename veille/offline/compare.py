@@ -1,11 +1,5 @@
-"""Offline writer, the recommendation: honest about being extractive.
-
-Per axis, the retained figures of each option (the request's mandatory mentions), in a unit that at
-least two options share, computed from the kept key points; and which option they favour when the
-unit says which way is better (a rate per second: higher; a price, a duration in ms, an effort in
-ETP: lower). Nothing is weighed across axes: the last item counts the axes each option leads and
-leaves the choice to the reader's priorities.
-"""
+"""Offline writer, the recommendation: extractive, per axis, never weighing axes
+(docs/offline-engine.md, Writer)."""
 
 from __future__ import annotations
 
@@ -73,18 +67,14 @@ def _measured(v: Value, options: Sequence[str]) -> frozenset[str]:
 
 
 def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, list[Value]]:
-    """unit -> one value per option. The statement naming the most options in that unit anchors
-    the row; a missing option is filled from another statement whose words around the figure
-    overlap the anchor's (it measures the same thing)."""
+    """unit -> one value per option: the statement naming the most options anchors the row; a missing
+    option is filled from another statement measuring the same thing (docs/offline-engine.md)."""
     out: dict[str, list[Value]] = {}
     for unit in dict.fromkeys(v.unit for v in values):
         same = [v for v in values if v.unit == unit]
         statements = list(dict.fromkeys(v.statement for v in same))
         anchor = max(statements, key=lambda st: len({v.option for v in same if v.statement == st}))
-        chosen: dict[str, Value] = {}
-        for v in same:
-            if v.statement == anchor and v.option not in chosen:
-                chosen[v.option] = v
+        chosen = {v.option: v for v in reversed(same) if v.statement == anchor}  # each option's first
         around = set().union(*(window(v.statement.text, v.figure, options) for v in chosen.values()))
         own = set().union(*(_measured(v, options) for v in chosen.values()))
         for option in options:
@@ -111,16 +101,12 @@ def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, li
 def _line(axis: str, row: Sequence[Value]) -> tuple[CitedText, str | None]:
     """The row as a sentence, and the option it favours (None: a tie). ``row``'s unit has a direction."""
     listed = ", ".join(f"{v.option} {v.figure}" for v in row)
-    direction = _direction(row[0].unit)
     numbers = list(dict.fromkeys(n for v in row for n in v.statement.numbers))
-    best = max(row, key=lambda v: direction * v.value)
-    if sum(1 for v in row if v.value == best.value) > 1:
-        return CitedText(
-            text=f"Axe {axis} : {listed} ; pas d'écart entre les options", citations=numbers
-        ), None
-    return CitedText(
-        text=f"Axe {axis} : {listed} ; ces chiffres favorisent {best.option}", citations=numbers
-    ), best.option
+    best = max(row, key=lambda v: _direction(row[0].unit) * v.value)
+    tie = sum(1 for v in row if v.value == best.value) > 1
+    verdict = "pas d'écart entre les options" if tie else f"ces chiffres favorisent {best.option}"
+    item = CitedText(text=f"Axe {axis} : {listed} ; {verdict}", citations=numbers)
+    return item, None if tie else best.option
 
 
 def recommendation(
@@ -130,9 +116,7 @@ def recommendation(
     rejected: Mapping[int, Collection[str] | None] | None = None,
 ) -> tuple[list[CitedText], dict[str, int]]:
     """The recommendation items, and how many comparisons each option leads. A statement citing only
-    ``rejected`` sources (the losing side of a contradiction: source number -> the units it lost
-    on, None for all) gives no figure in those units: a vendor sheet that lost on its range still
-    gives its prices, one that lost on everything gives nothing."""
+    ``rejected`` sources (number -> the units it lost on, None for all) gives no figure in those units."""
     rejected = rejected or {}
 
     def lost(v: Value) -> bool:

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 
 from veille.offline.analyst_rules import (
     _DOUBT_RE,
+    _REQUIREMENT_RE,
     AnalystTuning,
     Claim,
     Sentence,
+    bound_of,
     doc_names,
     markup,
     outside,
@@ -44,9 +46,6 @@ class ContradictionFinder:
     def table_cells(self, doc: DocumentText) -> list[Sentence]:
         raise NotImplementedError
 
-    def _window(self, s: Sentence, figure: str, pos: int = -1) -> tuple[str | None, set[str]]:
-        raise NotImplementedError
-
     def _claims(self, doc: DocumentText) -> list[Claim]:
         """Measured figures of sentences about one subject, with what they measure (cached, capped).
         A sentence comparing several subjects, or still carrying markup, states no claim."""
@@ -64,40 +63,52 @@ class ContradictionFinder:
             own_versions = releases(s.text) or doc_releases[subject]
             dates = set(extract_dates(s.text))  # a date is when, not how much
             for f in dict.fromkeys(f for f in s.unit_figures if f not in dates):
-                value = figure_value(f)
-                # A figure stated twice (« ne tient l'exigence que jusqu'à 5 m : une portée utile
-                # de 5 m ») is a claim where it is stated as one; the first may be a target.
-                for pos in _occurrences(s.text, f):
-                    bound, window = self._window(s, f, pos)
-                    if bound is not None and value is not None and window:
-                        near = self._near(s.text, f, pos)
-                        unit, rate = figure_unit(f), rate_unit(s.text, f)
-                        out.append(
-                            Claim(
-                                s,
-                                f,
-                                unit,
-                                value,
-                                frozenset(window),
-                                bound,
-                                rate,
-                                near,
-                                s.names[0],
-                                own_versions,
-                            )
-                        )
-                        break
+                claim = self._claim(s, f, own_versions)
+                if claim is not None:
+                    out.append(claim)
             if len(out) >= self.tuning.max_claims:
                 break
         self._claim_cache[doc.id] = out
         return out
 
+    def _claim(self, s: Sentence, f: str, versions: frozenset[str]) -> Claim | None:
+        """``f`` as a claim where ``s`` first states it as one (« ne tient l'exigence que jusqu'à
+        5 m : une portée utile de 5 m »: the first may be a target)."""
+        value = figure_value(f)
+        for pos in _occurrences(s.text, f):
+            bound, window = self._window(s, f, pos)
+            if bound is not None and value is not None and window:
+                near, rate = self._near(s.text, f, pos), rate_unit(s.text, f)
+                return Claim(s, f, figure_unit(f), value, window, bound, rate, near, s.names[0], versions)
+        return None
+
+    def _window(self, s: Sentence, figure: str, pos: int) -> tuple[str | None, frozenset[str]]:
+        """How the figure is stated (:func:`bound_of`) and the stems around it (what it measures),
+        names and unit left out; the sentence's figures in other units count as context too
+        (« 20 To » in « restaure 20 To en moins de 2 heures »)."""
+        bound = bound_of(s.text[:pos])
+        if bound is None:
+            return None, frozenset()  # a target or a threshold, not a claim
+        if bound and (not s.names or _REQUIREMENT_RE.search(s.text)):
+            return None, frozenset()  # a bound about no subject, or in a requirement, is a requirement
+        before = s.text[:pos].split()[-self.tuning.window_before :]
+        after = s.text[pos + len(figure) :].split()[: self.tuning.window_after]
+        # « per » / « par » belongs to a rate's unit (rate_unit), not to what it measures.
+        unit = {*stems(figure_unit(figure)), "per", "par"}
+        window = (set(stems(" ".join(before + after))) - self.subject_stems) - unit
+        own_unit = figure_unit(figure)
+        for other in s.unit_figures:
+            # A figure of another unit qualifies this one; one of the same unit is another value
+            # of the same quantity (« 4 × 1 500 EUR = 6 000 EUR »), not a condition.
+            value = figure_value(other)
+            if value is not None and figure_unit(other) != own_unit and other not in figure:
+                window.add(f"#{value:g} {figure_unit(other)}")
+        return bound, frozenset(window)
+
     def _doc_releases(self, doc: DocumentText, subject: str) -> frozenset[str]:
-        """The releases of ``subject`` a sentence that names none speaks of: those its title names
-        (any release when the title is about ``subject`` alone), else every release of ``subject``
-        the document names (« versions testées : Atlas 2.6 »). Several (a bench of one release that
-        cites reports on another) leave the release open: :meth:`Claim.same_quantity` then compares
-        the claim with nothing."""
+        """The releases of ``subject`` a sentence naming none speaks of: its title's (any release when
+        the title is about ``subject`` alone), else every one the document names; several leave the
+        release open (:meth:`Claim.same_quantity` then compares the claim with nothing)."""
         alone = doc_names(doc, self.subjects) == (subject,)
         return releases(doc.title, "" if alone else subject) or releases(f"{doc.title}\n{doc.body}", subject)
 
@@ -109,12 +120,12 @@ class ContradictionFinder:
         self, a: DocumentText, b: DocumentText
     ) -> list[tuple[Sentence, Sentence, str, str]]:
         """Claims on the same subject, quantity and unit (:meth:`Claim.same_quantity`) with values
-        over 1 % apart, or a measure outside a bound the other document states. Indexed by
-        (subject, unit) so this stays linear in practice."""
+        apart, or a measure outside a bound the other states; indexed by (subject, unit)."""
         index: dict[tuple[str, str], list[Claim]] = {}
         for claim in self._claims(b):
             index.setdefault((claim.subject, claim.unit), []).append(claim)
         out: list[tuple[Sentence, Sentence, str, str]] = []
+        tolerance = self.tuning.value_tolerance
         for ca in self._claims(a):
             for cb in index.get((ca.subject, ca.unit), ()):
                 if not ca.same_quantity(cb, self.tuning.claim_overlap):
@@ -127,9 +138,9 @@ class ContradictionFinder:
                     continue  # two bounds: neither is a measure
                 if ca.bound or cb.bound:
                     bound, measure = (ca, cb) if ca.bound else (cb, ca)
-                    if not outside(bound, measure, 0.01):
+                    if not outside(bound, measure, tolerance):
                         continue  # within the bound they agree
-                elif abs(ca.value - cb.value) <= 0.01 * max(abs(ca.value), abs(cb.value)):
+                elif abs(ca.value - cb.value) <= tolerance * max(abs(ca.value), abs(cb.value)):
                     continue
                 out.append((ca.sentence, cb.sentence, _stated(ca), _stated(cb)))
         return out
@@ -143,7 +154,8 @@ class ContradictionFinder:
         title_shared = (set(stems(a.title)) & set(stems(b.title))) - self.subject_stems
         if len(title_shared) >= 2:
             return True
-        ta, tb = set(stems(f"{a.title} {a.body[:800]}")), set(stems(f"{b.title} {b.body[:800]}"))
+        chars = self.tuning.same_subject_chars
+        ta, tb = set(stems(f"{a.title} {a.body[:chars]}")), set(stems(f"{b.title} {b.body[:chars]}"))
         shared = (ta & tb) - self.subject_stems
         return (
             len(shared) >= self.tuning.same_subject_shared
@@ -156,9 +168,7 @@ class ContradictionFinder:
         superseded: set[tuple[str, int]] = set()
         for i, a in enumerate(docs):
             for b in docs[i + 1 :]:
-                if a.date == b.date:
-                    continue
-                if not self._same_subject(a, b):
+                if a.date == b.date or not self._same_subject(a, b):
                     continue
                 keep = self._retain([a, b])
                 other = b if keep is a else a
@@ -181,12 +191,11 @@ class ContradictionFinder:
                 pairs.append((a.id, b.id, keep.id, detail))
         # Pairs that retain the same document on the same subject become one note.
         groups: list[tuple[list[str], str, list[str]]] = []
+        names = {d.id: set(doc_names(d, self.subjects)) for d in docs}
         for a_id, b_id, keep_id, detail in pairs:
-            key = set(doc_names(self.docs[a_id], self.subjects)) & set(
-                doc_names(self.docs[b_id], self.subjects)
-            )
+            key = names[a_id] & names[b_id]
             for members, retained, details in groups:
-                gkey = set.intersection(*(set(doc_names(self.docs[m], self.subjects)) for m in members))
+                gkey = set.intersection(*(names[m] for m in members))
                 if retained == keep_id and (key & gkey or not self.subjects):
                     members.extend(x for x in (a_id, b_id) if x not in members)
                     if detail and detail not in details:
@@ -198,22 +207,20 @@ class ContradictionFinder:
         # that reports it, the announcement that denies it: one contradiction, not two).
         groups = [g for g in groups if not any(h is not g and set(g[0]) < set(h[0]) for h in groups)]
         order = {d.id: n for n, d in enumerate(docs)}
-        notes = []
-        for members, retained, details in groups:
+        for members, _, _ in groups:
             members.sort(key=lambda m: order[m])
-            keep = self.docs[retained]
-            notes.append(
-                ContradictionNote(
-                    doc_ids=members, retained=keep.id, reason=self._reason(keep, members, details)
-                )
+        notes = [
+            ContradictionNote(
+                doc_ids=members, retained=kept, reason=self._reason(self.docs[kept], members, details)
             )
+            for members, kept, details in groups
+        ]
         self.noted_docs = {m for members, _, _ in groups for m in members}
         return notes, superseded
 
     def _settled(self, keep: DocumentText, other: DocumentText) -> bool:
-        """No figure differs, but one document settles the other: a fix after a bulletin, an
-        official announcement after a rumour (config ``supersedes``), or a later and more
-        authoritative document after one that hedges (rumour, unconfirmed, no fix yet)."""
+        """No figure differs, but one document settles the other: config ``supersedes`` (a fix after
+        a bulletin), or a later and more authoritative document after one that hedges."""
         if keep.date <= other.date:
             return False
         if self.authority.settles(keep.source_type, other.source_type):
@@ -225,11 +232,8 @@ class ContradictionFinder:
         return min(docs, key=lambda d: self.authority.sort_key(d.source_type, d.date, d.id))
 
     def _reason(self, keep: DocumentText, members: Sequence[str], details: Sequence[str]) -> str:
-        """A short French reason without document ids (the report may quote it as is), e.g.
-        "la mesure interne du 2026-06-10 prime sur la fiche fournisseur du 2026-02-01 : source plus
-        fiable et plus récente ; 2,1 Go/s retenu contre 4,0 Go/s". One clause per rejected source,
-        apart at « ; » (the ledger's sentences): two sources in one clause make a sentence too long
-        to write whole."""
+        """A short French reason without ids (the report may quote it): one clause per rejected
+        source, apart at « ; » (two sources in one clause make a ledger sentence too long to write)."""
         label = self.authority.label
         clauses = [
             f"{label(keep.source_type)} du {keep.date} prime sur {label(o.source_type)} du {o.date} : "

@@ -1,8 +1,5 @@
-"""Figures of a sentence for the offline engine: extraction with their unit, values, units in one
-spelling (French and English), rates (« par site »), dates, counts and years.
-
-Pure and deterministic; the unit lists are generic measurement units, no corpus facts.
-"""
+"""Figures of a sentence: extraction with their unit, values, one spelling per unit, rates
+(« par site »), dates, counts and years (docs/offline-engine.md, Figures)."""
 
 from __future__ import annotations
 
@@ -13,7 +10,6 @@ from veille.offline import lexicon
 from veille.offline.text import STOP_WORDS, fold
 
 __all__ = [
-    "asked_quantity",
     "date_key",
     "extract_dates",
     "extract_figures",
@@ -21,7 +17,6 @@ __all__ = [
     "figure_value",
     "is_count",
     "is_year",
-    "quantity_unit",
     "rate_unit",
     "unit_key",
 ]
@@ -39,10 +34,8 @@ _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
 
 
 def _unit_length(tail: str) -> int:
-    """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``, ``GPU``...), else 0.
-    A word that is not a known unit is still one when it reads as a counted noun (``cycles``,
-    ``pannes``, ``requests``): what a count counts is its unit. (A model number, « Model 150
-    delivers », is an id for the number reader, never a figure.)"""
+    """Length of the prefix of ``tail`` that is a unit (``tokens/s``, `` M EUR``), else 0; a counted
+    noun (``cycles``, ``pannes``) is one too: what a count counts is its unit."""
     end = 0
     for n, match in enumerate(re.finditer(r"\s*(\S+)", tail)):
         if n == 2:
@@ -50,7 +43,7 @@ def _unit_length(tail: str) -> int:
         word = match.group(1)
         clean = word.rstrip(".,;:!?)»")
         key = fold(clean)
-        known = clean != "to" and (key in _UNIT_SET or key.split("/")[0] in _UNIT_SET)
+        known = clean != "to" and _known_unit(clean)
         if not (known or clean[:1] in {"%", "‰", "€", "$"} or (n == 0 and _counted_noun(clean))):
             break
         end = match.start(1) + len(clean)
@@ -88,16 +81,7 @@ _MULTIPLIERS = frozenset(
 )
 
 
-_MONTHS = "|".join(
-    sorted(
-        {
-            re.escape(w)
-            for lang in lexicon.LANGS
-            for names in lexicon.groups("months", lang).values()
-            for w in names
-        }
-    )
-)
+_MONTHS = "|".join(sorted({re.escape(w) for w in lexicon.entries("months")}))
 _DATE_RE = re.compile(
     rf"(?<![\w-])(?:(?:1er|\d{{1,2}}) )?(?:{_MONTHS}) (?:19|20)\d{{2}}(?![\w-])", re.IGNORECASE
 )
@@ -132,10 +116,8 @@ _DASH_RANGE_RE = re.compile(r"\d[   ]?[-−–—][   ]?\d")
 
 
 def extract_figures(text: str) -> list[str]:
-    """Figures of a sentence, verbatim with their unit when one follows: '4 800 req/s', '18 %',
-    '$1,705M', '–7 °C', '3 200-4 100 EUR' (a dash range is one figure), '2027'; written-out
-    dates ('septembre 2031') come whole. What the number reader labels a version, an id, a list
-    number, a citation or a numeric date is not a figure."""
+    """Figures of a sentence, verbatim with their unit when one follows ('4 800 req/s', '$1,705M',
+    '3 200-4 100 EUR', 'septembre 2031'); the number reader decides what is not a figure."""
     out: list[str] = extract_dates(text)
     covered = [(m.start(), m.end()) for m in _DATE_RE.finditer(text)]
     readings = read_numbers(text)
@@ -184,11 +166,8 @@ _AMBIGUOUS_RE = re.compile(r"^[-−–—]?\d{1,3},\d{3}(?![\d,.])")
 
 
 def figure_value(figure: str, text: str = "") -> float | None:
-    """Value of a figure as the number reader (veille/numbers.py) reads it, in base units
-    ('4 800 req/s' -> 4800, '1,5 Go' -> 1.5e9 bytes, '5 h 30' -> 19 800 s, '–7 °C' -> -7,
-    '$1,705M' -> 1.705e9); a year is its number. None for a version or a range. « 1,420 » is
-    English grouping or a French decimal: read in ``text`` (the sentence it comes from, whose
-    other numbers or language settle it), else None — a figure not read for sure is not compared."""
+    """Value of a figure in base units as the number reader reads it ('5 h 30' -> 19 800 s); a year
+    is its number; None for a range, or for « 1,420 » unless ``text``, its sentence, settles it."""
     if is_year(figure):
         return float(figure)
     if _AMBIGUOUS_RE.match(figure):
@@ -213,13 +192,16 @@ _SAME_UNIT = {
 }
 
 
+_PLURAL_AFTER = int(lexicon.weight("read_figures.plural_after"))
+
+
 def unit_key(word: str) -> str:
     """One spelling per unit word, French and English, singular: ``heures``/``hours`` -> ``h``,
     ``jours``/``days`` -> ``jour``, ``cycles`` -> ``cycle``, ``€`` -> ``eur``."""
     word = fold(word)
     if word in _SAME_UNIT:
         return _SAME_UNIT[word]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss") and "/" not in word:
+    if len(word) > _PLURAL_AFTER and word.endswith("s") and not word.endswith("ss") and "/" not in word:
         singular = word[:-1]
         return _SAME_UNIT.get(singular, singular)
     return word
@@ -260,9 +242,8 @@ _TAX_TAIL_RE = re.compile(rf" (?:{_TAX})$", re.IGNORECASE)
 
 
 def rate_unit(text: str, figure: str) -> str:
-    """The unit of ``figure`` as stated in ``text``, with what it is counted per: « 9 jours par
-    site » and "3 days per site" -> ``jour/site``, « 4 500 EUR/mois » and « 4 500 EUR par mois »
-    -> ``eur/mois``; the plain :func:`figure_unit` when nothing follows."""
+    """The unit of ``figure`` in ``text`` with what it is counted per (« 9 jours par site », "3 days
+    per site" -> ``jour/site``); the plain :func:`figure_unit` when nothing follows."""
     # A tax mention does not change what is counted (« 1 250 EUR HT par GPU », « 2 750 EUR par GPU »).
     unit = _TAX_TAIL_RE.sub("", figure_unit(figure))
     if not unit or "/" in unit:
@@ -282,38 +263,3 @@ def is_count(figure: str) -> bool:
 
 def is_year(figure: str) -> bool:
     return bool(_YEAR_RE.match(figure.strip()))
-
-
-# What a question calls a quantity, and the units that measure it (veille/data/lang): « prix »
-# is answered by an amount in a currency, « temps » by a duration.
-_QUANTITY_WORDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (
-        frozenset(
-            lexicon.fold_entry(w)
-            for lang in lexicon.LANGS
-            for w in lexicon.groups("quantities", lang).get(q, ())
-        ),
-        frozenset(lexicon.groups("quantity_units", "common")[q]),
-    )
-    for q in lexicon.groups("quantity_units", "common")
-)
-_ASKED_PER_RE = re.compile(rf"^(?:{_PER})\s+(?:(?:{_PER_ARTICLE})\s+)?([a-z][\w-]*)")
-
-
-def asked_quantity(aspect: str) -> tuple[frozenset[str], str]:
-    """The units that answer an aspect a question lists, and what they are counted per: « prix par
-    pack » -> ({eur, usd, …}, ``pack``), « temps de charge » -> (durations, ''), « garantie » ->
-    (∅, ''). A price is answered by a price, whatever words the answering sentence uses."""
-    words = re.findall(r"[a-z0-9'-]+", fold(aspect))
-    for n, word in enumerate(words):
-        for names, units in _QUANTITY_WORDS:
-            if word in names:
-                per = _ASKED_PER_RE.match(" ".join(words[n + 1 :]))
-                return units, unit_key(per.group(1)) if per else ""
-    return frozenset(), ""
-
-
-def quantity_unit(text: str, figure: str) -> tuple[str, str]:
-    """(unit, counted per) of ``figure`` in ``text``: « 9 EUR par pack » -> (``eur``, ``pack``)."""
-    head, _, per = rate_unit(text, figure).partition("/")
-    return head.split()[0] if head else "", per

@@ -1,13 +1,5 @@
 """Offline writer, the contradictions: the ledger from the analysts' notes, and which findings it
-supersedes.
-
-A ledger entry names its subject (the options its sources' titles name, and the axis), the
-retained and the rejected sources, and the analyst's date/authority reason. A finding is superseded
-when it cites only rejected sources of a note of its axis and either quotes a figure the note
-rejects ("4,2 Go/s retenu contre 5,0 Go/s") or measures the same thing, in the same
-unit and for the same option, as a finding of a retained source (same-unit figures whose
-surrounding words overlap). Nothing here is specific to a corpus.
-"""
+supersedes (docs/offline-engine.md, Writer)."""
 
 from __future__ import annotations
 
@@ -16,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.dossier import KeyPoint, LedgerEntry, supersedes
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures, figure_unit, is_year
 from veille.offline.markdown import fit_clauses
 from veille.offline.text import fold, stems
@@ -25,6 +18,8 @@ __all__ = ["SAME_MEASURE", "Statement", "ledger", "mentioned", "rejected_units",
 
 _VERSUS_RE = re.compile(r"retenue?s?\s+contre\s+([^;.]+)", re.IGNORECASE)
 SAME_MEASURE = 2  # stems two same-unit figures share around them to measure the same thing
+# The analyst's window of what a figure measures (weights.toml [read_analyst]).
+_BEFORE, _AFTER = (int(lexicon.weight(f"read_analyst.window_{k}")) for k in ("before", "after"))
 
 
 @dataclass(frozen=True)
@@ -47,8 +42,8 @@ def window(text: str, figure: str, options: Sequence[str]) -> set[str]:
     pos = text.find(figure)
     if pos < 0:
         return set()
-    before = text[:pos].split()[-6:]
-    after = text[pos + len(figure) :].split()[:4]
+    before = text[:pos].split()[-_BEFORE:]
+    after = text[pos + len(figure) :].split()[:_AFTER]
     ignored = set(stems(" ".join(options))) | set(stems(figure_unit(figure)))
     return set(stems(" ".join(before + after))) - ignored
 
@@ -97,8 +92,8 @@ def superseded(
     entries: Sequence[LedgerEntry],
     options: Sequence[str],
 ) -> set[int]:
-    """Indexes of the statements a contradiction of their axis supersedes (see the module doc), and
-    of those the generic rule of :func:`veille.dossier.supersedes` would mark."""
+    """Indexes of the statements a contradiction of their axis supersedes (docs/offline-engine.md,
+    Ledger), and of those the generic rule of :func:`veille.dossier.supersedes` would mark."""
     out: set[int] = set()
     for index, point in enumerate(statements):
         as_point = KeyPoint(text=point.text, citations=list(point.numbers))
@@ -108,11 +103,10 @@ def superseded(
         for note in notes:
             if note.subtask_id != point.axis or not set(point.numbers) <= set(note.rejected):
                 continue
-            if set(extract_figures(point.text)) & _rejected_figures(note.reason):
-                out.add(index)
-                break
+            # It quotes a figure the note rejects, or measures what a retained source's finding does.
             retained = [s for s in statements if s.axis == point.axis and set(s.numbers) & set(note.retained)]
-            if any(_same_measure(point, other, options) for other in retained):
+            quoted = set(extract_figures(point.text)) & _rejected_figures(note.reason)
+            if quoted or any(_same_measure(point, other, options) for other in retained):
                 out.add(index)
                 break
     return out

@@ -1,17 +1,5 @@
-"""Word lists and weights of the offline engine, read from data files (never from code).
-
-Each language has one file, ``veille/data/lang/<lang>.toml``: a table per list, a sub-table per
-group of entries, every group with a ``why`` naming the CLASS of documents it serves (never one
-document) and its ``words`` (a whitespace-separated string, or a list when entries hold spaces).
-Named weights live in ``veille/data/lang/weights.toml``, each ``{ value = …, why = "…" }``.
-
-    [stop.function]
-    why = "Mots-outils de toute prose française : ils ne disent pas le sujet."
-    words = "le la les de des du"
-
-A malformed file raises :class:`LexiconError` naming the file, the field and what is expected.
-Files are read once per process.
-"""
+"""Word lists and weights of the offline engine, read once from veille/data/lang (never from code);
+format and lists: docs/offline-engine.md, Reading. A malformed file raises :class:`LexiconError`."""
 
 from __future__ import annotations
 
@@ -90,8 +78,8 @@ def groups(name: str, lang: str) -> dict[str, tuple[str, ...]]:
 
 @cache
 def entries(name: str, lang: str | None = None) -> tuple[str, ...]:
-    """Entries of the list ``name`` as written, every group, in file order (the common file and
-    both languages when ``lang`` is None); duplicates removed."""
+    """Entries of the list ``name`` as written, in file order, duplicates removed (every file when
+    ``lang`` is None)."""
     langs = _FILES if lang is None else (lang,)
     out = [w for code in langs for group in groups(name, code).values() for w in group]
     return tuple(dict.fromkeys(out))
@@ -111,8 +99,7 @@ def words(name: str, lang: str | None = None) -> frozenset[str]:
 
 @cache
 def pattern(name: str, lang: str | None = None) -> re.Pattern[str]:
-    """A case-insensitive regex matching any entry of the list ``name`` as a whole word or
-    phrase (longest first, so « meilleur du marché » wins over « meilleur »)."""
+    """A case-insensitive regex of the entries of ``name`` as whole words or phrases, longest first."""
     alternatives = sorted({re.escape(w) for w in entries(name, lang)}, key=lambda w: (-len(w), w))
     if not alternatives:
         raise LexiconError(f"list {name!r}: no entries in {lang or ', '.join(_FILES)}")
@@ -138,9 +125,8 @@ def weight(name: str) -> float:
 
 @cache
 def alternation(name: str, *only: str) -> str:
-    """A regex alternation of the entries of ``name`` in every file (of its groups ``only`` when
-    given), escaped, longest first, a space matching any run of white space. The caller adds the
-    boundaries (the lists of request structure need their own, e.g. « (?:…)\\s+ »)."""
+    """A regex alternation of the entries of ``name`` (of its groups ``only``), every file, longest
+    first, a space matching any white space; the caller adds the boundaries."""
     found = {
         w
         for code in _FILES

@@ -1,8 +1,5 @@
-"""Report-shape helpers shared by the offline writer, critic and reviser.
-
-Words, sentences and sections are measured with :mod:`veille.textstats` (the arbiter's own measures),
-so a draft the offline writer or reviser calls compliant is compliant for the arbiter too.
-"""
+"""Report-shape helpers of the offline writer, critic and reviser, measured with
+:mod:`veille.textstats` (the arbiter's own), so a draft they call compliant is compliant for it too."""
 
 from __future__ import annotations
 
@@ -13,22 +10,18 @@ from veille.offline import sentences as sentences_module
 from veille.textstats import MODEL_SECTIONS, count_words, sentences, split_sections, words
 
 __all__ = [
-    "BULLET_RE",
-    "CITE_TAIL_RE",
     "MODEL_SECTIONS",
     "bullets",
     "count_words",
     "ends_with_citation",
     "fit_clauses",
-    "fit_sentence",
-    "fit_text",
     "sentence_words",
     "sentences",
     "split_sections",
 ]
 
-BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>.*)$")
-CITE_TAIL_RE = re.compile(r"(\[\d+\])[\s.]*$")  # the arbiter's "bullet ends with its sources" test
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+(?P<text>.*)$")
+_CITE_TAIL_RE = re.compile(r"(\[\d+\])[\s.]*$")  # the arbiter's "bullet ends with its sources" test
 _CITES_RE = re.compile(r"\[(\d+)\]")
 
 
@@ -37,12 +30,11 @@ def sentence_words(sentence: str) -> int:
 
 
 def bullets(section: str) -> list[str]:
-    """Texts of the bullets of a section (continuation lines joined; a blank line or a heading ends
-    a bullet)."""
+    """Texts of the bullets of a section (continuation lines joined; a blank line or heading ends one)."""
     out: list[str] = []
     open_bullet = False
     for line in section.splitlines():
-        match = BULLET_RE.match(line)
+        match = _BULLET_RE.match(line)
         if match:
             out.append(match.group("text").strip())
             open_bullet = True
@@ -54,28 +46,14 @@ def bullets(section: str) -> list[str]:
 
 
 def ends_with_citation(bullet: str) -> bool:
-    return CITE_TAIL_RE.search(bullet) is not None
-
-
-def fit_sentence(
-    sentence: str, max_words: int, count: Callable[[str], int] = sentence_words, min_part: int | None = None
-) -> list[str]:
-    """:func:`veille.offline.sentences.fit_sentence` with the arbiter's word count."""
-    return sentences_module.fit_sentence(sentence, max_words, count, min_part)
+    return _CITE_TAIL_RE.search(bullet) is not None
 
 
 def fit_clauses(
     sentence: str, max_words: int, count: Callable[[str], int] = sentence_words
 ) -> list[str] | None:
-    """:func:`veille.offline.sentences.fit_clauses` with the arbiter's word count: cuts between
-    clauses only, None when the sentence cannot be cut without leaving a piece of a sentence."""
+    """:func:`veille.offline.sentences.fit_clauses` with the arbiter's word count."""
     return sentences_module.fit_clauses(sentence, max_words, count)
-
-
-def fit_text(text: str, max_words: int, count: Callable[[str], int] = sentence_words) -> str:
-    """Every sentence of ``text`` within ``max_words`` words (abbreviations and figures never
-    cut), each ending with a period: what the writer and the reviser put in a paragraph."""
-    return sentences_module.fit_text(text, max_words, count)
 
 
 def cited(text: str) -> list[int]:

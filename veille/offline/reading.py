@@ -1,13 +1,5 @@
 """A Markdown document as the offline engine reads it: prose blocks, headings and table rows,
-parsed with markdown-it-py (CommonMark, GFM tables, footnotes, front matter).
-
-Only prose becomes text: HTML blocks and inline HTML, images, code blocks, footnote definitions and
-markers, link URLs (their text is kept), front matter, comments and template tags (Liquid/Jinja
-``{% … %}``, ``{{ … }}``, Hugo shortcodes, attribute lists ``{: …}``) never do. Inline code that
-reads as a word (``veille run``, ``config.yaml``) is kept as plain text; any other inline code
-makes the sentence holding it unreadable (:data:`UNREADABLE`), and the splitter drops that
-sentence rather than quote it with a hole.
-"""
+parsed with markdown-it-py; only prose becomes text (docs/offline-engine.md, Reading)."""
 
 from __future__ import annotations
 
@@ -20,6 +12,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+from veille.offline import lexicon
 
 __all__ = ["UNREADABLE", "Block", "Parsed", "Table", "parse", "plain"]
 
@@ -98,7 +92,7 @@ def _strip_templates(text: str) -> str:
 
 
 def _inline_text(children: Sequence[Token]) -> str:
-    """Plain text of an inline token's children (see the module docstring)."""
+    """Plain text of an inline token's children (what is prose: docs/offline-engine.md, Reading)."""
     out: list[str] = []
     skipping: list[str] = []
     for child in children:
@@ -137,7 +131,7 @@ def plain(text: str) -> str:
     return re.sub(r" ([,.])(?=\s|$)", r"\1", text)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=int(lexicon.weight("read_cache.parsed_documents")))
 def parse(markdown: str) -> Parsed:
     """The prose blocks and tables of a Markdown document (cached: every role reads a document
     several times)."""

@@ -1,12 +1,5 @@
-"""Plain text into sentences, and a long sentence into shorter ones, never inside a figure, an
-abbreviation, a version, an address or a file name.
-
-A sentence ends at ``.``, ``!``, ``?`` or ``…`` (closing quotes and brackets included) followed
-by a space and a capital, a digit or an opening quote. A period does not end one after an
-abbreviation of the language files (``e.g.``, « M. », « p. ex. », ``Dr.``; veille/data/lang) or an
-initial (« J. Martin »). ``72.23``, ``v1.2.3``, ``config.yaml`` and ``example.com/a.b`` hold no
-space after their periods, so they are never cut.
-"""
+"""Plain text into sentences, and a long sentence into whole clauses, never inside a figure, an
+abbreviation, a version, an address or a file name (rules: docs/offline-engine.md, Sentences)."""
 
 from __future__ import annotations
 
@@ -17,7 +10,7 @@ from functools import cache
 from veille.offline import lexicon
 from veille.offline.reading import UNREADABLE
 
-__all__ = ["fit_clauses", "fit_sentence", "fit_text", "is_whole", "sentence_ends", "split_plain"]
+__all__ = ["fit_clauses", "is_whole", "sentence_ends", "split_plain"]
 
 _END_RE = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _STARTS_RE = re.compile(r"\s+[«\"“‘(\[¿¡*_A-ZÀ-ÖØ-Þ0-9]")
@@ -25,13 +18,13 @@ _INITIAL_RE = re.compile(r"(?:^|[\s(«\"])[A-ZÀ-ÖØ-Þ]\.$")
 _URL_RE = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 _LETTER_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _WORD_COUNT_RE = re.compile(r"\w+(?:['’\-]\w+)*")
+_ABBREVIATION_WINDOW = int(lexicon.weight("read_sentences.abbreviation_window"))
 
 
 @cache
 def _abbreviations() -> tuple[frozenset[str], frozenset[str]]:
-    """(abbreviations matched with their case, abbreviations matched in any case): an entry
-    written in lower case (``e.g.``, « cf. ») is one in any case, a capitalised one (« M. »,
-    ``No.``) only so (« 5 m. » ends a sentence)."""
+    """(matched with their case, matched in any case): a lower-case entry (``e.g.``, « cf. ») is
+    one in any case, a capitalised one (« M. ») only so (« 5 m. » ends a sentence)."""
     entries = lexicon.entries("abbreviations")
     return frozenset(entries), frozenset(e for e in entries if e == e.lower())
 
@@ -64,15 +57,13 @@ def split_plain(text: str) -> list[str]:
 
 
 def sentence_ends(text: str) -> list[int]:
-    """Offsets just after each sentence end of ``text`` as it is (line breaks kept), by
-    :func:`split_plain`'s rules: a cut there never falls inside a sentence. The abbreviation check
-    looks at the 40 characters before the period; an entry starting that window counts as an
-    abbreviation (one missed end rather than one false cut)."""
+    """Offsets just after each sentence end of ``text`` as it is, by :func:`split_plain`'s rules;
+    an abbreviation starting the window checked before a period counts (a missed end, not a false cut)."""
     ends: list[int] = []
     for match in _END_RE.finditer(text):
         if not _STARTS_RE.match(text, match.end()):
             continue
-        window = text[max(0, match.end() - 40) : match.end()]
+        window = text[max(0, match.end() - _ABBREVIATION_WINDOW) : match.end()]
         if match.group(0) == "." and _ends_with_abbreviation(window):
             continue
         ends.append(match.end())
@@ -80,11 +71,8 @@ def sentence_ends(text: str) -> list[int]:
 
 
 def is_whole(sentence: str, item: bool = False) -> bool:
-    """``sentence`` is not the piece of a sentence its source interrupted (a list item that goes on
-    in the next one, prose resumed after a code block, a sentence whose example was code): it
-    neither starts in lower case with a function word (« were also accepted… », "to build…") nor
-    ends with a function word or an abbreviation that announces more (``e.g.``, « cf. »). A list
-    ``item`` may start in lower case (« - la latence reste sous 5 ms »)."""
+    """``sentence`` is not a piece its source interrupted: it neither starts in lower case with a
+    function word (a list ``item`` may) nor ends with one or with an announcing abbreviation."""
     tokens = sentence.split()
     if len(_LETTER_WORD_RE.findall(_URL_RE.sub(" ", sentence))) < 2:
         return False  # an address or a label alone is not a sentence
@@ -108,36 +96,15 @@ def sentence_words(sentence: str) -> int:
 
 
 @cache
-def _cuts() -> tuple[tuple[str, int], ...]:
-    """Where a long sentence may be cut, best first: strong punctuation, colon, comma, clause
-    conjunctions, prepositions (priority = the group's rank)."""
-    order = ("strong", "colon", "comma", "clause_conjunctions", "prepositions")
-    out: list[tuple[str, int]] = []
-    for priority, group in enumerate(order):
-        for lang in ("common", *lexicon.LANGS):
-            for entry in lexicon.groups("sentence_cuts", lang).get(group, ()):
-                out.append((f"{entry} " if priority < 3 else f" {entry} ", priority))
-    return tuple(out)
+def _clause_marks() -> tuple[str, ...]:
+    """The marks that join two independent clauses (the ``strong`` sentence cuts: « ; »)."""
+    langs = ("common", *lexicon.LANGS)
+    return tuple(f"{e} " for lang in langs for e in lexicon.groups("sentence_cuts", lang).get("strong", ()))
 
 
-def _figure_word(token: str) -> bool:
-    return any(ch.isdigit() for ch in token)
-
-
-def _safe_gap(before: str, after: str) -> bool:
-    """A cut between the words ``before`` and ``after`` leaves two readable parts: not between a
-    figure and its unit or its range (« 72.23 | seconds », « 3 200 | et 4 100 »), not after a
-    function word (« entre | 8 », "of | the"), not inside a quote."""
-    key = lexicon.fold_entry(before.strip("«»\"'()[],;:"))
-    if _figure_word(before) or _figure_word(after):
-        return False
-    if key in lexicon.words("stop") or key in lexicon.words("figure_leads"):
-        return False
-    return not before.endswith(("«", "(")) and not after.startswith(("»", ")"))
-
-
-def _cut_points(text: str) -> list[tuple[int, int, int]]:
-    """(priority, start, end) of separators outside parentheses, quotes and citation brackets."""
+def _clause_cuts(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the clause marks of ``text`` outside brackets and quotes. A comma before a
+    conjunction is no cut: it may open a verbless phrase (« …, mais impossible de … »)."""
     out = []
     depth = 0
     for i, ch in enumerate(text):
@@ -147,86 +114,18 @@ def _cut_points(text: str) -> list[tuple[int, int, int]]:
             depth = max(0, depth - 1)
         if depth:
             continue
-        for sep, priority in _cuts():
-            if not text.startswith(sep, i):
-                continue
-            stop = i + len(sep)
-            if _ends_with_abbreviation(text[:i].rstrip(",")):
-                continue  # "such as e.g., …": the left part would end on an abbreviation
-            if (
-                priority >= 2
-                and _figure_word(text[:i].rsplit(" ", 1)[-1])
-                and _figure_word(text[stop:].split(" ", 1)[0])
-            ):
-                continue  # « entre 8 et 11 EUR », « 3, 4 ou 5 »: one range, not two clauses
-            out.append((priority, i, stop))
+        for sep in _clause_marks():
+            # "such as e.g.; …": the left part would end on an abbreviation.
+            if text.startswith(sep, i) and not _ends_with_abbreviation(text[:i].rstrip(",")):
+                out.append((i, i + len(sep)))
     return out
-
-
-def _capitalise(text: str) -> str:
-    return text[:1].upper() + text[1:] if text else text
-
-
-def fit_sentence(
-    sentence: str, max_words: int, count: Callable[[str], int] = sentence_words, min_part: int | None = None
-) -> list[str]:
-    """Split ``sentence`` into sentences of at most ``max_words`` words, cutting at a semicolon,
-    colon, comma or conjunction near the middle (each part at least ``min_part`` words). Parts
-    keep their words verbatim; each ends with a period. Without such a separator the cut falls
-    between two words that are neither a figure, its unit, nor a function word; a sentence
-    without any such gap is returned whole."""
-    min_part = int(lexicon.weight("reading.min_part_words")) if min_part is None else min_part
-    text = sentence.strip()
-    if count(text) <= max_words:
-        return [text]
-    end = text[-1] if text[-1] in ".!?…" else "."
-    body = text.rstrip(".!?… ")
-    total = count(body)
-    best: tuple[float, int, int] | None = None
-    weight = lexicon.weight("reading.cut_priority_cost")
-    for priority, start, stop in _cut_points(body):
-        left, right = body[:start], body[stop:]
-        n_left, n_right = count(left), count(right)
-        if n_left < min_part or n_right < min_part:
-            continue
-        cost = abs(n_left - total / 2) / max(total, 1) + weight * priority  # balanced, then strong
-        if best is None or cost < best[0]:
-            best = (cost, start, stop)
-    if best is None:
-        tokens = body.split(" ")
-        gaps = [
-            n
-            for n in range(min_part, len(tokens) - min_part + 1)
-            if _safe_gap(tokens[n - 1], tokens[n]) and count(" ".join(tokens[:n])) >= min_part
-        ]
-        if not gaps:
-            return [text]
-        half = min(gaps, key=lambda n: (abs(n - len(tokens) / 2), n))
-        left, right = " ".join(tokens[:half]), " ".join(tokens[half:])
-    else:
-        _, start, stop = best
-        left, right = body[:start], body[stop:]
-        sep = body[start:stop].strip()
-        if sep not in {";", ":", ","}:
-            right = f"{sep} {right}"  # keep the conjunction ("Et…", "Mais…") so no word is lost
-    left = left.rstrip(" ,;:") + "."
-    right = _capitalise(right.strip()) + end
-    return [*fit_sentence(left, max_words, count, min_part), *fit_sentence(right, max_words, count, min_part)]
-
-
-def _clause_cuts(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the semicolons of ``text`` outside brackets and quotes: the one mark that
-    joins two independent clauses. A comma before a conjunction does not: the conjunction may join
-    a verbless phrase (« …, mais impossible de … », "…, but not …"), a piece of a sentence."""
-    return [(start, stop) for priority, start, stop in _cut_points(text) if priority == 0]
 
 
 def fit_clauses(
     sentence: str, max_words: int, count: Callable[[str], int] = sentence_words
 ) -> list[str] | None:
-    """``sentence`` as sentences of at most ``max_words`` words cut only between clauses (at a
-    semicolon), each part a sentence of its own; None when
-    it cannot be cut so: the caller leaves it out rather than quote a piece of it."""
+    """``sentence`` as sentences of at most ``max_words`` words cut only between clauses; None when
+    it cannot be: the caller leaves it out rather than quote a piece of it."""
     text = sentence.strip()
     if count(text) <= max_words:
         return [text]
@@ -246,8 +145,5 @@ def fit_clauses(
     return None if left is None or right is None else [*left, *right]
 
 
-def fit_text(text: str, max_words: int, count: Callable[[str], int] = sentence_words) -> str:
-    """Every sentence of ``text`` within ``max_words`` words, each ending with a period (the
-    writer's and reviser's paragraphs)."""
-    parts = [p for s in split_plain(text) for p in fit_sentence(s, max_words, count)]
-    return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text

@@ -1,9 +1,5 @@
-"""Text utilities of the offline engine: folding, stop words, light stemming, sentences of a
-Markdown document, table rows, word counts (figures are in :mod:`.figures`, languages in
-:mod:`.language`, the Markdown reading in :mod:`.reading`).
-
-Pure and deterministic. The word lists are data (veille/data/lang, :mod:`.lexicon`).
-"""
+"""Text utilities of the offline engine: folding, stop words, light stemming, a Markdown
+document's sentences and table rows, word counts (word lists: :mod:`.lexicon`)."""
 
 from __future__ import annotations
 
@@ -13,20 +9,21 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from veille.language import language, likely_language
 from veille.offline import lexicon
-from veille.offline.language import is_english
 from veille.offline.reading import UNREADABLE, Table, parse
 from veille.offline.sentences import is_whole, split_plain
 
 __all__ = [
     "STOP_WORDS",
     "SUPERLATIVE_RE",
-    "content_words",
     "cosine",
     "fold",
     "heading_items",
     "is_english",
     "jaccard",
+    "language",
+    "quote_if_foreign",
     "split_sentences",
     "stem",
     "stems",
@@ -34,7 +31,6 @@ __all__ = [
     "table_sentences",
     "weighted_vector",
     "word_count",
-    "words",
 ]
 
 STOP_WORDS: frozenset[str] = lexicon.words("stop")
@@ -42,6 +38,10 @@ STOP_WORDS: frozenset[str] = lexicon.words("stop")
 _SUFFIXES: tuple[str, ...] = tuple(sorted(lexicon.entries("suffixes", "fr"), key=lambda s: (-len(s), s)))
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _COUNT_RE = re.compile(r"\w+")
+_SHORT, _PLURAL_AFTER, _MIN_STEM, _UNDOUBLE_AFTER = (
+    int(lexicon.weight(f"read_stem.{k}"))
+    for k in ("short_word", "plural_after", "min_stem", "undouble_after")
+)
 
 
 def fold(text: str) -> str:
@@ -54,40 +54,52 @@ def fold(text: str) -> str:
 
 def stem(word: str) -> str:
     """A small suffix-stripping stemmer for folded French words (enough for lexical overlap)."""
-    if len(word) <= 3 or word.isdigit():
+    if len(word) <= _SHORT or word.isdigit():
         return word
-    if word.endswith("aux") and len(word) > 4:
-        word = word[:-3] + "al"
-    elif word.endswith(("s", "x")) and len(word) > 4:
+    if word.endswith("aux") and len(word) > _PLURAL_AFTER:
+        word = word.removesuffix("aux") + "al"
+    elif word.endswith(("s", "x")) and len(word) > _PLURAL_AFTER:
         word = word[:-1]
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
             word = word[: -len(suffix)]
             break
     # "abandonn(é)" / "abandon", "personnell(e)" / "personnel": undouble a final consonant.
-    if len(word) > 4 and word[-1] == word[-2] and word[-1] in "lnmt":
+    if len(word) > _UNDOUBLE_AFTER and word[-1] == word[-2] and word[-1] in "lnmt":
         word = word[:-1]
     return word
 
 
-def words(text: str) -> list[str]:
-    """Folded alphanumeric tokens, in order (apostrophes and punctuation split words)."""
-    return _WORD_RE.findall(fold(text))
-
-
-def content_words(text: str) -> list[str]:
-    """Folded words minus stop words, one-letter words and bare numbers, in order."""
-    return [w for w in words(text) if len(w) > 1 and w not in STOP_WORDS and not w.isdigit()]
-
-
 def stems(text: str) -> list[str]:
-    """Stems of the content words, in order (duplicates kept)."""
-    return [stem(w) for w in content_words(text)]
+    """Stems of the folded words, in order (duplicates kept); stop words, one-letter words and bare
+    numbers left out (apostrophes and punctuation split words)."""
+    return [
+        stem(w)
+        for w in _WORD_RE.findall(fold(text))
+        if len(w) > 1 and w not in STOP_WORDS and not w.isdigit()
+    ]
 
 
 def word_count(text: str) -> int:
     """Words as the arbiter counts them (``re.findall(r"\\w+")``), so limits agree with it."""
     return len(_COUNT_RE.findall(text))
+
+
+def is_english(text: str) -> bool:
+    return language(text) == "en"
+
+
+def quote_if_foreign(sentence: str, request_lang: str) -> str:
+    """``sentence`` quoted with its language (« … » (en)) when not in ``request_lang``; unchanged
+    when it is or is too short to tell; "" when it resembles another language too faintly to name."""
+    code = language(sentence)
+    if not code:
+        code, probability = likely_language(sentence)
+        if code and code != request_lang and probability < lexicon.weight("language.min_guess_confidence"):
+            return ""
+    if not code or code == request_lang:
+        return sentence
+    return f"« {sentence.strip()} » ({code})"
 
 
 def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
@@ -105,31 +117,24 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
 def weighted_vector(tokens: Iterable[str], weights: Mapping[str, float] | None = None) -> dict[str, float]:
     """Term-frequency vector (sub-linear tf) scaled by optional per-term weights."""
     counts = Counter(tokens)
-    out: dict[str, float] = {}
-    for token in sorted(counts):
-        w = 1.0 if weights is None else weights.get(token, 1.0)
-        out[token] = (1.0 + math.log(counts[token])) * w
-    return out
+    scale = weights or {}
+    return {token: (1.0 + math.log(counts[token])) * scale.get(token, 1.0) for token in sorted(counts)}
 
 
 def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
     sa, sb = set(a), set(b)
-    if not sa or not sb:
-        return 0.0
-    return len(sa & sb) / len(sa | sb)
+    return len(sa & sb) / len(sa | sb) if sa and sb else 0.0
 
 
 # --- a Markdown document's sentences and tables ------------------------------------------------
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a Markdown document's prose (:mod:`.reading`): headings, tables, code, HTML,
-    images, footnotes and templates are not prose; a list item is a unit of its own; a piece of a
-    sentence its source interrupted is left out (:func:`.sentences.is_whole`)."""
-    blocks = parse(text).blocks
+    """Sentences of a Markdown document's prose (:mod:`.reading`), a list item a unit of its own,
+    a piece of a sentence its source interrupted left out (:func:`.sentences.is_whole`)."""
     return [
         s
-        for block in blocks
+        for block in parse(text).blocks
         if block.kind != "heading"
         for s in split_plain(block.text)
         if is_whole(s, block.kind == "item")
@@ -137,9 +142,8 @@ def split_sentences(text: str) -> list[str]:
 
 
 def heading_items(text: str, max_words: int) -> list[str]:
-    """List items shorter than ``max_words`` words that hold a figure, each led by the heading above
-    it (« Charge à froid — Produit A : 38 minutes. »). Under a heading, such a list reads like a
-    two-column table whose column is the heading: the item alone does not say what it measures."""
+    """List items under ``max_words`` words holding a figure, led by their heading (« Charge à
+    froid — A : 38 minutes. »): like a table's column, the heading says what the item measures."""
     out: list[str] = []
     for block in parse(text).blocks:
         body = block.text.rstrip(".")
@@ -151,20 +155,16 @@ def heading_items(text: str, max_words: int) -> list[str]:
 
 def _rows(table: Table) -> list[tuple[str, list[tuple[str, str]]]]:
     """(row label, [(column name, value)…] of its filled cells) of each labelled row."""
-    out = []
-    for cells in table.rows:
-        if cells and cells[0]:
-            filled = [
-                (name, value) for name, value in zip(table.header[1:], cells[1:], strict=False) if value
-            ]
-            out.append((cells[0], filled))
-    return out
+    return [
+        (cells[0], [(name, value) for name, value in zip(table.header[1:], cells[1:], strict=False) if value])
+        for cells in table.rows
+        if cells and cells[0]
+    ]
 
 
 def table_sentences(text: str) -> list[str]:
     """Each filled cell of the document's tables as a sentence labelled by its row and column
-    (« Produit A : latence 12 ms. »): a figure in a table keeps what it measures, so it can be
-    compared with the same measure stated in prose elsewhere."""
+    (« A : latence 12 ms. »), so it compares with the same measure stated in prose."""
     return [
         f"{label} : {name} {value}." if name else f"{label} : {value}."
         for table in parse(text).tables
@@ -174,9 +174,8 @@ def table_sentences(text: str) -> list[str]:
 
 
 def table_rows(text: str) -> list[tuple[str, list[int]]]:
-    """Each row of the document's tables as one sentence (« Produit A : latence 12 ms ; prix
-    900 EUR. ») with the positions, in :func:`table_sentences`, of the cells it joins: a row of a
-    benchmark or a price grid is a finding in itself."""
+    """Each row of the document's tables as one sentence (« A : latence 12 ms ; prix 900 EUR. »), a
+    finding in itself, with the positions in :func:`table_sentences` of the cells it joins."""
     out: list[tuple[str, list[int]]] = []
     position = 0
     for table in parse(text).tables:

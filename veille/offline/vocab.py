@@ -1,17 +1,5 @@
-"""Word keys and aspect families of the offline planner (French and English, any corpus).
-
-A *key* is a folded word's stem cut to six letters: ``latence``/``latency``, ``sécurité``/``security``,
-``performances``/``performance``, ``certifié``/``certified``/``certifications`` share one, so a French
-request finds its English sources. Conflations it makes (``production``/``product``) cost little in
-a bag of words.
-
-An *aspect family* groups the words a technology-watch dossier uses for one usual axis (cost,
-performance, security, compliance, operations, outlook, sustainability) and for framing documents
-(requirements, sizing). It bridges a short axis (« coût global sur trois ans ») and a document that never
-says "coût" (« grille tarifaire … EUR par mois »). The lists are generic vocabulary of the trade, in
-both languages, in veille/data/lang; nothing in them is the name, id or figure of a corpus
-(tests/test_offline_engine.py).
-"""
+"""Word keys and aspect families of the offline planner, French and English
+(docs/offline-engine.md, Planner, Words)."""
 
 from __future__ import annotations
 
@@ -29,7 +17,8 @@ KEY_LENGTH = int(lexicon.weight("reading.key_length"))
 
 
 # English endings removed before the (French) stemmer, so "security" meets « sécurité » ("secur") and
-# "latency" meets « latence ». Longest first; the rest must keep four letters.
+# "latency" meets « latence ». Longest first.
+_EN_MIN_STEM = int(lexicon.weight("read_vocab.min_stem"))
 _EN_SUFFIXES = tuple(sorted(lexicon.entries("suffixes", "en"), key=lambda s: (-len(s), s)))
 
 
@@ -38,7 +27,7 @@ def key(word: str) -> str:
     if len(word) < 2 or word in _STOP or word.isdigit():
         return ""
     for suffix in _EN_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _EN_MIN_STEM:
             word = word[: -len(suffix)]
             break
     return stem(word)[:KEY_LENGTH]
@@ -49,26 +38,16 @@ def keys(text: str) -> list[str]:
     return [k for k in (key(w) for w in _WORD_RE.findall(fold(text))) if k]
 
 
-def _family(entries: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """``=word`` matches that folded word exactly; any other entry is a prefix of folded words."""
-    exact = frozenset(w[1:] for w in entries if w.startswith("="))
-    prefixes = tuple(w for w in entries if not w.startswith("="))
-    return exact, prefixes
-
-
 def _families(name: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
-    """Family -> (exact words, prefixes), both languages joined (veille/data/lang)."""
-    names = dict.fromkeys(g for lang in lexicon.LANGS for g in lexicon.groups(name, lang))
-    return {
-        family: _family(
-            [
-                lexicon.fold_entry(w)
-                for lang in lexicon.LANGS
-                for w in lexicon.groups(name, lang).get(family, ())
-            ]
-        )
-        for family in names
-    }
+    """Family -> (exact words, prefixes), both languages joined: ``=word`` matches that folded word
+    exactly, any other entry is a prefix of folded words."""
+    tables = [lexicon.groups(name, lang) for lang in lexicon.LANGS]
+    out = {}
+    for family in dict.fromkeys(g for table in tables for g in table):
+        found = [lexicon.fold_entry(w) for table in tables for w in table.get(family, ())]
+        exact = frozenset(w[1:] for w in found if w.startswith("="))
+        out[family] = (exact, tuple(w for w in found if not w.startswith("=")))
+    return out
 
 
 # The aspect families (cost, performance, security…) and the framing words (requirements, sizing…).

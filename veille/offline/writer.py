@@ -24,11 +24,10 @@ from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntr
 from veille.offline import lexicon
 from veille.offline.compare import recommendation
 from veille.offline.figures import date_key, extract_dates, extract_figures, figure_unit, is_year
-from veille.offline.language import language, quote_if_foreign
 from veille.offline.ledger import Statement, ledger, rejected_units, superseded
 from veille.offline.markdown import cited, count_words, sentence_words
 from veille.offline.sentences import fit_clauses, split_plain
-from veille.offline.text import SUPERLATIVE_RE
+from veille.offline.text import SUPERLATIVE_RE, language, quote_if_foreign
 from veille.roles.writer import WriterInput
 
 __all__ = ["quote_foreign", "scope_sentence", "write"]
