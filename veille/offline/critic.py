@@ -47,12 +47,13 @@ from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.critic import CriticInput
 from veille.textstats import section_order
 
-__all__ = ["criticise", "measure"]
+__all__ = ["TOP", "clamp", "criticise", "measure"]
 
 # The grid's one promotional list (veille/data/lang), the writer's and the judge's too.
 _PROMO_RE = lexicon.pattern("promotional")
 _DOUBLED_RE = re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE)
 _CITE_RE = re.compile(r"\[(\d+)\]")
+TOP = int(lexicon.weight("write_scale.top"))  # the best score of the grid's and the judge's 1–5 scales
 
 
 def _start(sentence: str, n: int = 8) -> str:
@@ -247,8 +248,8 @@ def _structure(data: CriticInput, sections: Mapping[str, str], m: Measures) -> N
         m.remarks.append("Formulez une recommandation qui découle des chiffres retenus, avec leurs sources.")
 
 
-def _clamp(value: int) -> int:
-    return max(1, min(5, value))
+def clamp(value: int) -> int:
+    return max(1, min(TOP, value))
 
 
 def _ratio_score(ratio: float, steps: tuple[float, float, float]) -> int:
@@ -264,15 +265,15 @@ def _ratio_score(ratio: float, steps: tuple[float, float, float]) -> int:
 
 def scores(m: Measures, data: CriticInput) -> dict[str, int]:
     synthesis_off = not SYNTHESIS_MIN <= m.synthesis_sentences <= SYNTHESIS_MAX
-    clarity = _clamp(5 - len(m.long_sentences) - len(m.duplicates) - synthesis_off)
+    clarity = clamp(5 - len(m.long_sentences) - len(m.duplicates) - synthesis_off)
     concreteness = _ratio_score(m.bullets_with_figures / m.bullets, (0.5, 0.35, 0.2)) if m.bullets else 1
     citations = _ratio_score(m.bullets_cited / m.bullets, (1.0, 0.9, 0.7)) if m.bullets else 1
     if m.orphans:
         citations = min(citations, 2)
-    tone = _clamp(
+    tone = clamp(
         5 - 2 * len(m.forbidden) - len(m.promotional) - bool(m.superlatives) - min(m.exclamations, 2)
     )
-    correctness = _clamp(
+    correctness = clamp(
         5
         - len(m.section_problems)
         - len(m.structure_problems)
