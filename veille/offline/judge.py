@@ -69,7 +69,7 @@ def judge(data: JudgeInput) -> JudgeVerdict:
         length_off = not _w("length_min") <= length_ratio <= _w("length_max")
         usefulness = _scale(word_recall) - length_off
         promo = len(_PROMO_RE.findall(response)) * int(_w("promotional_cost"))
-        tone = TOP - promo - min(response.count("!"), int(_w("exclamation_cap")))
+        tone = TOP - promo - min(response.count("!"), int(lexicon.weight("write_scale.exclamation_cap")))
         sections = section_order(response)
         section_share = _share(sum(s in sections for s in ref_sections), len(ref_sections))
         has_cites = bool(cited(response))
