@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from veille.arbiter import SENTENCE_START_WORDS, long_sentences
 from veille.dossier import (
     EMPTY_RECOMMENDATION,
     KEY_POINTS_SECTION,
@@ -20,18 +21,10 @@ from veille.dossier import (
 )
 from veille.offline import lexicon
 from veille.offline.figures import extract_figures
-from veille.offline.markdown import (
-    MODEL_SECTIONS,
-    bullets,
-    count_words,
-    ends_with_citation,
-    sentence_words,
-    sentences,
-    split_sections,
-)
+from veille.offline.markdown import bullets, ends_with_citation, sentence_words
 from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.critic import CriticInput
-from veille.textstats import section_order
+from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections
 
 __all__ = ["TOP", "clamp", "criticise", "measure"]
 
@@ -50,8 +43,8 @@ def _w(key: str) -> int:
     return int(lexicon.weight(f"write_critic.{key}"))
 
 
-def _start(sentence: str) -> str:
-    return " ".join(sentence.split()[: _w("quote_words")])
+def _start(sentence: str) -> str:  # a remark quotes as the arbiter's instructions do
+    return " ".join(sentence.split()[:SENTENCE_START_WORDS])
 
 
 def _contains(text: str, term: str) -> bool:
@@ -73,7 +66,7 @@ class Measures:
     orphans: bool = False
     remarks: list[str] = field(default_factory=list)
 
-    def fault(self, criterion: str, remark: str, points: int = 1) -> None:
+    def fault(self, remark: str, criterion: str = "correctness", points: int = 1) -> None:
         self.lost[criterion] += points
         if remark:
             self.remarks.append(remark)
@@ -91,19 +84,18 @@ def measure(data: CriticInput) -> Measures:
 def _sentences(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """Sentences too long, sentences repeated."""
     limit = data.max_sentence_words
-    for s in sentences(data.draft):
-        if (n := sentence_words(s)) > limit:
-            m.fault(
-                "clarity",
-                f"La phrase « {_start(s)}… » compte {n} mots ({limit} au plus) : coupez-la en deux à une virgule.",
-            )
+    for n, start in long_sentences(data.draft, limit):
+        m.fault(
+            f"La phrase « {start}… » compte {n} mots ({limit} au plus) : coupez-la en deux à une virgule.",
+            "clarity",
+        )
     seen: set[str] = set()
     duplicates: set[str] = set()
     for s in sentences(data.draft):
         key = re.sub(r"\W+", " ", s.casefold()).strip()
         if sentence_words(s) >= _w("repeat_words") and key in seen and s not in duplicates:
             duplicates.add(s)
-            m.fault("clarity", f"La phrase « {_start(s)}… » apparaît deux fois : supprimez la répétition.")
+            m.fault(f"La phrase « {_start(s)}… » apparaît deux fois : supprimez la répétition.", "clarity")
         seen.add(key)
 
 
@@ -112,22 +104,19 @@ def _sections(data: CriticInput, sections: Mapping[str, str], m: Measures) -> No
     order = section_order(data.draft)
     missing = [name for name in MODEL_SECTIONS if name not in order]
     for name in missing:
-        m.fault("correctness", f"Ajoutez la section « ## {name} ».")
+        m.fault(f"Ajoutez la section « ## {name} ».")
     if not missing and [n for n in order if n in MODEL_SECTIONS] != list(MODEL_SECTIONS):
-        m.fault("correctness", "Remettez les sections dans l'ordre : " + ", ".join(MODEL_SECTIONS) + ".")
+        m.fault("Remettez les sections dans l'ordre : " + ", ".join(MODEL_SECTIONS) + ".")
     for name in order:
         if name not in MODEL_SECTIONS:
-            m.fault(
-                "correctness",
-                f"Supprimez la section « ## {name} » : seules les sections prévues sont attendues.",
-            )
+            m.fault(f"Supprimez la section « ## {name} » : seules les sections prévues sont attendues.")
     n = len(sentences(sections.get(MODEL_SECTIONS[0], "")))
     if not SYNTHESIS_MIN <= n <= SYNTHESIS_MAX:  # a missing synthesis has its own remark
         m.fault(
-            "clarity",
             f"La synthèse compte {n} phrase(s) : ramenez-la à {SYNTHESIS_MIN} à {SYNTHESIS_MAX} phrases courtes."
             if MODEL_SECTIONS[0] in order
             else "",
+            "clarity",
         )
 
 
@@ -170,13 +159,13 @@ def _tone(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     forbidden = [w for w in data.forbidden_words if w.strip() and _contains(draft, w)]
     for w in forbidden:
         m.fault(
-            "tone", f"Retirez le mot interdit « {w} » et gardez une formulation neutre.", _w("forbidden_cost")
+            f"Retirez le mot interdit « {w} » et gardez une formulation neutre.", "tone", _w("forbidden_cost")
         )
     promotional = {match.group(0).lower() for match in _PROMO_RE.finditer(draft)} - {
         w.lower() for w in forbidden
     }
     for w in sorted(promotional):
-        m.fault("tone", f"Le mot « {w} » donne un ton commercial : remplacez-le par un fait chiffré.")
+        m.fault(f"Le mot « {w} » donne un ton commercial : remplacez-le par un fait chiffré.", "tone")
     superlatives = sorted({match.group(0).lower() for match in SUPERLATIVE_RE.finditer(draft)})
     m.lost["tone"] += bool(superlatives)  # one point whatever their number
     for w in superlatives:
@@ -185,8 +174,8 @@ def _tone(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
         )
     if draft.count("!"):
         m.fault(
-            "tone",
             "Retirez les points d'exclamation : le ton doit rester factuel.",
+            "tone",
             min(draft.count("!"), int(lexicon.weight("write_scale.exclamation_cap"))),
         )
 
@@ -196,23 +185,17 @@ def _form(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     draft = data.draft
     for x in data.mandatory_mentions:
         if x.strip() and x not in draft:
-            m.fault("correctness", f"Mentionnez explicitement « {x} », par exemple dans la synthèse.")
+            m.fault(f"Mentionnez explicitement « {x} », par exemple dans la synthèse.")
     words = count_words(draft)
     if not data.min_words <= words <= data.max_words:
-        m.fault(
-            "correctness",
-            f"Le texte compte {words} mots ; visez entre {data.min_words} et {data.max_words} mots.",
-        )
+        m.fault(f"Le texte compte {words} mots ; visez entre {data.min_words} et {data.max_words} mots.")
     for typo in sorted(
         {match.group(0) for match in _DOUBLED_RE.finditer(draft) if not match.group(1).isdigit()}
     ):
-        m.fault("correctness", f"Mot répété « {typo} » : supprimez le doublon.")
+        m.fault(f"Mot répété « {typo} » : supprimez le doublon.")
     for opening, closing in (("(", ")"), ("[", "]"), ("«", "»")):
         if draft.count(opening) != draft.count(closing):
-            m.fault(
-                "correctness",
-                f"Les signes {opening} et {closing} ne sont pas appariés : fermez chaque ouverture.",
-            )
+            m.fault(f"Les signes {opening} et {closing} ne sont pas appariés : fermez chaque ouverture.")
 
 
 def _structure(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
@@ -223,24 +206,17 @@ def _structure(data: CriticInput, sections: Mapping[str, str], m: Measures) -> N
     }
     for axis in data.axes:
         if axis not in headings:
-            m.fault(
-                "correctness", f"Ajoutez la section « ### {axis} » sous Points clés, avec ses faits sourcés."
-            )
+            m.fault(f"Ajoutez la section « ### {axis} » sous Points clés, avec ses faits sourcés.")
     if data.axes and not headings:
-        m.fault(
-            "correctness", "Les points clés forment une liste plate : regroupez-les par axe de la demande."
-        )
+        m.fault("Les points clés forment une liste plate : regroupez-les par axe de la demande.")
     if data.contradictions and not ledger_entries(sections.get(LEDGER_SECTION, "")):
         m.fault(
-            "correctness",
             f"Les analystes ont relevé {data.contradictions} contradiction(s) : dites, pour chacune, "
             "la source retenue, la source écartée et pourquoi.",
         )
     advice = sections.get(RECOMMENDATION_SECTION, "").strip()
     if not advice or advice == EMPTY_RECOMMENDATION:
-        m.fault(
-            "correctness", "Formulez une recommandation qui découle des chiffres retenus, avec leurs sources."
-        )
+        m.fault("Formulez une recommandation qui découle des chiffres retenus, avec leurs sources.")
 
 
 def _grade(ratio: float, kind: str) -> int:

@@ -14,6 +14,7 @@ from veille.dossier import (
     CitedText,
     Dossier,
     KeyPoint,
+    LedgerEntry,
     render_body,
 )
 from veille.offline import lexicon
@@ -131,18 +132,14 @@ def revise(data: ReviserInput) -> Dossier:
         out = [i.model_copy(update={"text": _fit(_drop_words(i.text, forbidden), limit)}) for i in items]
         return [i for i in out if i.text]
 
+    def entry(e: LedgerEntry) -> LedgerEntry:
+        reason = _fit(_drop_words(e.reason, forbidden), limit)
+        return e.model_copy(update={"subject": _drop_words(e.subject, forbidden), "reason": reason})
+
     dossier = Dossier(
         synthesis=_synthesis(cited(draft.synthesis), limit),
         sections=_sections(draft, forbidden, limit),
-        contradictions=[
-            e.model_copy(
-                update={
-                    "subject": _drop_words(e.subject, forbidden),
-                    "reason": _fit(_drop_words(e.reason, forbidden), limit),
-                }
-            )
-            for e in draft.contradictions
-        ],
+        contradictions=[entry(e) for e in draft.contradictions],
         uncertainties=cited(draft.uncertainties),
         recommendation=cited(draft.recommendation)
         or [CitedText(text="Le choix reste à instruire à partir des points clés.")],
