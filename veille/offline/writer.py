@@ -48,10 +48,8 @@ class _Point:
 def _clean(text: str, valid: set[int]) -> tuple[str, list[int]]:
     """Text without citation markers, and the valid numbers it cited (in order)."""
     numbers = [int(n) for n in _CITE_RE.findall(text) if int(n) in valid]
-    stripped = re.sub(
-        r"\s+([.,])", r"\1", _CITE_RE.sub("", text)
-    ).strip()  # French keeps the space before : ; ! ?
-    return stripped, list(dict.fromkeys(numbers))
+    # French keeps the space before : ; ! ?
+    return re.sub(r"\s+([.,])", r"\1", _CITE_RE.sub("", text)).strip(), list(dict.fromkeys(numbers))
 
 
 def periods(parts: Iterable[str]) -> str:
@@ -67,13 +65,8 @@ def source_sentence(source: SourceRef) -> str:
 def _fit(text: str, limit: int) -> str:
     """Every sentence of ``text`` within ``limit`` words, cut between clauses only; "" when a
     sentence cannot be cut so (a piece of a sentence is never quoted)."""
-    parts: list[str] = []
-    for sentence in split_plain(text.strip()):
-        fitted = fit_clauses(sentence, limit)
-        if fitted is None:
-            return ""
-        parts += fitted
-    return periods(parts)
+    fitted = [fit_clauses(sentence, limit) for sentence in split_plain(text.strip())]
+    return "" if None in fitted else periods(p for parts in fitted for p in parts or ())
 
 
 def quote_foreign(text: str, request_lang: str) -> str:
@@ -184,14 +177,10 @@ def _synthesis(
         out.append(
             CitedText(text="Les points clés ci-dessous reprennent les faits vérifiables des documents.")
         )
-    if entries:
-        n = len(entries)
-        what = (
-            "Une divergence entre sources est tranchée"
-            if n == 1
-            else f"{n} divergences entre sources sont tranchées"
-        )
-        settled = f"{what} selon la date et la fiabilité des sources."
+    if len(entries) == 1:
+        settled = "Une divergence entre sources est tranchée selon la date et la fiabilité des sources."
+    elif entries:
+        settled = f"{len(entries)} divergences entre sources sont tranchées selon la date et la fiabilité des sources."
     elif data.open_questions or data.missing_axes:
         settled = "Les points encore ouverts sont listés dans une section dédiée."
     else:
@@ -268,7 +257,6 @@ def write(data: WriterInput) -> Dossier:
     while too_long() and len(uncertain) > len(data.missing_axes) + 1:
         uncertain.pop(len(uncertain) - len(data.missing_axes) - 1)
     # The scope sentence counts the sources this dossier cites: the bibliography lists those only.
-    synthesis[0] = CitedText(
-        text=scope_sentence(data, len(set(cited(render_body(dossier_for(kept), titles)))))
-    )
+    listed = set(cited(render_body(dossier_for(kept), titles)))
+    synthesis[0] = CitedText(text=scope_sentence(data, len(listed)))
     return dossier_for(kept)
