@@ -26,7 +26,7 @@ from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.critic import CriticInput
 from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections
 
-__all__ = ["TOP", "clamp", "criticise", "measure"]
+__all__ = ["TOP", "clamp", "criticise"]
 
 # The grid's one promotional list (veille/data/lang), the writer's and the judge's too.
 _PROMO_RE = lexicon.pattern("promotional")
@@ -70,15 +70,6 @@ class Measures:
         self.lost[criterion] += points
         if remark:
             self.remarks.append(remark)
-
-
-def measure(data: CriticInput) -> Measures:
-    """Every check of the draft, in the order its remarks are given to the reviser."""
-    m = Measures()
-    sections = split_sections(data.draft)
-    for check in (_sentences, _sections, _structure, _key_points, _citations, _tone, _form):
-        check(data, sections, m)
-    return m
 
 
 def _sentences(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
@@ -238,7 +229,10 @@ def scores(m: Measures) -> dict[str, int]:
 def criticise(data: CriticInput, criteria: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The evaluation dict for ``evaluation_schema(criteria)``: one int per criterion + remarks;
     a criterion with another name gets the mean of the five (rounded down)."""
-    m = measure(data)
+    m = Measures()
+    sections = split_sections(data.draft)
+    for check in (_sentences, _sections, _structure, _key_points, _citations, _tone, _form):
+        check(data, sections, m)  # in the order their remarks are given to the reviser
     proxy = scores(m)
     generic = sum(proxy.values()) // len(proxy)
     out: dict[str, Any] = {}
