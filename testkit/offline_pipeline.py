@@ -18,7 +18,7 @@ from veille.grid import load_grid
 from veille.run.folder import new_run_id
 from veille.settings import Settings
 from veille.steps.analyse import analyse_subtask
-from veille.steps.catalogue import planner_catalogue, planner_reads_texts, with_texts
+from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
 from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
 from veille.steps.review import review_loop
@@ -57,7 +57,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
             shown = planner_catalogue(request, listing.entries, settings)
             if planner_reads_texts(client.backend):
                 shown = with_texts(shown, settings.database)
-            planned = make_plan(client, shown.data)
+            planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks

@@ -132,3 +132,45 @@ def test_arbitrary_schema_valid_planner_loses_no_term_naming_document_silently(
     assert all(len(st["doc_ids"]) <= settings.max_docs for st in plan["sub_tasks"])
     assert len(plan["sub_tasks"]) <= settings.max_subtasks
     assert (run_dir / "report.md").exists()
+
+
+# A planner placing every document in three sub-tasks: the caps (8 per sub-task) cut the tails,
+# here the bundled corpus's off-topic documents (doc-32 … doc-40) and doc-25 … doc-31.
+_RELEVANT = [f"doc-{i:02d}" for i in range(1, 32)]
+_OFF = [f"doc-{i:02d}" for i in range(32, 41)]
+EVERYTHING = {
+    "sub_tasks": [
+        {"id": "st-1", "question": "Que disent ces documents ?", "doc_ids": _RELEVANT[0:8] + _OFF[0:3]},
+        {"id": "st-2", "question": "Que disent ces documents ?", "doc_ids": _RELEVANT[8:16] + _OFF[3:6]},
+        {"id": "st-3", "question": "Que disent ces documents ?", "doc_ids": _RELEVANT[16:] + _OFF[6:]},
+    ],
+    "excluded": [],
+}
+
+
+def test_a_planner_placing_everything_does_not_get_the_canteen_menu_read_after_the_caps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer_others = gemini_responder()
+
+    def respond(body: dict[str, Any], model: str) -> Reply:
+        if role_of(body) == "planner":
+            return Reply.json(EVERYTHING, prompt_tokens=2000, output_tokens=80, model_version=model)
+        return answer_others(body, model)
+
+    with FakeGemini() as server:
+        server.responder = respond
+        use_fake_gemini(monkeypatch, server, tmp_path / "warehouse", key="AIza-test-key")
+        state = veille_flow(corpus=str(BUNDLED), backend="gemini", return_state=True)
+    assert state.is_completed(), state.message
+    run_dir = Path(state.result())
+    plan = json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
+    used = {i for st in plan["sub_tasks"] for i in st["doc_ids"]}
+    reasons = {e["id"]: e["reason"] for e in plan["exclusions"]}
+    assert set(_RELEVANT) <= used  # every relevant document read
+    # The menu (doc-34), the badges (doc-33), the cycling allowance (doc-39): the planner wanted
+    # them, the caps cut them, their text names no engine and is not relevant: not put back.
+    for doc_id in ("doc-33", "doc-34", "doc-39"):
+        assert doc_id not in used and reasons[doc_id] == "cap", doc_id
+    cited = {s["id"] for s in json.loads((run_dir / "sources.json").read_text(encoding="utf-8"))}
+    assert cited and not cited & {"doc-33", "doc-34", "doc-39"}

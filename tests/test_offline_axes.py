@@ -91,7 +91,7 @@ def _kept(*extra: CatalogueEntry) -> set[str]:
         with_summaries=True,
     )
     axes = parse_axes(data.request, data.terms)
-    return {d.id for d in relevant(Context(data, axes, frozenset(), PlannerTuning()))}
+    return {d.id for d in relevant(Context(data, axes, frozenset(), PlannerTuning.from_data()))}
 
 
 def test_a_document_in_another_language_is_kept_on_less_shared_wording() -> None:

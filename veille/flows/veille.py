@@ -30,7 +30,7 @@ from veille.run.recovery import lock_run_folder
 from veille.run.runlog import RunLog
 from veille.run.summary import usage_note
 from veille.settings import Settings
-from veille.steps.catalogue import planner_catalogue, planner_reads_texts, with_texts
+from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
 from veille.tasks.analyse import analyse_sub_tasks, analyst_basis, offline_branches
 from veille.tasks.clients import backend_label, model_key, open_client
 from veille.tasks.collect import collect
@@ -118,7 +118,8 @@ def veille_flow(
             if planner_reads_texts(client.backend):  # a free planner reads the bodies too (BM25)
                 shown = with_texts(shown, settings.database)
             log.info("catalogue: %s", shown.note)
-            planned = plan_catalogue(client, shown, suspected, reuse, changes)
+            measured = text_relevance(shown, settings.database)  # coverage by code, every backend
+            planned = plan_catalogue(client, shown, suspected, reuse, changes, measured)
             log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
             searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
             analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse, changes)

@@ -1,8 +1,5 @@
-"""Offline analyst, coverage: after the ranking, the sentences a question's aspects still need.
-
-An aspect the question lists that no chosen sentence covers gets the best sentence that does.
-Candidates come scored (:attr:`Sentence.score`) and already cleared of superseded statements.
-"""
+"""Offline analyst, coverage: an aspect the question lists that no chosen sentence covers gets the
+best sentence that does (candidates come scored and cleared of superseded statements)."""
 
 from __future__ import annotations
 
@@ -12,10 +9,6 @@ from veille.offline.analyst_rules import Sentence, facets
 from veille.offline.text import stems
 
 __all__ = ["facet_cover"]
-
-
-def _rank(s: Sentence) -> tuple[float, int, str]:
-    return (s.score, -s.index, s.doc.id)
 
 
 def facet_cover(
@@ -30,5 +23,5 @@ def facet_cover(
             continue
         pool = [s for s in prose if len(fs & set(s.stems)) * 2 >= len(fs)]
         if pool:
-            extra.append(max(pool, key=_rank))
+            extra.append(max(pool, key=lambda s: (s.score, -s.index, s.doc.id)))
     return extra

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from veille.offline import lexicon
 from veille.offline.text import fold
 from veille.tomlconfig import load_toml_model
 
@@ -41,7 +42,7 @@ class AuthorityRanking(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     order: tuple[OrderKey, ...] = ("authority", "date")
-    default_rank: int = 30
+    default_rank: int = Field(default_factory=lambda: int(lexicon.weight("plan_authority.default_rank")))
     framing_types: tuple[str, ...] = ()
     supersedes: tuple[Supersedes, ...] = ()
     types: dict[str, SourceType] = Field(default_factory=dict)
@@ -54,35 +55,25 @@ class AuthorityRanking(BaseModel):
 
     def _canonical(self, source_type: str) -> str | None:
         key = fold(source_type).strip()
-        for name in sorted(self.types):
-            spec = self.types[name]
-            if key == fold(name) or key in {fold(a) for a in spec.aliases}:
-                return name
-        return None
+        spellings = {name: {fold(s) for s in (name, *spec.aliases)} for name, spec in self.types.items()}
+        return next((name for name in sorted(spellings) if key in spellings[name]), None)
 
     def _by_word(self, source_type: str) -> str | None:
-        """The type a source type names by one of its words when it has no exact match: a word of
-        exactly one type's name or aliases (« essai-de-charge » and « banc-comparatif » share
-        « essai » and « banc » with ``benchmark-interne``'s aliases; « product-datasheet » names
-        ``fiche-fournisseur``'s « datasheet »). A word several types use (« note ») decides nothing;
-        when the source type's words name two types, the first word decides."""
+        """The type a source type names by one of its words when it has no exact match: the first
+        of its words found in exactly one type's name or aliases (« banc-comparatif », « essai-de-charge »:
+        ``benchmark-interne``); a word several types use (« note ») decides nothing."""
         owners: dict[str, set[str]] = {}
         for name, spec in self.types.items():
             for spelling in (name, *spec.aliases):
                 for word in _type_words(spelling):
                     owners.setdefault(word, set()).add(name)
-        for word in _type_words(source_type):
-            found = owners.get(word, set())
-            if len(found) == 1:
-                return next(iter(found))
-        return None
+        found = (owners.get(word, set()) for word in _type_words(source_type))
+        return next((min(names) for names in found if len(names) == 1), None)
 
     def _resolve(self, source_type: str) -> tuple[str | None, bool]:
         """(type name, exact): the configured type, matched by name or alias, else by one word."""
         name = self._canonical(source_type)
-        if name:
-            return name, True
-        return self._by_word(source_type), False
+        return (name, True) if name else (self._by_word(source_type), False)
 
     def rank(self, source_type: str) -> int:
         name, _ = self._resolve(source_type)
@@ -96,13 +87,9 @@ class AuthorityRanking(BaseModel):
 
     def framing(self) -> frozenset[str]:
         """Folded framing types, aliases included."""
-        out = {fold(t) for t in self.framing_types}
-        for t in self.framing_types:
-            name = self._canonical(t)
-            if name:
-                out.add(fold(name))
-                out.update(fold(a) for a in self.types[name].aliases)
-        return frozenset(out)
+        names = [name for t in self.framing_types if (name := self._canonical(t))]
+        aliases = [a for name in names for a in (name, *self.types[name].aliases)]
+        return frozenset(fold(t) for t in [*self.framing_types, *aliases])
 
     def settles(self, newer_type: str, older_type: str) -> bool:
         """True when a ``supersedes`` rule says a newer ``newer_type`` settles an older ``older_type``."""
@@ -115,24 +102,18 @@ class AuthorityRanking(BaseModel):
 
     def sort_key(self, source_type: str, date: str, doc_id: str) -> tuple[object, ...]:
         """Sort key putting the document to retain first (use ``min``)."""
-        parts: list[object] = []
-        for key in self.order:
-            if key == "authority":
-                parts.append(-self.rank(source_type))
-            elif key == "date":
-                parts.append(tuple(-ord(c) for c in date))  # later ISO date first
-            else:
-                parts.append(doc_id)
-        parts.append(doc_id)
-        return tuple(parts)
-
-
-_TYPE_WORD_RE = re.compile(r"[a-z0-9]+")
+        value: dict[OrderKey, object] = {
+            "authority": -self.rank(source_type),
+            "date": tuple(-ord(c) for c in date),  # later ISO date first
+            "id": doc_id,
+        }
+        return (*(value[key] for key in self.order), doc_id)
 
 
 def _type_words(source_type: str) -> list[str]:
     """The words of a source type that can name it (« de », « d », « la » cannot)."""
-    return [w for w in _TYPE_WORD_RE.findall(fold(source_type)) if len(w) >= 4]
+    shortest = lexicon.weight("plan_authority.type_word_min_letters")
+    return [w for w in re.findall(r"[a-z0-9]+", fold(source_type)) if len(w) >= shortest]
 
 
 def load_authority(path: Path) -> AuthorityRanking:

@@ -1,17 +1,6 @@
-"""Axes of analysis from the request's wording, whatever its shape (offline planner).
-
-Tried in this order, the first that gives an axis (two for headings, three in a sentence) wins:
-
-1. a Markdown bullet or numbered list (top level only): one axis per item, ``label : facets``;
-2. Markdown headings (``## Sécurité``): one axis per heading, its paragraph as the facets;
-3. an enumeration inside a sentence, after a cue (« selon A, B, C et D », "on A, on B and on C",
-   « axes : A, B, C ») or of indirect questions (« si on entend bien, ce que ça coûte, où partent
-   les données et comment l'exploiter »), whose items are not the request's own terms (a list of
-   the products compared is not a list of axes);
-4. nothing: the caller clusters the catalogue instead.
-
-Generic rules only: French and English function words, no word of any corpus.
-"""
+"""Axes of analysis from the request's wording, whatever its shape (offline planner): a list,
+headings, or an enumeration in a sentence (docs/offline-engine.md, "Planner", 1). Generic rules
+only: French and English function words (veille/data/lang), no word of any corpus."""
 
 from __future__ import annotations
 
@@ -45,16 +34,13 @@ _STOP_RE = re.compile(
 _JOINS = "|".join(lexicon.alternation(n) for n in ("coordination", "sequence", "axis_leading"))
 _LEADING_RE = re.compile(rf"^(?:(?:(?:{_JOINS})\s+)|l['’]\s*)+", re.IGNORECASE)
 _CONJ_RE = re.compile(rf"\s+(?:{lexicon.alternation('coordination')})\s+", re.IGNORECASE)
-_MAX_ITEM_WORDS = 16
-_MAX_QUESTION_WORDS = 24  # an indirect question says more than a noun phrase
+_MAX_ITEM_WORDS = lexicon.weight("plan_axes.max_item_words")
+_MAX_QUESTION_WORDS = lexicon.weight("plan_axes.max_question_words")
+_MIN_ITEMS = lexicon.weight("plan_axes.min_sentence_items")
 
 
 def _clean(text: str) -> str:
     return re.sub(r"[*_`]", "", text).strip().rstrip(".;:").strip()
-
-
-def _capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:] if text else text
 
 
 def _bullet_axes(request: str) -> list[Axis]:
@@ -88,8 +74,7 @@ def _heading_axes(request: str) -> list[Axis]:
     for label, lines in sections:
         paragraph = " ".join(lines)
         # Only the paragraph's first sentence describes the axis; later ones may be general advice.
-        first = re.split(r"(?<=[.!?])\s+", paragraph, maxsplit=1)[0]
-        detail = _clean(first)
+        detail = _clean(re.split(r"(?<=[.!?])\s+", paragraph, maxsplit=1)[0])
         facets = [f.strip() for f in re.split(r",|;", detail) if f.strip()]
         axes.append(
             Axis(label=label, facets=facets, text=f"{label} : {detail}" if detail else label, detail=detail)
@@ -135,7 +120,7 @@ def _enumeration(sentence: str) -> list[str]:
                 items[-1:] = last
         items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
         items = [i for i in items if i and len(i.split()) <= _MAX_ITEM_WORDS]
-        if len(items) >= 3:
+        if len(items) >= _MIN_ITEMS:
             return items
     return []
 
@@ -167,7 +152,7 @@ def _question_enumeration(sentence: str) -> list[str]:
             items[-1] = f"{items[-1]}, {piece}"  # the question goes on (« …, avec quels partenaires … »)
     items = [_LEADING_RE.sub("", _clean(i)).strip() for i in items]
     items = [i for i in items if i and len(i.split()) <= _MAX_QUESTION_WORDS]
-    return items if len(items) >= 3 else []
+    return items if len(items) >= _MIN_ITEMS else []
 
 
 def _split_questions(piece: str) -> list[str]:
@@ -188,10 +173,8 @@ def _is_term_list(items: Sequence[str], terms: Sequence[str]) -> bool:
     """True when most items are request terms or single capitalised words (the products compared),
     or when any item is a request term: an aspect is never a product's name alone."""
     folded_terms = {fold(t) for t in terms}
-    if any(fold(i) in folded_terms for i in items):
-        return True
     names = sum(1 for i in items if len(i.split()) == 1 and i[:1].isupper())
-    return names * 2 > len(items)
+    return any(fold(i) in folded_terms for i in items) or names * 2 > len(items)
 
 
 def _sentences(request: str) -> list[str]:
@@ -212,13 +195,12 @@ def _sentence_axes(request: str, terms: Sequence[str]) -> list[Axis]:
         items = max((_question_enumeration(sentence), _enumeration(sentence)), key=len)
         if items and not _is_term_list(items, terms) and len(items) > len(best):
             best = items
-    return [Axis(label=_capitalised(i), facets=[], text=i) for i in best]
+    return [Axis(label=i[:1].upper() + i[1:], facets=[], text=i) for i in best]
 
 
 def parse_axes(request: str, terms: Sequence[str] = ()) -> list[Axis]:
-    """The request's axes (see the module docstring); [] when it states none."""
-    bullets = _bullet_axes(request)
-    if bullets:
+    """The request's axes, first shape found (docs/offline-engine.md); [] when it states none."""
+    if bullets := _bullet_axes(request):
         return bullets  # even one bullet: the request asks for that axis only
     for axes in (_heading_axes(request), _sentence_axes(request, terms)):
         if len(axes) >= 2:

@@ -1,12 +1,12 @@
-"""Fitting sub-tasks within the caps (offline planner): more axes than ``max_subtasks`` are merged,
-an axis over ``max_docs`` is split in two (same-subject documents kept together) while
-``max_subtasks`` allows, rather than dropping documents; only when the caps cannot hold every
-relevant document are the most redundant ones left out."""
+"""Fitting sub-tasks within the caps (offline planner): axes merged down to ``max_subtasks``, an
+axis over ``max_docs`` split in two while ``max_subtasks`` allows, rather than dropping documents
+(docs/offline-engine.md, "Planner", 5)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from veille.offline import lexicon
 from veille.offline.axes import Axis
 from veille.offline.clusters import Pairs, centroid, units, vectors
 from veille.offline.relevance import Context
@@ -14,7 +14,7 @@ from veille.offline.text import cosine, weighted_vector
 
 __all__ = ["fit_capacity", "merge_axes", "split"]
 
-_PAIR_BONUS = 0.3  # redundancy discount of a same-subject pair's member when the caps force a choice
+Tasks = list[tuple[int, list[str]]]  # (axis index, document ids) per sub-task
 
 
 def split(ctx: Context, ids: Sequence[str], pairs: Pairs) -> tuple[list[str], list[str]]:
@@ -26,12 +26,11 @@ def split(ctx: Context, ids: Sequence[str], pairs: Pairs) -> tuple[list[str], li
         return list(ids[:half]), list(ids[half:])
     vecs = vectors(ctx, [ctx.by_id[i] for i in ids])
     unit_vecs = [centroid(vecs, u) for u in groups]
-    seed_pairs = sorted(
+    _, i0, j0 = min(
         (cosine(unit_vecs[i], unit_vecs[j]), i, j)
         for i in range(len(groups))
         for j in range(i + 1, len(groups))
     )
-    _, i0, j0 = seed_pairs[0]
     parts: list[list[str]] = [list(groups[i0]), list(groups[j0])]
     rest = [k for k in range(len(groups)) if k not in (i0, j0)]
     # Most decided units first: their place is clearest.
@@ -45,7 +44,7 @@ def split(ctx: Context, ids: Sequence[str], pairs: Pairs) -> tuple[list[str], li
         target = fitting[0] if fitting else min(range(2), key=lambda p: (len(parts[p]), p))
         parts[target].extend(groups[k])
     position = {i: n for n, i in enumerate(ids)}
-    return (sorted(parts[0], key=lambda i: position[i]), sorted(parts[1], key=lambda i: position[i]))
+    return sorted(parts[0], key=position.__getitem__), sorted(parts[1], key=position.__getitem__)
 
 
 def merge_axes(ctx: Context, members: list[list[str]]) -> list[list[str]]:
@@ -75,19 +74,23 @@ def _partners(doc_id: str, pairs: Pairs) -> set[str]:
     return {b if a == doc_id else a for _, a, b in pairs if doc_id in (a, b)}
 
 
-def _hard_overflow(n: int, tasks: Sequence[tuple[int, list[str]]], cap: int) -> int:
-    ids = tasks[n][1]
-    elsewhere = {i for m, (_, other) in enumerate(tasks) if m != n for i in other}
-    return max(0, sum(1 for i in ids if i not in elsewhere) - cap)
+def _elsewhere(tasks: Tasks, n: int) -> set[str]:
+    """The documents of every sub-task but the ``n``-th."""
+    return {i for m, (_, other) in enumerate(tasks) if m != n for i in other}
 
 
-def _split_overfull(ctx: Context, tasks: list[tuple[int, list[str]]], pairs: Pairs) -> None:
+def _hard_overflow(tasks: Tasks, n: int, cap: int) -> int:
+    elsewhere = _elsewhere(tasks, n)
+    return max(0, sum(i not in elsewhere for i in tasks[n][1]) - cap)
+
+
+def _split_overfull(ctx: Context, tasks: Tasks, pairs: Pairs) -> None:
     cap, budget = ctx.data.max_docs, ctx.data.max_subtasks
     unsplittable: set[tuple[str, ...]] = set()
     while len(tasks) < budget:
         # Overflow of documents found in no other sub-task first: those would be lost.
         over = [
-            (_hard_overflow(n, tasks, cap), len(ids) - cap, -n)
+            (_hard_overflow(tasks, n, cap), len(ids) - cap, -n)
             for n, (_, ids) in enumerate(tasks)
             if len(ids) > cap and tuple(ids) not in unsplittable
         ]
@@ -96,8 +99,8 @@ def _split_overfull(ctx: Context, tasks: list[tuple[int, list[str]]], pairs: Pai
         n = -max(over)[2]
         axis, ids = tasks[n]
         first, second = split(ctx, ids, pairs)
-        elsewhere = {i for m, (_, other) in enumerate(tasks) if m != n for i in other}
-        if all(i in elsewhere for i in first) or all(i in elsewhere for i in second):
+        elsewhere = _elsewhere(tasks, n)
+        if elsewhere.issuperset(first) or elsewhere.issuperset(second):
             # A part made only of documents another sub-task already has: not worth an analyst.
             unsplittable.add(tuple(ids))
             continue
@@ -106,13 +109,11 @@ def _split_overfull(ctx: Context, tasks: list[tuple[int, list[str]]], pairs: Pai
 
 def fit_capacity(
     ctx: Context, members: list[list[str]], pairs: Pairs, scores: dict[str, list[float]]
-) -> list[tuple[int, list[str]]]:
-    """(axis index, ids) sub-tasks within max_docs: split the most overfull axis while
-    max_subtasks allows, then drop documents that another sub-task already covers, then move
-    the least fitting ones to a sub-task with room. What still overflows is left for the plan
-    validator (which truncates with an alert) rather than silently dropped here."""
+) -> Tasks:
+    """(axis index, ids) sub-tasks within max_docs: split, drop what another sub-task covers, move
+    to a sub-task with room, then trim; what still overflows is left to the plan validator."""
     cap = ctx.data.max_docs
-    tasks: list[tuple[int, list[str]]] = [(k, ids) for k, ids in enumerate(members) if ids]
+    tasks: Tasks = [(k, ids) for k, ids in enumerate(members) if ids]
     _split_overfull(ctx, tasks, pairs)
 
     def fit(doc_id: str, axis: int) -> float:
@@ -120,8 +121,6 @@ def fit_capacity(
         return row[axis] if row else 0.0
 
     for n, (axis, ids) in enumerate(tasks):
-        if len(ids) <= cap:
-            continue
         for doc_id in sorted(ids, key=lambda i: (fit(i, axis), i)):
             if len(ids) <= cap:
                 break
@@ -142,26 +141,20 @@ def fit_capacity(
                 if m != n and len(other) < cap and fit(doc_id, a) > 0
             ]
             if room:
-                _, m = min(room)
-                tasks[m][1].append(doc_id)
+                tasks[min(room)[1]][1].append(doc_id)
                 ids.remove(doc_id)
-    _drop_redundant(ctx, tasks, pairs)
+    paired = {i for _, a, b in pairs for i in (a, b)}
+    for _, ids in tasks:
+        _trim(ctx, ids, paired)
     return tasks
 
 
-def _drop_redundant(ctx: Context, tasks: list[tuple[int, list[str]]], pairs: Pairs) -> None:
-    """Sub-tasks still over ``max_docs`` (more relevant documents than the caps hold): leave out the
-    most redundant documents (closest to another one of the sub-task; a same-subject pair's member
-    counts as less redundant), never a framing document, so what is unique (a benchmark, an
-    advisory) is read. The plan step sees them unplaced and records them (reason ``cap`` when every
-    sub-task is full)."""
-    paired = {i for _, a, b in pairs for i in (a, b)}
-    for _, ids in tasks:
-        if len(ids) > ctx.data.max_docs:
-            _trim(ctx, ids, paired)
-
-
 def _trim(ctx: Context, ids: list[str], paired: set[str]) -> None:
+    """A sub-task still over ``max_docs`` (more relevant documents than the caps hold) leaves out its
+    most redundant documents (closest to another one of it), never a framing document, so what is
+    unique (a benchmark, an advisory) is read. The plan step records them as unplaced."""
+    if len(ids) <= ctx.data.max_docs:
+        return
     # Request terms left out: two documents on one product are not redundant for naming it.
     vecs = {i: weighted_vector(sorted(ctx.by_id[i].vocab), ctx.idf) for i in ids}
     # Each document's neighbours, closest first, computed once (the sub-task may hold hundreds).
@@ -169,12 +162,13 @@ def _trim(ctx: Context, ids: list[str], paired: set[str]) -> None:
         i: sorted(((cosine(vecs[i], vecs[j]), j) for j in ids if j != i), reverse=True) for i in ids
     }
     removed: set[str] = set()
+    bonus = lexicon.weight("plan_capacity.pair_bonus")
 
     def redundancy(i: str) -> float:
         # A same-subject pair's member counts as less redundant: a near-copy still goes long
         # before a contradiction's member, whose partner differs more.
         closest = next((sim for sim, j in neighbours[i] if j not in removed), 0.0)
-        return closest - (_PAIR_BONUS if i in paired else 0.0)
+        return closest - (bonus if i in paired else 0.0)
 
     while len(ids) > ctx.data.max_docs:
         candidates = [i for i in ids if not ctx.by_id[i].framing]

@@ -1,68 +1,52 @@
-"""Which catalogue documents concern the request (offline planner).
-
-A document is kept when (each rule generic, thresholds in :class:`PlannerTuning`):
-
-1. it names two request terms or more (a comparison of the products; a name clash names one);
-2. its own overlap with the request is strong enough: request words (title and axes weigh 1, the
-   rest 0.5) plus the request's aspect families it shares (cost, security...). A request term alone
-   is not enough (a product name used in another sense), and a document naming no term needs more;
-3. it names a term and shares rare words with another document naming one (the same field);
-4. it shares the *topic* of the documents kept so far: words found in at least two of them, weighted
-   by the share of them that use the word (topic feedback, repeated until nothing changes). This is
-   what keeps an English source under a French request, and what leaves out a document that only
-   shares one of the request's words (a vocabulary clash);
-5. it is the same subject as a kept document (shared term and shared rare words: a follow-up, a fix;
-   half the weight of rare words for a document in another language than the request);
-6. it names a request term and its BM25 score (``bm25s``, over the corpus itself: title, summary
-   and, when the planner is given them, the text) against the request and the topic of the
-   comparisons is at least ``outlier_share`` of the median score of the documents naming a term:
-   a threshold relative to the corpus, not a constant. Tokens are word keys plus one token per
-   aspect family word (they bridge « coût global » and a price list); the topic query is the words
-   shared by at least two documents naming two terms or more (pseudo-relevance feedback). A
-   document scored on its text must also use a word of the request's title there (its field): a
-   name clash shares ordinary words with a request, not its field.
-"""
+"""Which catalogue documents concern the request (offline planner): the rules are in
+docs/offline-engine.md ("Planner", 2 and 7), their thresholds in :class:`PlannerTuning`."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from statistics import median
 
 import bm25s
 
+from veille.offline import lexicon
 from veille.offline.axes import Axis
 from veille.offline.text import fold, is_english
 from veille.offline.vocab import aspect_words, aspects, framing_words, keys
 from veille.roles.planner import CatalogueEntry, PlannerInput
 
-__all__ = ["Context", "Doc", "PlannerTuning", "link", "relevant"]
+__all__ = ["Context", "Doc", "PlannerTuning", "linked", "relevant"]
 
 
 @dataclass(frozen=True)
 class PlannerTuning:
-    """Thresholds of the rules, in one place (documented in docs/offline-engine.md)."""
+    """Thresholds of the rules: values and why in weights.toml [plan_relevance]."""
 
-    strong_with_term: float = 2.0  # own request overlap that keeps a document naming a request term
-    strong_without_term: float = 3.0  # ... and one that names none
-    title_only_with_term: float = 1.0  # the same when only the title is known (shorter text)
-    title_only_without_term: float = 2.0
-    aspect_weight: float = 0.5  # one shared aspect family counts as half a request word
-    weak_with_term: float = 0.5  # a term-naming document with this much overlap is kept when it
-    aspect_words_min: int = 2  # uses this many words of the request's aspect families
-    topic_with_term: float = 0.6  # topic overlap (summed shares) keeping a term-naming document
-    topic_without_term: float = 1.5  # ... and one naming none (it must also have half its own threshold)
-    link_min_shared: int = 2  # shared non-term keys for two documents to be "the same subject"
-    link_min_weight: float = 4.5  # and their summed specificity (idf)
-    same_subject_cosine: float = 0.17  # title+summary similarity of a same-subject pair
-    framing_ratio: float = 0.6  # second axis score / best score for a framing document to serve both
-    framing_ratio_other: float = 0.9  # same, for other documents
-    framing_min_score: float = 1.0
-    framing_min_words: int = 2  # framing words (requirements, sizing, method...) of a framing document
-    other_language_link: float = 0.5  # share of link_min_weight a document in another language needs
-    outlier_share: float = 0.25  # BM25 share of the term-naming documents' median keeping one (rule 6)
+    strong_with_term: float
+    strong_without_term: float
+    title_only_with_term: float
+    title_only_without_term: float
+    aspect_weight: float
+    weak_with_term: float
+    aspect_words_min: float
+    topic_with_term: float
+    topic_without_term: float
+    link_min_shared: float
+    link_min_weight: float
+    same_subject_cosine: float
+    framing_ratio: float
+    framing_ratio_other: float
+    framing_min_score: float
+    framing_min_words: float
+    other_language_link: float
+    outlier_share: float
+
+    @classmethod
+    def from_data(cls) -> PlannerTuning:
+        return cls(**{f.name: lexicon.weight(f"plan_relevance.{f.name}") for f in fields(cls)})
 
 
 @dataclass
@@ -70,39 +54,24 @@ class Doc:
     entry: CatalogueEntry
     keys: list[str]
     terms: tuple[str, ...]  # request terms it names (sorted)
-    vocab: frozenset[str] = field(default_factory=frozenset)  # non-term keys
-    aspects: frozenset[str] = field(default_factory=frozenset)
-    aspect_counts: dict[str, int] = field(default_factory=dict)  # family -> distinct words
-    framing: bool = False  # frames the project (requirements, sizing): may serve several axes
+    vocab: frozenset[str]  # non-term keys
+    aspect_counts: dict[str, int]  # family -> distinct words
+    framing: bool  # frames the project (requirements, sizing): may serve several axes
 
     @property
     def id(self) -> str:
         return self.entry.id
 
 
-def _term_keys(terms: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """Request term -> the keys that must all appear for a document to name it."""
-    out: dict[str, tuple[str, ...]] = {}
-    for term in terms:
-        found = tuple(dict.fromkeys(keys(term)))
-        if found:
-            out[term] = found
-    return out
-
-
 def _derive_terms(request_title: str, request: str) -> list[str]:
     """Fallback when the input gives no ``terms``: capitalised words that do not start a sentence."""
     found: list[str] = []
     for sentence in re.split(r"(?<=[.!?:])\s+|\n", f"{request_title}\n{request}"):
-        tokens = re.findall(r"[\wÀ-ÿ'-]+", sentence)
-        for token in tokens[1:]:
-            if len(token) >= 3 and token[0].isupper() and token[1:].islower() and token not in found:
+        for token in re.findall(r"[\wÀ-ÿ'-]+", sentence)[1:]:
+            long = len(token) >= lexicon.weight("plan_relevance.term_min_letters")
+            if long and token[0].isupper() and token[1:].islower():
                 found.append(token)
-    return found
-
-
-def entry_text(entry: CatalogueEntry, with_summaries: bool) -> str:
-    return f"{entry.title} {entry.summary}" if with_summaries and entry.summary else entry.title
+    return list(dict.fromkeys(found))
 
 
 class Context:
@@ -120,19 +89,21 @@ class Context:
         self.bodies = dict(bodies or {})
         self.tuning = tuning
         self.terms = list(data.terms) or _derive_terms(data.request_title, data.request)
-        self.term_keys = _term_keys(self.terms)
+        # Request term -> the keys that must all appear for a document to name it.
+        self.term_keys = {t: ks for t in self.terms if (ks := tuple(dict.fromkeys(keys(t))))}
         self.term_key_set = frozenset(k for ks in self.term_keys.values() for k in ks)
         self.axes = axes
         self.framing_types = framing_types
         self.docs = [self._doc(e) for e in data.catalogue]
         self.by_id = {d.id: d for d in self.docs}
         df = Counter(k for d in self.docs for k in set(d.keys))
-        n = len(self.docs)
-        self.idf = {k: math.log((n + 1) / (df[k] + 0.5)) for k in sorted(df)}
+        smoothing = lexicon.weight("plan_relevance.idf_smoothing")
+        self.idf = {k: math.log((len(self.docs) + 1) / (df[k] + smoothing)) for k in sorted(df)}
         self.request_english = is_english(f"{data.request_title} {data.request}")
 
     def text(self, entry: CatalogueEntry) -> str:
-        return entry_text(entry, self.data.with_summaries)
+        with_summary = self.data.with_summaries and entry.summary
+        return f"{entry.title} {entry.summary}" if with_summary else entry.title
 
     def _doc(self, entry: CatalogueEntry) -> Doc:
         text = self.text(entry)
@@ -143,37 +114,30 @@ class Context:
             self.tuning.framing_min_words if named else 1
         )
         counts = aspect_words(text)
-        return Doc(
-            entry=entry,
-            keys=found,
-            terms=named,
-            vocab=frozenset(present - self.term_key_set),
-            aspects=frozenset(counts),
-            aspect_counts=counts,
-            framing=framing,
-        )
+        vocab = frozenset(present - self.term_key_set)
+        return Doc(entry, found, named, vocab, counts, framing)
 
     def foreign(self, d: Doc) -> bool:
         """``d``'s title and summary are not in the request's language (English against French)."""
         return is_english(self.text(d.entry)) != self.request_english
 
     def request_weights(self) -> dict[str, float]:
-        """Request vocabulary: axis and title words weigh 1, the rest of the request 0.5."""
-        weights: dict[str, float] = dict.fromkeys(keys(self.data.request), 0.5)
+        """Request vocabulary: axis and title words weigh 1, the rest of the request less."""
+        weights = dict.fromkeys(keys(self.data.request), lexicon.weight("plan_relevance.request_word"))
         axes_text = " ".join(a.text for a in self.axes)
         weights.update(dict.fromkeys(keys(f"{self.data.request_title} {axes_text}"), 1.0))
-        for k in self.term_key_set:
-            weights.pop(k, None)
-        return dict(sorted(weights.items()))
+        return {k: w for k, w in sorted(weights.items()) if k not in self.term_key_set}
 
     def request_aspects(self) -> frozenset[str]:
         axes_text = " ".join(a.text for a in self.axes)
         return aspects(f"{self.data.request_title} {axes_text or self.data.request}")
 
 
-def link(a: Doc, b: Doc, idf: dict[str, float]) -> tuple[int, float]:
+def linked(ctx: Context, a: Doc, b: Doc, share: float = 1.0) -> bool:
+    """Same subject: enough shared rare words (``share`` of their weight for another language)."""
     shared = sorted(a.vocab & b.vocab)
-    return len(shared), sum(idf.get(s, 0.0) for s in shared)
+    weight = sum(ctx.idf.get(s, 0.0) for s in shared)
+    return len(shared) >= ctx.tuning.link_min_shared and weight >= ctx.tuning.link_min_weight * share
 
 
 def _thresholds(ctx: Context, d: Doc) -> float:
@@ -184,17 +148,13 @@ def _thresholds(ctx: Context, d: Doc) -> float:
     return t.title_only_with_term if names_term else t.title_only_without_term
 
 
-def _topic(ctx: Context, kept: set[str]) -> dict[str, float]:
-    """Share of the kept documents using each key, for keys used by at least two of them."""
-    counts = Counter(k for i in kept for k in ctx.by_id[i].vocab)
-    n = max(1, len(kept))
-    return {k: c / n for k, c in sorted(counts.items()) if c >= 2}
-
-
 def _topic_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
+    """Topic feedback: the keys used by at least two kept documents, each weighted by the share of
+    them using it."""
     t = ctx.tuning
-    for _ in range(3):
-        topic = _topic(ctx, kept)
+    for _ in range(int(lexicon.weight("plan_relevance.topic_rounds"))):
+        counts = Counter(k for i in kept for k in ctx.by_id[i].vocab)
+        topic = {k: c / max(1, len(kept)) for k, c in sorted(counts.items()) if c >= 2}
         added = []
         for d in ctx.docs:
             if d.id in kept:
@@ -214,39 +174,24 @@ def _community(ctx: Context, kept: set[str]) -> None:
     """A document naming a request term that shares rare words with another one naming a term is
     about the same field (different products' price lists, say), even when the request words it in
     other terms. A name clash (the term used in another sense) shares none."""
-    t = ctx.tuning
     named = [d for d in ctx.docs if d.terms]
-    for d in named:
-        if d.id in kept:
-            continue
-        for other in named:
-            if other is d:
-                continue
-            n_shared, weight = link(d, other, ctx.idf)
-            if n_shared >= t.link_min_shared and weight >= t.link_min_weight:
-                kept.add(d.id)
-                break
+    kept.update(d.id for d in named if any(o is not d and linked(ctx, d, o) for o in named))
 
 
 def _same_subject_pull(ctx: Context, kept: set[str], own: dict[str, float]) -> None:
     """A weakly relevant document joins when it shares a term and rare words with a kept one (a
     follow-up, a denial, a fix). Repeated until nothing changes."""
-    t = ctx.tuning
     changed = True
     while changed:
         changed = False
         for d in ctx.docs:
             if d.id in kept or (own[d.id] <= 0 and not d.terms):
                 continue
-            for other_id in sorted(kept):
-                other = ctx.by_id[other_id]
-                if d.terms and not set(d.terms) & set(other.terms):
-                    continue
-                n_shared, weight = link(d, other, ctx.idf)
-                # A document in another language than the request shares few words with anything
-                # kept: names and model numbers (« Studio », « Cloud ») are most of what it can share.
-                needed = t.link_min_weight * (t.other_language_link if ctx.foreign(d) else 1.0)
-                if n_shared >= t.link_min_shared and weight >= needed:
+            # A document in another language than the request shares few words with anything
+            # kept: names and model numbers (« Studio », « Cloud ») are most of what it can share.
+            share = ctx.tuning.other_language_link if ctx.foreign(d) else 1.0
+            for other in [ctx.by_id[i] for i in sorted(kept)]:
+                if (not d.terms or set(d.terms) & set(other.terms)) and linked(ctx, d, other, share):
                     kept.add(d.id)
                     changed = True
                     break
@@ -269,20 +214,11 @@ def _scores(retriever: bm25s.BM25, query: dict[str, float], n: int) -> list[floa
     return total
 
 
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
 def _bm25_kept(ctx: Context) -> set[str]:
-    """Rule 6: term-naming documents scoring at least ``outlier_share`` of their median, on their
+    """Rule 7: term-naming documents scoring at least ``outlier_share`` of their median, on their
     catalogue lines; with the documents' text, also those that pass on it and use a word of the
-    request's title there (the field of the watch, « stockage objet », « gestion des secrets »: a name
-    clash, a nursery or a board game named like a product, shares a body's worth of ordinary words
-    with a request, not its field). The text only adds documents."""
+    request's title there (a name clash shares a body's worth of ordinary words with a request,
+    not its field). The text only adds documents."""
     kept = _bm25_pass(ctx, [_tokens(ctx, d, with_body=False) for d in ctx.docs])
     if ctx.bodies:
         corpus = [_tokens(ctx, d, with_body=True) for d in ctx.docs]
@@ -304,18 +240,20 @@ def _bm25_pass(ctx: Context, corpus: list[list[str]]) -> set[str]:
     topic = {w: c / len(core) for w, c in sorted(shared.items()) if c >= 2}
     if topic:
         score = [a + b for a, b in zip(score, _scores(retriever, topic, n), strict=True)]
-    reference = _median([score[k] for k, d in enumerate(ctx.docs) if d.terms])
+    named = [score[k] for k, d in enumerate(ctx.docs) if d.terms]
+    reference = median(named) if named else 0.0
     floor = ctx.tuning.outlier_share * reference
     return {d.id for k, d in enumerate(ctx.docs) if d.terms and reference > 0 and score[k] >= floor}
 
 
 def relevant(ctx: Context) -> list[Doc]:
-    """The documents that concern the request (rules in the module docstring), in catalogue order."""
+    """The documents that concern the request (docs/offline-engine.md), in catalogue order."""
     weights = ctx.request_weights()
     wanted = ctx.request_aspects()
     t = ctx.tuning
     own = {
-        d.id: sum(weights.get(k, 0.0) for k in d.vocab) + t.aspect_weight * len(d.aspects & wanted)
+        d.id: sum(weights.get(k, 0.0) for k in d.vocab)
+        + t.aspect_weight * len(d.aspect_counts.keys() & wanted)
         for d in ctx.docs
     }
     kept = {d.id for d in ctx.docs if len(d.terms) >= 2 or own[d.id] >= _thresholds(ctx, d)}

@@ -35,10 +35,14 @@ __all__ = [
 # planner_excluded  the planner listed it in ``excluded`` and code found no reason to overrule it
 # unassigned        the planner neither placed nor excluded it, and it shares nothing with the request
 # cap               it was wanted (by the planner or by the coverage check) but every sub-task was full
+# off_topic         its text shares next to nothing with the request (veille.steps.text_relevance):
+#                   removed by code even when the planner placed it
 # injection         flagged by the screen and sharing no vocabulary with the request: removed by code
 # shortlist         left out of the catalogue the planner saw (token budget), before planning
 # duplicate         a copy of a document shown to the planner (near-duplicate collapsing)
-ExclusionReason = Literal["planner_excluded", "unassigned", "cap", "injection", "shortlist", "duplicate"]
+ExclusionReason = Literal[
+    "planner_excluded", "unassigned", "cap", "off_topic", "injection", "shortlist", "duplicate"
+]
 EXCLUSION_REASONS: tuple[str, ...] = ExclusionReason.__args__  # type: ignore[attr-defined]
 
 

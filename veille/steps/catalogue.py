@@ -34,6 +34,7 @@ from veille.models.caller import FREE_BACKENDS
 from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt, catalogue_line
 from veille.settings import Settings
 from veille.steps.duplicates import collapse_duplicates
+from veille.steps.text_relevance import TextRelevance, measure
 from veille.store.readers import fetch_documents
 from veille.tokens import estimate_tokens
 
@@ -45,6 +46,7 @@ __all__ = [
     "planner_reads_texts",
     "planner_tokens",
     "rank_entries",
+    "text_relevance",
     "with_texts",
 ]
 
@@ -225,3 +227,11 @@ def with_texts(shown: PlannerCatalogue, database: Path) -> PlannerCatalogue:
     store; the prompt never renders them, and the token estimate stays the catalogue's."""
     bodies = {d.id: d.body for d in fetch_documents(database, [e.id for e in shown.data.catalogue])}
     return shown.model_copy(update={"data": shown.data.model_copy(update={"texts": bodies})})
+
+
+def text_relevance(shown: PlannerCatalogue, database: Path) -> TextRelevance:
+    """The text of every document the planner sees, measured against the request (coverage by code,
+    veille.steps.text_relevance): the bodies ``with_texts`` attached, else read from the store."""
+    data = shown.data
+    bodies = data.texts or {d.id: d.body for d in fetch_documents(database, [e.id for e in data.catalogue])}
+    return measure(data.request_title, data.request, data.terms, data.catalogue, bodies)

@@ -24,15 +24,21 @@ import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from veille.offline.text import cosine, stems, weighted_vector
 from veille.roles.planner import CatalogueEntry, ExclusionReason, SubTask
 
+if TYPE_CHECKING:  # the text measure imports this module's vocabulary
+    from veille.steps.text_relevance import TextRelevance
+
 __all__ = [
     "ON_TOPIC_WORDS",
+    "REQUEST_META",
     "Placement",
     "Relevance",
     "Vocabulary",
+    "drop_off_topic",
     "mentions_term",
     "needs_placement",
     "place_documents",
@@ -43,7 +49,7 @@ ON_TOPIC_WORDS = 2
 # Words requests use to give orders, not to name a subject ("produis un dossier factuel et sourcé,
 # retiens les chiffres vérifiables, indique la source"), and English function words (the offline
 # stop list is French-first): never evidence of relevance.
-_REQUEST_META = """
+REQUEST_META = """
 produis produire redige rediger ecris compare comparer comparaison retiens retenir indique indiquer
 precise preciser donne donner dis dire explique expliquer analyse analyser synthese resume partir
 factuel factuelle sourcee source sources chiffre chiffres verifiable verifiables francais francaise
@@ -58,7 +64,7 @@ nor not now of off on once one only or other our ours out over own same she shou
 that the their theirs them then there these they this those three through to too two under until up
 us very was we were what when where whether while who whom will with would year years you your
 """
-_META_STEMS = frozenset(stems(_REQUEST_META))
+_META_STEMS = frozenset(stems(REQUEST_META))
 _MIN_STEM = 3
 # Placement in a sub-task with room other than the closest: at least this share of the best score.
 _NEAR_SHARE = 0.5
@@ -82,6 +88,16 @@ class Relevance:
 
     terms: tuple[str, ...] = ()  # request terms it names
     words: tuple[str, ...] = ()  # request stems it contains, terms aside
+    # Its text against the request, relative to the corpus (veille.steps.text_relevance); both
+    # False when the text was not measured.
+    read_worthy: bool = False
+    off_topic: bool = False
+    text_note: str = ""
+    text_names_term: bool = False  # its text (not only its title or summary) names a request term
+    measured: bool = False  # its text was measured (else the cap rule is the planner's wish alone)
+    # Read worthy, and the plan reads less than half of the documents naming a term: code then
+    # overrules the planner's exclusion (veille.steps.plan.make_plan decides).
+    overrules_exclusion: bool = False
 
     @property
     def names_term(self) -> bool:
@@ -107,6 +123,8 @@ class Relevance:
             parts.append("cite " + ", ".join(f"« {t} »" for t in self.terms))
         if self.words:
             parts.append("vocabulaire de la demande : " + ", ".join(self.words[:5]))
+        if self.text_note:
+            parts.append(self.text_note)
         return " ; ".join(parts) or "aucun lien lexical avec la demande"
 
 
@@ -120,23 +138,38 @@ class Vocabulary:
 
     terms: list[str]
     stems: frozenset[str]
+    text: TextRelevance | None = None
+    overrule: bool = False  # a read-worthy text overrules the planner's exclusion (low coverage)
     _cache: dict[str, Relevance] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, request_title: str, request: str, terms: Sequence[str]) -> Vocabulary:
+    def of(
+        cls, request_title: str, request: str, terms: Sequence[str], text: TextRelevance | None = None
+    ) -> Vocabulary:
         term_stems = set(stems(" ".join(terms)))
         words = {
             s
             for s in stems(f"{request_title}\n{request}")
             if len(s) >= _MIN_STEM and s not in term_stems and s not in _META_STEMS and not s.isdigit()
         }
-        return cls(terms=[t for t in terms if t.strip()], stems=frozenset(words))
+        return cls(terms=[t for t in terms if t.strip()], stems=frozenset(words), text=text)
 
     def relevance(self, entry: CatalogueEntry) -> Relevance:
         if entry.id not in self._cache:
             text = _entry_text(entry)
             shared = dict.fromkeys(s for s in stems(text) if s in self.stems)
-            self._cache[entry.id] = Relevance(tuple(mentions_term(text, self.terms)), tuple(shared))
+            measured = self.text
+            worthy = bool(measured and measured.relevant(entry.id))
+            self._cache[entry.id] = Relevance(
+                tuple(mentions_term(text, self.terms)),
+                tuple(shared),
+                read_worthy=worthy,
+                text_names_term=bool(measured and measured.terms.get(entry.id)),
+                measured=bool(measured and entry.id in measured.shares),
+                overrules_exclusion=worthy and self.overrule,
+                off_topic=bool(measured and measured.off_topic(entry.id)),
+                text_note=measured.describe(entry.id) if measured else "",
+            )
         return self._cache[entry.id]
 
 
@@ -222,11 +255,21 @@ def _near_with_room(
 
 def needs_placement(reason: str | None, relevance: Relevance) -> bool:
     """Whether a document out of the plan for ``reason`` must be put back (re-ask, then code):
-    cut by a cap, not mentioned although it concerns the request, or excluded despite a strong link."""
+    cut by a cap while it names a term or its text is relevant, not mentioned although it concerns the request, or excluded despite a strong link
+    or a read-worthy text while the plan misses most documents naming a term — never one whose text
+    is off topic."""
+    if relevance.off_topic:
+        return False
+    # A cap cut it: the planner wanted it, but a planner placing everything wants menus too; with
+    # the text measured, put back what names a compared product or reads as relevant, the rest
+    # stays out as ``cap``.
+    wanted = (
+        not relevance.measured or relevance.names_term or relevance.text_names_term or relevance.read_worthy
+    )
     return (
-        reason == "cap"
-        or (reason == "unassigned" and (relevance.names_term or relevance.on_topic))
-        or (reason == "planner_excluded" and relevance.strong)
+        (reason == "cap" and wanted)
+        or (reason == "unassigned" and (relevance.names_term or relevance.on_topic or relevance.read_worthy))
+        or (reason == "planner_excluded" and (relevance.strong or relevance.overrules_exclusion))
     )
 
 
@@ -261,6 +304,24 @@ def cover(
     left = {i: r for i, r in reasons.items() if i not in placement.placed}
     left.update({i: "cap" for i in placement.full})
     return placement.sub_tasks, left, list(placement.placed)
+
+
+def drop_off_topic(
+    sub_tasks: Sequence[SubTask],
+    reasons: Mapping[str, ExclusionReason],
+    catalogue: Sequence[CatalogueEntry],
+    vocabulary: Vocabulary,
+) -> tuple[list[SubTask], dict[str, ExclusionReason], list[str]]:
+    """Documents the plan reads whose text is off topic (:attr:`Relevance.off_topic`: a canteen
+    menu, a homonym of a compared product), removed from every sub-task with reason ``off_topic``
+    whatever the planner said: (sub-tasks, reasons, removed ids). Before :func:`cover`, so the room
+    they leave serves the documents that concern the request."""
+    used = {i for st in sub_tasks for i in st.doc_ids}
+    removed = [e.id for e in catalogue if e.id in used and vocabulary.relevance(e).off_topic]
+    gone = set(removed)
+    out_reasons: dict[str, ExclusionReason] = {**reasons, **dict.fromkeys(removed, "off_topic")}
+    kept = [st.model_copy(update={"doc_ids": [i for i in st.doc_ids if i not in gone]}) for st in sub_tasks]
+    return kept, out_reasons, removed
 
 
 def check_flagged(

@@ -20,6 +20,7 @@ naming every document (``Alert.subjects``). See docs/pipeline.md, "Plan".
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -40,10 +41,24 @@ from veille.roles.planner import (
 )
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.catalogue import planner_tokens
-from veille.steps.coverage import Vocabulary, check_flagged, cover, mentions_term, needs_placement
-from veille.steps.plan_alerts import CoverageReport, coverage_report, left_out_alert, outcome_alerts
+from veille.steps.coverage import (
+    Vocabulary,
+    check_flagged,
+    cover,
+    drop_off_topic,
+    mentions_term,
+    needs_placement,
+)
+from veille.steps.plan_alerts import (
+    LOW_COVERAGE,
+    CoverageReport,
+    coverage_report,
+    left_out_alert,
+    outcome_alerts,
+)
 from veille.steps.plan_fallback import by_code, propose
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan, validate_plan
+from veille.steps.text_relevance import TextRelevance
 
 __all__ = [
     "CatalogueLike",
@@ -173,6 +188,19 @@ def _reask(
     return revised, proposed, [*foreign_answer_alerts("plan", answer, "planificateur (relance)"), *alerts]
 
 
+def _overruling(vocabulary: Vocabulary, plan: Plan, text: TextRelevance | None) -> Vocabulary:
+    """``vocabulary`` whose read-worthy texts overrule the planner's exclusions when ``plan`` reads
+    less than :data:`LOW_COVERAGE` of the documents whose text names a request term (a broken
+    plan); otherwise each exclusion stands (a homonym shares the request's words by design)."""
+    naming = text.naming() if text else []
+    if not naming:
+        return vocabulary
+    used = {i for st in plan.sub_tasks for i in st.doc_ids}
+    if sum(1 for i in naming if i in used) >= LOW_COVERAGE * len(naming):
+        return vocabulary
+    return replace(vocabulary, overrule=True, _cache={})
+
+
 def _first_answer(alert: Alert) -> Alert:
     return alert.model_copy(update={"message": f"{alert.message} (première réponse, avant la relance)"})
 
@@ -186,10 +214,12 @@ def _settle(
     left_out: Sequence[Exclusion],
 ) -> tuple[Plan, dict[str, list[str]]]:
     """Code's part after the planner's last word: placement, the flagged-document check, reasons.
-    Returns the final plan and what was done (placed by code, injection-excluded, flagged kept)."""
+    Returns the final plan and what was done (off-topic removed, placed by code, injection-excluded,
+    flagged kept)."""
+    sub_tasks, reasons, off_topic = drop_off_topic(plan.sub_tasks, _reasons(plan), data.catalogue, vocabulary)
     sub_tasks, reasons, placed = cover(
-        plan.sub_tasks,
-        _reasons(plan),
+        sub_tasks,
+        reasons,
         data.catalogue,
         vocabulary,
         max_subtasks=data.max_subtasks,
@@ -203,7 +233,12 @@ def _settle(
         )
     details = {e.id: vocabulary.relevance(e).describe() for e in data.catalogue if e.id in reasons}
     final = rebuild_plan(sub_tasks, [e.id for e in data.catalogue], reasons, details, left_out)
-    return final, {"placed_by_code": placed, "injection_excluded": removed, "flagged_kept": kept}
+    return final, {
+        "off_topic_removed": off_topic,
+        "placed_by_code": placed,
+        "injection_excluded": removed,
+        "flagged_kept": kept,
+    }
 
 
 def _summaries_alert(data: PlannerInput) -> list[Alert]:
@@ -226,6 +261,7 @@ def make_plan(
     previous: Plan | None = None,
     reused_note: str = "",
     token_budget: int | None = None,
+    text: TextRelevance | None = None,
 ) -> PlanOutcome:
     """Ask the planner (catalogue only), validate, then make coverage the code's job.
 
@@ -233,11 +269,13 @@ def make_plan(
     (shortlist, duplicates), recorded in the plan's exclusions. ``flagged``: documents the screen
     flagged (id -> label). ``reask``: put the left-out documents that concern the request back to the
     planner once, within ``token_budget`` tokens of input. ``previous``: last night's plan (veille.steps.plan_reuse), validated and covered
-    like a planner's answer without asking it. Raises :class:`PlanUnusableError` when nothing
+    like a planner's answer without asking it. ``text``: the documents' text measured against the
+    request (veille.steps.text_relevance): code removes the off-topic ones the plan reads and puts
+    back the relevant ones it left out. Raises :class:`PlanUnusableError` when nothing
     usable is left.
     """
     left = [Exclusion.model_validate({"id": o.id, "reason": o.reason, "detail": o.detail}) for o in left_out]
-    vocabulary = Vocabulary.of(data.request_title, data.request, data.terms)
+    vocabulary = Vocabulary.of(data.request_title, data.request, data.terms, text)
     flagged = flagged or {}
     # Flagged and off the request's topic: excluded by code whatever the planner says, never put back.
     never = {
@@ -245,6 +283,7 @@ def make_plan(
     }
     first = propose(client, data, previous=previous, reask=reask, never=never)
     plan, proposed, alerts = first.plan, first.proposed, list(first.alerts)
+    vocabulary = _overruling(vocabulary, plan, text)
     # A reused plan is code's (the planner is not asked at all); one re-ask per night at most.
     reask = reask and previous is None and not first.reasked and not first.by_code
     questioned = _questioned(plan, data.catalogue, vocabulary, never)

@@ -32,6 +32,7 @@ class CoverageReport(BaseModel):
     reasked: bool = False  # the planner was asked once more with the validator's findings
     placed_by_planner: list[str] = Field(default_factory=list)  # questioned, placed on the re-ask
     placed_by_code: list[str] = Field(default_factory=list)
+    off_topic_removed: list[str] = Field(default_factory=list)  # read by the plan, text off topic
     injection_excluded: list[str] = Field(default_factory=list)
     flagged_kept: list[str] = Field(default_factory=list)
 
@@ -65,6 +66,7 @@ _WHY = {
     "planner_excluded": "écarté par le planificateur",
     "unassigned": "ni placé ni écarté",
     "cap": "aucune sous-tâche n'a de place (plafonds atteints)",
+    "off_topic": "texte sans rapport avec la demande",
     "injection": "signalé comme injection",
 }
 
@@ -100,13 +102,28 @@ def outcome_alerts(
                 items=[f"{i} → {where.get(i, '?')}" for i in report.placed_by_code],
             )
         )
-    # Every document still out that was put back, names a term or is on topic, but injections.
+    if report.off_topic_removed:
+        alerts.append(
+            grouped_alert(
+                "plan.off_topic_removed",
+                stage="plan",
+                head="documents retenus par le plan mais dont le texte ne concerne pas la demande "
+                "(BM25 relatif au corpus), écartés par le code",
+                subjects=report.off_topic_removed,
+                items=[
+                    f"{i} ({vocabulary.relevance(by_id[i]).describe()})" for i in report.off_topic_removed
+                ],
+            )
+        )
+    # Every document still out that was put back, names a term or is on topic, but injections and
+    # those whose text code measured off topic (their exclusion is code's, said above or silent).
     questioned = set(report.questioned)
     still = [
         e.id
         for e in catalogue
         if e.id in reasons
-        and reasons[e.id].reason != "injection"
+        and reasons[e.id].reason not in ("injection", "off_topic")
+        and not vocabulary.relevance(e).off_topic
         and (e.id in questioned or vocabulary.relevance(e).names_term or vocabulary.relevance(e).on_topic)
     ]
     if still:

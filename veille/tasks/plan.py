@@ -17,6 +17,7 @@ from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
 from veille.steps.screen import flagged_documents
+from veille.steps.text_relevance import TextRelevance
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
 from veille.tasks.reuse import Reuse
 
@@ -45,6 +46,7 @@ def plan(
     previous: Plan | None = None,
     reused_note: str = "",
     token_budget: int | None = None,
+    text: TextRelevance | None = None,
 ) -> PlanOutcome:
     """Planner over the catalogue only, then validation and coverage; raises PlanUnusableError on an
     empty plan. ``flagged``: documents the screen flagged; ``left_out``: left out before planning;
@@ -61,6 +63,7 @@ def plan(
         previous=previous,
         reused_note=reused_note,
         token_budget=token_budget,
+        text=text,
     )
     return outcome.model_copy(update={"basis": planner_basis(data, model_key)})
 
@@ -77,13 +80,15 @@ def plan_catalogue(
     suspected: list[Alert],
     reuse: Reuse,
     changes: Changes | None = None,
+    text: TextRelevance | None = None,
 ) -> PlanOutcome:
     """The ``plan`` task over the catalogue step's output, its result persisted (tasks/reuse.py);
     ``suspected``: the screen's alerts (flagged documents are checked after planning).
 
     ``changes``: what changed since the previous completed run; with few new documents and the
     same request, that run's plan is reused (no planner call) and code places the new documents.
-    Not with ``use_cache=False``: that run plans afresh."""
+    Not with ``use_cache=False``: that run plans afresh. ``text``: the documents' text measured
+    against the request (veille.steps.text_relevance), the same for every backend."""
     key = model_key(reuse.settings, "planner")
     previous, why = None, "use_cache is off: the planner plans afresh"
     if reuse.settings.use_cache:
@@ -112,6 +117,7 @@ def plan_catalogue(
         "flagged": flagged_documents(suspected),
         "left_out": shown.left_out,
         "token_budget": reuse.settings.planner_token_budget,  # bounds the coverage re-ask too
+        "text": text,
     }
     outcome = planning(*args, **common, previous=previous, reused_note=note)
     crowded = crowded_out(outcome, changes) if previous is not None else []
