@@ -1,28 +1,15 @@
-"""Offline critic: scores a draft 1–5 per criterion with measurable proxies, plus French remarks.
-
-The proxies follow the grid rules the arbiter checks (same word and sentence measures), so a
-draft that meets every rule can score 5 everywhere and the loop can validate:
-
-- clarity: sentences over the limit, repeated sentences, synthesis not in three to five sentences;
-- concreteness: share of key-point bullets quoting a figure;
-- citations: share of key-point bullets ending with their sources, orphan numbers, uncited text;
-- tone: forbidden words, promotional words, superlatives, exclamation marks;
-- correctness: sections (present, in order, no Sources section), the structure (one ``###``
-  section per expected axis, a ledger entry when the analysts noted contradictions, a
-  recommendation), mandatory mentions, word range, doubled words and unbalanced brackets.
-
-A flat list of quoted bullets therefore does not score 5: the structure is measured, not assumed.
-
-A criterion with another name gets the mean of the five (rounded down).
-"""
+"""Offline critic: scores a draft 1–5 per criterion with measurable proxies of the grid rules the
+arbiter checks (so a compliant draft scores 5 everywhere), plus French remarks; docs/offline-engine.md."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from veille.arbiter import SENTENCE_START_WORDS, long_sentences
 from veille.dossier import (
     EMPTY_RECOMMENDATION,
     KEY_POINTS_SECTION,
@@ -34,113 +21,93 @@ from veille.dossier import (
 )
 from veille.offline import lexicon
 from veille.offline.figures import extract_figures
-from veille.offline.markdown import (
-    MODEL_SECTIONS,
-    bullets,
-    count_words,
-    ends_with_citation,
-    sentence_words,
-    sentences,
-    split_sections,
-)
+from veille.offline.markdown import bullets, ends_with_citation, sentence_words
 from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.critic import CriticInput
-from veille.textstats import section_order
+from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections
 
-__all__ = ["criticise", "measure"]
+__all__ = ["TOP", "clamp", "criticise"]
 
 # The grid's one promotional list (veille/data/lang), the writer's and the judge's too.
 _PROMO_RE = lexicon.pattern("promotional")
 _DOUBLED_RE = re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE)
 _CITE_RE = re.compile(r"\[(\d+)\]")
+TOP = int(lexicon.weight("write_scale.top"))  # the best score of the grid's and the judge's 1–5 scales
+# French criterion names (the seed's grid) -> the proxy they name.
+_ALIASES = {
+    name: proxy for proxy, names in lexicon.groups("write_critic_aliases", "fr").items() for name in names
+}
 
 
-def _start(sentence: str, n: int = 8) -> str:
-    return " ".join(sentence.split()[:n])
+def _w(key: str) -> int:
+    return int(lexicon.weight(f"write_critic.{key}"))
+
+
+def _start(sentence: str) -> str:  # a remark quotes as the arbiter's instructions do
+    return " ".join(sentence.split()[:SENTENCE_START_WORDS])
 
 
 def _contains(text: str, term: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", text.lower()) is not None
 
 
+def clamp(value: int) -> int:
+    return max(1, min(TOP, value))
+
+
 @dataclass
 class Measures:
-    """What the critic measured, with one French remark per problem found."""
+    """Points each criterion lost, the key points' counts and one French remark per problem found."""
 
-    long_sentences: list[tuple[int, str]] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)
-    synthesis_sentences: int = 0
+    lost: Counter[str] = field(default_factory=Counter)
     bullets: int = 0
-    bullets_with_figures: int = 0
-    bullets_cited: int = 0
-    orphans: list[int] = field(default_factory=list)
-    forbidden: list[str] = field(default_factory=list)
-    promotional: list[str] = field(default_factory=list)
-    superlatives: list[str] = field(default_factory=list)
-    exclamations: int = 0
-    section_problems: list[str] = field(default_factory=list)
-    structure_problems: list[str] = field(default_factory=list)
-    missing_mentions: list[str] = field(default_factory=list)
-    words: int = 0
-    out_of_range: bool = False
-    typos: list[str] = field(default_factory=list)
+    with_figures: int = 0
+    cited: int = 0
+    orphans: bool = False
     remarks: list[str] = field(default_factory=list)
 
-
-def measure(data: CriticInput) -> Measures:
-    """Every check of the draft, in the order its remarks are given to the reviser."""
-    m = Measures()
-    sections = split_sections(data.draft)
-    for check in (_sentences, _sections, _structure, _key_points, _citations, _tone, _form):
-        check(data, sections, m)
-    return m
+    def fault(self, remark: str, criterion: str = "correctness", points: int = 1) -> None:
+        self.lost[criterion] += points
+        if remark:
+            self.remarks.append(remark)
 
 
 def _sentences(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """Sentences too long, sentences repeated."""
-    draft = data.draft
     limit = data.max_sentence_words
-    all_sentences = sentences(draft)
-    for s in all_sentences:
-        n = sentence_words(s)
-        if n > limit:
-            m.long_sentences.append((n, _start(s)))
-            m.remarks.append(
-                f"La phrase « {_start(s)}… » compte {n} mots ({limit} au plus) : coupez-la en deux à une virgule."
-            )
+    for n, start in long_sentences(data.draft, limit):
+        m.fault(
+            f"La phrase « {start}… » compte {n} mots ({limit} au plus) : coupez-la en deux à une virgule.",
+            "clarity",
+        )
     seen: set[str] = set()
-    for s in all_sentences:
+    duplicates: set[str] = set()
+    for s in sentences(data.draft):
         key = re.sub(r"\W+", " ", s.casefold()).strip()
-        if sentence_words(s) >= 4 and key in seen and s not in m.duplicates:
-            m.duplicates.append(s)
-            m.remarks.append(f"La phrase « {_start(s)}… » apparaît deux fois : supprimez la répétition.")
+        if sentence_words(s) >= _w("repeat_words") and key in seen and s not in duplicates:
+            duplicates.add(s)
+            m.fault(f"La phrase « {_start(s)}… » apparaît deux fois : supprimez la répétition.", "clarity")
         seen.add(key)
 
 
 def _sections(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """The model's sections present, in order, and no other; the synthesis' length."""
-    draft = data.draft
-    order = section_order(draft)
-    for name in MODEL_SECTIONS:
-        if name not in order:
-            m.section_problems.append(name)
-            m.remarks.append(f"Ajoutez la section « ## {name} ».")
-    present = [n for n in order if n in MODEL_SECTIONS]
-    if not m.section_problems and present != list(MODEL_SECTIONS):
-        m.section_problems.append("ordre")
-        m.remarks.append("Remettez les sections dans l'ordre : " + ", ".join(MODEL_SECTIONS) + ".")
+    order = section_order(data.draft)
+    missing = [name for name in MODEL_SECTIONS if name not in order]
+    for name in missing:
+        m.fault(f"Ajoutez la section « ## {name} ».")
+    if not missing and [n for n in order if n in MODEL_SECTIONS] != list(MODEL_SECTIONS):
+        m.fault("Remettez les sections dans l'ordre : " + ", ".join(MODEL_SECTIONS) + ".")
     for name in order:
         if name not in MODEL_SECTIONS:
-            m.section_problems.append(name)
-            m.remarks.append(
-                f"Supprimez la section « ## {name} » : seules les sections prévues sont attendues."
-            )
-    synthesis = sections.get(MODEL_SECTIONS[0], "")
-    m.synthesis_sentences = len(sentences(synthesis))
-    if MODEL_SECTIONS[0] in order and not SYNTHESIS_MIN <= m.synthesis_sentences <= SYNTHESIS_MAX:
-        m.remarks.append(
-            f"La synthèse compte {m.synthesis_sentences} phrase(s) : ramenez-la à {SYNTHESIS_MIN} à "
-            f"{SYNTHESIS_MAX} phrases courtes."
+            m.fault(f"Supprimez la section « ## {name} » : seules les sections prévues sont attendues.")
+    n = len(sentences(sections.get(MODEL_SECTIONS[0], "")))
+    if not SYNTHESIS_MIN <= n <= SYNTHESIS_MAX:  # a missing synthesis has its own remark
+        m.fault(
+            f"La synthèse compte {n} phrase(s) : ramenez-la à {SYNTHESIS_MIN} à {SYNTHESIS_MAX} phrases courtes."
+            if MODEL_SECTIONS[0] in order
+            else "",
+            "clarity",
         )
 
 
@@ -149,28 +116,27 @@ def _key_points(data: CriticInput, sections: Mapping[str, str], m: Measures) -> 
     key_points = bullets(sections.get(MODEL_SECTIONS[1], ""))
     m.bullets = len(key_points)
     for b in key_points:
-        if extract_figures(_CITE_RE.sub("", b)):
-            m.bullets_with_figures += 1
+        m.with_figures += bool(extract_figures(_CITE_RE.sub("", b)))
         if ends_with_citation(b):
-            m.bullets_cited += 1
+            m.cited += 1
         else:
             m.remarks.append(
                 f"La puce « {_start(b)}… » ne finit pas par le numéro de sa source : ajoutez-le, ex. [1]."
             )
-    if m.bullets and m.bullets_with_figures * 2 < m.bullets:
+    if m.bullets and m.with_figures < m.bullets * lexicon.weight("write_critic.concrete_5"):
         m.remarks.append(
-            f"Seules {m.bullets_with_figures} puces sur {m.bullets} donnent un chiffre : "
+            f"Seules {m.with_figures} puces sur {m.bullets} donnent un chiffre : "
             "reprenez les chiffres des documents avec leur unité."
         )
 
 
 def _citations(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """Citation numbers that resolve to a source; at least one citation."""
-    draft = data.draft
-    cited = sorted({int(n) for n in _CITE_RE.findall(draft)})
-    m.orphans = [n for n in cited if not 1 <= n <= data.source_count]
-    if m.orphans:
-        listed = ", ".join(f"[{n}]" for n in m.orphans)
+    cited = sorted({int(n) for n in _CITE_RE.findall(data.draft)})
+    orphans = [n for n in cited if not 1 <= n <= data.source_count]
+    if orphans:
+        m.orphans = True
+        listed = ", ".join(f"[{n}]" for n in orphans)
         m.remarks.append(
             f"Les numéros {listed} ne renvoient à aucune source (1 à {data.source_count}) : retirez-les."
         )
@@ -181,135 +147,96 @@ def _citations(data: CriticInput, sections: Mapping[str, str], m: Measures) -> N
 def _tone(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """Forbidden, promotional and superlative words; exclamation marks."""
     draft = data.draft
-    m.forbidden = [w for w in data.forbidden_words if w.strip() and _contains(draft, w)]
-    for w in m.forbidden:
-        m.remarks.append(f"Retirez le mot interdit « {w} » et gardez une formulation neutre.")
-    m.promotional = sorted(
-        {match.group(0).lower() for match in _PROMO_RE.finditer(draft)} - {w.lower() for w in m.forbidden}
-    )
-    for w in m.promotional:
-        m.remarks.append(f"Le mot « {w} » donne un ton commercial : remplacez-le par un fait chiffré.")
-    m.superlatives = sorted({match.group(0).lower() for match in SUPERLATIVE_RE.finditer(draft)})
-    for w in m.superlatives:
+    forbidden = [w for w in data.forbidden_words if w.strip() and _contains(draft, w)]
+    for w in forbidden:
+        m.fault(
+            f"Retirez le mot interdit « {w} » et gardez une formulation neutre.", "tone", _w("forbidden_cost")
+        )
+    promotional = {match.group(0).lower() for match in _PROMO_RE.finditer(draft)} - {
+        w.lower() for w in forbidden
+    }
+    for w in sorted(promotional):
+        m.fault(f"Le mot « {w} » donne un ton commercial : remplacez-le par un fait chiffré.", "tone")
+    superlatives = sorted({match.group(0).lower() for match in SUPERLATIVE_RE.finditer(draft)})
+    m.lost["tone"] += bool(superlatives)  # one point whatever their number
+    for w in superlatives:
         m.remarks.append(
             f"Le superlatif « {w} » n'est pas neutre : donnez plutôt le chiffre qui le justifie."
         )
-    m.exclamations = draft.count("!")
-    if m.exclamations:
-        m.remarks.append("Retirez les points d'exclamation : le ton doit rester factuel.")
+    if draft.count("!"):
+        m.fault(
+            "Retirez les points d'exclamation : le ton doit rester factuel.",
+            "tone",
+            min(draft.count("!"), int(lexicon.weight("write_scale.exclamation_cap"))),
+        )
 
 
 def _form(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """Mandatory mentions, word count, doubled words, unpaired signs."""
     draft = data.draft
-    m.missing_mentions = [x for x in data.mandatory_mentions if x.strip() and x not in draft]
-    for x in m.missing_mentions:
-        m.remarks.append(f"Mentionnez explicitement « {x} », par exemple dans la synthèse.")
-    m.words = count_words(draft)
-    m.out_of_range = not data.min_words <= m.words <= data.max_words
-    if m.out_of_range:
-        m.remarks.append(
-            f"Le texte compte {m.words} mots ; visez entre {data.min_words} et {data.max_words} mots."
-        )
-    m.typos = sorted(
+    for x in data.mandatory_mentions:
+        if x.strip() and x not in draft:
+            m.fault(f"Mentionnez explicitement « {x} », par exemple dans la synthèse.")
+    words = count_words(draft)
+    if not data.min_words <= words <= data.max_words:
+        m.fault(f"Le texte compte {words} mots ; visez entre {data.min_words} et {data.max_words} mots.")
+    for typo in sorted(
         {match.group(0) for match in _DOUBLED_RE.finditer(draft) if not match.group(1).isdigit()}
-    )
-    for typo in m.typos:
-        m.remarks.append(f"Mot répété « {typo} » : supprimez le doublon.")
+    ):
+        m.fault(f"Mot répété « {typo} » : supprimez le doublon.")
     for opening, closing in (("(", ")"), ("[", "]"), ("«", "»")):
         if draft.count(opening) != draft.count(closing):
-            m.typos.append(opening + closing)
-            m.remarks.append(
-                f"Les signes {opening} et {closing} ne sont pas appariés : fermez chaque ouverture."
-            )
+            m.fault(f"Les signes {opening} et {closing} ne sont pas appariés : fermez chaque ouverture.")
 
 
 def _structure(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """The dossier's shape: a section per axis, the ledger, the recommendation."""
     key_points = sections.get(KEY_POINTS_SECTION, "")
-    headings = {line[3:].strip() for line in key_points.splitlines() if line.startswith("### ")}
+    headings = {
+        line.removeprefix("###").strip() for line in key_points.splitlines() if line.startswith("### ")
+    }
     for axis in data.axes:
         if axis not in headings:
-            m.structure_problems.append(axis)
-            m.remarks.append(f"Ajoutez la section « ### {axis} » sous Points clés, avec ses faits sourcés.")
+            m.fault(f"Ajoutez la section « ### {axis} » sous Points clés, avec ses faits sourcés.")
     if data.axes and not headings:
-        m.structure_problems.append("flat")
-        m.remarks.append("Les points clés forment une liste plate : regroupez-les par axe de la demande.")
+        m.fault("Les points clés forment une liste plate : regroupez-les par axe de la demande.")
     if data.contradictions and not ledger_entries(sections.get(LEDGER_SECTION, "")):
-        m.structure_problems.append("ledger")
-        m.remarks.append(
+        m.fault(
             f"Les analystes ont relevé {data.contradictions} contradiction(s) : dites, pour chacune, "
-            "la source retenue, la source écartée et pourquoi."
+            "la source retenue, la source écartée et pourquoi.",
         )
     advice = sections.get(RECOMMENDATION_SECTION, "").strip()
     if not advice or advice == EMPTY_RECOMMENDATION:
-        m.structure_problems.append("recommendation")
-        m.remarks.append("Formulez une recommandation qui découle des chiffres retenus, avec leurs sources.")
+        m.fault("Formulez une recommandation qui découle des chiffres retenus, avec leurs sources.")
 
 
-def _clamp(value: int) -> int:
-    return max(1, min(5, value))
-
-
-def _ratio_score(ratio: float, steps: tuple[float, float, float]) -> int:
-    high, mid, low = steps
-    if ratio >= high:
-        return 5
-    if ratio >= mid:
-        return 4
-    if ratio >= low:
-        return 3
-    return 2 if ratio > 0 else 1
-
-
-def scores(m: Measures, data: CriticInput) -> dict[str, int]:
-    synthesis_off = not SYNTHESIS_MIN <= m.synthesis_sentences <= SYNTHESIS_MAX
-    clarity = _clamp(5 - len(m.long_sentences) - len(m.duplicates) - synthesis_off)
-    concreteness = _ratio_score(m.bullets_with_figures / m.bullets, (0.5, 0.35, 0.2)) if m.bullets else 1
-    citations = _ratio_score(m.bullets_cited / m.bullets, (1.0, 0.9, 0.7)) if m.bullets else 1
-    if m.orphans:
-        citations = min(citations, 2)
-    tone = _clamp(
-        5 - 2 * len(m.forbidden) - len(m.promotional) - bool(m.superlatives) - min(m.exclamations, 2)
+def _grade(ratio: float, kind: str) -> int:
+    """5 from the ``{kind}_5`` share, 4 and 3 from the next cut-offs, 2 above nothing, 1 for nothing."""
+    return (
+        TOP - sum(ratio < lexicon.weight(f"write_critic.{kind}_{g}") for g in ("5", "4", "3")) - (ratio <= 0)
     )
-    correctness = _clamp(
-        5
-        - len(m.section_problems)
-        - len(m.structure_problems)
-        - len(m.missing_mentions)
-        - m.out_of_range
-        - len(m.typos)
-    )
-    return {
-        "clarity": clarity,
-        "concreteness": concreteness,
-        "citations": citations,
-        "tone": tone,
-        "correctness": correctness,
-    }
 
 
-# Aliases: French criterion names (the seed's grid) map to the same proxies.
-_ALIASES = {
-    "clarte": "clarity",
-    "clarté": "clarity",
-    "concret": "concreteness",
-    "citation": "citations",
-    "sources": "citations",
-    "ton": "tone",
-    "correction": "correctness",
-    "exactitude": "correctness",
-}
+def scores(m: Measures) -> dict[str, int]:
+    out = {c: clamp(TOP - m.lost[c]) for c in ("clarity", "tone", "correctness")}
+    out["concreteness"] = _grade(m.with_figures / m.bullets, "concrete") if m.bullets else 1
+    out["citations"] = _grade(m.cited / m.bullets, "cited") if m.bullets else 1
+    if m.orphans:  # a number that resolves to no source is worse than a missing one
+        out["citations"] = min(out["citations"], _w("orphan_cap"))
+    return out
 
 
 def criticise(data: CriticInput, criteria: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The evaluation dict for ``evaluation_schema(criteria)``: one int per criterion + remarks."""
-    m = measure(data)
-    proxy = scores(m, data)
+    """The evaluation dict for ``evaluation_schema(criteria)``: one int per criterion + remarks;
+    a criterion with another name gets the mean of the five (rounded down)."""
+    m = Measures()
+    sections = split_sections(data.draft)
+    for check in (_sentences, _sections, _structure, _key_points, _citations, _tone, _form):
+        check(data, sections, m)  # in the order their remarks are given to the reviser
+    proxy = scores(m)
     generic = sum(proxy.values()) // len(proxy)
     out: dict[str, Any] = {}
     for name in criteria if criteria is not None else data.criteria:
-        key = _ALIASES.get(name.lower(), name.lower())
-        out[name] = proxy.get(key, generic)
-    out["remarks"] = list(dict.fromkeys(m.remarks))[:12]
+        out[name] = proxy.get(_ALIASES.get(name.lower(), name.lower()), generic)
+    out["remarks"] = list(dict.fromkeys(m.remarks))[: _w("max_remarks")]
     return out

@@ -1,13 +1,6 @@
-"""Offline reviser: applies the arbiter's instructions mechanically, on the dossier's structure.
-
-Whatever the instructions say, the grid rules are re-applied in this order: forbidden words and
-exclamation marks out of every text, key points phrased with a superlative dropped (one stays),
-repeated key points once, sentences over the limit cut at a comma or conjunction, the synthesis
-brought back to three to five sentences, missing mandatory mentions added to the synthesis, then
-trimmed or extended to the word range (measured on the rendered text, as the arbiter measures it).
-Forbidden words and mentions quoted in the instructions (« … ») are handled even when the payload
-lists do not carry them. Citations are kept as they are (code has already checked them).
-"""
+"""Offline reviser: re-applies every grid rule to the dossier's structure whatever the arbiter's
+instructions say (forbidden words and mentions quoted « … » in them included); citations are kept
+as they are (code has already checked them). The order of the rules: docs/offline-engine.md."""
 
 from __future__ import annotations
 
@@ -21,18 +14,19 @@ from veille.dossier import (
     CitedText,
     Dossier,
     KeyPoint,
+    LedgerEntry,
     render_body,
 )
+from veille.offline import lexicon
 from veille.offline.figures import extract_figures
 from veille.offline.markdown import count_words, fit_clauses, sentence_words
 from veille.offline.text import SUPERLATIVE_RE
+from veille.offline.writer import SENTENCE_RE, periods, source_sentence
 from veille.roles.reviser import ReviserInput
-from veille.roles.writer import SourceRef
 
 __all__ = ["revise"]
 
 _QUOTED_RE = re.compile(r"«\s*(.+?)\s*»")
-_SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 _FILLERS = (
     "Les points clés ci-dessous sont tirés des documents cités.",
     "Les incertitudes restantes sont listées dans une section dédiée.",
@@ -41,13 +35,9 @@ _FILLERS = (
 
 
 def _quoted(instructions: Sequence[str], marker: str) -> list[str]:
-    out = []
-    for text in instructions:
-        if marker in text.lower():
-            match = _QUOTED_RE.search(text)
-            if match:
-                out.append(match.group(1))
-    return out
+    """What the instructions carrying ``marker`` quote first (« … »)."""
+    matches = (_QUOTED_RE.search(text) for text in instructions if marker in text.lower())
+    return [match.group(1) for match in matches if match]
 
 
 def _drop_words(text: str, words: Sequence[str]) -> str:
@@ -64,32 +54,25 @@ def _drop_words(text: str, words: Sequence[str]) -> str:
 def _fit(text: str, limit: int) -> str:
     """Each sentence within ``limit`` words where it can be cut between clauses (a semicolon);
     else kept whole: an over-long sentence costs a critic's remark, a cut one misquotes a source."""
-    parts = [
-        p
-        for s in _SENTENCE_RE.split(text.strip())
-        if s.strip()
-        for p in fit_clauses(s.strip(), limit) or [s.strip()]
-    ]
-    return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
+    sentences = [s.strip() for s in SENTENCE_RE.split(text.strip()) if s.strip()]
+    return periods(p for s in sentences for p in fit_clauses(s, limit) or [s])
 
 
 def _value(point: KeyPoint, mentions: Sequence[str]) -> float:
-    return min(len(extract_figures(point.text)), 3) + sum(1 for m in mentions if m in point.text)
+    figures = min(len(extract_figures(point.text)), lexicon.weight("write_points.figures_cap"))
+    return figures + sum(1 for m in mentions if m in point.text)
 
 
 def _synthesis(items: Sequence[CitedText], limit: int) -> list[CitedText]:
     """One item per sentence (citations on the item's last sentence), three to five of them."""
     out: list[CitedText] = []
     for item in items:
-        sentences = [s for s in _SENTENCE_RE.split(_fit(item.text, limit)) if s.strip()]
+        sentences = [s for s in SENTENCE_RE.split(_fit(item.text, limit)) if s.strip()]
         for n, sentence in enumerate(sentences):
             last = n == len(sentences) - 1
             out.append(CitedText(text=sentence, citations=list(item.citations) if last else []))
     out = out[:SYNTHESIS_MAX]
-    for filler in _FILLERS:
-        if len(out) >= SYNTHESIS_MIN:
-            break
-        out.append(CitedText(text=filler))
+    out += [CitedText(text=filler) for filler in _FILLERS[: max(SYNTHESIS_MIN - len(out), 0)]]
     return out
 
 
@@ -100,22 +83,15 @@ def _sections(draft: Dossier, clean: Sequence[str], limit: int) -> list[AxisSect
         points = []
         for p in section.points:
             text = _fit(_drop_words(p.text, clean), limit)
-            if not text or text.casefold() in seen:
-                continue
-            seen.add(text.casefold())
-            points.append(p.model_copy(update={"text": text}))
+            if text and text.casefold() not in seen:
+                seen.add(text.casefold())
+                points.append(p.model_copy(update={"text": text}))
         sections.append(AxisSection(axis=section.axis, points=points))
     # A superlative is not neutral, and cutting it out breaks the sentence: the point goes (one stays).
     plain = [[p for p in s.points if not SUPERLATIVE_RE.search(p.text)] for s in sections]
     if any(plain):
         sections = [AxisSection(axis=s.axis, points=kept) for s, kept in zip(sections, plain, strict=True)]
     return sections
-
-
-def _source_point(source: SourceRef, limit: int) -> KeyPoint:
-    kind = source.source_type.replace("-", " ")
-    text = _fit(f"Document consulté : « {source.title} » ({kind}, {source.date}).", limit)
-    return KeyPoint(text=text, citations=[source.number])
 
 
 def _fit_length(dossier: Dossier, data: ReviserInput, mentions: Sequence[str]) -> Dossier:
@@ -139,7 +115,8 @@ def _fit_length(dossier: Dossier, data: ReviserInput, mentions: Sequence[str]) -
             if words(dossier) >= data.min_words:
                 break
             if str(source.number) not in cited:
-                dossier.sections[0].points.append(_source_point(source, data.max_sentence_words))
+                text = _fit(source_sentence(source), data.max_sentence_words)
+                dossier.sections[0].points.append(KeyPoint(text=text, citations=[source.number]))
     return dossier
 
 
@@ -155,18 +132,14 @@ def revise(data: ReviserInput) -> Dossier:
         out = [i.model_copy(update={"text": _fit(_drop_words(i.text, forbidden), limit)}) for i in items]
         return [i for i in out if i.text]
 
+    def entry(e: LedgerEntry) -> LedgerEntry:
+        reason = _fit(_drop_words(e.reason, forbidden), limit)
+        return e.model_copy(update={"subject": _drop_words(e.subject, forbidden), "reason": reason})
+
     dossier = Dossier(
         synthesis=_synthesis(cited(draft.synthesis), limit),
         sections=_sections(draft, forbidden, limit),
-        contradictions=[
-            e.model_copy(
-                update={
-                    "subject": _drop_words(e.subject, forbidden),
-                    "reason": _fit(_drop_words(e.reason, forbidden), limit),
-                }
-            )
-            for e in draft.contradictions
-        ],
+        contradictions=[entry(e) for e in draft.contradictions],
         uncertainties=cited(draft.uncertainties),
         recommendation=cited(draft.recommendation)
         or [CitedText(text="Le choix reste à instruire à partir des points clés.")],

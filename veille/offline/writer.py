@@ -1,23 +1,11 @@
-"""Offline writer: the dossier's structure from numbered findings.
-
-- synthesis: three or four short sentences (scope and mandatory mentions, the most concrete
-  finding, how contradictions were settled, which option the comparable figures favour);
-- one section per axis: its findings, each with its source numbers; promotional or superlative
-  statements left out, long sentences cut at a comma or conjunction; a finding superseded by a
-  contradiction of its axis is left out of the key points (:mod:`.ledger`), the ledger states it;
-- the ledger: one entry per analyst note, retained and rejected sources, the date/authority reason;
-- uncertainties: open questions, then every missing axis, named in full;
-- the recommendation, extractive and saying so (:mod:`.compare`).
-
-Over the word budget (measured on the rendered text, as the arbiter measures it), the least
-concrete key points go first (every axis keeps its most concrete one). Only numbers present in
-``sources`` are ever written.
-"""
+"""Offline writer: the dossier's structure (synthesis, a section per axis, ledger, uncertainties,
+recommendation) from numbered findings; the rules: docs/offline-engine.md. Only numbers present in
+``sources`` are ever written."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body
@@ -28,13 +16,19 @@ from veille.offline.ledger import Statement, ledger, rejected_units, superseded
 from veille.offline.markdown import cited, count_words, sentence_words
 from veille.offline.sentences import fit_clauses, split_plain
 from veille.offline.text import SUPERLATIVE_RE, language, quote_if_foreign
-from veille.roles.writer import WriterInput
+from veille.roles.writer import SourceRef, WriterInput
 
-__all__ = ["quote_foreign", "scope_sentence", "write"]
+__all__ = ["SENTENCE_RE", "periods", "quote_foreign", "scope_sentence", "source_sentence", "write"]
 
 _CITE_RE = re.compile(r"\s*\[(\d+)\]")
-_SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
+SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 MISSING_AXIS = "Axe non couvert (analyse en échec) : "  # the form the report code looks for
+_PROMO_RE = lexicon.pattern("promotional")  # the grid's one list, the critic's and the judge's too
+_MONTH = len("YYYY-MM")  # an ISO date's month, as figures.date_key gives it
+
+
+def _w(key: str) -> float:
+    return lexicon.weight(f"write_writer.{key}")
 
 
 @dataclass
@@ -53,34 +47,38 @@ class _Point:
 def _clean(text: str, valid: set[int]) -> tuple[str, list[int]]:
     """Text without citation markers, and the valid numbers it cited (in order)."""
     numbers = [int(n) for n in _CITE_RE.findall(text) if int(n) in valid]
-    stripped = _CITE_RE.sub("", text)
-    stripped = re.sub(r"\s+([.,])", r"\1", stripped).strip()  # French keeps the space before : ; ! ?
-    return stripped, list(dict.fromkeys(numbers))
+    # French keeps the space before : ; ! ?
+    return re.sub(r"\s+([.,])", r"\1", _CITE_RE.sub("", text)).strip(), list(dict.fromkeys(numbers))
 
 
-def _fit(text: str, limit: int) -> str:
-    """Every sentence of ``text`` within ``limit`` words, cut between clauses only, each ending
-    with a period; "" when a sentence cannot be cut so (a piece of a sentence is never quoted)."""
-    parts: list[str] = []
-    for sentence in split_plain(text.strip()):
-        fitted = fit_clauses(sentence, limit)
-        if fitted is None:
-            return ""
-        parts += fitted
+def periods(parts: Iterable[str]) -> str:
+    """The parts as one paragraph, each ending with its own mark or a period."""
     return " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in parts)
 
 
+def source_sentence(source: SourceRef) -> str:
+    """A key point naming a source itself, when no finding can stand for it."""
+    return f"Document consulté : « {source.title} » ({source.source_type.replace('-', ' ')}, {source.date})."
+
+
+def _fit(text: str, limit: int) -> str:
+    """Every sentence of ``text`` within ``limit`` words, cut between clauses only; "" when a
+    sentence cannot be cut so (a piece of a sentence is never quoted)."""
+    fitted = [fit_clauses(sentence, limit) for sentence in split_plain(text.strip())]
+    return "" if None in fitted else periods(p for parts in fitted for p in parts or ())
+
+
 def quote_foreign(text: str, request_lang: str) -> str:
-    """Each sentence of ``text`` in another language than the request's shown as a quote in its
-    language, « … » (en), never as a sentence of the report (:func:`quote_if_foreign`); a leading
-    « Subject — » stays outside the quote; "" when a sentence's language cannot be named. Under an English request nothing is quoted: the report's
-    own sentences are French whatever the request."""
+    """Under a French request, each sentence of ``text`` in another language shown as a quote in its
+    language, « … » (en) (:func:`quote_if_foreign`), a leading « Subject — » outside the quote; ""
+    when a sentence's language cannot be named. Under an English request nothing is quoted: the
+    report's own sentences are French whatever the request."""
     if request_lang != "fr":
         return text
     out = []
     for sentence in split_plain(text.strip()):
         head, sep, rest = sentence.partition(" — ")
-        if not sep or len(head.split()) > 4:
+        if not sep or len(head.split()) > _w("subject_words"):
             head, sep, rest = "", "", sentence
         quoted = quote_if_foreign(rest.rstrip(" ."), request_lang) if "«" not in rest else rest
         if not quoted:
@@ -90,10 +88,16 @@ def quote_foreign(text: str, request_lang: str) -> str:
 
 
 def _join(items: Sequence[str]) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " et " + items[-1]
+    return f"{', '.join(items[:-1])} et {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n <= 1 else f"{n} {noun}s"
+
+
+def _options(data: WriterInput) -> list[str]:
+    """What the request compares: its terms, else its mandatory mentions (older inputs)."""
+    return [o for o in data.options if o.strip()] or [m for m in data.mandatory_mentions if m.strip()]
 
 
 def _value(text: str, mentions: Sequence[str], written: str = "") -> float:
@@ -104,19 +108,16 @@ def _value(text: str, mentions: Sequence[str], written: str = "") -> float:
     measured = [
         f
         for f in extract_figures(text)
-        if figure_unit(f) and not is_year(f) and (f not in dates or date_key(f) > written[:7])
+        if figure_unit(f) and not is_year(f) and (f not in dates or date_key(f) > written[:_MONTH])
     ]
-    return min(len(measured), 3) + (1.5 if named >= 2 else 0.0)
+    figures = min(len(measured), lexicon.weight("write_points.figures_cap"))
+    return figures + (lexicon.weight("write_points.options_bonus") if named >= 2 else 0.0)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n <= 1 else f"{n} {noun}s"
-
-
-def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Point]:
+def _points(data: WriterInput, axes: Sequence[str], valid: set[int], lang: str) -> list[_Point]:
     """One point per distinct statement (two branches' twins merged), in axis order."""
     points: list[_Point] = []
-    lang = language(f"{data.request_title} {data.request}") or "fr"
+    options = _options(data)
     dates = {s.number: s.date for s in data.sources}
     seen: dict[str, _Point] = {}
     ranks: dict[str, int] = {}
@@ -125,40 +126,26 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int]) -> list[_Po
     ):
         text, inline = _clean(finding.statement, valid)
         numbers = list(dict.fromkeys([*inline, *(n for n in finding.sources if n in valid)]))
-        if (
-            not numbers
-            or not text
-            or lexicon.pattern("promotional").search(text)
-            or SUPERLATIVE_RE.search(text)
-        ):
+        if not numbers or not text or _PROMO_RE.search(text) or SUPERLATIVE_RE.search(text):
             continue  # a fact without a valid source, promotional or superlative, is not written
-        key = text.casefold()
-        if key in seen:
-            twin = seen[key]
-            twin.numbers = list(dict.fromkeys([*twin.numbers, *numbers]))
+        if (key := text.casefold()) in seen:
+            seen[key].numbers = list(dict.fromkeys([*seen[key].numbers, *numbers]))
             continue
         rank = ranks.get(finding.subtask_id, 0)
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
-        value = _value(text, _options(data), written)
-        fitted = _fit(text, data.max_sentence_words)
-        if not fitted:
-            continue  # too long to cut between clauses: left out rather than cut
-        shown = quote_foreign(fitted, lang)
-        if not shown:
-            continue
-        point = _Point(shown, numbers, finding.subtask_id, rank, value)
-        seen[key] = point
-        points.append(point)
+        # too long to cut between clauses, or in a language that cannot be named: left out
+        if shown := quote_foreign(_fit(text, data.max_sentence_words), lang):
+            seen[key] = _Point(shown, numbers, finding.subtask_id, rank, _value(text, options, written))
+            points.append(seen[key])
     return points
 
 
 def scope_sentence(data: WriterInput, cited: int) -> str:
     """The synthesis's first sentence; ``cited``: the sources the dossier cites (its bibliography)."""
     mentions = _options(data)
-    scope = (
-        f"en {_count(len(data.axes) or len(data.questions), 'volet')}, à partir de {_count(cited, 'source')}"
-    )
+    volets = _count(len(data.axes) or len(data.questions), "volet")
+    scope = f"en {volets}, à partir de {_count(cited, 'source')}"
     first = f"Ce dossier compare {_join(mentions)} {scope}."
     if not mentions or sentence_words(first) > data.max_sentence_words:
         first = f"Ce dossier traite la demande {scope}."
@@ -173,49 +160,44 @@ def _synthesis(
         n for e in entries for n in (*e.retained, *e.rejected)
     }
     out = [CitedText(text=scope_sentence(data, len(numbers)))]
-    candidates = sorted(
+    room = limit - _w("synthesis_margin")  # for « À retenir : »
+    best = min(
         (
             p
             for p in points
-            if p.value > 0 and sentence_words(p.text) <= limit - 3 and len(_SENTENCE_RE.split(p.text)) == 1
+            if p.value > 0 and sentence_words(p.text) <= room and not SENTENCE_RE.search(p.text)
         ),
         key=lambda p: (-p.value, sentence_words(p.text), p.axis, p.rank),
+        default=None,
     )
-    if candidates:  # introduced, so the synthesis does not repeat the key point word for word
-        best = candidates[0]
+    if best:  # introduced, so the synthesis does not repeat the key point word for word
         out.append(CitedText(text=f"À retenir : {best.text}", citations=list(best.numbers)))
     else:
         out.append(
             CitedText(text="Les points clés ci-dessous reprennent les faits vérifiables des documents.")
         )
-    if entries:
-        n = len(entries)
-        what = (
-            "Une divergence entre sources est tranchée"
-            if n == 1
-            else f"{n} divergences entre sources sont tranchées"
-        )
-        out.append(CitedText(text=f"{what} selon la date et la fiabilité des sources."))
+    if len(entries) == 1:
+        settled = "Une divergence entre sources est tranchée selon la date et la fiabilité des sources."
+    elif entries:
+        settled = f"{len(entries)} divergences entre sources sont tranchées selon la date et la fiabilité des sources."
     elif data.open_questions or data.missing_axes:
-        out.append(CitedText(text="Les points encore ouverts sont listés dans une section dédiée."))
+        settled = "Les points encore ouverts sont listés dans une section dédiée."
     else:
-        out.append(CitedText(text="Aucune divergence entre sources n'a été relevée."))
+        settled = "Aucune divergence entre sources n'a été relevée."
+    out.append(CitedText(text=settled))
     if leads:
         option, n = max(leads.items(), key=lambda kv: (kv[1], -list(leads).index(kv[0])))
-        total = sum(leads.values())
-        sentence = f"Sur les chiffres comparables, {option} ressort sur {n} comparaison(s) sur {total}."
+        sentence = f"Sur les chiffres comparables, {option} ressort sur {n} comparaison(s) sur {sum(leads.values())}."
         if sentence_words(sentence) <= limit:
             out.append(CitedText(text=sentence))
     return out
 
 
-def _uncertain(data: WriterInput, valid: set[int]) -> list[CitedText]:
-    lang = language(f"{data.request_title} {data.request}") or "fr"
+def _uncertain(data: WriterInput, valid: set[int], lang: str) -> list[CitedText]:
     out = []
     for question in data.open_questions:
         text, numbers = _clean(question, valid)
-        fitted = quote_foreign(_fit(text, data.max_sentence_words), lang) if text else ""
-        if fitted:
+        if fitted := quote_foreign(_fit(text, data.max_sentence_words), lang) if text else "":
             out.append(CitedText(text=fitted, citations=numbers))
     out += [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in data.missing_axes]
     return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
@@ -225,16 +207,10 @@ def _fallback(data: WriterInput, axes: Sequence[str]) -> list[_Point]:
     """No finding survived: the sources themselves (cited), so the key points stay sourced."""
     out = []
     for source in sorted(data.sources, key=lambda x: x.number):
-        kind = source.source_type.replace("-", " ")
-        text = f"Document consulté : « {source.title} » ({kind}, {source.date})."
+        text = source_sentence(source)
         text = _fit(text, data.max_sentence_words) or text  # our own sentence: whole rather than none
         out.append(_Point(text, [source.number], axes[0], source.number, 0.0, pinned=True))
     return out if axes else []
-
-
-def _options(data: WriterInput) -> list[str]:
-    """What the request compares: its terms, else its mandatory mentions (older inputs)."""
-    return [o for o in data.options if o.strip()] or [m for m in data.mandatory_mentions if m.strip()]
 
 
 def write(data: WriterInput) -> Dossier:
@@ -242,22 +218,21 @@ def write(data: WriterInput) -> Dossier:
     titles = data.axes or {sid: sid for sid in data.questions}
     axes = list(titles)
     options = _options(data)
-    points = _points(data, axes, valid)
-    entries = ledger(
-        data.contradictions, data.sources, [p.statement() for p in points], options, data.max_sentence_words
-    )
-    gone = superseded([p.statement() for p in points], data.contradictions, entries, options)
+    lang = language(f"{data.request_title} {data.request}") or "fr"
+    points = _points(data, axes, valid, lang)
+    statements = [p.statement() for p in points]
+    entries = ledger(data.contradictions, data.sources, statements, options, data.max_sentence_words)
+    gone = superseded(statements, data.contradictions, entries, options)
     points = [p for i, p in enumerate(points) if i not in gone] or _fallback(data, axes)
     for axis in axes:  # each axis keeps its most concrete point
-        own = [p for p in points if p.axis == axis]
-        if own:
+        if own := [p for p in points if p.axis == axis]:
             max(own, key=lambda p: (p.value, -p.rank)).pinned = True
     retained = {n for e in entries for n in e.retained}
     for p in points:  # a point of a retained source states what a contradiction settled
-        p.value += 1.0 if set(p.numbers) & retained else 0.0
+        p.value += lexicon.weight("write_points.retained_bonus") if set(p.numbers) & retained else 0.0
     advice, leads = recommendation([p.statement() for p in points], options, titles, rejected_units(entries))
     synthesis = _synthesis(data, points, entries, leads)
-    uncertain = _uncertain(data, valid)
+    uncertain = _uncertain(data, valid, lang)
 
     def dossier_for(kept: Sequence[_Point]) -> Dossier:
         sections = [
@@ -269,23 +244,18 @@ def write(data: WriterInput) -> Dossier:
         return Dossier(synthesis=synthesis, sections=sections, contradictions=entries,
                        uncertainties=uncertain, recommendation=advice)  # fmt: skip
 
+    def too_long() -> bool:  # measured on the rendered text, as the arbiter measures it
+        return count_words(render_body(dossier_for(kept), titles)) > data.max_words
+
     kept = list(points)
-    dossier = dossier_for(kept)
     # Over the word budget: the axis with the most points loses its least concrete one.
-    while count_words(render_body(dossier, titles)) > data.max_words:
-        droppable = [p for p in kept if not p.pinned]
-        if not droppable:
-            break
+    while too_long() and (droppable := [p for p in kept if not p.pinned]):
         sizes = {p.axis: sum(1 for k in kept if k.axis == p.axis) for p in droppable}
         kept.remove(min(droppable, key=lambda p: (-sizes[p.axis], p.value, -p.rank, p.axis)))
-        dossier = dossier_for(kept)
     # Still too long (few, very long findings): open questions go from the end, missing axes stay.
-    while (
-        count_words(render_body(dossier, titles)) > data.max_words
-        and len(uncertain) > len(data.missing_axes) + 1
-    ):
+    while too_long() and len(uncertain) > len(data.missing_axes) + 1:
         uncertain.pop(len(uncertain) - len(data.missing_axes) - 1)
-        dossier = dossier_for(kept)
     # The scope sentence counts the sources this dossier cites: the bibliography lists those only.
-    synthesis[0] = CitedText(text=scope_sentence(data, len(set(cited(render_body(dossier, titles))))))
+    listed = set(cited(render_body(dossier_for(kept), titles)))
+    synthesis[0] = CitedText(text=scope_sentence(data, len(listed)))
     return dossier_for(kept)
