@@ -139,11 +139,12 @@ def test_hallucinated_ids_never_reach_an_analyst_or_the_report(corpus: Path, war
     cited = {i for st in findings.values() for f in st["findings"] for i in f["doc_ids"]}
     assert "doc-07" not in cited and "doc-41" not in cited
     assert "doc-07" not in {s["id"] for s in read_json(run_dir / "sources.json")}
-    # doc-07 (the canteen menu) shares nothing with the request: excluded, with its reason.
+    # doc-07 (the canteen menu) shares nothing with the request: excluded, with its reason and
+    # its text's score (issue 23, item 2).
     assert saved["excluded"] == ["doc-07"]
-    assert saved["exclusions"] == [
-        {"id": "doc-07", "reason": "planner_excluded", "detail": "aucun lien lexical avec la demande"}
-    ]
+    [menu] = saved["exclusions"]
+    assert menu["id"] == "doc-07" and menu["reason"] == "planner_excluded"
+    assert menu["detail"] == "aucun lien lexical avec la demande ; texte : 0,00 du score typique du corpus"
     assert "plan.suspicious_exclusion" not in codes
 
 

@@ -23,9 +23,9 @@ BODIES = {
     "doc-03": "Zorblax face à Quimby : " + FIELD.format(n=90) * 2,
     "doc-04": "Quimby, exploitation : " + FIELD.format(n=70) * 2,
     "doc-05": "Zorblax 2.1 corrige la faille de sécurité signalée ; correctif à appliquer.",
-    "doc-06": "Menu de la semaine : gratin, poisson pané, compote et yaourt à la vanille. " * 4,
-    "doc-07": "Le café Zorblax ouvre rue des Lilas : viennoiseries, tartines et chocolat chaud. " * 4,
-    "doc-08": "Calendrier de distribution des nouveaux badges du bâtiment B, étage par étage. " * 4,
+    "doc-06": "Menu de la semaine : gratin, poisson pané, compote et yaourt à la vanille. " * 8,
+    "doc-07": "Le café Zorblax ouvre rue des Lilas : viennoiseries, tartines et chocolat chaud. " * 8,
+    "doc-08": "Calendrier de distribution des nouveaux badges du bâtiment B, étage par étage. " * 8,
 }
 TITLES = {
     "doc-01": "Zorblax : essais",
@@ -68,6 +68,29 @@ def test_the_measure_separates_the_field_from_menus_homonyms_and_notices() -> No
     assert {i for i in BODIES if text.off_topic(i)} == OFF_TOPIC
     assert {i for i in BODIES if text.relevant(i)} >= {"doc-01", "doc-02", "doc-03", "doc-04"}
     assert not text.off_topic("doc-05")  # a short fix note uses few of the field's words: kept
+
+
+def test_a_one_line_note_without_the_field_words_is_never_called_off_topic() -> None:
+    bodies = {**BODIES, "doc-09": "Zorblax 3.0 est sortie."}
+    catalogue = [*CATALOGUE, entry("doc-09", "Zorblax 3.0")]
+    text = measure("Zorblax ou Quimby ?", REQUEST, TERMS, catalogue, bodies)
+    assert text.shares["doc-09"] < text.off_topic_share_with_term  # no word of the field...
+    assert not text.off_topic("doc-09")  # ...but no room for one: left to the planner
+
+
+def test_no_measure_when_most_term_naming_documents_use_none_of_the_words() -> None:
+    # One-line notes naming the products in other words: a reference taken from the one that
+    # scores would call the others off topic; nothing is measured instead.
+    notes = [
+        "Zorblax, réunion de lundi.",
+        "Zorblax chez Alpha.",
+        "Zorblax : appel reporté.",
+        "Bilan Zorblax.",
+    ]
+    bodies = {f"doc-0{n}": note for n, note in enumerate(notes, 2)}
+    bodies["doc-01"] = "Zorblax : le débit mesuré au banc et la latence sous charge. " * 10
+    catalogue = [entry(i, i) for i in bodies]
+    assert measure("Zorblax ou Quimby ?", REQUEST, TERMS, catalogue, bodies).shares == {}
 
 
 def test_the_measure_is_relative_to_the_corpus_not_to_its_order_or_its_size() -> None:

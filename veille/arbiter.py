@@ -21,12 +21,13 @@ from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN
 from veille.grid import Grid
 from veille.textstats import (
     MODEL_SECTIONS,
+    SENTENCE_START_WORDS,
     SOURCES_HEADING,
     count_words,
+    long_sentences,
     section_order,
     sentences,
     split_sections,
-    words,
 )
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
     "scores_of",
 ]
 
-SENTENCE_START_WORDS = 8  # how much of a long sentence the instruction quotes
 _LISTED = ", ".join(f"## {name}" for name in MODEL_SECTIONS)
 
 
@@ -56,17 +56,6 @@ def scores_of(evaluation: Mapping[str, Any], criteria: Sequence[str]) -> dict[st
     for name in criteria:
         value = evaluation.get(name, 0)
         out[name] = value if isinstance(value, int) and not isinstance(value, bool) else 0
-    return out
-
-
-def long_sentences(text: str, max_words: int) -> list[tuple[int, str]]:
-    """(word count, start of the sentence) for each sentence over ``max_words``."""
-    out = []
-    for sentence in sentences(text):
-        n = len(words(sentence))
-        if n > max_words:
-            start = " ".join(sentence.split()[:SENTENCE_START_WORDS])
-            out.append((n, start))
     return out
 
 

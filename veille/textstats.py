@@ -10,9 +10,11 @@ from veille.dossier import DOSSIER_SECTIONS, UNCERTAIN_SECTION
 
 __all__ = [
     "MODEL_SECTIONS",
+    "SENTENCE_START_WORDS",
     "SOURCES_HEADING",
     "UNCERTAIN_SECTION",
     "count_words",
+    "long_sentences",
     "section_order",
     "sentences",
     "split_sections",
@@ -21,6 +23,7 @@ __all__ = [
 
 MODEL_SECTIONS = DOSSIER_SECTIONS  # the sections code renders, in order (veille.dossier)
 SOURCES_HEADING = "Sources"
+SENTENCE_START_WORDS = 8  # how much of a long sentence the arbiter's instruction quotes
 
 # A word keeps its elisions and hyphens ("l'article", "c'est-à-dire" count once): \w+ alone would
 # count French elisions twice and make the 25-word sentence rule stricter than intended.
@@ -77,3 +80,14 @@ def split_sections(markdown: str) -> dict[str, str]:
 def section_order(markdown: str) -> list[str]:
     """Level-2 headings in order of appearance."""
     return [m.group(1).strip() for m in re.finditer(r"^##\s+(.+?)\s*#*\s*$", markdown, flags=re.MULTILINE)]
+
+
+def long_sentences(text: str, max_words: int) -> list[tuple[int, str]]:
+    """(word count, start of the sentence) for each sentence over ``max_words`` (the arbiter's
+    rule, shared with the offline critic)."""
+    out = []
+    for sentence in sentences(text):
+        n = len(words(sentence))
+        if n > max_words:
+            out.append((n, " ".join(sentence.split()[:SENTENCE_START_WORDS])))
+    return out

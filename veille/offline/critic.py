@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from veille.arbiter import SENTENCE_START_WORDS, long_sentences
 from veille.dossier import (
     EMPTY_RECOMMENDATION,
     KEY_POINTS_SECTION,
@@ -24,7 +23,15 @@ from veille.offline.figures import extract_figures
 from veille.offline.markdown import bullets, ends_with_citation, sentence_words
 from veille.offline.text import SUPERLATIVE_RE
 from veille.roles.critic import CriticInput
-from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections
+from veille.textstats import (
+    MODEL_SECTIONS,
+    SENTENCE_START_WORDS,
+    count_words,
+    long_sentences,
+    section_order,
+    sentences,
+    split_sections,
+)
 
 __all__ = ["TOP", "clamp", "criticise"]
 

@@ -123,9 +123,8 @@ class Relevance:
             parts.append("cite " + ", ".join(f"« {t} »" for t in self.terms))
         if self.words:
             parts.append("vocabulaire de la demande : " + ", ".join(self.words[:5]))
-        if self.text_note:
-            parts.append(self.text_note)
-        return " ; ".join(parts) or "aucun lien lexical avec la demande"
+        parts = parts or ["aucun lien lexical avec la demande"]
+        return " ; ".join([*parts, self.text_note] if self.text_note else parts)
 
 
 def _entry_text(entry: CatalogueEntry) -> str:

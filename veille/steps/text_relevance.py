@@ -19,8 +19,11 @@ the corpus's own typical score is compared with the shares in ``veille/data/cove
   documents naming a term (veille.steps.plan): homonyms are written with the request's words, so
   one exclusion is a judgment a lexical measure cannot overrule, many are a broken plan.
 
-Without topic words (a request made only of product names) or when no document scores, nothing is
-measured and the planner's choices stand (the title-level checks of veille.steps.coverage remain).
+Nothing is measured, and the planner's choices stand (the title-level checks of
+veille.steps.coverage remain), when no word of the request or the field occurs in the corpus, or
+when fewer than ``min_scored_share`` of the documents naming a term score at all: the words then do
+not describe what those documents say (short notes, another vocabulary), and a share of a
+reference taken from the few that do would call the others off topic.
 """
 
 from __future__ import annotations
@@ -73,13 +76,17 @@ class TextRelevance(BaseModel):
 
     shares: dict[str, float] = Field(default_factory=dict)
     terms: dict[str, list[str]] = Field(default_factory=dict)
+    words: dict[str, int] = Field(default_factory=dict)  # content words measured per document
+    min_words_to_judge: float = Field(default_factory=lambda: setting("min_words_to_judge"))
     off_topic_share: float = Field(default_factory=lambda: setting("off_topic_share"))
     off_topic_share_with_term: float = Field(default_factory=lambda: setting("off_topic_share_with_term"))
     relevant_with_term: float = Field(default_factory=lambda: setting("relevant_with_term"))
     relevant_without_term: float = Field(default_factory=lambda: setting("relevant_without_term"))
 
     def off_topic(self, doc_id: str) -> bool:
-        if doc_id not in self.shares:
+        # Absence of the field's words counts only in a text with room for them: a one-line note
+        # (« Tamaris 2.1 est sortie. ») is never called off topic.
+        if doc_id not in self.shares or self.words.get(doc_id, 0) < self.min_words_to_judge:
             return False
         floor = self.off_topic_share_with_term if self.terms.get(doc_id) else self.off_topic_share
         return self.shares[doc_id] < floor
@@ -171,11 +178,15 @@ def measure(
     retriever = bm25s.BM25()
     retriever.index([t or ["\x00"] for t in tokens], show_progress=False)  # bm25s refuses an empty one
     scores = [float(x) for x in retriever.get_scores(query)]
-    naming = [s for s, n in zip(scores, named, strict=True) if n and s > 0]
-    reference = statistics.median(naming or [s for s in scores if s > 0] or [0.0])
+    naming = [s for s, n in zip(scores, named, strict=True) if n]
+    if naming and sum(1 for s in naming if s > 0) < setting("min_scored_share") * len(naming):
+        return TextRelevance()  # the words do not describe what the term-naming documents say
+    positive = [s for s in naming if s > 0] or [s for s in scores if s > 0]
+    reference = statistics.median(positive or [0.0])
     if reference <= 0:
         return TextRelevance()
     return TextRelevance(
         shares={e.id: round(s / reference, 4) for e, s in zip(catalogue, scores, strict=True)},
         terms={e.id: n for e, n in zip(catalogue, named, strict=True) if n},
+        words={e.id: len(t) for e, t in zip(catalogue, tokens, strict=True)},
     )
