@@ -52,10 +52,15 @@ def test_a_dossier_kept_in_another_language_is_not_turned_into_quotations() -> N
     assert mark_quotations(english, "fr") == english
 
 
-def test_under_an_english_request_a_french_quote_in_english_prose_is_marked() -> None:
+DE = "Der Juli-Benchmark hat für Kestrel unter unserer Produktionslast 1 180 Token pro Sekunde gemessen."
+
+
+def test_under_an_english_request_a_german_quote_is_marked_french_never() -> None:
+    # French is code's own language whatever the request (placeholders, the offline engine's
+    # prose: tests/corpora/streaming-en): never marked as a quotation.
     prose = ENGLISH_SENTENCES[:6]
-    marked = mark_quotations([*prose, FR], "en")
-    assert marked[:-1] == prose and marked[-1] == f"« {FR[:-1]} » (fr)."
+    marked = mark_quotations([*prose, DE, FR], "en")
+    assert marked == [*prose, f"« {DE[:-1]} » (de).", FR]
 
 
 def test_sanitize_marks_every_item_and_stays_idempotent() -> None:

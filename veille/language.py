@@ -180,13 +180,15 @@ def mark_quotations(texts: Iterable[str], request: str) -> list[str]:
     words kept verbatim by a model or by code, never presented as the dossier's own sentences.
 
     The dossier's own language is what its prose as a whole is written in (quotations left out):
-    an answer kept in another language (alerted by the seam) is not turned into quotations, and the
-    offline engine's French under an English request stays its own. A sentence is marked only when
+    an answer kept in another language (alerted by the seam) is not turned into quotations. French
+    (:data:`REPORT_LANGUAGE`) is never marked: it is the language code writes its own sentences in
+    whatever the request (placeholders, the dossier rendered by code, the offline engine's prose),
+    so a French sentence may be code's, never provably a quotation. A sentence is marked only when
     identified with confidence (:func:`language`); one already quoted is left as it is."""
     items = list(texts)
     joined = " ".join(t if t.rstrip().endswith(_END) else t + "." for t in items if t.strip())
     own = language(" ".join(_QUOTED_RE.sub(" ", joined).split()))
-    foreign = set(_languages()) - {request, own}
+    foreign = set(_languages()) - {request, own, REPORT_LANGUAGE}
     out = []
     for text in items:
         if not any(c.isalpha() for c in text):

@@ -3,7 +3,8 @@
 A model (the writer quoting a document, an analyst copying its sentence) or code (the dossier
 rendered from the findings) may show a document's sentence verbatim; in another language than the
 request's, it is shown as what it is, a quotation marked with its language, « … » (en) — as the
-offline writer writes it — never as a sentence of the dossier. Applied by
+offline writer writes it — never as a sentence of the dossier (French, code's own language, is
+never marked: :func:`veille.language.mark_quotations`). Applied by
 :func:`veille.steps.write.sanitize_dossier`, which every backend's structure goes through.
 """
 
