@@ -41,8 +41,11 @@ _ANY_JSON = st.recursive(
 )
 
 
-def from_wire_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
-    """Any JSON value valid for ``schema`` (extra object keys included where they are allowed)."""
+def from_wire_schema(
+    schema: dict[str, Any], strings: st.SearchStrategy[str] | None = None
+) -> st.SearchStrategy[Any]:
+    """Any JSON value valid for ``schema`` (extra object keys included where they are allowed).
+    ``strings``: what fills every free string (not an enum), cut to its maxLength; default: any text."""
     unknown = set(schema) - _HANDLED - _ANNOTATIONS
     if unknown:
         raise ValueError(f"schema keyword(s) not handled by the test strategy: {sorted(unknown)}")
@@ -51,15 +54,17 @@ def from_wire_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     branches = schema.get("anyOf") or schema.get("oneOf")
     if branches:
         rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
-        return st.one_of([from_wire_schema({**rest, **branch}) for branch in branches])
+        return st.one_of([from_wire_schema({**rest, **branch}, strings) for branch in branches])
     kind = schema.get("type")
     if isinstance(kind, list):
-        return st.one_of([from_wire_schema({**schema, "type": k}) for k in kind])
+        return st.one_of([from_wire_schema({**schema, "type": k}, strings) for k in kind])
     if kind == "object" or "properties" in schema:
-        return _object(schema)
+        return _object(schema, strings)
     if kind == "array":
-        return _array(schema)
+        return _array(schema, strings)
     if kind == "string":
+        if strings is not None:
+            return strings.map(lambda text: text[: schema.get("maxLength", len(text))])
         if "maxLength" not in schema:
             return st.text(max_size=40)
         most = int(schema["maxLength"])
@@ -85,16 +90,20 @@ def from_wire_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     raise ValueError(f"unknown type {kind!r} in {json.dumps(schema)[:200]}")
 
 
-def _object(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+def _object(
+    schema: dict[str, Any], strings: st.SearchStrategy[str] | None
+) -> st.SearchStrategy[dict[str, Any]]:
     properties: dict[str, Any] = schema.get("properties") or {}
     required = set(schema.get("required") or [])
-    fixed = {name: from_wire_schema(sub) for name, sub in properties.items() if name in required}
-    optional = {name: from_wire_schema(sub) for name, sub in properties.items() if name not in required}
+    fixed = {name: from_wire_schema(sub, strings) for name, sub in properties.items() if name in required}
+    optional = {
+        name: from_wire_schema(sub, strings) for name, sub in properties.items() if name not in required
+    }
     extra = schema.get("additionalProperties", True)
     if extra is False:
         extras: st.SearchStrategy[dict[str, Any]] = st.just({})
     else:
-        values = _ANY_JSON if extra is True else from_wire_schema(extra)
+        values = _ANY_JSON if extra is True else from_wire_schema(extra, strings)
         keys = _EXTRA_KEYS.filter(lambda k: k not in properties)
         extras = st.dictionaries(keys, values, max_size=2)
     return st.builds(
@@ -105,11 +114,11 @@ def _object(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-def _array(schema: dict[str, Any]) -> st.SearchStrategy[list[Any]]:
+def _array(schema: dict[str, Any], strings: st.SearchStrategy[str] | None) -> st.SearchStrategy[list[Any]]:
     low = int(schema.get("minItems", 0))
     high = int(schema.get("maxItems", max(low, _MAX_ITEMS)))
-    prefix = [from_wire_schema(sub) for sub in schema.get("prefixItems") or []]
-    items = from_wire_schema(schema["items"]) if isinstance(schema.get("items"), dict) else _ANY_JSON
+    prefix = [from_wire_schema(sub, strings) for sub in schema.get("prefixItems") or []]
+    items = from_wire_schema(schema["items"], strings) if isinstance(schema.get("items"), dict) else _ANY_JSON
     if not prefix:
         return st.lists(items, min_size=low, max_size=high)
     head = st.tuples(*prefix).map(list)

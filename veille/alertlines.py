@@ -9,6 +9,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from veille.plaintext import inline_text
+
 __all__ = ["DETAIL_PER_SEVERITY", "alert_lines", "log_alerts"]
 
 # Full messages shown per code: every error a user must fix is named, up to a bound.
@@ -18,7 +20,10 @@ _ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 def _field(alert: Any, name: str) -> Any:
-    return alert.get(name) if isinstance(alert, Mapping) else getattr(alert, name, None)
+    """An alert's field as one plain line: a message may quote a model or a document (a question, a
+    critic's remark, a validation error), shown as text in the summary and the logs."""
+    value = alert.get(name) if isinstance(alert, Mapping) else getattr(alert, name, None)
+    return None if value is None else inline_text(value)
 
 
 def alert_lines(alerts: Iterable[Any], *, indent: str = "  ", max_chars: int = 600) -> list[str]:

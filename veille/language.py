@@ -33,6 +33,7 @@ __all__ = [
     "REPORT_LANGUAGE",
     "language",
     "likely_language",
+    "mark_quotations",
     "prose_language",
     "prose_strings",
     "request_language",
@@ -148,3 +149,50 @@ def prose_language(texts: Iterable[str], expected: str = REPORT_LANGUAGE) -> str
         return ""
     code = language(joined)
     return code if code and code != expected else ""
+
+
+# The pieces of a text, in order and covering it: a quotation already marked (« … » (en)), a sentence
+# (up to . ! ? … followed by a space or the end: "1.8 GB/s" is one sentence), or a stray character.
+_PIECE_RE = re.compile(r"«[^»]*»(?:\s*\([a-z]{2}\))?[.!?…]*|(?:[^.!?…«]|[.!?…](?=[^\s.!?…]))+[.!?…]*|[\s\S]")
+_END = (".", "!", "?", "…")
+
+
+def _sentences(text: str) -> list[str]:
+    return _PIECE_RE.findall(text)
+
+
+def _mark(sentence: str, foreign: set[str]) -> str:
+    body = sentence.strip()
+    if not body or body.startswith("«"):
+        return sentence
+    code = language(body)
+    if code not in foreign:
+        return sentence
+    lead = sentence[: len(sentence) - len(sentence.lstrip())]
+    end = body[-1] if body.endswith(_END) else ""
+    core = body.rstrip("".join(_END)).rstrip() if end else body
+    return f"{lead}« {core} » ({code}){end}{sentence[len(sentence.rstrip()) :]}"
+
+
+def mark_quotations(texts: Iterable[str], request: str) -> list[str]:
+    """``texts`` (a dossier's items) with each sentence written in neither the request's language
+    nor the dossier's own shown as a quotation marked with its language, « … » (en): a document's
+    words kept verbatim by a model or by code, never presented as the dossier's own sentences.
+
+    The dossier's own language is what its prose as a whole is written in (quotations left out):
+    an answer kept in another language (alerted by the seam) is not turned into quotations. French
+    (:data:`REPORT_LANGUAGE`) is never marked: it is the language code writes its own sentences in
+    whatever the request (placeholders, the dossier rendered by code, the offline engine's prose),
+    so a French sentence may be code's, never provably a quotation. A sentence is marked only when
+    identified with confidence (:func:`language`); one already quoted is left as it is."""
+    items = list(texts)
+    joined = " ".join(t if t.rstrip().endswith(_END) else t + "." for t in items if t.strip())
+    own = language(" ".join(_QUOTED_RE.sub(" ", joined).split()))
+    foreign = set(_languages()) - {request, own, REPORT_LANGUAGE}
+    out = []
+    for text in items:
+        if not any(c.isalpha() for c in text):
+            out.append(text)
+            continue
+        out.append("".join(_mark(s, foreign) for s in _sentences(text)))
+    return out

@@ -10,6 +10,10 @@ the text it says, never as structure.
 - Markdown's own syntax escaped where it would open structure: brackets, ``#``, ``|``, a
   backslash, and a block marker at the start.
 
+:func:`inline_text` is the lighter form for plain-text views (the run summary, log lines, alert
+messages) whose line code starts: it removes nothing a message of code may hold (URLs, paths,
+``[n]``), only what would make the line more than one line of text.
+
 Imports nothing of veille.
 """
 
@@ -21,7 +25,7 @@ import unicodedata
 
 import nh3
 
-__all__ = ["clean_text", "md_escape", "plain"]
+__all__ = ["clean_text", "inline_text", "md_escape", "plain"]
 
 _DROP = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 _LINK_RE = re.compile(r"!?\[([^\[\]]*)\]\s*\([^()]*\)")
@@ -69,6 +73,19 @@ def md_escape(text: str) -> str:
     if lead:  # "- x" or "1. x" at the start would open a list of the model's own
         text = f"{lead.group(1)}\\{lead.group(2)}{text[lead.end() :]}" if lead.group(1) else "\\" + text
     return text
+
+
+# What opens markup in a line: HTML's angle brackets (shown as their look-alike quotes), a link's or
+# image's "](" and a footnote's "[^" (a space inside: no longer syntax).
+_INLINE = str.maketrans({"<": "‹", ">": "›"})
+_INLINE_RE = re.compile(r"\](?=\()|\[(?=\^)")
+
+
+def inline_text(text: object) -> str:
+    """``text`` (a model's, a document's or a message embedding them) as one line of plain text:
+    control, format and bidi characters dropped, whitespace collapsed, no HTML tag, link, image or
+    footnote syntax left; every other character kept."""
+    return _INLINE_RE.sub(lambda m: m.group(0) + " ", _characters(str(text)).translate(_INLINE))
 
 
 def plain(text: str) -> str:

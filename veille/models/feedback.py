@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from veille.plaintext import inline_text
+
 __all__ = ["LANGUAGE_NOTE", "MAX_ERROR_CHARS", "describe_invalid"]
 
 MAX_ERROR_CHARS = 2000
@@ -25,6 +27,9 @@ def describe_invalid(exc: ValidationError, finish_reason: str | None) -> str:
         message = str(error["msg"])
         value = error.get("input")
         if error["type"] != "json_invalid" and isinstance(value, str | int | float | bool):
+            # The model's value is quoted as one line of plain text: this message becomes the
+            # error's, in the journal, run logs, state messages and alerts (issue 23 item 3).
+            value = inline_text(value) if isinstance(value, str) else value
             shown = repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:60] + "…")
             message += f" (got {shown})"
         problems.append(f"{location}: {message}")

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from veille.plaintext import inline_text
 from veille.run.metrics import failed_branches
 from veille.run.summary import RoleUsage, role_usage
 
@@ -27,7 +28,7 @@ STEP_OF_ROLE = {
 
 def _cell(value: Any) -> str:
     """Plain text in a table cell: no pipe, no markup, one line."""
-    text = "" if value is None else " ".join(str(value).split())
+    text = "" if value is None else inline_text(value)
     for raw, safe in (
         ("\\", "\\\\"),
         ("|", "\\|"),

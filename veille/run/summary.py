@@ -13,6 +13,7 @@ from veille.alertlines import alert_lines
 from veille.alerts import Alert
 from veille.gradestatus import GRADES_FILE, grade_counts, grade_status
 from veille.journal import CallRecord, read_journal
+from veille.plaintext import clean_text, inline_text
 from veille.steps.reading import PartRead
 from veille.store.ingest import IngestReport
 
@@ -161,14 +162,14 @@ def _excluded_lines(plan: dict[str, Any]) -> list[str]:
     excluded = plan.get("excluded", [])
     exclusions = plan.get("exclusions") or []
     if not exclusions:
-        return [f"Écartés ({len(excluded)}) : {', '.join(excluded) or '—'}"]
+        return [f"Écartés ({len(excluded)}) : {inline_text(', '.join(excluded)) or '—'}"]
     by_reason: dict[str, list[str]] = {}
     for e in exclusions:
         by_reason.setdefault(e["reason"], []).append(e["id"])
     lines = [f"Écartés ({len(excluded)}) :"]
     for reason, ids in by_reason.items():
         more = f" … (+{len(ids) - _SHOWN})" if len(ids) > _SHOWN else ""
-        lines.append(f"  {reason} ({len(ids)}) : {', '.join(ids[:_SHOWN])}{more}")
+        lines.append(f"  {inline_text(reason)} ({len(ids)}) : {inline_text(', '.join(ids[:_SHOWN]))}{more}")
     return lines
 
 
@@ -178,6 +179,7 @@ def _doc_read(doc_id: str, part: Any) -> str:
         percent = PartRead.model_validate(part).percent if part else None
     except ValueError:  # a findings.json of another layout: the id alone
         percent = None
+    doc_id = inline_text(doc_id)
     return doc_id if percent is None else f"{doc_id} (lu à {percent} %)"
 
 
@@ -194,14 +196,15 @@ def format_summary(run_dir: Path) -> str:
     errors = [
         a for a in alerts if a.get("severity") == "error" and not str(a.get("code", "")).startswith("ingest.")
     ]
-    lines += [f"ATTENTION [{a['code']}] : {a['message']}" for a in errors[:_SHOWN]]
+    # Messages may quote a model or a document (a question, a remark): one plain line each.
+    lines += [f"ATTENTION [{inline_text(a['code'])}] : {inline_text(a['message'])}" for a in errors[:_SHOWN]]
     if len(errors) > _SHOWN:
         lines.append(f"ATTENTION : … {len(errors) - _SHOWN} autre(s) alerte(s) d'erreur (alerts.json)")
     lines.append(f"Sous-tâches ({len(plan['sub_tasks'])}) :")
     for st in plan["sub_tasks"]:
         status = findings.get(st["id"], {}).get("status", "?")
         flag = "" if status == "ok" else f" [{status}]"
-        lines.append(f"  {st['id']}{flag} {st['question']}")
+        lines.append(f"  {inline_text(st['id'])}{flag} {inline_text(clean_text(st['question']))}")
         read = findings.get(st["id"], {}).get("read") or {}
         lines.append(f"        {', '.join(_doc_read(i, read.get(i)) for i in st['doc_ids'])}")
     lines += _excluded_lines(plan)

@@ -22,6 +22,7 @@ from veille.arbiter import Verdict, arbitrate
 from veille.checkpoints import checkpoint
 from veille.dossier import AxisSection, Dossier, KeyPoint, render_body
 from veille.grid import Grid
+from veille.language import request_language
 from veille.models.base import ModelError
 from veille.roles.base import Asker
 from veille.roles.critic import CRITIC, CriticInput
@@ -117,6 +118,7 @@ def _revise(
     alerts: list[Alert],
     bounds: Bounds | None = None,
     kept: Collection[str] = (),
+    language: str = "",
 ) -> Dossier | None:
     """The reviser's structure, sanitised (its changes alerted); None when the reviser failed.
     ``kept``: axes kept from a validated night: the reviser gets the other parts only, code merges."""
@@ -153,6 +155,7 @@ def _revise(
         stage="review",
         bounds=bounds,
         max_words=grid.max_words,
+        language=language,
     )
     alerts += changed
     return clean
@@ -197,8 +200,9 @@ def review_loop(
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
     rounds: list[RoundRecord] = []
+    language = request_language(request)  # foreign sentences of a revision marked as quotations
     dossier, alerts = sanitize_dossier(  # no alert when the write step's already sanitised it
-        draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words
+        draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words, language=language
     )
     for number in range(1, max_rounds + 1):
         rendered = render_body(dossier, axes)
@@ -212,7 +216,7 @@ def review_loop(
         if verdict.valid or number == max_rounds:
             break
         revised = _revise(
-            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept
+            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept, language
         )
         if revised is None:
             break

@@ -31,6 +31,7 @@ from veille.dossier import (
     supersedes,
 )
 from veille.grid import Grid
+from veille.language import request_language
 from veille.models.base import ModelError
 from veille.plaintext import clean_text
 from veille.roles.base import Asker
@@ -40,6 +41,7 @@ from veille.steps.analyse import Analysis
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
 from veille.steps.numbering import number_findings
+from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
 from veille.steps.sections import SectionCache, branch_digests, conclusions_digest
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
@@ -64,6 +66,9 @@ MAX_ITEM_WORDS = Bounds().max_item_words
 MAX_POINTS_PER_AXIS = Bounds().max_points_per_axis
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 _LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list or a quote of its own
+# What marking a quotation adds (« … » (en)): not words of the item, so a second sanitising (the
+# review's) bounds the same item alike.
+_QUOTE_MARK_RE = re.compile(r"[«»]|(?<=»)\s*\([a-z]{2}\)")
 
 
 @dataclass
@@ -141,7 +146,9 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     text = re.sub(r"[ \t]+([.,])", r"\1", " ".join(text.split()))  # French keeps its space before : ; ! ?
     if not any(c.isalnum() for c in text):  # "", ".", "—": blank, dropped (counted by the caller)
         return "", []
-    if len(text.split()) > tally.max_words:  # dropped, not cut: a cut sentence misleads
+    if (
+        len(_QUOTE_MARK_RE.sub(" ", text).split()) > tally.max_words
+    ):  # dropped, not cut: a cut sentence misleads
         tally.too_long += 1
         return "", []
     # Model text is data: no HTML, link or URL in the structure; rendering escapes the rest.
@@ -231,13 +238,16 @@ def sanitize_dossier(
     stage: str = "report",
     bounds: Bounds | None = None,
     max_words: int | None = None,
+    language: str = "",
 ) -> tuple[Dossier, list[Alert]]:
     """What code guarantees whatever the model wrote: citations among ``sources`` only (markers in
     the text moved to the lists, orphans removed), no key point without a citation, one section per
     axis, ledger entries with both sides, and a key point citing only the rejected side of a
     contradiction on its subject marked superseded; within ``bounds`` (items' words, points per axis
-    and, given the grid's ``max_words``, the whole report's: veille.steps.bounds). One alert per kind
-    of change."""
+    and, given the grid's ``max_words``, the whole report's: veille.steps.bounds). ``language``: the
+    request's; each sentence in another language than it and the dossier's own is then marked as a
+    quotation, « … » (en) (:func:`veille.language.mark_quotations`), whichever backend wrote it.
+    One alert per kind of change."""
     valid = {s.number for s in sources}
     bounds = bounds or Bounds()
     tally = _Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
@@ -255,6 +265,8 @@ def sanitize_dossier(
         uncertainties=_cited(dossier.uncertainties, valid, tally),
         recommendation=_cited(dossier.recommendation, valid, tally),
     )
+    if language:
+        clean = mark_dossier_quotations(clean, language)
     if max_words is None:
         return clean, tally.alerts(stage)
     clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
@@ -307,7 +319,11 @@ def merge_sections(dossier: Dossier, kept: Mapping[str, AxisSection], axes: Iter
 
 
 def _limits(data: WriterInput) -> dict[str, Any]:
-    return {"bounds": data.bounds, "max_words": data.max_words}
+    return {
+        "bounds": data.bounds,
+        "max_words": data.max_words,
+        "language": request_language(data.request_title, data.request),
+    }
 
 
 class WrittenDraft(BaseModel):
