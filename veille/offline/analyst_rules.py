@@ -77,10 +77,14 @@ class AnalystTuning:
 
 
 # Sentences addressed to a model (prompt injection inside a document): never quoted.
+def _cues(group: str) -> str:
+    return lexicon.alternation("instruction_cues", group)
+
+
 _INSTRUCTION_RE = re.compile(
-    r"\b(ignore[zr]?|oublie[zr]?|disregard)\b.{0,40}\b(instructions?|consignes?|pr[ée]c[ée]dent)"
-    r"|\b(assistant|mod[èe]le de langage|language model|system prompt|prompt syst[èe]me)\b"
-    r"|\b(r[ée]ponds|r[ée]pondez|cite[zr]?|[ée]cri[st]|[ée]crivez)\b.{0,30}\b(uniquement|seulement|toujours)\b",
+    rf"\b({_cues('ignore')})\b.{{0,40}}\b({_cues('previous')})"
+    rf"|\b({_cues('addressee')})\b"
+    rf"|\b({_cues('reply')})\b.{{0,30}}\b({_cues('only')})\b",
     re.IGNORECASE,
 )
 
