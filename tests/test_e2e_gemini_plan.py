@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +39,24 @@ def _text(content: dict[str, Any]) -> str:
     return "".join(part.get("text", "") for part in content.get("parts", []))
 
 
-@pytest.fixture()
-def server() -> Iterator[FakeGemini]:
+@contextmanager
+def _planner_answers(plan: dict[str, Any]) -> Iterator[FakeGemini]:
+    """A fake Gemini whose planner always answers ``plan``; the other roles as gemini_responder."""
     answer_others = gemini_responder()
 
     def respond(body: dict[str, Any], model: str) -> Reply:
         if role_of(body) == "planner":
-            return Reply.json(ARBITRARY, prompt_tokens=2000, output_tokens=80, model_version=model)
+            return Reply.json(plan, prompt_tokens=2000, output_tokens=80, model_version=model)
         return answer_others(body, model)
 
     with FakeGemini() as fake:
         fake.responder = respond
+        yield fake
+
+
+@pytest.fixture()
+def server() -> Iterator[FakeGemini]:
+    with _planner_answers(ARBITRARY) as fake:
         yield fake
 
 
@@ -151,15 +159,7 @@ EVERYTHING = {
 def test_a_planner_placing_everything_does_not_get_the_canteen_menu_read_after_the_caps(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answer_others = gemini_responder()
-
-    def respond(body: dict[str, Any], model: str) -> Reply:
-        if role_of(body) == "planner":
-            return Reply.json(EVERYTHING, prompt_tokens=2000, output_tokens=80, model_version=model)
-        return answer_others(body, model)
-
-    with FakeGemini() as server:
-        server.responder = respond
+    with _planner_answers(EVERYTHING) as server:
         use_fake_gemini(monkeypatch, server, tmp_path / "warehouse", key="AIza-test-key")
         state = veille_flow(corpus=str(BUNDLED), backend="gemini", return_state=True)
     assert state.is_completed(), state.message
