@@ -122,9 +122,12 @@ def _names(folded: str, terms: Sequence[str]) -> list[str]:
 
 
 def _tokens(text: str) -> list[str]:
+    return _keys(_fold(text))
+
+
+def _keys(folded: str) -> list[str]:
     # Folded content words cut to six letters: « latence » and « latency », « vidéo » and « video »
     # meet, so a French request measures English documents too (the catalogue shortlist's keys).
-    folded = _fold(text)
     return [
         w[:_KEY] for w in _WORD_RE.findall(folded) if len(w) > 2 and w not in STOP_WORDS and not w.isdigit()
     ]
@@ -166,7 +169,7 @@ def measure(
         return TextRelevance()
     limit = int(setting("max_text_chars"))
     texts = [_fold(f"{e.title}\n{e.summary or ''}\n{bodies.get(e.id, '')[:limit]}") for e in catalogue]
-    tokens = [_tokens(t) for t in texts]
+    tokens = [_keys(t) for t in texts]
     named = [_names(t, terms) for t in texts]
     skip = set(_tokens(" ".join(terms))) | set(_tokens(REQUEST_META))
     topic = {w for w in _tokens(f"{request_title}\n{request}") if w not in skip}
