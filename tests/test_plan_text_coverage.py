@@ -222,3 +222,13 @@ def test_a_cap_puts_back_what_names_a_term_not_a_menu_sharing_a_few_words() -> N
         PlannerScript(_answer([everything], [])), planner_input(catalogue, max_docs=2, max_subtasks=6)
     )
     assert "doc-09" in _read(blind.plan)
+
+
+def test_a_homonym_code_removed_does_not_count_as_coverage_lost() -> None:
+    # The café names Zorblax; code removes it as off topic: the plan still reads every document
+    # naming a term that concerns the request, so no « couverture insuffisante » error.
+    answer = _answer([["doc-01", "doc-02"], ["doc-03", "doc-04", "doc-05", "doc-07"]], ["doc-06", "doc-08"])
+    outcome = make_plan(PlannerScript(answer), planner_input(CATALOGUE), text=_measure())
+    assert "doc-07" in outcome.coverage.off_topic_removed
+    assert outcome.coverage.term_naming == outcome.coverage.term_naming_kept
+    assert not any(a.code == "plan.low_coverage" for a in outcome.alerts)

@@ -46,7 +46,12 @@ def coverage_report(
 ) -> CoverageReport:
     """The report for the final ``plan`` (``done``: the other fields, as recorded by make_plan)."""
     used = {i for st in plan.sub_tasks for i in st.doc_ids}
-    naming = [e.id for e in catalogue if vocabulary.relevance(e).names_term]
+    # A homonym whose text code measured off topic names a term but is no coverage to lose.
+    naming = [
+        e.id
+        for e in catalogue
+        if vocabulary.relevance(e).names_term and not vocabulary.relevance(e).off_topic
+    ]
     return CoverageReport(
         term_naming=len(naming),
         term_naming_kept=sum(1 for i in naming if i in used),
@@ -176,7 +181,13 @@ def _low_coverage(
     ratio = report.ratio
     if ratio is None or ratio >= LOW_COVERAGE:
         return []
-    lost = [i for i in plan.excluded if i in by_id and vocabulary.relevance(by_id[i]).names_term]
+    lost = [
+        i
+        for i in plan.excluded
+        if i in by_id
+        and vocabulary.relevance(by_id[i]).names_term
+        and not vocabulary.relevance(by_id[i]).off_topic
+    ]
     return [
         grouped_alert(
             "plan.low_coverage",
