@@ -19,8 +19,6 @@ lines, unlike rank-bm25), and BM25 is the usual lexical relevance a planner's sh
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -34,7 +32,7 @@ from veille.models.caller import FREE_BACKENDS
 from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt, catalogue_line
 from veille.settings import Settings
 from veille.steps.duplicates import collapse_duplicates
-from veille.steps.text_relevance import TextRelevance, measure
+from veille.steps.text_relevance import TextRelevance, fold_ascii, keys, measure
 from veille.store.readers import fetch_documents
 from veille.tokens import estimate_tokens
 
@@ -50,8 +48,6 @@ __all__ = [
     "with_texts",
 ]
 
-_WORD_RE = re.compile(r"[a-z0-9]+")
-_KEY_LENGTH = 6  # words cut to six letters: a cheap stem that also matches French and English forms
 _TERM_WEIGHT = 3
 _REPEAT_DAMPING = 0.5  # score factor of each further line repeating a title but for the product  # request terms repeated in the BM25 query: the products compared matter most
 
@@ -103,8 +99,7 @@ def planner_tokens(data: PlannerInput) -> int:
 
 
 def _tokens(text: str) -> list[str]:
-    folded = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
-    return [w[:_KEY_LENGTH] for w in _WORD_RE.findall(folded) if len(w) > 2 and not w.isdigit()]
+    return keys(fold_ascii(text))
 
 
 def _named(words: set[str], term_tokens: Sequence[list[str]]) -> int:

@@ -45,9 +45,9 @@ from veille.resources import data_file
 from veille.roles.planner import CatalogueEntry
 from veille.steps.coverage import REQUEST_META
 
-__all__ = ["TextRelevance", "measure", "setting"]
+__all__ = ["TextRelevance", "fold_ascii", "keys", "measure", "setting"]
 
-_KEY = 6
+_KEY = 6  # words cut to six letters: a cheap stem that also matches French and English forms
 _WORD_RE = re.compile(r"[a-z0-9]+")
 
 
@@ -109,28 +109,30 @@ class TextRelevance(BaseModel):
         return f"texte : {share} du score typique du corpus"
 
 
-def _fold(text: str) -> str:
-    # One pass over the whole text (case, accents): thousands of documents stay a matter of seconds.
+def fold_ascii(text: str) -> str:
+    """Case and accents off, in one pass over the whole text: thousands of documents stay a matter
+    of seconds (the catalogue shortlist folds its lines the same way)."""
     return unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
 
 
 def _names(folded: str, terms: Sequence[str]) -> list[str]:
     """The request terms ``folded`` names as whole words."""
     return [
-        t for t in terms if (k := _fold(t).strip()) and re.search(rf"(?<!\w){re.escape(k)}(?!\w)", folded)
+        t
+        for t in terms
+        if (k := fold_ascii(t).strip()) and re.search(rf"(?<!\w){re.escape(k)}(?!\w)", folded)
     ]
+
+
+def keys(folded: str, stop: frozenset[str] = frozenset()) -> list[str]:
+    """Words of ``folded`` (:func:`fold_ascii`) cut to six letters, but short ones, numbers and
+    ``stop``: « latence » and « latency », « vidéo » and « video » meet, so a French request
+    measures English documents too (the catalogue shortlist ranks on the same keys)."""
+    return [w[:_KEY] for w in _WORD_RE.findall(folded) if len(w) > 2 and w not in stop and not w.isdigit()]
 
 
 def _tokens(text: str) -> list[str]:
-    return _keys(_fold(text))
-
-
-def _keys(folded: str) -> list[str]:
-    # Folded content words cut to six letters: « latence » and « latency », « vidéo » and « video »
-    # meet, so a French request measures English documents too (the catalogue shortlist's keys).
-    return [
-        w[:_KEY] for w in _WORD_RE.findall(folded) if len(w) > 2 and w not in STOP_WORDS and not w.isdigit()
-    ]
+    return keys(fold_ascii(text), STOP_WORDS)
 
 
 def _feedback(tokens: Sequence[list[str]], named: Sequence[list[str]], skip: set[str]) -> list[str]:
@@ -168,8 +170,8 @@ def measure(
     if not catalogue:
         return TextRelevance()
     limit = int(setting("max_text_chars"))
-    texts = [_fold(f"{e.title}\n{e.summary or ''}\n{bodies.get(e.id, '')[:limit]}") for e in catalogue]
-    tokens = [_keys(t) for t in texts]
+    texts = [fold_ascii(f"{e.title}\n{e.summary or ''}\n{bodies.get(e.id, '')[:limit]}") for e in catalogue]
+    tokens = [keys(t, STOP_WORDS) for t in texts]
     named = [_names(t, terms) for t in texts]
     skip = set(_tokens(" ".join(terms))) | set(_tokens(REQUEST_META))
     topic = {w for w in _tokens(f"{request_title}\n{request}") if w not in skip}
