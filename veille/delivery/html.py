@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from veille.delivery.blocks import Segment, news_section, parse_report, segments
+from veille.plaintext import md_unescape
 from veille.roles.writer import SourceRef
 
 __all__ = ["REPORT_HTML_FILE", "ReportHeader", "render_report_html", "safe_url"]
@@ -51,8 +52,8 @@ def safe_url(url: str | None) -> str | None:
 def _join_segments(parts: Sequence[Segment]) -> Markup:
     out = []
     for s in parts:
-        if s.number is None:
-            out.append(escape(s.text))
+        if s.number is None:  # report.md's escapes undone: the page shows the text, no "\\#" nor "\\["
+            out.append(escape(md_unescape(s.text)))
         else:  # the only markup: a link to the entry, built from an int
             out.append(Markup('<a class="cite" href="#src-%d">[%d]</a>') % (s.number, s.number))
     return Markup("").join(out)
