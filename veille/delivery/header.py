@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 
 from veille.delivery.html import ReportHeader, render_report_html
@@ -55,9 +55,10 @@ def report_page(
     *,
     documents_read: int,
     failed_axes: Sequence[str] = (),
+    anchors: Mapping[str, str] | None = None,
 ) -> str:
-    """report.html for a run: its header facts, then the dossier."""
+    """report.html for a run: its header facts, then the dossier (``anchors``: axis heading -> id)."""
     header = report_header(
         info, records, documents_read=documents_read, sources_cited=len(sources), failed_axes=failed_axes
     )
-    return render_report_html(markdown, sources, header)
+    return render_report_html(markdown, sources, header, anchors)

@@ -9,7 +9,7 @@ from the text. The Nouveautés come first for a returning reader.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -80,8 +80,15 @@ def _source_view(s: SourceRef) -> dict[str, Any]:
     return {"number": s.number, "label": label, "parts": parts, "url": safe_url(s.url), "flag": s.flag}
 
 
-def render_report_html(markdown: str, sources: Sequence[SourceRef], header: ReportHeader) -> str:
-    """The page for report.md ``markdown`` and its bibliography ``sources``."""
+def render_report_html(
+    markdown: str,
+    sources: Sequence[SourceRef],
+    header: ReportHeader,
+    anchors: Mapping[str, str] | None = None,
+) -> str:
+    """The page for report.md ``markdown`` and its bibliography ``sources``. ``anchors``: axis
+    heading -> its sub-task id, the heading's HTML ``id`` (internal ids live there, never in text)."""
+    anchors = anchors or {}
     title, sections = parse_report(markdown)
     news = news_section(sections)
     if news is not None:  # first for a returning reader
@@ -97,7 +104,8 @@ def render_report_html(markdown: str, sources: Sequence[SourceRef], header: Repo
                     blocks.append({"kind": "items", "items": []})
                 blocks[-1]["items"].append(parts)
             else:
-                blocks.append({"kind": block.kind, "segments": parts})
+                anchor = anchors.get(md_unescape(block.text)) if block.kind == "h3" else None
+                blocks.append({"kind": block.kind, "segments": parts, "anchor": anchor})
         views.append({"title": section.title, "blocks": blocks})
     head = {
         "run_id": header.run_id,

@@ -25,14 +25,15 @@ from functools import cache
 
 from veille.resources import data_file
 
-__all__ = ["drop_format_characters", "is_imperative", "strip_structure"]
+__all__ = ["drop_format_characters", "is_imperative", "strip_markup", "strip_structure"]
 
 _RULE = r"(?<!\S)(?:-{3,}|\*{3,}|_{3,}|={3,})(?!\S)"
-_FRONT_RE = re.compile(rf"{_RULE}(.*?){_RULE}", re.DOTALL)
+# Front matter: from a rule to the next rule past a « key: » line (flattened on one line or not).
+_FRONT_RE = re.compile(rf"{_RULE}.*?[\w-]\s*:\s.*?{_RULE}", re.DOTALL)
 _RULE_RE = re.compile(_RULE)
-_KEY_RE = re.compile(r"(?:^|\s)[\w-]+\s*:\s")  # « title: x »: what a front matter block holds
 _LIST_RE = re.compile(r"^[ \t]*(?:[-*+•>]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
 _HEADING_RE = re.compile(r"(?<!\S)#{1,6}(?=\s).*\Z", re.DOTALL)
+_HEADING_MARK_RE = re.compile(r"(?<!\S)#{1,6}(?=\s|$)")
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 _FIRST_WORD_RE = re.compile(r"^[\W_]*([^\W\d_][\w'’-]*)")
 
@@ -73,9 +74,13 @@ def is_imperative(sentence: str) -> bool:
     return head in english or (len(head) > len(ending) + 1 and head.endswith(ending))
 
 
-def _front_matter(match: re.Match[str]) -> str:
-    inner = match.group(1)
-    return " " if _KEY_RE.search(inner) else f" {inner} "
+def strip_markup(text: str) -> str:
+    """``text`` (a title, a question) without format characters, front matter, rules, list and
+    heading markers; its words, sentences and imperatives kept (« Comparez les coûts » is a
+    question's subject, not an advertisement)."""
+    text = _FRONT_RE.sub(" ", drop_format_characters(text))
+    text = _LIST_RE.sub("", _RULE_RE.sub(" ", text))
+    return " ".join(_HEADING_MARK_RE.sub(" ", text).split())
 
 
 def strip_structure(text: str) -> tuple[str, int]:
@@ -84,7 +89,7 @@ def strip_structure(text: str) -> tuple[str, int]:
     text = drop_format_characters(text)
     removed = 0
     for pattern, replace in (
-        (_FRONT_RE, _front_matter),
+        (_FRONT_RE, " "),
         (_RULE_RE, " "),
         (_LIST_RE, ""),
         (_HEADING_RE, ""),
