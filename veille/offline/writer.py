@@ -18,7 +18,15 @@ from veille.offline.sentences import fit_clauses, split_plain
 from veille.offline.text import SUPERLATIVE_RE, language, quote_if_foreign
 from veille.roles.writer import SourceRef, WriterInput
 
-__all__ = ["SENTENCE_RE", "periods", "quote_foreign", "scope_sentence", "source_sentence", "write"]
+__all__ = [
+    "SENTENCE_RE",
+    "consulted",
+    "periods",
+    "quote_foreign",
+    "scope_sentence",
+    "source_sentence",
+    "write",
+]
 
 _CITE_RE = re.compile(r"\s*\[(\d+)\]")
 SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
@@ -57,8 +65,19 @@ def periods(parts: Iterable[str]) -> str:
 
 
 def source_sentence(source: SourceRef) -> str:
-    """A key point naming a source itself, when no finding can stand for it."""
-    return f"Document consulté : « {source.title} » ({source.source_type.replace('-', ' ')}, {source.date})."
+    """A source read that yields no fact of the dossier: listed as read (an uncertainty), never
+    shown as a key point (issue 36: a placeholder is no fact)."""
+    kind = source.source_type.replace("-", " ")
+    return f"Document consulté sans constat retenu : « {source.title} » ({kind}, {source.date or 'date inconnue'})."
+
+
+def consulted(sources: Iterable[SourceRef], limit: int) -> list[CitedText]:
+    """One line per source ``sources`` the dossier read without a fact from it, cited."""
+    out = []
+    for source in sorted(sources, key=lambda x: x.number):
+        text = source_sentence(source)
+        out.append(CitedText(text=_fit(text, limit) or text, citations=[source.number]))  # ours: whole
+    return out
 
 
 def _fit(text: str, limit: int) -> str:
@@ -203,16 +222,6 @@ def _uncertain(data: WriterInput, valid: set[int], lang: str) -> list[CitedText]
     return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
 
 
-def _fallback(data: WriterInput, axes: Sequence[str]) -> list[_Point]:
-    """No finding survived: the sources themselves (cited), so the key points stay sourced."""
-    out = []
-    for source in sorted(data.sources, key=lambda x: x.number):
-        text = source_sentence(source)
-        text = _fit(text, data.max_sentence_words) or text  # our own sentence: whole rather than none
-        out.append(_Point(text, [source.number], axes[0], source.number, 0.0, pinned=True))
-    return out if axes else []
-
-
 def write(data: WriterInput) -> Dossier:
     valid = {s.number for s in data.sources}
     titles = data.axes or {sid: sid for sid in data.questions}
@@ -223,7 +232,7 @@ def write(data: WriterInput) -> Dossier:
     statements = [p.statement() for p in points]
     entries = ledger(data.contradictions, data.sources, statements, options, data.max_sentence_words)
     gone = superseded(statements, data.contradictions, entries, options)
-    points = [p for i, p in enumerate(points) if i not in gone] or _fallback(data, axes)
+    points = [p for i, p in enumerate(points) if i not in gone]
     for axis in axes:  # each axis keeps its most concrete point
         if own := [p for p in points if p.axis == axis]:
             max(own, key=lambda p: (p.value, -p.rank)).pinned = True
@@ -233,6 +242,8 @@ def write(data: WriterInput) -> Dossier:
     advice, leads = recommendation([p.statement() for p in points], options, titles, rejected_units(entries))
     synthesis = _synthesis(data, points, entries, leads)
     uncertain = _uncertain(data, valid, lang)
+    if not points:  # no finding survived: the sources are listed as read, never as key points
+        uncertain += consulted(data.sources, data.max_sentence_words)
 
     def dossier_for(kept: Sequence[_Point]) -> Dossier:
         sections = [
