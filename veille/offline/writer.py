@@ -33,6 +33,7 @@ SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 MISSING_AXIS = "Axe non couvert (analyse en échec) : "  # the form the report code looks for
 _PROMO_RE = lexicon.pattern("promotional")  # the grid's one list, the critic's and the judge's too
 _MONTH = len("YYYY-MM")  # an ISO date's month, as figures.date_key gives it
+_OPEN_FRAME = "Les documents laissent ouverte cette question"
 
 
 def _w(key: str) -> float:
@@ -106,6 +107,41 @@ def quote_foreign(text: str, request_lang: str) -> str:
     return " ".join(out)
 
 
+def _frame(source: SourceRef | None, limit: int) -> str:
+    """Who says it and when, in the report's words: the document's title and date when they take
+    at most half the sentence, else the date alone (the citation names the document)."""
+    when = f"du {source.date}" if source is not None and source.date else "non daté"
+    if source is not None and source.title.strip():
+        named = f"Le document « {' '.join(source.title.split())} », {when}, indique"
+        if sentence_words(named) <= limit // 2:
+            return named
+    return f"Un document {when} indique"
+
+
+def framed_quote(text: str, frame: str, request_lang: str, limit: int) -> str:
+    """A finding in another language than a French request's, as one sentence of the report that
+    says who says it and when around the document's words quoted whole, « … » (en) (issue 36: a
+    foreign passage appears only inside a sentence in the request's language); a leading
+    « Subject — » stays outside. "" when it cannot be fitted or its language cannot be named."""
+    head, sep, rest = text.partition(" — ")
+    if not sep or len(head.split()) > _w("subject_words"):
+        head, sep, rest = "", "", text
+    lead = f"{head}{sep}{frame[:1].lower() + frame[1:]}" if sep else frame
+    body = _fit(rest, limit - sentence_words(lead) - 1)  # the frame's words are the first sentence's
+    quoted = quote_if_foreign(body.rstrip(" ."), request_lang) if body else ""
+    return f"{lead} : {quoted}." if quoted.startswith("«") else ""
+
+
+def _named_axis(entry: LedgerEntry, titles: dict[str, str]) -> LedgerEntry:
+    """The ledger's subject without « axe st-2 » (the heading when it says nothing else): an
+    internal id is never report text."""
+    subject = entry.subject
+    for sid, title in titles.items():
+        subject = re.sub(rf",\s*axe {re.escape(sid)}$", "", subject)  # the options name it already
+        subject = title if subject.casefold() == f"axe {sid}".casefold() else subject
+    return entry.model_copy(update={"subject": subject})
+
+
 def _join(items: Sequence[str]) -> str:
     return f"{', '.join(items[:-1])} et {items[-1]}" if len(items) > 1 else "".join(items)
 
@@ -138,6 +174,7 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int], lang: str) 
     points: list[_Point] = []
     options = _options(data)
     dates = {s.number: s.date for s in data.sources}
+    by_number = {s.number: s for s in data.sources}
     seen: dict[str, _Point] = {}
     ranks: dict[str, int] = {}
     for finding in sorted(
@@ -154,7 +191,11 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int], lang: str) 
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
         # too long to cut between clauses, or in a language that cannot be named: left out
-        if shown := quote_foreign(_fit(text, data.max_sentence_words), lang):
+        shown = quote_foreign(_fit(text, data.max_sentence_words), lang)
+        if "» (" in shown:  # a document's words in another language: framed by who and when
+            frame = _frame(by_number.get(numbers[0]), data.max_sentence_words)
+            shown = framed_quote(text, frame, lang, data.max_sentence_words)
+        if shown:
             seen[key] = _Point(shown, numbers, finding.subtask_id, rank, _value(text, options, written))
             points.append(seen[key])
     return points
@@ -216,7 +257,10 @@ def _uncertain(data: WriterInput, valid: set[int], lang: str) -> list[CitedText]
     out = []
     for question in data.open_questions:
         text, numbers = _clean(question, valid)
-        if fitted := quote_foreign(_fit(text, data.max_sentence_words), lang) if text else "":
+        fitted = quote_foreign(_fit(text, data.max_sentence_words), lang) if text else ""
+        if "» (" in fitted:  # an open question in another language: framed in the report's words
+            fitted = framed_quote(text, _OPEN_FRAME, lang, data.max_sentence_words)
+        if fitted:
             out.append(CitedText(text=fitted, citations=numbers))
     out += [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in data.missing_axes]
     return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
@@ -231,6 +275,7 @@ def write(data: WriterInput) -> Dossier:
     points = _points(data, axes, valid, lang)
     statements = [p.statement() for p in points]
     entries = ledger(data.contradictions, data.sources, statements, options, data.max_sentence_words)
+    entries = [_named_axis(e, titles) for e in entries]
     gone = superseded(statements, data.contradictions, entries, options)
     points = [p for i, p in enumerate(points) if i not in gone]
     for axis in axes:  # each axis keeps its most concrete point
