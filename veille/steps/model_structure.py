@@ -18,6 +18,7 @@ sentence is kept whole or removed whole.
 
 from __future__ import annotations
 
+import html
 import re
 import tomllib
 import unicodedata
@@ -35,6 +36,7 @@ _LIST_RE = re.compile(r"^[ \t]*(?:[-*+•>]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
 _HEADING_RE = re.compile(r"(?<!\S)#{1,6}(?=\s).*\Z", re.DOTALL)
 _HEADING_MARK_RE = re.compile(r"(?<!\S)#{1,6}(?=\s|$)")
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
+_BRACKETED_RE = re.compile(r"[\[(［][^\[\]()［］]{0,16}[\])］]")  # « [1] », « (source 3) »
 _FIRST_WORD_RE = re.compile(r"^[\W_]*([^\W\d_][\w'’-]*)")
 
 
@@ -60,7 +62,8 @@ def _imperative() -> tuple[str, frozenset[str], frozenset[str]]:
 def is_imperative(sentence: str) -> bool:
     """Whether ``sentence`` opens with a verb in the imperative addressed to the reader (its first
     word capitalised, as an imperative opens a sentence); a quotation never is."""
-    stripped = sentence.lstrip()
+    # « [1] Achetez… », « &amp; Achetez… »: a citation, an entity is not the sentence's first word
+    stripped = _BRACKETED_RE.sub(" ", html.unescape(sentence)).lstrip()
     if stripped.startswith(("«", "“", '"')):
         return False
     match = _FIRST_WORD_RE.match(stripped)
