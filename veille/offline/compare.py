@@ -98,14 +98,15 @@ def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, li
     return out
 
 
-def _line(axis: str, row: Sequence[Value]) -> tuple[CitedText, str | None]:
+def _line(row: Sequence[Value]) -> tuple[CitedText, str | None]:
     """The row as a sentence, and the option it favours (None: a tie). ``row``'s unit has a direction."""
     listed = ", ".join(f"{v.option} {v.figure}" for v in row)
     numbers = list(dict.fromkeys(n for v in row for n in v.statement.numbers))
     best = max(row, key=lambda v: _direction(row[0].unit) * v.value)
     tie = sum(1 for v in row if v.value == best.value) > 1
     verdict = "pas d'écart entre les options" if tie else f"ces chiffres favorisent {best.option}"
-    item = CitedText(text=f"Axe {axis} : {listed} ; {verdict}", citations=numbers)
+    # No « Axe st-2 » label: an internal id is never report text; the unit says which measure.
+    item = CitedText(text=f"{listed} ; {verdict}", citations=numbers)
     return item, None if tie else best.option
 
 
@@ -144,7 +145,7 @@ def recommendation(
         rows = [r for u, r in comparable.items() if _direction(r[0].unit) and u not in rates]
         rows.sort(key=lambda r: "/" not in r[0].unit)
         for row in rows[:_UNITS_PER_AXIS]:
-            item, favoured = _line(axis, row)
+            item, favoured = _line(row)
             items.append(item)
             if favoured:
                 leads[favoured] = leads.get(favoured, 0) + 1
