@@ -2,7 +2,8 @@
 sentence in another language than the request's, shown verbatim in the dossier, is marked as a
 quotation with its language, « … » (en), as the offline writer marks it; a sentence in the request's
 language is left as it is. Both ways a model's path shows a document's words: the writer quoting an
-analyst's finding, and the dossier code renders from the findings when the writer fails."""
+analyst's finding, and the dossier code renders from the findings when the writer fails. Standing
+alone as its sentence, such a quotation is then an instruction of the arbiter (issue 36)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from testkit.fake_gemini import FakeGemini, Reply
-from testkit.flowkit import DOCS, write_corpus
+from testkit.flowkit import DOCS, read_json, write_corpus
 from testkit.gemini_script import findings_dossier, gemini_responder, role_of
 from tests.gemini_env import use_fake_gemini
 from veille.flows.veille import veille_flow
@@ -64,10 +65,19 @@ def test_an_english_document_sentence_is_marked_as_a_quote_a_french_one_is_not(
     corpus = write_corpus(tmp_path / "corpus", ENGLISH_DOCS)
     state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
     assert state.is_completed(), state.message
-    report = (Path(state.result()) / "report.md").read_text(encoding="utf-8")
-    key_points = split_sections(report)["Points clés"]
+    folder = Path(state.result())
+    report = (folder / "report.md").read_text(encoding="utf-8")
+    first = read_json(folder / "review.json")["rounds"][0]  # the written draft, as the arbiter read it
+    key_points = split_sections(first["draft"])["Points clés"]
 
     assert f"« {ENGLISH} » (en)" in key_points, key_points
-    assert report.count(ENGLISH) == report.count(f"« {ENGLISH} » (en)")  # nowhere unmarked
-    assert FRENCH in key_points and f"« {FRENCH}" not in report
-    assert "(fr)" not in report  # the request's own language is never marked
+    assert FRENCH in key_points and f"« {FRENCH}" not in first["draft"]
+    # Marked, but standing alone as its sentence: the request's language is a hard criterion
+    # (issue 36), so the arbiter asks for a sentence saying who says it and when.
+    assert any(
+        i.startswith(f"Citation sans phrase qui l'introduit : « {ENGLISH[:20]}")
+        for i in first["instructions"]
+    )
+    for text in (first["draft"], report):  # the written draft and the shipped report
+        assert text.count(ENGLISH) == text.count(f"« {ENGLISH} » (en)")  # nowhere unmarked
+        assert "(fr)" not in text  # the request's own language is never marked

@@ -217,9 +217,7 @@ def test_recommendation_compares_one_rate_not_the_items_it_counts() -> None:
             )
         )
     )["Recommandation"]
-    assert re.search(r"Sauvia 120 EUR, Barzo 110 EUR ; ces chiffres favorisent Barzo", advice), (
-        advice
-    )
+    assert re.search(r"Sauvia 120 EUR, Barzo 110 EUR ; ces chiffres favorisent Barzo", advice), advice
     assert "15 000 EUR" not in advice and "8 000 EUR" not in advice  # a support and a set-up
 
 
