@@ -109,8 +109,9 @@ def _code_structure_only(markdown: str) -> None:
     code_made = {"Synthèse", "Points clés", "Contradictions tranchées", "Ce qui reste incertain"}
     code_made |= {"Recommandation", "Sources", "Nouveautés"}
     assert headings[0].startswith("Kestrel, Tamaris ou Orvet")  # the request's title
-    for heading in headings[1:]:
-        assert heading in code_made or re.match(r"st-\d+ — ", heading), heading
+    axes = [h for h in headings[1:] if h not in code_made]  # the axis headings, by code (issue 36):
+    assert len(axes) == len(set(axes)) == 3, axes  # one per axis, none shown twice,
+    assert not any(re.search(r"\bst-\d", h) for h in axes), axes  # no sub-task id in the text
 
 
 def test_hostile_model_text_reaches_the_report_and_artifact_as_text_only(

@@ -16,6 +16,7 @@ from veille.flows.veille import veille_flow
 from veille.journal import read_journal
 from veille.models.scripted import ScriptedModel
 from veille.roles.planner import Plan, SubTask
+from veille.steps.headings import axis_titles
 from veille.tasks.clients import model_override
 from veille.textstats import MODEL_SECTIONS, section_order, split_sections
 
@@ -299,12 +300,12 @@ def test_every_section_is_a_heading_and_review_keeps_each_rounds_structure(
     report = (run_dir / "report.md").read_text(encoding="utf-8")
     # The first dossier on this corpus: code's news section says so, between synthesis and key points.
     assert section_order(report) == [MODEL_SECTIONS[0], NEWS_SECTION, *MODEL_SECTIONS[1:], "Sources"]
-    axes = [
-        line[4:].split(" — ")[0]
-        for line in split_sections(report)["Points clés"].splitlines()
-        if line.startswith("### ")
+    headings = [
+        line[4:] for line in split_sections(report)["Points clés"].splitlines() if line.startswith("### ")
     ]
-    assert axes == ["st-1", "st-2", "st-3"]
+    # One heading per axis, in the plan's order: its question's subject, whole, without the id (issue 36).
+    assert headings == list(axis_titles({f"st-{i}": q for i, (q, _) in enumerate(AXES, 1)}).values())
+    assert not any(re.search(r"\bst-\d", h) for h in headings), headings
     rounds = read_json(run_dir / "review.json")["rounds"]
     assert len(rounds) == 2 and all(r["structure"]["sections"] and r["draft"] for r in rounds)
     # The reviser got the structure back, not Markdown.
