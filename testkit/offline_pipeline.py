@@ -78,6 +78,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
                 max_rounds=settings.max_rounds,
                 axes=writer_input.axes,
                 contradictions=len(writer_input.contradictions),
+                context=written.verify,
             )
             records = client.journal.records()
     final = finalize_report(

@@ -46,6 +46,7 @@ __all__ = [
     "AxisSection",
     "CitedText",
     "Dossier",
+    "Evidence",
     "KeyPoint",
     "LedgerEntry",
     "axis_titles",
@@ -94,12 +95,25 @@ class CitedText(BaseModel):
     citations: list[int] = Field(default_factory=list, description="Numéros des sources de ce texte")
 
 
+class Evidence(BaseModel):
+    """A cited document's passage supporting an item, located by code (veille.steps.verify): shown
+    on demand under the item in report.html and the e-mail, never in report.md's prose."""
+
+    doc_id: str
+    title: str
+    date: str
+    passage: str  # the document's words, whitespace collapsed (data: escaped wherever shown)
+    start: int  # the passage's span in the document's text
+    end: int
+
+
 class KeyPoint(BaseModel):
     text: str = Field(description="Un fait vérifiable, chiffres recopiés avec leur unité")
     citations: list[int] = Field(default_factory=list, description="Numéros de ses sources (au moins un)")
     superseded: bool = Field(
         default=False, description="Vrai si ce chiffre est remplacé par une source retenue dans le registre"
     )
+    evidence: list[Evidence] = Field(default_factory=list)  # code's, never a model's (not in its schema)
 
 
 class AxisSection(BaseModel):
@@ -112,6 +126,7 @@ class LedgerEntry(BaseModel):
     retained: list[int] = Field(default_factory=list, description="Numéros des sources retenues")
     rejected: list[int] = Field(default_factory=list, description="Numéros des sources écartées")
     reason: str = Field(description="Pourquoi : date plus récente, source plus fiable, correctif…")
+    evidence: list[Evidence] = Field(default_factory=list)  # code's: each side's passage
 
 
 class Dossier(BaseModel):
