@@ -117,14 +117,23 @@ class _Verifier:
         index = DocumentIndex(SourceText(number=0, id="", title="", date="", text=text), self.options)
         mentions = option_mentions(text, self.options)
         out = []
+        previous: Reading | None = None
         for located in index.figures:
             reading = located.reading
-            if any(same_figure(reading, r) for r in self.request_figures):
+            if any(same_figure(reading, r) for r in self.request_figures) or _own_count(reading):
+                previous = reading
                 continue
+            if (
+                previous is not None
+                and _own_count(previous)
+                and _RATIO_RE.match(text[previous.end : reading.start])
+            ):
+                continue  # « 2 comparaisons sur 3 »: the total of the same own count
             subjects = (
                 subjects_at(text, mentions, [(0, len(text))]) if not located.subjects else located.subjects
             )
             out.append((reading.text, subjects, reading))
+            previous = reading
         return out
 
     def checkable(self, numbers: Sequence[int]) -> bool:
@@ -182,6 +191,14 @@ class _Verifier:
         return best[1], best[2]
 
 
+def _own_count(reading: Reading) -> bool:
+    """« 6 volets », « 25 sources »: a count of the dossier's own parts (verify.toml, own_counts)."""
+    unit = reading.unit
+    own = {str(w) for w in settings_value("figures", "own_counts")}
+    return unit is not None and unit.kind == "count" and not reading.decimal and unit.name in own
+
+
+_RATIO_RE = re.compile(r"^(?:\(s\)|s)?\s*(?:sur|of|/)\s*$")
 _WORD_RE = re.compile(r"[^\W\d_]{5,}")
 
 
@@ -224,6 +241,9 @@ def _ledger(verifier: _Verifier, entries: Sequence[LedgerEntry]) -> list[LedgerE
         text = f"{entry.subject}. {entry.reason}"
         located = verifier.support(text, cited)
         if located is None:
+            continue
+        if not located:  # no figure: a statement settled by date or reliability, nothing to oppose
+            out.append(entry.model_copy(update={"evidence": verifier.evidence([], text, cited)}))
             continue
         pair = _opposed([p for places in located for p in places], set(entry.retained), set(entry.rejected))
         if pair is None:

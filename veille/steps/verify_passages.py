@@ -150,6 +150,7 @@ class _Block:
     cells: list[tuple[int, int]] = field(default_factory=list)
     header: list[tuple[int, int]] = field(default_factory=list)  # the header row's cells of its table
     heading: tuple[int, int] | None = None  # the heading it stands under
+    table: tuple[int, int] | None = None  # a table's header row: the whole table's span
 
 
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -186,14 +187,18 @@ def _blocks(text: str) -> list[_Block]:
             if set(stripped) <= set("|-: "):
                 continue  # the separator row
             cells = _cells(text, start, end)
+            header = header or cells  # the first row is the header: its cells are the header
             blocks.append(_Block(start, end, row=True, cells=cells, header=header, heading=heading))
-            header = header or cells
         elif _LIST_ITEM.match(line):
             flush()
             blocks.append(_Block(start, end, heading=heading))
         else:
             paragraph.append((start, end))
     flush()
+    for block in blocks:  # a header states the condition of every row (« rappel à 10 »)
+        if block.row and block.cells is block.header:
+            rows = [b for b in blocks if b.row and b.header is block.cells]
+            block.table = (block.start, max(b.end for b in rows))
     return blocks
 
 
@@ -213,7 +218,7 @@ def _units(text: str, block: _Block, position: int) -> list[tuple[int, int]]:
     if block.row:
         cell = _inside(block.cells, position)
         units = [cell] if cell else []
-        units.append((block.start, block.end))
+        units.append(block.table or (block.start, block.end))
         if cell and block.header and block.header is not block.cells:
             column = block.cells.index(cell)
             if column < len(block.header):
