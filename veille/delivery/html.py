@@ -19,6 +19,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from veille.delivery.blocks import Segment, news_section, parse_report, segments
+from veille.delivery.evidence import evidence_views, item_key
+from veille.dossier import Dossier
 from veille.roles.writer import SourceRef
 
 __all__ = ["REPORT_HTML_FILE", "ReportHeader", "render_report_html", "safe_url"]
@@ -79,8 +81,12 @@ def _source_view(s: SourceRef) -> dict[str, Any]:
     return {"number": s.number, "label": label, "parts": parts, "url": safe_url(s.url), "flag": s.flag}
 
 
-def render_report_html(markdown: str, sources: Sequence[SourceRef], header: ReportHeader) -> str:
-    """The page for report.md ``markdown`` and its bibliography ``sources``."""
+def render_report_html(
+    markdown: str, sources: Sequence[SourceRef], header: ReportHeader, dossier: Dossier | None = None
+) -> str:
+    """The page for report.md ``markdown`` and its bibliography ``sources``; ``dossier``: the
+    reviewed structure, whose evidence is shown under its key points and ledger entries."""
+    evidence = evidence_views(dossier, sources)
     title, sections = parse_report(markdown)
     news = news_section(sections)
     if news is not None:  # first for a returning reader
@@ -94,7 +100,9 @@ def render_report_html(markdown: str, sources: Sequence[SourceRef], header: Repo
             if block.kind == "item":
                 if not blocks or blocks[-1]["kind"] != "items":
                     blocks.append({"kind": "items", "items": []})
-                blocks[-1]["items"].append(parts)
+                blocks[-1]["items"].append(
+                    {"segments": parts, "evidence": evidence.get(item_key(block.text), [])}
+                )
             else:
                 blocks.append({"kind": block.kind, "segments": parts})
         views.append({"title": section.title, "blocks": blocks})

@@ -90,6 +90,7 @@ def write_outputs(
             sources,
             documents_read=len(documents),
             failed_axes=failed,
+            dossier=review.final_dossier if review else None,
         )
         folder.write_text(REPORT_HTML_FILE, page)  # the same dossier for a browser and the e-mail
     checkpoint("outputs")  # observers (crash tests): run folder written but its run.json
