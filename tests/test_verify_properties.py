@@ -94,11 +94,11 @@ def test_every_figure_left_is_its_subjects_in_a_cited_document(data: st.DataObje
     context = VerifyContext(documents=documents, options=OPTIONS)
     clean, _ = verify_dossier(dossier, context)
 
-    kept = {p.text for p in clean.sections[0].points}
+    kept = {(p.text, tuple(p.citations)) for p in clean.sections[0].points}
     for option, unit, value, cited in points:
         text = f"{option} : {_measure(unit)} de {value} {unit}"
         # Precision: what is left is true; recall on this plain form: what is true is left.
-        assert (text in kept) == _holds(facts, cited, option, unit, value), text
+        assert ((text, tuple(cited)) in kept) == _holds(facts, cited, option, unit, value), text
     left = {(e.subject, e.reason, e.retained[0], e.rejected[0]) for e in clean.contradictions}
     for (option, unit, value, retained), (b_unit, b_value, rejected), reason in entries:
         if retained == rejected:
