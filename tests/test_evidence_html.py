@@ -61,23 +61,28 @@ class _Evidence(HTMLParser):
         self.details: list[dict[str, list[str] | bool]] = []
         self.body_attrs: list[tuple[str, str | None]] = []
         self._in: str | None = None
+        self._inside = False  # within a <details>
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "body":
             self.body_attrs = attrs
         if tag == "details":
+            self._inside = True
             self.details.append(
                 {"open": any(k == "open" for k, _ in attrs), "quotes": [], "sources": [], "links": []}
             )
-        elif self.details and tag == "blockquote":
+        elif not self._inside:
+            return
+        elif tag == "blockquote":
             self._in = "quotes"
-        elif self.details and tag == "p":
+        elif tag == "p":
             self._in = "sources"
             self.details[-1]["sources"].append("")  # type: ignore[union-attr]
-        elif self.details and tag == "a":
+        elif tag == "a":
             self.details[-1]["links"] += [v or "" for k, v in attrs if k == "href"]  # type: ignore[operator]
 
     def handle_endtag(self, tag: str) -> None:
+        self._inside = self._inside and tag != "details"
         if tag in ("blockquote", "p"):
             self._in = None
 

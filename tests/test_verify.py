@@ -152,3 +152,16 @@ def test_sanitising_verifies_when_given_the_documents() -> None:
     assert len(_kept(unchecked)) == 2
     assert _kept(checked) == ["pgvector : latence p95 de 35 ms"] and checked.sections[0].points[0].evidence
     assert "report.misattributed" in _codes(alerts)
+
+
+def test_a_term_the_documents_count_is_a_unit_not_a_subject() -> None:
+    """A prose request's acronym read as a term (« GPU ») is what figures measure: « 4 200 EUR par
+    GPU » stays Tamaris's, not GPU's."""
+    documents = {
+        1: SourceText(
+            number=1, id="d", title="Tarifs", date="", text="Tamaris : 4 200 EUR par GPU et par an."
+        )
+    }
+    context = VerifyContext(documents=documents, options=["Tamaris", "Orvet", "GPU"], request="")
+    dossier = _points(("Tamaris coûte 4 200 EUR par GPU", [1]), ("Orvet coûte 4 200 EUR par GPU", [1]))
+    assert _kept(verify_dossier(dossier, context)[0]) == ["Tamaris coûte 4 200 EUR par GPU"]
