@@ -1,0 +1,387 @@
+"""Code decides what each analyst reads, from the documents' text, per axis (issue 37, items 2-3).
+
+The planner's plan is a proposal. After :func:`veille.steps.plan.make_plan` (validation, coverage),
+for every backend, :func:`decide_reading` reads the documents' passages against each axis of the
+request (veille.steps.passages: BM25 relative to the corpus, the planner's search terms added to
+the axis of their sub-task) and settles the plan:
+
+- a document dated outside the request's period is read by no branch (reason ``out_of_period``);
+- a document with a passage relevant to an axis is read by a branch of that axis (a branch is added
+  when the axis's are full: the axis is split, never a document dropped); a passage naming a
+  compared option and one of the axis's terms is always relevant;
+- same-subject documents (veille.steps.plan_groups: the same measure of the same option, at other
+  dates or from other kinds of source) are read whole by one branch;
+- a placed document none of whose passages concerns an axis is removed (``no_relevant_passage``):
+  coverage both ways. What the planner placed and the text supports stays where it put it.
+
+The result depends on the text, not on the planner's choice of documents: a planner excluding
+everything, placing everything, inventing ids or proposing one sub-task gets the same documents
+read as a sensible one (tests/test_plan_reading_gemini.py). Nothing is changed when no passage of
+the corpus is relevant to any axis (the measure says nothing then; the planner's plan stands).
+
+The request's reading is the shared interface :class:`RequestReadingLike` (branch ``request``'s
+``veille.corpus.request_reading.RequestReading``); until it is merged, :func:`interim_reading`
+builds one from today's request terms and offline axes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from veille.alerts import Alert, alert
+from veille.offline.axes import parse_axes
+from veille.roles.planner import CatalogueEntry, ExclusionReason, Plan, PlannerInput, SubTask
+from veille.steps.coverage import REQUEST_META
+from veille.steps.passages import Passage, passage_setting, passages_of, score_axes, term_keys
+from veille.steps.plan import PlanOutcome
+from veille.steps.plan_alerts import LOW_COVERAGE
+from veille.steps.plan_assign import Branch, assign_branches
+from veille.steps.plan_groups import DocumentFacts, same_subject_groups
+from veille.steps.plan_validate import rebuild_plan
+
+__all__ = [
+    "AxisProtocol",
+    "InterimAxis",
+    "InterimReading",
+    "RequestReadingLike",
+    "decide_reading",
+    "interim_reading",
+    "out_of_period",
+    "read_by_text",
+]
+
+
+class AxisProtocol(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def terms(self) -> Sequence[str]: ...
+
+
+class RequestReadingLike(Protocol):
+    """What this module reads of the request (branch ``request``'s ``RequestReading``)."""
+
+    @property
+    def axes(self) -> Sequence[AxisProtocol]: ...
+    @property
+    def options(self) -> Sequence[str]: ...
+    @property
+    def period_start(self) -> datetime.date | None: ...
+    @property
+    def period_end(self) -> datetime.date | None: ...
+
+
+@dataclass(frozen=True)
+class InterimAxis:
+    key: str
+    title: str
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InterimReading:
+    """A :class:`RequestReadingLike` built from today's request terms and offline axes."""
+
+    axes: tuple[InterimAxis, ...]
+    options: tuple[str, ...]
+    period_start: datetime.date | None = None
+    period_end: datetime.date | None = None
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_META = frozenset(term_keys(REQUEST_META))
+
+
+def _content_words(text: str, options: Sequence[str]) -> tuple[str, ...]:
+    """The words of ``text`` that can identify passages: not options, orders or function words."""
+    skip = set(_META).union(*(term_keys(o) for o in options))
+    out: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        word = match.group().strip("'’-").split("'")[-1].split("’")[-1]
+        found = term_keys(word)
+        if found and not found <= skip:
+            out[word.lower()] = None
+    return tuple(out)
+
+
+def _search_terms_by_axis(
+    axes: Sequence[InterimAxis], sub_tasks: Sequence[SubTask], options: Sequence[str]
+) -> dict[str, list[str]]:
+    """The planner's search terms, each sub-task's given to the axis its question and terms match best."""
+    out: dict[str, list[str]] = {a.key: [] for a in axes}
+    axis_keys = [set().union(*(term_keys(t) for t in a.terms)) for a in axes]
+    for st in sub_tasks:
+        if not st.search_terms or not axes:
+            continue
+        mine = set().union(*(term_keys(t) for t in (st.question, *st.search_terms)))
+        best = max(range(len(axes)), key=lambda k: (len(mine & axis_keys[k]), -k))
+        out[axes[best].key] += [t for t in st.search_terms if t not in out[axes[best].key]]
+    return out
+
+
+def interim_reading(
+    request_title: str, request: str, terms: Sequence[str], sub_tasks: Sequence[SubTask] = ()
+) -> InterimReading:
+    """The request's axes (veille.offline.axes: list items, headings, enumerations; the whole
+    request when it states none), its options (the request terms) and the planner's search terms
+    added to the axis of their sub-task. No period: branch ``request`` reads it."""
+    options = tuple(t for t in terms if t.strip())
+    parsed = parse_axes(request, list(options))
+    axes = tuple(
+        InterimAxis(f"axe-{n}", a.text, _content_words(a.text, options)) for n, a in enumerate(parsed, 1)
+    ) or (InterimAxis("axe-1", request_title, _content_words(f"{request_title}\n{request}", options)),)
+    extra = _search_terms_by_axis(axes, sub_tasks, options)
+    axes = tuple(InterimAxis(a.key, a.title, (*a.terms, *extra.get(a.key, []))) for a in axes)
+    return InterimReading(axes=axes, options=options)
+
+
+def _date(text: str) -> tuple[datetime.date, datetime.date] | None:
+    """The first and last day a catalogue date (« 2024-03-05 », « 2024-03 », « 2024 ») may mean."""
+    match = re.match(r"\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?", text or "")
+    if match is None:
+        return None
+    try:
+        year = int(match[1])
+        if match[3]:
+            day = datetime.date(year, int(match[2]), int(match[3]))
+            return day, day
+        if match[2]:
+            first = datetime.date(year, int(match[2]), 1)
+            following = datetime.date(year + (first.month == 12), first.month % 12 + 1, 1)
+            return first, following - datetime.timedelta(days=1)
+        return datetime.date(year, 1, 1), datetime.date(year, 12, 31)
+    except ValueError:
+        return None
+
+
+def out_of_period(date: str, start: datetime.date | None, end: datetime.date | None) -> bool:
+    """Whether a document dated ``date`` is certainly outside [start, end]; undated: never."""
+    span = _date(date)
+    if span is None:
+        return False
+    return (start is not None and span[1] < start) or (end is not None and span[0] > end)
+
+
+def _relevant(
+    passages: Sequence[Passage], shares: Sequence[float], terms: Sequence[str], has_options: bool
+) -> set[str]:
+    """The documents with a passage relevant to one axis (module docstring)."""
+    with_option = passage_setting("relevant_with_option")
+    without = passage_setting("relevant_without_option")
+    keys = [term_keys(t) for t in terms]
+    out: set[str] = set()
+    for passage, share in zip(passages, shares, strict=True):
+        if passage.options and passage.names_terms(keys):
+            out.add(passage.doc_id)  # names an option and the axis: always read (property-tested)
+        elif share >= (with_option if passage.options or not has_options else without):
+            out.add(passage.doc_id)
+    return out
+
+
+def _question(request_title: str, axis: AxisProtocol) -> str:
+    title = request_title.strip().rstrip("?!. ")
+    context = f"Dans le cadre de « {title} », q" if title else "Q"
+    return f"{context}ue disent les documents sur : {axis.title.strip().rstrip('.?')} ?"
+
+
+def _axis_of(st: SubTask, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]) -> str:
+    """The axis a planner's sub-task serves: most of its documents relevant to it, then the words
+    of its question and search terms, then request order."""
+    words = set().union(*(term_keys(t) for t in (st.question, *st.search_terms)))
+
+    def rank(k: int) -> tuple[int, int, int]:
+        axis = axes[k]
+        overlap = len(words & set().union(*(term_keys(t) for t in axis.terms)))
+        return (len(set(st.doc_ids) & relevant[axis.key]), overlap, -k)
+
+    return axes[max(range(len(axes)), key=rank)].key
+
+
+@dataclass(frozen=True)
+class Decision:
+    plan: Plan
+    alerts: list[Alert]
+
+
+def decide_reading(
+    plan: Plan,
+    catalogue: Sequence[CatalogueEntry],
+    bodies: Mapping[str, str],
+    reading: RequestReadingLike,
+    *,
+    request_title: str,
+    max_subtasks: int,
+    max_docs: int,
+) -> Decision:
+    """The plan settled by the documents' text (module docstring); ``plan.reading`` says what each
+    axis reads and why documents were added, removed or left out."""
+    entries = {e.id: e for e in catalogue}
+    ids = sorted(entries)
+    options = list(reading.options)
+    axes = list(reading.axes)
+    reasons: dict[str, ExclusionReason] = {e.id: e.reason for e in plan.exclusions}
+    details = {e.id: e.detail for e in plan.exclusions}
+    dated_out = [i for i in ids if out_of_period(entries[i].date, reading.period_start, reading.period_end)]
+    heads = {i: f"{entries[i].title}\n{entries[i].summary or ''}" for i in ids if i not in dated_out}
+    passages = passages_of({i: bodies.get(i, "") for i in heads}, heads, options)
+    scores = score_axes(passages, {a.key: list(a.terms) for a in axes}, options)
+    relevant = {a.key: _relevant(passages, scores.shares[a.key], a.terms, bool(options)) for a in axes}
+    all_terms = [term_keys(t) for a in axes for t in a.terms]
+    never = {i for i, r in reasons.items() if r in ("injection", "shortlist", "duplicate")}
+    never |= set(dated_out)
+    wanted = set().union(*relevant.values()) - never
+    placed = {i for st in plan.sub_tasks for i in st.doc_ids}
+    measured = bool(wanted)
+    if measured and len(placed & wanted) >= LOW_COVERAGE * len(wanted):
+        # A plan reading most of what the text asks for: its exclusions stand (a homonym is written
+        # with the request's words by design); a broken plan's are overruled.
+        wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
+    # Removal both ways, conservatively (precision): a placed document goes only when no passage
+    # names an option or an axis's term and none scores as relevant.
+    linked = wanted | {p.doc_id for p in passages if p.options or p.names_terms(all_terms)}
+    kept = (placed & linked if measured else placed) - never
+    base = wanted | kept
+    facts = {
+        i: DocumentFacts(entries[i].date, entries[i].source_type, tuple(p for p in passages if p.doc_id == i))
+        for i in sorted(base)
+    }
+    groups = same_subject_groups(facts, options, max_docs)
+    read = base
+    branches = [
+        Branch(
+            _axis_of(st, axes, relevant), st.question, [d for d in st.doc_ids if d in read], st.search_terms
+        )
+        for st in plan.sub_tasks
+    ]
+    needed = {a.key: sorted(relevant[a.key] & read) for a in axes} if measured else {}
+    questions = {a.key: _question(request_title, a) for a in axes}
+    sub_tasks, unplaced = assign_branches(
+        branches, needed, groups, read, questions, max_subtasks=max_subtasks, max_docs=max_docs
+    )
+    sub_tasks = [st.model_copy(update={"flags": _flags(plan, st)}) for st in sub_tasks]
+    placed_before = {i for st in plan.sub_tasks for i in st.doc_ids}
+    placed_now = {i for st in sub_tasks for i in st.doc_ids}
+    removed = sorted(placed_before - placed_now - set(dated_out))
+    added = sorted(placed_now - placed_before)
+    for i in dated_out:
+        reasons[i], details[i] = "out_of_period", f"daté {entries[i].date}, hors de la période de la demande"
+    for i in removed:
+        reasons[i], details[i] = "no_relevant_passage", "aucun passage ne concerne un axe de la demande"
+    for i in unplaced:
+        reasons[i], details[i] = "cap", "passage pertinent, mais toutes les sous-tâches sont pleines"
+    if not sub_tasks:  # nothing left to read: keep the planner's plan rather than none
+        return Decision(plan, [])
+    settled = rebuild_plan(sub_tasks, [e.id for e in catalogue], reasons, details)
+    axis_of = [a.key for a in axes]
+    report = {
+        "measured": measured,
+        "axes": [
+            {
+                "key": a.key,
+                "title": a.title,
+                "terms": list(a.terms),
+                "documents": sorted(relevant[a.key] & read),
+            }
+            for a in axes
+        ],
+        "groups": groups,
+        "added": added,
+        "removed": removed,
+        "out_of_period": dated_out,
+        "unplaced": unplaced,
+        "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axis_of else {},
+    }
+    settled = settled.model_copy(update={"reading": report})
+    return Decision(settled, _alerts(added, removed, dated_out, unplaced, groups))
+
+
+def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
+    flags = {k: v for s in plan.sub_tasks for k, v in s.flags.items()}
+    return {i: flags[i] for i in st.doc_ids if i in flags}
+
+
+def _alerts(
+    added: Sequence[str],
+    removed: Sequence[str],
+    dated_out: Sequence[str],
+    unplaced: Sequence[str],
+    groups: Sequence[Sequence[str]],
+) -> list[Alert]:
+    out: list[Alert] = []
+    if added:
+        out.append(
+            alert(
+                "plan",
+                "plan.read_by_text",
+                f"documents ajoutés par le code (passage pertinent pour un axe) : {', '.join(added)}",
+                severity="info",
+            )
+        )
+    if removed:
+        out.append(
+            alert(
+                "plan",
+                "plan.no_relevant_passage",
+                f"documents retirés (aucun passage ne concerne un axe de la demande) : {', '.join(removed)}",
+                severity="warning",
+            )
+        )
+    if dated_out:
+        out.append(
+            alert(
+                "plan",
+                "plan.out_of_period",
+                f"documents hors de la période de la demande, non lus : {', '.join(dated_out)}",
+                severity="info",
+            )
+        )
+    if unplaced:
+        out.append(
+            alert(
+                "plan",
+                "plan.reading_cap",
+                "documents pertinents non lus, toutes les sous-tâches sont pleines "
+                f"(relever max_subtasks ou max_docs) : {', '.join(unplaced)}",
+                severity="error",
+            )
+        )
+    if groups:
+        together = " ; ".join(", ".join(g) for g in groups)
+        out.append(
+            alert(
+                "plan",
+                "plan.same_subject",
+                f"documents lus ensemble (même mesure) : {together}",
+                severity="info",
+            )
+        )
+    return out
+
+
+def read_by_text(
+    outcome: PlanOutcome,
+    data: PlannerInput,
+    bodies: Mapping[str, str],
+    reading: RequestReadingLike | None = None,
+) -> PlanOutcome:
+    """``outcome`` (veille.steps.plan.make_plan's) settled by :func:`decide_reading`, for every
+    backend. ``reading``: the request read once (branch ``request``); by default
+    :func:`interim_reading` over the request terms and the planner's search terms."""
+    if reading is None:
+        reading = interim_reading(data.request_title, data.request, data.terms, outcome.proposed.sub_tasks)
+    decision = decide_reading(
+        outcome.plan,
+        data.catalogue,
+        bodies,
+        reading,
+        request_title=data.request_title,
+        max_subtasks=data.max_subtasks,
+        max_docs=data.max_docs,
+    )
+    return outcome.model_copy(update={"plan": decision.plan, "alerts": [*outcome.alerts, *decision.alerts]})
