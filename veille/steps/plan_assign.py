@@ -34,17 +34,6 @@ class Branch:
     search_terms: list[str] = field(default_factory=list)
 
 
-def _units(
-    needed: Sequence[str], group_of: Mapping[str, tuple[str, ...]], read: set[str]
-) -> list[tuple[str, ...]]:
-    """The needed documents as units: each document with its group (members read), once, sorted."""
-    out: dict[tuple[str, ...], None] = {}
-    for doc_id in sorted(needed):
-        unit = tuple(sorted(d for d in group_of.get(doc_id, (doc_id,)) if d in read)) or (doc_id,)
-        out[unit] = None
-    return sorted(out)
-
-
 def _place(
     unit: tuple[str, ...],
     axis: str,
@@ -52,13 +41,16 @@ def _place(
     questions: Mapping[str, str],
     max_subtasks: int,
     max_docs: int,
+    candidates: Sequence[Branch] | None = None,
 ) -> bool:
-    """Put ``unit`` whole in one branch of ``axis``: already there, else the branch holding most of
-    it with room for the rest, else a new branch of the axis; False when no room is left."""
+    """Put ``unit`` whole in one branch of ``axis`` (or of ``candidates``): already there, else the
+    branch holding most of it with room for the rest, else a new branch of the axis; False when no
+    room is left."""
     mine = [b for b in branches if b.axis == axis]
-    if any(set(unit) <= set(b.doc_ids) for b in mine):
+    pool = list(candidates) if candidates is not None else mine
+    if any(set(unit) <= set(b.doc_ids) for b in pool):
         return True
-    ranked = sorted(mine, key=lambda b: -len(set(unit) & set(b.doc_ids)))  # stable: plan order on ties
+    ranked = sorted(pool, key=lambda b: -len(set(unit) & set(b.doc_ids)))  # stable: plan order on ties
     for branch in ranked:
         missing = [d for d in unit if d not in branch.doc_ids]
         if len(branch.doc_ids) + len(missing) <= max_docs:
@@ -86,19 +78,19 @@ def assign_branches(
     to axes, their documents already restricted to ``read``; ``needed``: axis key -> documents that
     axis must read (in axis order); ``questions``: the question of a new branch of an axis."""
     out = [Branch(b.axis, b.question, list(b.doc_ids), list(b.search_terms)) for b in branches]
-    group_of = {d: tuple(g) for g in groups for d in g}
     unplaced: list[str] = []
     for axis, docs in needed.items():
-        for unit in _units(docs, group_of, read):
-            if not _place(unit, axis, out, questions, max_subtasks, max_docs):
-                unplaced += [d for d in unit if not any(d in b.doc_ids for b in out)]
-    # Groups whose members were placed by the planner but not together (no axis needed them all).
+        for doc_id in sorted(set(docs) & read):
+            if not _place((doc_id,), axis, out, questions, max_subtasks, max_docs):
+                unplaced += [] if any(doc_id in b.doc_ids for b in out) else [doc_id]
+    # Each group whole in one branch: the one holding most of it (any axis) when it has room, else
+    # a new branch of that axis with the whole group (the axis split by groups).
     for group in sorted(tuple(sorted(d for d in g if d in read)) for g in groups):
         if len(group) < 2 or any(set(group) <= set(b.doc_ids) for b in out):
             continue
         holders = sorted(out, key=lambda b: -len(set(group) & set(b.doc_ids)))
         axis = holders[0].axis if holders else next(iter(needed), "")
-        if not _place(group, axis, out, questions, max_subtasks, max_docs):
+        if not _place(group, axis, out, questions, max_subtasks, max_docs, holders):
             unplaced += [d for d in group if not any(d in b.doc_ids for b in out)]
     sub_tasks = [
         SubTask(id=f"st-{n}", question=b.question, doc_ids=b.doc_ids, search_terms=b.search_terms)

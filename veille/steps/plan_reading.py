@@ -36,7 +36,7 @@ from veille.alerts import Alert, alert
 from veille.offline.axes import parse_axes
 from veille.roles.planner import CatalogueEntry, ExclusionReason, Plan, PlannerInput, SubTask
 from veille.steps.coverage import REQUEST_META
-from veille.steps.passages import Passage, passage_setting, passages_of, score_axes, term_keys
+from veille.steps.passages import PassageScores, passage_setting, passages_of, score_axes, term_keys
 from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
 from veille.steps.plan_assign import Branch, assign_branches
@@ -168,20 +168,36 @@ def out_of_period(date: str, start: datetime.date | None, end: datetime.date | N
     return (start is not None and span[1] < start) or (end is not None and span[0] > end)
 
 
-def _relevant(
-    passages: Sequence[Passage], shares: Sequence[float], terms: Sequence[str], has_options: bool
-) -> set[str]:
-    """The documents with a passage relevant to one axis (module docstring)."""
+def _relevant(scores: PassageScores, has_options: bool) -> dict[str, set[str]]:
+    """Per axis key, the documents with a passage about that axis: a share of the corpus reference
+    at least the bar (higher for a passage naming no option), and at least ``axis_margin`` of the
+    passage's best axis (a passage on prices is not read for security because it says « sûr »)."""
     with_option = passage_setting("relevant_with_option")
     without = passage_setting("relevant_without_option")
-    keys = [term_keys(t) for t in terms]
-    out: set[str] = set()
-    for passage, share in zip(passages, shares, strict=True):
-        if passage.options and passage.names_terms(keys):
-            out.add(passage.doc_id)  # names an option and the axis: always read (property-tested)
-        elif share >= (with_option if passage.options or not has_options else without):
-            out.add(passage.doc_id)
+    margin = passage_setting("axis_margin")
+    out: dict[str, set[str]] = {k: set() for k in scores.shares}
+    for n, passage in enumerate(scores.passages):
+        bar = with_option if passage.options or not has_options else without
+        best = max((s[n] for s in scores.shares.values()), default=0.0)
+        for key, shares in scores.shares.items():
+            if shares[n] >= bar and shares[n] >= margin * best:
+                out[key].add(passage.doc_id)
     return out
+
+
+def _must_read(scores: PassageScores, axes: Sequence[AxisProtocol]) -> dict[str, str]:
+    """Documents with a passage naming an option and one of an axis's terms -> the axis their best
+    such passage scores highest on: read by some branch whatever their score (property-tested)."""
+    out: dict[str, tuple[float, str]] = {}
+    for n, passage in enumerate(scores.passages):
+        if not passage.options:
+            continue
+        for axis in axes:
+            if passage.names_terms([term_keys(t) for t in axis.terms]):
+                share = scores.shares[axis.key][n]
+                if passage.doc_id not in out or share > out[passage.doc_id][0]:
+                    out[passage.doc_id] = (share, axis.key)
+    return {d: k for d, (_, k) in out.items()}
 
 
 def _question(request_title: str, axis: AxisProtocol) -> str:
@@ -231,7 +247,10 @@ def decide_reading(
     heads = {i: f"{entries[i].title}\n{entries[i].summary or ''}" for i in ids if i not in dated_out}
     passages = passages_of({i: bodies.get(i, "") for i in heads}, heads, options)
     scores = score_axes(passages, {a.key: list(a.terms) for a in axes}, options)
-    relevant = {a.key: _relevant(passages, scores.shares[a.key], a.terms, bool(options)) for a in axes}
+    relevant = _relevant(scores, bool(options))
+    for doc_id, axis_key in _must_read(scores, axes).items():
+        if not any(doc_id in docs for docs in relevant.values()):
+            relevant[axis_key].add(doc_id)
     all_terms = [term_keys(t) for a in axes for t in a.terms]
     never = {i for i, r in reasons.items() if r in ("injection", "shortlist", "duplicate")}
     never |= set(dated_out)
