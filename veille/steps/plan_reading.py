@@ -41,7 +41,7 @@ from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
 from veille.steps.plan_assign import Branch, assign_branches
 from veille.steps.plan_groups import DocumentFacts, same_subject_groups
-from veille.steps.plan_validate import rebuild_plan
+from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
 
 __all__ = [
     "AxisProtocol",
@@ -294,8 +294,11 @@ def decide_reading(
         reasons[i], details[i] = "no_relevant_passage", "aucun passage ne concerne un axe de la demande"
     for i in unplaced:
         reasons[i], details[i] = "cap", "passage pertinent, mais toutes les sous-tâches sont pleines"
-    if not sub_tasks:  # nothing left to read: keep the planner's plan rather than none
-        return Decision(plan, [])
+    if not sub_tasks:  # every document the plan could read is outside the period
+        raise PlanUnusableError(
+            "plan inutilisable : aucun document à lire dans la période de la demande "
+            f"({len(dated_out)} document(s) hors période)"
+        )
     settled = rebuild_plan(sub_tasks, [e.id for e in catalogue], reasons, details)
     axis_of = [a.key for a in axes]
     report = {
