@@ -251,7 +251,6 @@ def decide_reading(
     for doc_id, axis_key in _must_read(scores, axes).items():
         if not any(doc_id in docs for docs in relevant.values()):
             relevant[axis_key].add(doc_id)
-    all_terms = [term_keys(t) for a in axes for t in a.terms]
     never = {i for i, r in reasons.items() if r in ("injection", "shortlist", "duplicate")}
     never |= set(dated_out)
     wanted = set().union(*relevant.values()) - never
@@ -262,8 +261,9 @@ def decide_reading(
         # with the request's words by design); a broken plan's are overruled.
         wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
     # Removal both ways, conservatively (precision): a placed document goes only when no passage
-    # names an option or an axis's term and none scores as relevant.
-    linked = wanted | {p.doc_id for p in passages if p.options or p.names_terms(all_terms)}
+    # names a compared option and none scores as relevant to an axis (a framing document dense in
+    # the request's words scores; a canteen menu sharing « prix » with an axis does not).
+    linked = wanted | {p.doc_id for p in passages if p.options}
     kept = (placed & linked if measured else placed) - never
     base = wanted | kept
     facts = {
