@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 
 from veille.roles.planner import CatalogueEntry, Plan, SubTask
+from veille.steps.passages import passages_of
 from veille.steps.plan_groups import DocumentFacts, measures_of, same_subject_groups
 from veille.steps.plan_reading import (
     InterimAxis,
@@ -14,7 +15,6 @@ from veille.steps.plan_reading import (
     interim_reading,
     out_of_period,
 )
-from veille.steps.passages import passages_of
 from veille.steps.plan_validate import validate_plan
 
 OPTIONS = ("Zorblax", "Quimby")

@@ -26,22 +26,28 @@ builds one from today's request terms and offline axes.
 
 from __future__ import annotations
 
-import datetime
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any
 
 from veille.alerts import Alert, alert
-from veille.offline.axes import parse_axes
+from veille.corpus.sections import read_within_budget
 from veille.roles.planner import CatalogueEntry, ExclusionReason, Plan, PlannerInput, SubTask
-from veille.steps.coverage import REQUEST_META
 from veille.steps.passages import PassageScores, passage_setting, passages_of, score_axes, term_keys
 from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
 from veille.steps.plan_assign import Branch, assign_branches
 from veille.steps.plan_groups import DocumentFacts, same_subject_groups
+from veille.steps.plan_request import (
+    AxisProtocol,
+    InterimAxis,
+    InterimReading,
+    RequestReadingLike,
+    interim_reading,
+    out_of_period,
+)
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
+from veille.steps.reading import reading_query
 
 __all__ = [
     "AxisProtocol",
@@ -52,120 +58,8 @@ __all__ = [
     "interim_reading",
     "out_of_period",
     "read_by_text",
+    "reading_forecast",
 ]
-
-
-class AxisProtocol(Protocol):
-    @property
-    def key(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def terms(self) -> Sequence[str]: ...
-
-
-class RequestReadingLike(Protocol):
-    """What this module reads of the request (branch ``request``'s ``RequestReading``)."""
-
-    @property
-    def axes(self) -> Sequence[AxisProtocol]: ...
-    @property
-    def options(self) -> Sequence[str]: ...
-    @property
-    def period_start(self) -> datetime.date | None: ...
-    @property
-    def period_end(self) -> datetime.date | None: ...
-
-
-@dataclass(frozen=True)
-class InterimAxis:
-    key: str
-    title: str
-    terms: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class InterimReading:
-    """A :class:`RequestReadingLike` built from today's request terms and offline axes."""
-
-    axes: tuple[InterimAxis, ...]
-    options: tuple[str, ...]
-    period_start: datetime.date | None = None
-    period_end: datetime.date | None = None
-
-
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
-_META = frozenset(term_keys(REQUEST_META))
-
-
-def _content_words(text: str, options: Sequence[str]) -> tuple[str, ...]:
-    """The words of ``text`` that can identify passages: not options, orders or function words."""
-    skip = set(_META).union(*(term_keys(o) for o in options))
-    out: dict[str, None] = {}
-    for match in _WORD.finditer(text):
-        word = match.group().strip("'’-").split("'")[-1].split("’")[-1]
-        found = term_keys(word)
-        if found and not found <= skip:
-            out[word.lower()] = None
-    return tuple(out)
-
-
-def _search_terms_by_axis(
-    axes: Sequence[InterimAxis], sub_tasks: Sequence[SubTask], options: Sequence[str]
-) -> dict[str, list[str]]:
-    """The planner's search terms, each sub-task's given to the axis its question and terms match best."""
-    out: dict[str, list[str]] = {a.key: [] for a in axes}
-    axis_keys = [set().union(*(term_keys(t) for t in a.terms)) for a in axes]
-    for st in sub_tasks:
-        if not st.search_terms or not axes:
-            continue
-        mine = set().union(*(term_keys(t) for t in (st.question, *st.search_terms)))
-        best = max(range(len(axes)), key=lambda k: (len(mine & axis_keys[k]), -k))
-        out[axes[best].key] += [t for t in st.search_terms if t not in out[axes[best].key]]
-    return out
-
-
-def interim_reading(
-    request_title: str, request: str, terms: Sequence[str], sub_tasks: Sequence[SubTask] = ()
-) -> InterimReading:
-    """The request's axes (veille.offline.axes: list items, headings, enumerations; the whole
-    request when it states none), its options (the request terms) and the planner's search terms
-    added to the axis of their sub-task. No period: branch ``request`` reads it."""
-    options = tuple(t for t in terms if t.strip())
-    parsed = parse_axes(request, list(options))
-    axes = tuple(
-        InterimAxis(f"axe-{n}", a.text, _content_words(a.text, options)) for n, a in enumerate(parsed, 1)
-    ) or (InterimAxis("axe-1", request_title, _content_words(f"{request_title}\n{request}", options)),)
-    extra = _search_terms_by_axis(axes, sub_tasks, options)
-    axes = tuple(InterimAxis(a.key, a.title, (*a.terms, *extra.get(a.key, []))) for a in axes)
-    return InterimReading(axes=axes, options=options)
-
-
-def _date(text: str) -> tuple[datetime.date, datetime.date] | None:
-    """The first and last day a catalogue date (« 2024-03-05 », « 2024-03 », « 2024 ») may mean."""
-    match = re.match(r"\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?", text or "")
-    if match is None:
-        return None
-    try:
-        year = int(match[1])
-        if match[3]:
-            day = datetime.date(year, int(match[2]), int(match[3]))
-            return day, day
-        if match[2]:
-            first = datetime.date(year, int(match[2]), 1)
-            following = datetime.date(year + (first.month == 12), first.month % 12 + 1, 1)
-            return first, following - datetime.timedelta(days=1)
-        return datetime.date(year, 1, 1), datetime.date(year, 12, 31)
-    except ValueError:
-        return None
-
-
-def out_of_period(date: str, start: datetime.date | None, end: datetime.date | None) -> bool:
-    """Whether a document dated ``date`` is certainly outside [start, end]; undated: never."""
-    span = _date(date)
-    if span is None:
-        return False
-    return (start is not None and span[1] < start) or (end is not None and span[0] > end)
 
 
 def _relevant(scores: PassageScores, has_options: bool) -> dict[str, set[str]]:
@@ -283,7 +177,17 @@ def decide_reading(
     sub_tasks, unplaced = assign_branches(
         branches, needed, groups, read, questions, max_subtasks=max_subtasks, max_docs=max_docs
     )
-    sub_tasks = [st.model_copy(update={"flags": _flags(plan, st)}) for st in sub_tasks]
+    # Each branch ranks its passages by its axis: the planner's search terms and the axis's terms.
+    terms = {a.key: list(a.terms) for a in axes}
+    sub_tasks = [
+        st.model_copy(
+            update={
+                "flags": _flags(plan, st),
+                "search_terms": list(dict.fromkeys([*st.search_terms, *terms[_axis_of(st, axes, relevant)]])),
+            }
+        )
+        for st in sub_tasks
+    ]
     placed_before = {i for st in plan.sub_tasks for i in st.doc_ids}
     placed_now = {i for st in sub_tasks for i in st.doc_ids}
     removed = sorted(placed_before - placed_now - set(dated_out))
@@ -386,11 +290,28 @@ def _alerts(
     return out
 
 
+def reading_forecast(plan: Plan, bodies: Mapping[str, str], budget: int) -> dict[str, Any]:
+    """What each branch's analyst will not read whole within ``budget`` tokens (the same function
+    the analyst uses, veille.steps.reading): ``{"budget": N, "not_read": {st: {doc: {...}}}}``."""
+    not_read: dict[str, dict[str, dict[str, int]]] = {}
+    for st in plan.sub_tasks:
+        readings = read_within_budget({i: bodies.get(i, "") for i in st.doc_ids}, reading_query(st), budget)
+        parts = {
+            i: {"tokens_read": r.tokens_read, "tokens_total": r.tokens_total}
+            for i, r in sorted(readings.items())
+            if not r.whole
+        }
+        if parts:
+            not_read[st.id] = parts
+    return {"budget": budget, "not_read": not_read}
+
+
 def read_by_text(
     outcome: PlanOutcome,
     data: PlannerInput,
     bodies: Mapping[str, str],
     reading: RequestReadingLike | None = None,
+    budget: int | None = None,
 ) -> PlanOutcome:
     """``outcome`` (veille.steps.plan.make_plan's) settled by :func:`decide_reading`, for every
     backend. ``reading``: the request read once (branch ``request``); by default
@@ -406,4 +327,7 @@ def read_by_text(
         max_subtasks=data.max_subtasks,
         max_docs=data.max_docs,
     )
-    return outcome.model_copy(update={"plan": decision.plan, "alerts": [*outcome.alerts, *decision.alerts]})
+    plan = decision.plan
+    if budget is not None and plan.reading:
+        plan = plan.model_copy(update={"reading": {**plan.reading, **reading_forecast(plan, bodies, budget)}})
+    return outcome.model_copy(update={"plan": plan, "alerts": [*outcome.alerts, *decision.alerts]})

@@ -18,8 +18,8 @@ from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reading import read_by_text
 from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
 from veille.steps.screen import flagged_documents
-from veille.store.readers import fetch_documents
 from veille.steps.text_relevance import TextRelevance
+from veille.store.readers import fetch_documents
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
 from veille.tasks.reuse import Reuse
 
@@ -147,4 +147,4 @@ def _read_by_text(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -
     bodies = data.texts or {
         d.id: d.body for d in fetch_documents(reuse.settings.database, [e.id for e in data.catalogue])
     }
-    return read_by_text(outcome, data, bodies)
+    return read_by_text(outcome, data, bodies, budget=reuse.settings.analyst_token_budget)
