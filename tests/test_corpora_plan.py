@@ -71,7 +71,7 @@ def _plan_corpus(corpus: Path, warehouse: Path) -> Planned:
     flagged = {str(a.subject) for a in screen_corpus(settings.database, listing.entries)}
     prepared = planner_catalogue(load_request(corpus), listing.entries, settings)
     with build_client(settings, run_id=new_run_id()) as client:
-        assert client.backend == "offline" and planner_reads_texts(client.backend)
+        assert client.backend == "offline" and planner_reads_texts(client.role_backend("planner"))
         prepared = with_texts(prepared, settings.database)  # as the flow does for a free planner
         outcome = make_plan(client, prepared.data)
     traps = yaml.safe_load((corpus / "traps.yaml").read_text(encoding="utf-8")) or {}
