@@ -27,6 +27,7 @@ __all__ = [
     "install_log_scrubbing",
     "register_secret",
     "resolve_api_key",
+    "resolve_key",
     "scrub",
     "scrub_data",
     "scrub_exception",
@@ -35,8 +36,9 @@ __all__ = [
 ]
 
 _MASK = "***"
-# The environment variables that hold the model key (the SDK's two names).
-_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+# The environment variables that hold a model key: Gemini's SDK's two names, then the OpenAI SDK's
+# (the OpenAI-compatible provider); every one is masked by every writer.
+_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY")
 # A password in a URL's user information (``smtp://user:password@host``, ``mailtos://…``): an Apprise
 # delivery URL, a proxy, a database. Shorter passwords than this are not masked (too many false hits).
 _USERINFO_RE = re.compile(r"(?<=[A-Za-z0-9+.-]://)([^\s:/@]*):([^\s/@]{4,})@")
@@ -70,28 +72,31 @@ class SecretValue:
 
 
 def resolve_api_key(settings: Settings) -> SecretValue | None:
-    """The key from the environment, else from the Prefect Secret block, else ``None``."""
+    """The Gemini key from the environment, else from the Prefect Secret block, else ``None``."""
     from veille.settings import api_key_from_env  # here: this module is imported by veille itself
 
-    from_env = api_key_from_env()
-    if from_env:
+    return resolve_key(api_key_from_env(), settings.api_key_secret_block, "api_key_secret_block")
+
+
+def resolve_key(from_env: str | None, block_name: str | None, setting: str) -> SecretValue | None:
+    """A provider's key: ``from_env`` (its SDK's variable), else the Prefect Secret block named
+    ``block_name`` (the settings field ``setting``), else ``None``."""
+    if from_env and from_env.strip():
         return SecretValue(from_env.strip())
-    if settings.api_key_secret_block:
+    if block_name:
         # Imported lazily: Prefect is heavy and only needed when a block is configured.
         from prefect.blocks.system import Secret
 
         try:
-            block: Any = Secret.load(settings.api_key_secret_block, _sync=True)  # type: ignore[call-arg]
+            block: Any = Secret.load(block_name, _sync=True)  # type: ignore[call-arg]
         except ValueError as exc:  # Prefect raises ValueError for an unknown block name
             raise MissingApiKeyError(
-                f"Prefect Secret block {settings.api_key_secret_block!r} "
-                f"(settings.api_key_secret_block) could not be loaded: {type(exc).__name__}"
+                f"Prefect Secret block {block_name!r} (settings.{setting}) could not be loaded: "
+                f"{type(exc).__name__}"
             ) from None
         value = block.get()
         if not isinstance(value, str) or not value.strip():
-            raise MissingApiKeyError(
-                f"Prefect Secret block {settings.api_key_secret_block!r} does not hold a non-empty string"
-            )
+            raise MissingApiKeyError(f"Prefect Secret block {block_name!r} does not hold a non-empty string")
         register_secret(value)  # masked by every writer, like the environment's key
         return SecretValue(value.strip())
     return None
