@@ -70,7 +70,11 @@ class Reply:
             "created": 0,
             "model": model,
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": finish_reason,
+                }
             ],
         }
         if prompt_tokens is not None:
@@ -87,7 +91,9 @@ class Reply:
     @classmethod
     def json(cls, obj: Any, **kwargs: Any) -> Reply:
         """A 200 answer whose text is ``obj`` as JSON (a pydantic model is dumped)."""
-        text = obj.model_dump_json() if hasattr(obj, "model_dump_json") else json.dumps(obj, ensure_ascii=False)
+        text = (
+            obj.model_dump_json() if hasattr(obj, "model_dump_json") else json.dumps(obj, ensure_ascii=False)
+        )
         return cls.text(text, **kwargs)
 
     @classmethod
@@ -121,7 +127,9 @@ Responder = Callable[[dict[str, Any]], Reply]
 class FakeOpenAI:
     """Threaded loopback HTTP server; see the module docstring."""
 
-    def __init__(self, *, models: Sequence[str] = ("fake-small-model", "fake-other"), prefix: str = "/v1") -> None:
+    def __init__(
+        self, *, models: Sequence[str] = ("fake-small-model", "fake-other"), prefix: str = "/v1"
+    ) -> None:
         self.models = list(models)
         self.prefix = prefix
         self.responder: Responder | None = None
@@ -255,7 +263,10 @@ def from_gemini(gemini: Callable[[dict[str, Any], str], GeminiReply]) -> Respond
         prompt = next((m["content"] for m in messages if m["role"] == "user"), "")
         # JSON mode states the schema after the instructions: the role is told by the instructions.
         system = system.split("\n\nRéponds uniquement avec un objet JSON conforme à ce schéma JSON", 1)[0]
-        shaped = {"systemInstruction": {"parts": [{"text": system}]}, "contents": [{"parts": [{"text": prompt}]}]}
+        shaped = {
+            "systemInstruction": {"parts": [{"text": system}]},
+            "contents": [{"parts": [{"text": prompt}]}],
+        }
         answer = gemini(shaped, str(body.get("model", "")))
         if answer.status != 200:
             return Reply.error(answer.status, answer.body.decode(errors="replace"))
