@@ -27,10 +27,12 @@ from typing import Any
 import pytest
 
 from testkit.fake_gemini import Reply as GeminiReply
+from testkit.gemini_script import gemini_responder
 
 __all__ = [
     "FAULTS",
     "FakeOpenAI",
+    "corpus_responder",
     "RecordedRequest",
     "Reply",
     "degrade",
@@ -275,6 +277,35 @@ def from_gemini(gemini: Callable[[dict[str, Any], str], GeminiReply]) -> Respond
         usage = data.get("usageMetadata", {})
         return Reply.text(text, prompt_tokens=usage.get("promptTokenCount", 100),
                           completion_tokens=usage.get("candidatesTokenCount", 20), model=str(body.get("model")))  # fmt: skip
+
+    return respond
+
+
+def corpus_responder() -> Responder:
+    """:func:`from_gemini` of the fake-Gemini responder, whose planner answers any corpus as a
+    schema-following model would: the ids its schema allows (the catalogue's, an enum), in order,
+    in as many sub-tasks as the schema allows of at most as many documents as it allows."""
+    others = from_gemini(gemini_responder())
+
+    def respond(body: dict[str, Any]) -> Reply:
+        schema = body.get("response_format", {}).get("json_schema", {}).get("schema", {})
+        sub_tasks = schema.get("properties", {}).get("sub_tasks", {})
+        doc_ids = sub_tasks.get("items", {}).get("properties", {}).get("doc_ids", {})
+        ids = doc_ids.get("items", {}).get("enum")
+        if not ids:  # not the planner (or JSON mode): answered as on the fake Gemini
+            return others(body)
+        per_task = int(doc_ids.get("maxItems", len(ids)))
+        most = int(sub_tasks.get("maxItems", 1))
+        size = max(per_task if len(ids) > per_task * most else -(-len(ids) // most), 1)
+        chunks = [ids[i : i + size] for i in range(0, len(ids), size)][:most]
+        plan = {
+            "sub_tasks": [
+                {"id": f"st-{n}", "question": f"Que disent les documents {c[0]} à {c[-1]} ?", "doc_ids": c}
+                for n, c in enumerate(chunks, 1)
+            ],
+            "excluded": [i for i in ids if not any(i in c for c in chunks)],
+        }
+        return Reply.json(plan, prompt_tokens=2000, completion_tokens=200, model=str(body.get("model")))
 
     return respond
 

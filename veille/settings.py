@@ -381,10 +381,6 @@ class Settings(BaseSettings):
         """The provider that answers ``role``: its own (``roles.<role>.provider``) or the night's."""
         return self.roles[role].provider or self.resolved_backend()
 
-    def providers_used(self) -> tuple[str, ...]:
-        """Every provider some role of the night uses, the night's first."""
-        night = self.resolved_backend()
-        return tuple(dict.fromkeys([night, *(self.role_provider(role) for role in self.roles)]))
 
 
 def api_key_from_env() -> str | None:
