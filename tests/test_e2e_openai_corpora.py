@@ -38,8 +38,9 @@ def test_a_dossier_on_every_corpus_through_the_openai_provider(
     calls = read_journal(run_dir / "calls.jsonl")
     assert calls and {c.backend for c in calls} == {"openai"}
     assert sum(c.http_requests or 0 for c in calls) == received
-    answered = [c for c in calls if c.status in ("ok", "schema_error")]
-    assert answered and all(c.input_tokens > 0 and c.output_tokens > 0 for c in answered)
+    answered = [c for c in calls if c.status in ("ok", "schema_error") and not c.cache_hit]
+    assert answered and all(c.input_tokens > 0 and c.output_tokens > 0 and c.http_requests for c in answered)
+    assert all(c.http_requests == 0 and c.input_tokens == 0 for c in calls if c.cache_hit)
     assert all(c.cost_usd == 0.0 for c in calls)
     report = (run_dir / "report.md").read_text(encoding="utf-8")
     assert all(split_sections(report).get(name) for name in (*MODEL_SECTIONS, "Sources"))

@@ -32,6 +32,7 @@ __all__ = [
     "backend_help",
     "build_provider",
     "check_backend",
+    "key_variables",
     "provider",
     "provider_names",
     "provider_version",
@@ -61,6 +62,9 @@ class Provider:
     # Whether the default role models (veille.settings, Gemini ids) are this provider's; False: a
     # role on it without a model of its own gets "" (the provider's default model).
     uses_default_role_models: bool = True
+    # The environment variables holding its key (its SDK's names): masked by every writer
+    # (veille.secrets.configured_secrets reads them here).
+    key_variables: tuple[str, ...] = ()
     # Code answers and nothing is billed (the offline engine): ``veille grade`` asks no confirmation.
     # The seam reads the same fact from the built backend (``Model.free``).
     free: bool = False
@@ -74,13 +78,18 @@ def _gemini_configured(settings: Settings) -> bool:
 
 PROVIDERS: dict[str, Provider] = {
     "gemini": Provider(
-        "gemini", "veille.models.gemini:GeminiModel", "Google Gemini (google-genai)", _gemini_configured
+        "gemini",
+        "veille.models.gemini:GeminiModel",
+        "Google Gemini (google-genai)",
+        _gemini_configured,
+        key_variables=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
     ),
     "openai": Provider(
         "openai",
         "veille.models.openai_compat:OpenAICompatModel",
         "any OpenAI-compatible server: Ollama, vLLM, llama.cpp, OpenAI",
         uses_default_role_models=False,
+        key_variables=("OPENAI_API_KEY",),
     ),
     "offline": Provider(
         "offline",
@@ -90,6 +99,11 @@ PROVIDERS: dict[str, Provider] = {
         free=True,
     ),
 }
+
+
+def key_variables() -> tuple[str, ...]:
+    """Every provider's key variables, in registry order."""
+    return tuple(name for entry in PROVIDERS.values() for name in entry.key_variables)
 
 
 def provider_names() -> tuple[str, ...]:

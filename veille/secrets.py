@@ -1,8 +1,9 @@
-"""The Gemini API key: where it comes from, and how we keep it out of every message.
+"""The providers' API keys: where they come from, and how we keep them out of every message.
 
-The key is read at the moment a client is built (never at import, never into Settings), from
-``GOOGLE_API_KEY`` / ``GEMINI_API_KEY`` (the SDK's own precedence: GOOGLE_API_KEY wins) or from a
-Prefect Secret block named by ``settings.api_key_secret_block``. It is held in a :class:`SecretValue`
+A key is read at the moment a client is built (never at import, never into Settings), from its
+provider's variables (the registry's ``key_variables``: Gemini's ``GOOGLE_API_KEY`` /
+``GEMINI_API_KEY``, the SDK's own precedence, GOOGLE_API_KEY wins; ``OPENAI_API_KEY``) or from a
+Prefect Secret block named by a setting (``api_key_secret_block``, ``openai_api_key_secret_block``). It is held in a :class:`SecretValue`
 whose ``repr`` is masked and which refuses to be pickled, and every error text we wrap goes through
 :func:`scrub` first.
 """
@@ -15,6 +16,8 @@ import os
 import re
 import threading
 from typing import TYPE_CHECKING, Any, NoReturn
+
+from veille.providers import key_variables  # every provider's key variables (the registry)
 
 if TYPE_CHECKING:
     from veille.settings import Settings
@@ -36,9 +39,6 @@ __all__ = [
 ]
 
 _MASK = "***"
-# The environment variables that hold a model key: Gemini's SDK's two names, then the OpenAI SDK's
-# (the OpenAI-compatible provider); every one is masked by every writer.
-_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY")
 # A password in a URL's user information (``smtp://user:password@host``, ``mailtos://…``): an Apprise
 # delivery URL, a proxy, a database. Shorter passwords than this are not masked (too many false hits).
 _USERINFO_RE = re.compile(r"(?<=[A-Za-z0-9+.-]://)([^\s:/@]*):([^\s/@]{4,})@")
@@ -124,7 +124,7 @@ def configured_secrets(environ: Any = None) -> tuple[str, ...]:
     import. Not every URL of the environment: a database URL's weak password (« prefect ») would
     mask an ordinary word everywhere."""
     env = os.environ if environ is None else environ
-    found = {env.get(name, "").strip() for name in _KEY_VARIABLES}
+    found = {env.get(name, "").strip() for name in key_variables()}
     with _registered_lock:
         found |= _registered
     return tuple(sorted((v for v in found if len(v) >= _MIN_SECRET), key=lambda v: (-len(v), v)))

@@ -382,7 +382,6 @@ class Settings(BaseSettings):
         return self.roles[role].provider or self.resolved_backend()
 
 
-
 def api_key_from_env() -> str | None:
     """The Gemini key, as the SDK would pick it (GOOGLE_API_KEY wins over GEMINI_API_KEY)."""
     return os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY") or None
