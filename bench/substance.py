@@ -338,6 +338,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--corpus", action="append", default=[], help="corpus folder name (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--save", type=Path, help="write each measured report.md into this folder")
+    parser.add_argument("--json-out", type=Path, help="also write the rows as JSON into this file")
     args = parser.parse_args(argv)
     global SAVE_DIR
     SAVE_DIR = args.save
@@ -349,6 +350,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         with _fake_gemini_env() as run:
             rows += [run(c) for c in chosen]
     rows.sort(key=lambda r: (r.corpus, BACKENDS.index(r.backend)))
+    if args.json_out:
+        args.json_out.write_text(
+            json.dumps([asdict(r) for r in rows], ensure_ascii=False, indent=2), encoding="utf-8"
+        )
     if args.json:
         print(json.dumps([asdict(r) for r in rows], ensure_ascii=False, indent=2))
     else:
