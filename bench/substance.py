@@ -21,6 +21,8 @@ What is measured, per corpus and backend (checks in bench/substance_checks.py):
 
 - reading, from the plan: share of on-topic documents placed in a sub-task, contradictory pairs
   whose documents share one sub-task, off-topic (and out-of-period) documents placed;
+- the ledger, from report.md: its entries, and those opposing no reference pair (no expected pair
+  holds both a retained and a rejected document: a contradiction the reference does not know);
 - the dossier, from report.md: figures of cited sentences unsupported by the cited documents or
   misattributed to a subject their passages do not name; cited sources dated by their file's clock;
   headings cut or carrying an internal id; the alerts a verifier raised for figures or ledger
@@ -59,12 +61,14 @@ from substance_checks import (  # noqa: E402
     document_title,
     file_clock_dates,
     heading_problems,
+    ledger_entries,
     report_sources,
 )
 
 from veille.corpus.document import parse_document  # noqa: E402
 from veille.corpus.request import load_request  # noqa: E402
 from veille.corpus.terms import derive_terms  # noqa: E402
+from veille.dossier import LEDGER_SECTION  # noqa: E402
 
 BACKENDS = ("offline", "fake-gemini")
 DROP_CODES = ("unsupported", "misattributed", "not_a_contradiction")
@@ -92,6 +96,8 @@ class Row:
     off_topic: int
     out_of_period_read: int
     out_of_period: int
+    ledger_entries: int
+    ledger_not_in_reference: int
     figures_checked: int
     unsupported: int
     misattributed: int
@@ -172,6 +178,16 @@ def measure(
     clock = file_clock_dates(sources, files)
     cut, with_id = heading_problems(report)
     dropped = [a for a in alerts if any(code in str(a.get("code", "")) for code in DROP_CODES)]
+    ids = {s.number: s.doc_id for s in sources}
+    entries = [
+        ([ids.get(n, "?") for n in kept], [ids.get(n, "?") for n in out])
+        for kept, out in ledger_entries(report, LEDGER_SECTION)
+    ]
+    stray = [
+        (kept, out)
+        for kept, out in entries
+        if not any(set(kept) & set(p) and set(out) & set(p) for p in want.pairs)
+    ]
     return Row(
         corpus=corpus.name,
         backend=backend,
@@ -183,6 +199,8 @@ def measure(
         off_topic=len(want.off_topic),
         out_of_period_read=len(placed & set(want.out_of_period)),
         out_of_period=len(want.out_of_period),
+        ledger_entries=len(entries),
+        ledger_not_in_reference=len(stray),
         figures_checked=figures.checked,
         unsupported=len(figures.unsupported),
         misattributed=len(figures.misattributed),
@@ -195,6 +213,9 @@ def measure(
             "on_topic_not_read": sorted(set(want.on_topic) - placed),
             "off_topic_read": sorted(placed & set(want.off_topic)),
             "pairs_apart": [" + ".join(p) for p in want.pairs if p not in together],
+            "ledger_not_in_reference": [
+                f"retenu {', '.join(k)} ; écarté {', '.join(o) or '–'}" for k, o in stray
+            ],
             "unsupported": figures.unsupported,
             "misattributed": figures.misattributed,
             "file_clock_dates": clock,
@@ -303,12 +324,13 @@ def _share(k: int, n: int) -> str:
 def markdown(rows: Sequence[Row]) -> str:
     head = (
         "| corpus | backend | on-topic read | pairs together | off-topic read | out-of-period read | "
-        "figures checked | unsupported | misattributed | file-clock dates | headings cut | headings with id | "
-        "verifier dropped |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "ledger entries (not in reference) | figures checked | unsupported | misattributed | file-clock dates | "
+        "headings cut | headings with id | verifier dropped |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     lines = [
         f"| {r.corpus} | {r.backend} | {_share(r.on_topic_read, r.on_topic)} | {_share(r.pairs_together, r.pairs)} | "
         f"{_share(r.off_topic_read, r.off_topic)} | {_share(r.out_of_period_read, r.out_of_period)} | "
+        f"{r.ledger_entries} ({r.ledger_not_in_reference}) | "
         f"{r.figures_checked} | {r.unsupported} | {r.misattributed} | {r.file_clock_dates} | {r.headings_cut} | "
         f"{r.headings_with_id} | {r.verifier_dropped} |"
         for r in rows

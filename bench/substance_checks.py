@@ -11,7 +11,7 @@ the corpus files, so a defect of the pipeline cannot hide itself from the measur
   (« [n] »); headings and uncited sentences are not checked (code-written framing such as « en 3
   volets » cites nothing). It is **unsupported** when no passage of a cited document holds the same
   value with a compatible unit; **misattributed** when it is found, but the subject the sentence
-  gives it to (the nearest subject name before it in the sentence, else the nearest after) is named
+  gives it to (the nearest subject name before it in the sentence, else one just after) is named
   in none of the passages holding it, and no cited document is about that subject alone (its title
   names it and no other subject). A sentence naming no subject makes no attribution.
 - A **file-clock date**: a cited source whose date is the day of its file's modification time
@@ -44,6 +44,7 @@ __all__ = [
     "file_clock_dates",
     "has_date_field",
     "heading_problems",
+    "ledger_entries",
     "passages",
     "report_sources",
 ]
@@ -55,7 +56,8 @@ _SOURCE_LINE = re.compile(r"^- \[(\d+)\] \*\*([^*]+)\*\*(.*)$")
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")  # a table's |---|---| line
 _ITEM = re.compile(r"\s*([-*+] |\d+[.)] )")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ«\"“(\[])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ«\"“(\[\d])")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")  # Markdown backslash escapes: « 99\.99 » reads 99.99
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ def report_sources(report: str) -> list[ReportSource]:
 def cited_sentences(report: str) -> list[tuple[str, list[int]]]:
     """Each sentence of the report's body (before « ## Sources », headings left out) that cites
     sources, with the numbers it cites: its own, else those of its list item or table row."""
-    body = report.split("\n## Sources", 1)[0]
+    body = _ESCAPE.sub(r"\1", report.split("\n## Sources", 1)[0])
     out: list[tuple[str, list[int]]] = []
     text = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
     for unit in passages(text, with_header=False):
@@ -165,6 +167,26 @@ def cited_sentences(report: str) -> list[tuple[str, list[int]]]:
             numbers = [int(n) for n in _CITE.findall(sentence)] or inherited
             if numbers:
                 out.append((sentence, numbers))
+    return out
+
+
+def ledger_entries(report: str, section: str) -> list[tuple[list[int], list[int]]]:
+    """(retained, rejected) source numbers of each entry of the ledger ``section`` of ``report``
+    (« retenu : [2] ; écarté : [10][11] »); an entry written otherwise has all its numbers retained."""
+    match = re.search(rf"^## {re.escape(section)}\s*$(.*?)(?=^## |\Z)", report, re.M | re.S)
+    out = []
+    for item in passages(match.group(1)) if match else []:
+        kept = re.search(r"retenu\s*:\s*((?:\[\d+\])+)", item)
+        dropped = re.search(r"écarté\s*:\s*((?:\[\d+\])+)", item)
+        if kept and dropped:
+            out.append(
+                (
+                    [int(n) for n in _CITE.findall(kept.group(1))],
+                    [int(n) for n in _CITE.findall(dropped.group(1))],
+                )
+            )
+        elif numbers := [int(n) for n in _CITE.findall(item)]:
+            out.append((numbers, []))
     return out
 
 
@@ -205,11 +227,14 @@ def _named(text: str, subjects: Mapping[str, Sequence[str]]) -> list[tuple[int, 
     )
 
 
+_AFTER = 30  # characters: « 35 ms pour Qdrant » gives 35 ms to Qdrant; a name further on is another clause's
+
+
 def _subject_of(figure: Reading, named: Sequence[tuple[int, str]]) -> str | None:
     before = [name for pos, name in named if pos < figure.start]
     if before:
         return before[-1]
-    after = [name for pos, name in named if pos >= figure.end]
+    after = [name for pos, name in named if figure.end <= pos <= figure.end + _AFTER]
     return after[0] if after else None
 
 
@@ -223,7 +248,10 @@ def _written(r: Reading) -> tuple[float, ...]:
 
 
 def _same_figure(a: Reading, b: Reading) -> bool:
-    if b.role != "figure" or not compatible(a.unit, b.unit):
+    """``b`` (of a document) is the figure ``a`` (of the dossier): same value with a compatible unit.
+    ``b`` may have any role: « 17 » of « Aug. 17, 2016 » is a date's day there, but the dossier
+    quoting « 17, 2016 » does not invent it."""
+    if b.role == "citation" or not compatible(a.unit, b.unit):
         return False
     both = a.unit is not None and b.unit is not None  # same unit: compare in base units
     xs, ys = (a.values, b.values) if both else (_written(a), _written(b))

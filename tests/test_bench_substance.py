@@ -156,3 +156,12 @@ def test_date_fields_of_each_front_matter_style() -> None:
     assert not checks.has_date_field('+++\npath = "2025/09/12/x"\ntitle = "x"\n+++\nBody')
     assert not checks.has_date_field("---\ntitle: x\nevents:\n  - date: 2017-01-01\n---\nBody")
     assert not checks.has_date_field("Une note sans date.\n\nPublié le 5 février 2026.")
+
+
+def test_ledger_entries_give_their_retained_and_rejected_sources() -> None:
+    report = (
+        "# T\n\n## Contradictions tranchées\n\n- Orvet, axe st-1 — retenu : [2] ; écarté : [10][11]. "
+        "La note prime.\n- Une divergence sans sides [4].\n\n## Ce qui reste incertain\n\n- Rien [5].\n"
+    )
+    assert checks.ledger_entries(report, "Contradictions tranchées") == [([2], [10, 11]), ([4], [])]
+    assert checks.ledger_entries("# T\n\n## Synthèse\n\nx [1].\n", "Contradictions tranchées") == []
