@@ -55,7 +55,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
         with build_client(settings, run_id=new_run_id()) as client:
             assert client.backend == "offline"
             shown = planner_catalogue(request, listing.entries, settings)
-            if planner_reads_texts(client.backend):
+            if planner_reads_texts(client.role_backend("planner")):
                 shown = with_texts(shown, settings.database)
             planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
             analyses = [

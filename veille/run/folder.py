@@ -169,7 +169,9 @@ class RunFolder:
                 "exclusions": [e.model_dump() for e in plan.exclusions],
                 # What the plan answers besides the catalogue: a later night may reuse it (issue 13).
                 "basis": basis,
-            },
+            }
+            # What each axis reads, the same-subject groups, what was not read (issue 37).
+            | ({"reading": plan.reading} if plan.reading else {}),
         )
 
     def write_findings(self, branches: Mapping[str, Mapping[str, Any]]) -> Path:

@@ -1,0 +1,96 @@
+"""One backend of a client, as a logical call sees it: the role's provider (per-role choice).
+
+A night may answer its roles with several providers (analysts on a local server, the writer on
+Gemini: ``roles.<role>.provider``). The client keeps one :class:`Route` per backend; a call runs on
+its role's route, which decides from what the backend *declares* (``Model.free``,
+``sends_http``, ``unpriced_is_free``) — never from its name — what the call costs, whether the
+night's budget may refuse it and whether it takes the global model-call slot.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager, nullcontext
+from typing import TYPE_CHECKING, Any, Protocol
+
+from veille.models.base import Model, ModelRequest, RawResponse
+from veille.models.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from veille.models.budget import CostBudget
+    from veille.models.pricing import PriceTable
+
+__all__ = ["Route", "RouteOwner"]
+
+
+class RouteOwner(Protocol):
+    """What a route needs from its client (shared by every route of the night)."""
+
+    prices: PriceTable
+
+    @property
+    def retry_policy(self) -> RetryPolicy: ...
+    @property
+    def budget(self) -> CostBudget: ...
+
+    def cap(self) -> asyncio.Semaphore: ...
+    def slot(self) -> AbstractAsyncContextManager[Any] | None: ...
+    def take_grounded_call(self, request: ModelRequest) -> None: ...
+    def note_unknown(self, model: str, *, grounding: bool) -> None: ...
+
+
+class Route:
+    """A :class:`veille.models.attempts.CallOwner` for one backend of the client."""
+
+    def __init__(self, owner: RouteOwner, model: Model) -> None:
+        self.owner = owner
+        self.model = model
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        return self.owner.retry_policy
+
+    def cap(self) -> asyncio.Semaphore:
+        return self.owner.cap()  # one concurrency cap for the night, whichever provider answers
+
+    def global_slot(self) -> AbstractAsyncContextManager[Any]:
+        """The Prefect global slot for a backend that sends HTTP requests; none for local code."""
+        slot = self.owner.slot() if self.model.sends_http else None
+        return nullcontext() if slot is None else slot
+
+    def admit(self, request: ModelRequest) -> None:
+        """The night's cost budget: a free backend (code's answers) is never refused."""
+        if not self.model.free:
+            self.owner.budget.admit(request.role)
+
+    def take_grounded_call(self, request: ModelRequest) -> None:
+        self.owner.take_grounded_call(request)
+
+    def cost(self, raw: RawResponse) -> float | None:
+        """The call's cost: tokens, plus Google Search grounding for a grounded answer; ``None``
+        for a model the table does not price (0 when the backend is a server in the building)."""
+        if self.model.free:
+            return 0.0
+        prices = self.owner.prices
+        if raw.model not in prices and self.model.unpriced_is_free:
+            return 0.0
+        cost = prices.cost(raw.model, raw.usage)
+        grounding = self.grounding_cost(raw)
+        if cost is not None:
+            return None if grounding is None else cost + grounding
+        self.owner.note_unknown(raw.model, grounding=False)
+        return None
+
+    def grounding_cost(self, raw: RawResponse) -> float | None:
+        """What the provider bills for the searches of a grounded answer (0 when it did not
+        search); ``None`` when the model has no grounding price (never a silent 0)."""
+        if self.model.free or not raw.grounded:
+            return 0.0
+        prices = self.owner.prices
+        if raw.model not in prices:  # already an unknown model (one alert, not two)
+            return 0.0 if self.model.unpriced_is_free else None
+        cost = prices.grounding_cost(raw.model, raw.search_queries)
+        if cost is None:
+            self.owner.note_unknown(raw.model, grounding=True)
+        return cost
