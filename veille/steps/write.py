@@ -40,6 +40,7 @@ from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
+from veille.steps.ledger_dates import drop_unknown_order
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
@@ -251,7 +252,8 @@ def sanitize_dossier(
     valid = {s.number for s in sources}
     bounds = bounds or Bounds()
     tally = _Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
-    ledger = _ledger(dossier.contradictions, valid, tally)
+    # "Later wins" never orders a source of unknown date (veille.steps.ledger_dates).
+    ledger, unordered = drop_unknown_order(_ledger(dossier.contradictions, valid, tally), sources, stage)
     sections = _sections(dossier.sections, axes, valid, tally)
     for section in sections:
         for point in section.points:
@@ -268,9 +270,9 @@ def sanitize_dossier(
     if language:
         clean = mark_dossier_quotations(clean, language)
     if max_words is None:
-        return clean, tally.alerts(stage)
+        return clean, tally.alerts(stage) + unordered
     clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
-    return clean, tally.alerts(stage) + cut
+    return clean, tally.alerts(stage) + unordered + cut
 
 
 def write_draft(
