@@ -32,6 +32,7 @@ __all__ = ["DateRules", "docx_date_kept", "pdf_date_kept", "text_date"]
 
 _ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+_NUMERIC_DAY = re.compile(r"\d{1,2}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{2,4}")
 _PARSER_SETTINGS = {
     "REQUIRE_PARTS": ["day", "month", "year"],
     "STRICT_PARSING": True,
@@ -90,6 +91,8 @@ def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
 
 def _parse_phrase(phrase: str, rules: DateRules) -> datetime.date | None:
     """The day a phrase ending with its year names (``dateparser``, French then English)."""
+    if _NUMERIC_DAY.search(phrase):
+        return None  # 03/04/2025: day and month order depend on who wrote it
     import dateparser  # ~0.3 s: paid only by a corpus whose texts carry a dated cue
 
     found = dateparser.parse(phrase, languages=["fr", "en"], settings=_PARSER_SETTINGS)  # type: ignore[arg-type]

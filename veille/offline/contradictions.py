@@ -180,12 +180,12 @@ class ContradictionFinder:
                 if (ordered and a.date == b.date) or not self._same_subject(a, b):
                     continue
                 conflicts = self._figure_conflicts(a, b)
-                if ordered:
-                    keep = self._retain([a, b])
-                elif not conflicts or (keep := self._more_reliable(a, b)) is None:
+                reliable = None if ordered or not conflicts else self._more_reliable(a, b)
+                if not ordered and reliable is None:
                     if conflicts:  # nothing but the dates could order them, and one is unknown
                         self.unordered.append(self._unordered(a, b, conflicts[0][2], conflicts[0][3]))
                     continue
+                keep = reliable or self._retain([a, b])
                 other = b if keep is a else a
                 if conflicts:
                     sa, _, fa, fb = conflicts[0]
