@@ -183,7 +183,8 @@ class ContradictionFinder:
                 reliable = None if ordered or not conflicts else self._more_reliable(a, b)
                 if not ordered and reliable is None:
                     if conflicts:  # nothing but the dates could order them, and one is unknown
-                        self.unordered.append(self._unordered(a, b, conflicts[0][2], conflicts[0][3]))
+                        _, _, first, second = conflicts[0]
+                        self.unordered.append(self._unordered(a, b, first, second))
                     continue
                 keep = reliable or self._retain([a, b])
                 other = b if keep is a else a
