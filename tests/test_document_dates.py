@@ -71,6 +71,14 @@ def test_dates_that_are_not_the_documents_are_not_read(text: str) -> None:
     assert text_date(text) is None
 
 
+def test_the_opening_and_closing_lines_say_when_a_long_document_was_written() -> None:
+    filler = "La passerelle tient la charge de référence sans erreur.\n\n" * 400  # ~22,000 characters
+    footer = f"# Fiche pratique\n\n{filler}Vérifié le 01 janvier 2026 - Direction de l'information légale\n"
+    assert text_date(footer) == datetime.date(2026, 1, 1)
+    quoted = f"# Manuel\n\n{filler}La note publiée le 3 janvier 2024 le confirmait.\n\n{filler}"
+    assert text_date(quoted) is None  # deep inside: about another document it quotes
+
+
 def _write(tmp: Path, text: str, name: str = "note.md") -> Path:
     path = tmp / name
     path.write_text(text, encoding="utf-8")

@@ -3,7 +3,8 @@
 Two readers, each under the rules and word lists of ``veille/data/dates.toml`` (each with its reason):
 
 - :func:`text_date`: the first publication or update date the text states after a cue (« Publié le
-  5 février 2026 », « Mis à jour le … », "Published March 3, 2025"), or an ISO date in a header line.
+  5 février 2026 », « Mis à jour le … », "Published March 3, 2025") in its opening or closing
+  characters, or an ISO date in a header line.
   The date phrase is read by ``dateparser`` (BSD, maintained by Scrapinghub; already in the tree
   through trafilatura's htmldate): it knows French and English month names, ordinals (« 1er »,
   "3rd") and abbreviations (« févr. », "Feb."), which a hand-written reader would get wrong. Only a
@@ -45,6 +46,8 @@ _PARSER_SETTINGS = {
 class DateRules:
     cues: tuple[str, ...]
     cue_reach: int
+    head_chars: int
+    tail_chars: int
     head_lines: int
     head_line_words: int
     min_year: int
@@ -66,6 +69,8 @@ class DateRules:
         return cls(
             cues=tuple(_fold(c) for c in value("text", "cues")),
             cue_reach=int(value("text", "cue_reach")),
+            head_chars=int(value("text", "head_chars")),
+            tail_chars=int(value("text", "tail_chars")),
             head_lines=int(value("text", "head_lines")),
             head_line_words=int(value("text", "head_line_words")),
             min_year=int(value("text", "min_year")),
@@ -75,18 +80,30 @@ class DateRules:
 
 
 def _fold(text: str) -> str:
-    """Lowercase without accents; one character per character (offsets stay valid)."""
-    out = []
-    for char in text:
-        lower = char.lower()
-        out.append(unicodedata.normalize("NFD", lower)[0] if len(lower) == 1 else char)
-    return "".join(out)
+    """Lowercase without accents (the cues as written in dates.toml)."""
+    return "".join(c for c in unicodedata.normalize("NFD", text.lower()) if not unicodedata.combining(c))
+
+
+# Each unaccented letter of a cue matches its accented forms: the text is searched as written (no
+# folded copy of a long document, offsets stay the text's own).
+_ACCENTED = {"a": "aàâä", "c": "cç", "e": "eéèêë", "i": "iîï", "o": "oôö", "u": "uùûü"}
 
 
 @functools.cache
 def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in sorted(cues, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})")
+    def one(cue: str) -> str:
+        parts = []
+        for char in cue:
+            if char == " ":
+                parts.append(r"\s+")
+            elif char in _ACCENTED:
+                parts.append(f"[{_ACCENTED[char]}]")
+            else:
+                parts.append(re.escape(char))
+        return "".join(parts)
+
+    alternatives = "|".join(one(c) for c in sorted(cues, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})", re.IGNORECASE)
 
 
 def _parse_phrase(phrase: str, rules: DateRules) -> datetime.date | None:
@@ -127,7 +144,7 @@ def _iso_day(match: re.Match[str], rules: DateRules) -> datetime.date | None:
 
 def _header_day(text: str, rules: DateRules) -> datetime.date | None:
     """An ISO date alone in one of the first short lines (a note's or minutes' date line)."""
-    lines = [line for line in text.splitlines() if line.strip()][: rules.head_lines]
+    lines = [line for line in text[: rules.head_chars].splitlines() if line.strip()][: rules.head_lines]
     for line in lines:
         found = _ISO.findall(line)
         if len(found) == 1 and len(line.split()) <= rules.head_line_words:
@@ -141,10 +158,13 @@ def text_date(text: str, rules: DateRules | None = None) -> datetime.date | None
     """The first publication or update date ``text`` states after a cue, else an ISO date in a
     header line, else None (module docstring)."""
     rules = rules or DateRules.from_data()
-    folded = _fold(text)
-    for match in _cue_pattern(rules.cues).finditer(folded):
-        if (day := _after_cue(text, match.end(), rules)) is not None:
-            return day
+    pattern = _cue_pattern(rules.cues)
+    # The opening, then the closing lines (dates.toml: where documents say when they were written).
+    tail_start = max(rules.head_chars, len(text) - rules.tail_chars)
+    for part in (text[: rules.head_chars], text[tail_start:]):
+        for match in pattern.finditer(part):
+            if (day := _after_cue(part, match.end(), rules)) is not None:
+                return day
     return _header_day(text, rules)
 
 
