@@ -124,6 +124,10 @@ class Settings(BaseSettings):
     # --- ingestion ---
     strict: bool = False
     max_doc_bytes: int = 1_048_576
+    # A document with no date of its own (front matter, its file's properties, its text) is « date
+    # inconnue »; true dates it by its file's modification time instead — the user's opt-in, since a
+    # copy or a fresh clone gives every file the day it was made (docs/corpus-format.md, « Dates »).
+    date_from_file_clock: bool = False
 
     # --- model layer ---
     # A provider of the registry (veille/providers.py) or "auto" (Gemini when configured, else offline).

@@ -41,6 +41,8 @@ class SourceRef(BaseModel):
     kind: Literal["corpus", "web"] = "corpus"
     domain: str | None = None  # web only: the page's domain
     retrieved_at: str | None = None  # web only: when the grounded answer came back (UTC, ISO 8601)
+    # corpus only: where the date came from (veille.docdates.DATE_ORIGINS; date « date inconnue » if unknown)
+    date_origin: str | None = None
 
 
 class NumberedFinding(BaseModel):

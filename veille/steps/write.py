@@ -40,6 +40,7 @@ from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
+from veille.steps.ledger_dates import drop_unknown_order
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
@@ -254,7 +255,8 @@ def sanitize_dossier(
     valid = {s.number for s in sources}
     bounds = bounds or Bounds()
     tally = _Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
-    ledger = _ledger(dossier.contradictions, valid, tally)
+    # "Later wins" never orders a source of unknown date (veille.steps.ledger_dates).
+    ledger, unordered = drop_unknown_order(_ledger(dossier.contradictions, valid, tally), sources, stage)
     sections = _sections(dossier.sections, axes, valid, tally)
     for section in sections:
         for point in section.points:
@@ -273,9 +275,9 @@ def sanitize_dossier(
     # Verified before the report's bound: what it cuts is then what the sources support.
     clean, verified = verify_dossier(clean, context, stage) if context is not None else (clean, [])
     if max_words is None:
-        return clean, tally.alerts(stage) + verified
+        return clean, tally.alerts(stage) + unordered + verified
     clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
-    return clean, tally.alerts(stage) + verified + cut
+    return clean, tally.alerts(stage) + unordered + verified + cut
 
 
 def write_draft(
