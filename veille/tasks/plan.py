@@ -16,6 +16,7 @@ from veille.steps.catalogue import LeftOut, PlannerCatalogue
 from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
+from veille.steps.request_read import document_texts, plan_reading
 from veille.steps.screen import flagged_documents
 from veille.steps.text_relevance import TextRelevance
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
@@ -122,7 +123,7 @@ def plan_catalogue(
     outcome = planning(*args, **common, previous=previous, reused_note=note)
     crowded = crowded_out(outcome, changes) if previous is not None else []
     if not crowded:
-        return outcome
+        return _with_reading(outcome, shown, reuse)
     # The reused plan has no room for tonight's material (caps): the planner chooses again what
     # to read, rather than the watch ignoring what is new.
     replanned = planning(*args, **common)
@@ -133,4 +134,13 @@ def plan_catalogue(
         f"{len(crowded)} document(s) nouveau(x) ({', '.join(crowded)}) ; le planificateur est interrogé",
         severity="info",
     )
-    return replanned.model_copy(update={"alerts": [*replanned.alerts, abandoned]})
+    return _with_reading(
+        replanned.model_copy(update={"alerts": [*replanned.alerts, abandoned]}), shown, reuse
+    )
+
+
+def _with_reading(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> PlanOutcome:
+    """The outcome with the request read once (the planner's proposal checked against the request
+    and the text of the documents it saw), the same for every backend (veille.steps.request_read)."""
+    bodies = shown.data.texts or document_texts(reuse.settings.database, [e.id for e in shown.data.catalogue])
+    return outcome.model_copy(update={"reading": plan_reading(shown.data, bodies, outcome.proposed)})
