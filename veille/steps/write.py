@@ -41,6 +41,7 @@ from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
+from veille.steps.empty_axes import fill_empty_branches
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
@@ -357,6 +358,7 @@ def write_sourced_draft(
     nor URLs. ``web``: the sub-tasks' web research (``--web``), numbered with the documents;
     ``sections``: the sections kept across nights (``writer_key``: the writer's model key), None to
     write every axis."""
+    analyses, filled = fill_empty_branches(analyses, db_path)  # no axis empty while its documents speak
     cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
     cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
     metadata = source_metadata(db_path, cited)
@@ -389,6 +391,7 @@ def write_sourced_draft(
         else:
             data = data.model_copy(update={"previous": previous})
     dossier, alerts = write_draft(client, data, kept)
+    alerts = [*filled, *alerts]
     draft = render_body(dossier, data.axes)
     return WrittenDraft(
         dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts,
