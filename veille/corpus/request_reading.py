@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +45,6 @@ __all__ = [
 # What the request asks for: a choice gets a recommendation; an inventory one entry per item
 # found; an evolution what changed when; a survey (none of these) the state of the question.
 RequestKind = Literal["choice", "inventory", "evolution", "survey"]
-Origin = Literal["request", "planner", "corpus"]
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ def _options(
 ) -> tuple[str, ...]:
     options = read_options(body, terms, corpus_texts, title)
     for option in options:
-        origin[f"option:{option}"] = "corpus" if fold(option) not in fold(f"{title}\n{body}") else "request"
+        origin[f"option:{option}"] = "request"  # named by the request, written as the corpus writes it
     request = fold(f"{title}\n{body}")
     folded = [fold(t) for t in corpus_texts]
     known = {fold(o) for o in options}
@@ -223,8 +223,6 @@ def _spelling(term: str, corpus_texts: Sequence[str]) -> str:
     for text in corpus_texts:
         for match in pattern.finditer(text):
             found[match.group()] = found.get(match.group(), 0) + 1
-    from collections import Counter
-
     return corpus_spelling(Counter(found)) if found else term.strip()
 
 
