@@ -38,7 +38,7 @@ def code_dossier(data: WriterInput) -> Dossier:
         for c in data.contradictions
     ]
     uncertain = [CitedText(text=q, citations=[]) for q in data.open_questions]
-    advice = [] if data.kind == "choice" else None  # no recommendation section when no choice is asked
+    advice: list[CitedText] | None = [] if data.kind == "choice" else None  # none when no choice is asked
     return Dossier(
         synthesis=synthesis,
         sections=sections,
