@@ -150,6 +150,8 @@ def _revise(
         return None
     alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
     revised = Dossier.model_validate(answer.output.model_dump())
+    if dossier.recommendation is None:  # no choice asked: the revision has no recommendation either
+        revised = revised.model_copy(update={"recommendation": None})
     clean, changed = sanitize_dossier(
         merge_sections(revised, kept_sections, axes) if kept_sections else revised,
         sources,

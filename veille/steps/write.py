@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from veille.alerts import Alert, Severity, alert
 from veille.citations import normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
+from veille.corpus.request_reading import RequestReading
 from veille.corpus.terms import derive_terms
 from veille.dossier import (
     AxisSection,
@@ -41,6 +42,7 @@ from veille.steps.analyse import Analysis
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
 from veille.steps.ledger_dates import drop_unknown_order
+from veille.steps.empty_axes import fill_empty_branches
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
@@ -268,7 +270,7 @@ def sanitize_dossier(
         sections=sections,
         contradictions=ledger,
         uncertainties=_cited(dossier.uncertainties, valid, tally),
-        recommendation=_cited(dossier.recommendation, valid, tally),
+        recommendation=dossier.recommendation and _cited(dossier.recommendation, valid, tally),  # None stays
     )
     if language:
         clean = mark_dossier_quotations(clean, language)
@@ -299,6 +301,7 @@ def write_draft(
         dossier, alerts = sanitize_dossier(rendered, data.sources, list(data.axes), **_limits(data, context))
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
+    dossier.recommendation = dossier.recommendation if data.kind == "choice" else None  # none asked
     if kept:
         dossier = merge_sections(dossier, kept, data.axes)
     clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data, context))
@@ -357,12 +360,15 @@ def write_sourced_draft(
     bounds: Bounds | None = None,
     sections: SectionCache | None = None,
     writer_key: str = "",
+    *,
+    reading: RequestReading | None = None,
 ) -> WrittenDraft:
     """Number the cited sources (code, in order of first citation across branches), then have the
     writer turn the numbered findings into the structure: the model sees numbers, never document ids
     nor URLs. ``web``: the sub-tasks' web research (``--web``), numbered with the documents;
     ``sections``: the sections kept across nights (``writer_key``: the writer's model key), None to
     write every axis."""
+    analyses, filled = fill_empty_branches(analyses, db_path)  # no axis empty while its documents speak
     cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
     cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
     metadata = source_metadata(db_path, cited)
@@ -372,13 +378,14 @@ def write_sourced_draft(
         request_title=request.title,
         request=request.text,
         mandatory_mentions=grid.mandatory_mentions,
-        options=derive_terms(request),
+        options=list(reading.options) if reading and reading.options else derive_terms(request),
         min_words=grid.min_words,
         max_words=grid.max_words,
         max_sentence_words=grid.max_sentence_words,
         web=web,
         bounds=bounds,
     )
+    data = data.model_copy(update={"kind": reading.kind}) if reading else data  # the sections asked
     flags = {i: label for a in analyses for i, label in a.flags.items()}
     if flags:  # flagged documents kept by the plan are marked in the sources list
         sources = [s.model_copy(update={"flag": flags.get(s.id, s.flag)}) for s in sources]
@@ -395,6 +402,7 @@ def write_sourced_draft(
             data = data.model_copy(update={"previous": previous})
     context = read_context(db_path, sources, data.options, request.text)
     dossier, alerts = write_draft(client, data, kept, context)
+    alerts = [*filled, *alerts]
     draft = render_body(dossier, data.axes)
     return WrittenDraft(
         dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts,
