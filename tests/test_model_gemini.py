@@ -173,9 +173,11 @@ def test_schema_violation_is_re_asked_with_the_error_then_succeeds(
     assert result.attempts == 2
     assert len(server.requests) == 2
     contents = server.requests[1].body["contents"]
-    assert [turn["role"] for turn in contents] == ["user", "model", "user"]
-    assert contents[1]["parts"][0]["text"] == invalid  # the invalid answer, fed back as the model's turn
-    reask = contents[2]["parts"][0]["text"]
+    # The errors are fed back after the prompt, the invalid answer is not (issue 38: an answer
+    # echoed back is billed again as input).
+    assert [turn["role"] for turn in contents] == ["user"]
+    assert invalid not in json.dumps(server.requests[1].body)
+    reask = contents[0]["parts"][-1]["text"]
     assert "clarte" in reask and "less than or equal to 5" in reask and "7" in reask
     records = read_journal(tmp_path / "calls.jsonl")
     assert [r.status for r in records] == ["schema_error", "ok"]
@@ -202,7 +204,7 @@ def test_three_violations_end_in_a_typed_error(
     assert caught.value.attempts == 3 and caught.value.role == "critic"
     assert "clarte" in caught.value.last_error
     assert len(server.requests) == 3
-    truncation_feedback = server.requests[2].body["contents"][-1]["parts"][0]["text"]
+    truncation_feedback = server.requests[2].body["contents"][-1]["parts"][-1]["text"]
     assert "MAX_TOKENS" in truncation_feedback
     records = read_journal(tmp_path / "calls.jsonl")
     assert [r.status for r in records] == ["schema_error"] * 3

@@ -39,6 +39,7 @@ from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
 from veille.models.pricing import PriceTable
 from veille.models.retry import RetryPolicy
+from veille.models.salvage import ItemPolicy
 
 if TYPE_CHECKING:
     from veille.roles.base import Role
@@ -184,15 +185,17 @@ class ModelClient:
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         """Blocking call, safe from any thread except the client's own loop thread. ``input``: the
         role's typed input the prompt was built from (what a function backend answers from);
-        ``language``: the one the answer's prose must be in ("": not checked)."""
+        ``language``: the one the answer's prose must be in ("": not checked); ``items``: the
+        answer's lists kept item by item (veille.models.salvage)."""
         loop_thread = self._ensure_loop()
         if threading.current_thread() is loop_thread.thread:
             raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
         return self._submit(loop_thread, coro).result()
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
@@ -206,6 +209,7 @@ class ModelClient:
             subtask_id=subtask_id,
             tools=role.tools,
             language=role.language_for(data),
+            items=role.items,
         )
 
     async def acall(
@@ -219,11 +223,12 @@ class ModelClient:
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         """Awaitable call, from any event loop."""
         loop_thread = self._ensure_loop()
         ids = prefect_run_ids()
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
         if asyncio.get_running_loop() is loop_thread.loop:
             return await coro
         return await asyncio.wrap_future(self._submit(loop_thread, coro))
@@ -305,6 +310,7 @@ class ModelClient:
         ids: tuple[str | None, str | None],
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         try:
             role_model = self.settings.roles[role]
@@ -324,6 +330,7 @@ class ModelClient:
             input=input,
             tools=tools,
             language="" if getattr(self.model, "answers_by_code", False) else language,
+            items=items,
         )
         secrets = tuple(getattr(self.model, "secrets", ()))  # masked in every journaled error
         recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id(), secrets)

@@ -29,6 +29,7 @@ from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.limits import Bounds
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.write import merge_sections, sanitize_dossier
 
@@ -147,6 +148,7 @@ def _revise(
         )
         return None
     alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
+    alerts += dropped_items_alerts("review", answer, f"réviseur (tour {number})")
     revised = Dossier.model_validate(answer.output.model_dump())
     clean, changed = sanitize_dossier(
         merge_sections(revised, kept_sections, axes) if kept_sections else revised,
