@@ -86,7 +86,8 @@ class CallOwner(Protocol):
     def cost(self, raw: RawResponse) -> float | None: ...
     def grounding_cost(self, raw: RawResponse) -> float | None: ...
     def take_grounded_call(self, request: ModelRequest) -> None: ...
-    def admit(self, request: ModelRequest) -> None: ...
+    async def admit(self, request: ModelRequest, key: str = "") -> None: ...
+    def release(self, call_id: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,10 @@ class LogicalCall(Generic[T]):
             return hit
         if self.request.tools:  # a grounded call is billed by Google: counted before it is made
             self.owner.take_grounded_call(self.request)
-        return await self._loop()
+        try:
+            return await self._loop()
+        finally:  # every attempt is journaled by now; a bug that skipped one must not hold budget
+            self.owner.release(self.recorder.call_id)
 
     def _from_cache(self) -> ModelResult[T] | None:
         if self.key is None or self.cache is None:
@@ -242,7 +246,7 @@ class LogicalCall(Generic[T]):
         started_at = utc_now()
         async with self.owner.cap(), self.owner.global_slot():
             try:  # the cost budget, checked once the request holds its slot (veille.models.budget)
-                self.owner.admit(request)
+                await self.owner.admit(request, f"{self.recorder.call_id}:{attempt}")
             except ModelError as exc:
                 self.recorder.record(attempt, "error", error=exc, started_at=started_at)
                 raise

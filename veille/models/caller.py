@@ -34,9 +34,10 @@ from veille.alerts import Alert, alert
 from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id
 from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
-from veille.models.budget import CostBudget
+from veille.models.budget import CostBudget, most_cost
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
+from veille.models.outcap import max_output_tokens
 from veille.models.pricing import PriceTable
 from veille.models.retry import RetryPolicy
 from veille.models.salvage import ItemPolicy
@@ -57,6 +58,7 @@ Out = TypeVar("Out", bound=BaseModel)
 CallSlot = Callable[["Settings"], AbstractAsyncContextManager[Any]]
 
 BUDGET_ALERT = "cost.budget_exceeded"  # the night's cost budget refused at least one call
+_BUDGET_POLL_S = 0.05  # a request waiting for the requests in flight to end looks again this often
 
 # Backends that cost nothing: their calls are journalled with cost 0, never "unknown".
 FREE_BACKENDS = frozenset({"offline", "scripted"})
@@ -125,10 +127,18 @@ class ModelClient:
     def budget(self) -> CostBudget:
         return self._budget
 
-    def admit(self, request: ModelRequest) -> None:
+    async def admit(self, request: ModelRequest, key: str = "") -> None:
         """Raise :class:`~veille.models.budget.BudgetExceededError` when the night's cost budget
-        (``settings.max_cost_usd``) forbids sending ``request``."""
-        self._budget.admit(request.role)
+        (``settings.max_cost_usd``) forbids sending ``request``: the most it may cost must fit what
+        is left (``key``: ``"call_id:attempt"``, whose journal record ends the reservation); wait
+        while the requests in flight alone stand in its way (their records end their reservations)."""
+        most = 0.0 if self.backend in FREE_BACKENDS else most_cost(self.prices, request) or 0.0
+        while not self._budget.admit(request.role, most, key):
+            await asyncio.sleep(_BUDGET_POLL_S)
+
+    def release(self, call_id: str) -> None:
+        """End what the requests of ``call_id`` still hold of the budget (the call is over)."""
+        self._budget.release(call_id)
 
     def alerts(self) -> list[Alert]:
         """One alert per model whose calls could not be priced; one when the cost budget refused calls."""
@@ -168,8 +178,10 @@ class ModelClient:
                 BUDGET_ALERT,
                 f"budget de coût de la nuit atteint : {self._budget.spent():.4f} $ dépensés pour "
                 f"max_cost_usd = {self._budget.limit:g} $ ; {sum(refused.values())} appel(s) au modèle "
-                f"non envoyé(s) ({roles}) : la nuit est finie par le code (plan construit par le code, "
-                "analyste hors ligne, dossier rendu par le code, critique et notes sautées)",
+                f"non envoyé(s) ({roles}), car ce qu'il pouvait coûter au plus (son entrée et sa sortie "
+                "maximale, aux prix du modèle) dépassait ce qui restait du budget : la nuit est finie par "
+                "le code (plan construit par le code, analyste hors ligne, dossier rendu par le code, "
+                "critique et notes sautées)",
                 severity="error",
             )
         ]
@@ -331,6 +343,9 @@ class ModelClient:
             tools=tools,
             language="" if getattr(self.model, "answers_by_code", False) else language,
             items=items,
+            max_output_tokens=max_output_tokens(
+                schema, role_model.thinking, self.settings.max_output_tokens, grounded=bool(tools)
+            ),
         )
         secrets = tuple(getattr(self.model, "secrets", ()))  # masked in every journaled error
         recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id(), secrets)
