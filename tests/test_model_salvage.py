@@ -273,3 +273,18 @@ class _Plain(BaseModel):
 
 def test_a_policy_never_makes_a_whole_answer_error_droppable() -> None:
     assert isinstance(keep_items(_Plain, '{"value": "x"}', ItemPolicy(droppable=("value",))), Unusable)
+
+
+def test_a_repeat_is_never_dropped_below_a_list_minimum() -> None:
+    # The writer's synthesis needs three items: two identical ones stay rather than leave two.
+    schema = dossier_schema([1], ["st-1"])
+    cited = {"text": "Même phrase.", "citations": [1]}
+    dossier = {
+        "synthesis": [cited, cited, {**cited, "text": "Autre."}],
+        "sections": [],
+        "contradictions": [],
+        "uncertainties": [cited, cited],
+        "recommendation": [cited],
+    }
+    result = kept(keep_items(schema, json.dumps(dossier), DOSSIER_ITEMS))
+    assert len(result.output.model_dump()["synthesis"]) == 3 and result.dropped == ()

@@ -13,8 +13,9 @@ re-asks a whole branch (and, after the re-asks, loses it). So an answer is:
    items (:class:`ItemPolicy`, dotted paths such as ``findings.figures``). Every validation error
    located inside such a list drops that item (the deepest declared list: a figure past its limit
    drops the figure, not its finding); a declared list longer than its ceiling keeps its first
-   items; exact duplicates in a declared list are dropped. An error anywhere else (a missing
-   field, a score out of range, a positional list) is not an item's: the answer is unusable;
+   items; exact repeats of an earlier item of a declared list are dropped when the answer stays
+   valid without them (a repeat never makes an answer unusable). An error anywhere else (a
+   missing field, a score out of range, a positional list) is not an item's: the answer is unusable;
 3. **kept when usable**: what remains validates with the schema (its own minimums included: a
    writer's synthesis and recommendation), and no list the role requires (``required``) was
    emptied by the drops — a list the model sent empty is its answer, not a drop.
@@ -132,11 +133,9 @@ def keep_items(schema: type[T], text: str, policy: ItemPolicy | None) -> Kept[T]
         except ValidationError:
             pass
         else:
-            if not _duplicates(copy.deepcopy(data), paths, Counter()):
-                return Kept(output, text)
+            return _without_duplicates(schema, Kept(output, text), data, paths)
     data = copy.deepcopy(data)
     sent = {name for name in policy.required if _nonempty(data, name)}
-    _duplicates(data, paths, dropped)
     first: ValidationError | None = None
     for _ in range(_MAX_ROUNDS):
         kept_text = json.dumps(data, ensure_ascii=False)
@@ -150,8 +149,28 @@ def keep_items(schema: type[T], text: str, policy: ItemPolicy | None) -> Kept[T]
         emptied = sorted(name for name in sent if not _nonempty(data, name))
         if emptied:
             return Unusable(first or _error(schema, text), _emptied_note(emptied))
-        return Kept(output, kept_text, tuple(sorted(dropped.items())), unwrapped)
+        kept = Kept(output, kept_text, tuple(sorted(dropped.items())), unwrapped)
+        return _without_duplicates(schema, kept, data, paths)
     return Unusable(first or _error(schema, text))
+
+
+def _without_duplicates(
+    schema: type[T], kept: Kept[T], data: Any, paths: Sequence[tuple[str, ...]]
+) -> Kept[T]:
+    """``kept`` without the items repeating an earlier one of their declared list — unless the
+    answer would then break the schema (a list falling below its minimum): a repeat is noise, not
+    an error, and never makes a valid answer unusable."""
+    data = copy.deepcopy(data)
+    repeats: Counter[str] = Counter()
+    if not _duplicates(data, paths, repeats):
+        return kept
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        output = schema.model_validate_json(text)
+    except ValidationError:
+        return kept
+    dropped = Counter(dict(kept.dropped)) + repeats
+    return Kept(output, text, tuple(sorted(dropped.items())), kept.unwrapped)
 
 
 def _error(schema: type[BaseModel], text: str) -> ValidationError:
