@@ -224,22 +224,21 @@ def _duplicates(data: Any, paths: Sequence[tuple[str, ...]], dropped: Counter[st
 def _drop(data: Any, exc: ValidationError, paths: Sequence[tuple[str, ...]], dropped: Counter[str]) -> bool:
     """Drop, in place, the items ``exc``'s errors are in; False when an error is in no declared
     list (nothing dropped then)."""
-    removals: dict[int, tuple[list[Any], set[int]]] = {}
-    kinds: list[tuple[int, int, str]] = []  # (list id, index, kind) counted once per item
+    removals: dict[int, tuple[list[Any], set[int]]] = {}  # by list identity: its indices to drop
+    kinds: list[str] = []  # one per item dropped (an item with two errors is counted once)
     for error in exc.errors(include_url=False):
         target = _target(data, tuple(error["loc"]), paths, error)
         if target is None:
             return False
         items, indices, kind = target
-        entry = removals.setdefault(id(items), (items, set()))
+        gone = removals.setdefault(id(items), (items, set()))[1]
         for index in indices:
-            if index not in entry[1]:
-                entry[1].add(index)
-                kinds.append((id(items), index, kind))
-    for _items_id, _index, kind in kinds:
-        dropped[kind] += 1
-    for items, indices in removals.values():
-        items[:] = [item for i, item in enumerate(items) if i not in indices]
+            if index not in gone:
+                gone.add(index)
+                kinds.append(kind)
+    dropped.update(kinds)
+    for listed, gone in removals.values():
+        listed[:] = [item for i, item in enumerate(listed) if i not in gone]
     return bool(kinds)
 
 
