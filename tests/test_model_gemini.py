@@ -20,6 +20,7 @@ from veille.journal import read_journal
 from veille.models.attempts import BlockedPromptError
 from veille.models.base import ModelError, SchemaValidationError, TransientModelError
 from veille.models.caller import ModelClient
+from veille.models.outcap import THINKING_TOKENS, schema_tokens
 from veille.models.pricing import ModelPrice, PriceTable
 from veille.roles.critic import evaluation_schema
 from veille.settings import RoleModel, Settings
@@ -130,6 +131,9 @@ def test_structured_output_is_parsed_and_request_carries_schema_system_and_think
     assert schema["properties"]["clarte"]["minimum"] == 1 and schema["properties"]["clarte"]["maximum"] == 5
     assert config["temperature"] == 0.0  # the critic's temperature in the default settings
     assert config["thinkingConfig"] == {"thinkingBudget": 1024}  # gemini-2.5 + "low"
+    # The output cap (issue 38): the longest valid answer and "low"'s thinking, within the bound.
+    assert config["maxOutputTokens"] == schema_tokens(Evaluation) + THINKING_TOKENS["low"]
+    assert config["maxOutputTokens"] < Settings().max_output_tokens
 
 
 def test_gemini_3_models_get_a_thinking_level(server: FakeGemini, client_factory: Any) -> None:
