@@ -4,10 +4,10 @@ That loop is the only place a model request is sent again. Each request (an *att
 ``backend.generate`` under the concurrency cap and the global slot, and one journal record written
 by :class:`Recorder`. A transport failure (429, 5xx, time-out, hang-up) is resent after the delay
 :class:`~veille.models.retry.RetryPolicy` decides (a 429's Retry-After honoured, outside the cap
-and the slot); an answer outside the schema is asked again with the invalid answer and the
-validation errors fed back (never the answer itself: :mod:`veille.models.feedback`). An answer is
-read leniently and kept item by item (:mod:`veille.models.salvage`): only an answer with nothing
-usable left is asked again. The policy bounds the requests of one call (its ``max_requests``).
+and the slot). An answer is read leniently and kept item by item (:mod:`veille.models.salvage`):
+only an answer with nothing usable left is asked again, with its validation errors fed back — never
+the answer itself (:mod:`veille.models.feedback`). The policy bounds the requests of one call (its
+``max_requests``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """The model client: the one place every LLM role call goes through.
 
-For each call: cache lookup → ``backend.generate`` (under a concurrency cap) → validation of the
-*text* with the role's pydantic schema → on failure, re-ask with the invalid answer and the
-validation error fed back (``ModelRequest.feedback``), up to ``settings.reask_attempts`` times →
-:class:`~veille.models.base.SchemaValidationError` at the end; a transport failure is sent again
+For each call: cache lookup → the night's budget admits the request at its most (its output capped
+by ``ModelRequest.max_output_tokens``, :mod:`veille.models.outcap`) → ``backend.generate`` (under a
+concurrency cap) → the text read leniently and validated item by item with the role's pydantic
+schema (:mod:`veille.models.salvage`) → when nothing usable remains, re-ask with the validation
+errors fed back (``ModelRequest.feedback``; never the answer), up to ``settings.reask_attempts``
+times → :class:`~veille.models.base.SchemaValidationError` at the end; a transport failure is sent again
 as :class:`~veille.models.retry.RetryPolicy` decides (the one retry layer: see
 :mod:`veille.models.attempts`). Every request is a journal record; cost comes from the price table;
 validated answers of paid backends go to the response cache.

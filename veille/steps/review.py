@@ -94,7 +94,9 @@ def _evaluate(
     client: Asker, critic_input: CriticInput, number: int, alerts: list[Alert]
 ) -> dict[str, object]:
     try:
-        return client.ask(CRITIC, critic_input).output.model_dump()
+        answer = client.ask(CRITIC, critic_input)
+        alerts += dropped_items_alerts("review", answer, f"critique (tour {number})")
+        return answer.output.model_dump()
     except ModelError as exc:
         # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
         alerts.append(
