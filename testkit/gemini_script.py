@@ -6,6 +6,7 @@ answered from what its prompt shows (document ids for analysts, source numbers f
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -97,10 +98,14 @@ def wrong_figures_writer(mode: str, names: Sequence[str]) -> Callable[[str], Any
 
 
 __all__ = [
+    "ENDLESS_TOKENS",
+    "MEDIOCRE_FIGURE",
     "alter_figures",
     "copying_analyst",
+    "endless",
     "findings_dossier",
     "gemini_responder",
+    "mediocre",
     "role_of",
     "wrong_figures_writer",
 ]
@@ -175,5 +180,82 @@ def gemini_responder(
         else:
             return Reply.error(400, f"fake Gemini: unrecognised system instruction for model {model}")
         return Reply.json(answer, delay_s=delay_s, **tokens)
+
+    return respond
+
+
+# --- issue 38 (branch salvage): a mediocre model and a writer without end ----------------------------
+# Wrappers of a responder (e.g. gemini_responder()): the answers a schema-following but mediocre
+# model writes, and a writer that never stops but where the request's maxOutputTokens stops it.
+
+MEDIOCRE_FIGURE = "1 180 tokens/s " * 20  # 300 characters: past the 200 a figure may hold
+ENDLESS_TOKENS = 534_700  # what the writer of issue 38 answered when nothing capped it
+
+
+def _answer_of(reply: Reply) -> tuple[dict[str, Any], Any] | None:
+    payload = json.loads(reply.body)
+    try:
+        return payload, json.loads(payload["candidates"][0]["content"]["parts"][0]["text"])
+    except (KeyError, IndexError, ValueError):
+        return None
+
+
+def _with_text(payload: dict[str, Any], text: str) -> Reply:
+    payload["candidates"][0]["content"]["parts"][0]["text"] = text
+    return Reply.raw(json.dumps(payload))
+
+
+def _spoil(role: str, answer: Any) -> Any:
+    """One invalid item in an otherwise valid answer, as a mediocre model writes it."""
+    if role in ("analyst", "analyst_update") and answer.get("findings"):
+        first = answer["findings"][0]
+        first["figures"] = [*first.get("figures", []), MEDIOCRE_FIGURE]
+        cited = first["doc_ids"][:1] or ["doc-01"]
+        note = {"doc_ids": cited, "retained": cited[0], "reason": "Plus récent."}  # one document
+        if role == "analyst_update":
+            note = {
+                "new_doc_id": cited[0],
+                "other_doc_ids": [],
+                "retained": cited[0],
+                "reason": "Plus récent.",
+            }
+        answer["contradictions"] = [*answer.get("contradictions", []), note]
+    elif role in ("writer", "reviser") and answer.get("sections"):
+        point = {"text": "Un point sans source connue.", "citations": [999], "superseded": False}
+        answer["sections"][0]["points"] = [*answer["sections"][0]["points"], point]
+    return answer
+
+
+def mediocre(responder: Callable[[dict[str, Any], str], Reply]) -> Callable[[dict[str, Any], str], Reply]:
+    """``responder``'s answers with one invalid item each (analysts: a figure past its limit and a
+    contradiction citing one document; writer and reviser: a key point citing no known source),
+    written as a chatty model does: a sentence, then the JSON in a fenced block."""
+
+    def respond(body: dict[str, Any], model: str) -> Reply:
+        reply = responder(body, model)
+        role = role_of(body)
+        parsed = _answer_of(reply) if reply.status == 200 else None
+        if parsed is None or role in ("researcher", "judge", "critic", "planner"):
+            return reply
+        payload, answer = parsed
+        text = json.dumps(_spoil(role, answer), ensure_ascii=False)
+        return _with_text(payload, f"Voici la réponse demandée :\n```json\n{text}\n```\nBonne lecture.")
+
+    return respond
+
+
+def endless(
+    responder: Callable[[dict[str, Any], str], Reply], roles: Sequence[str] = ("writer",)
+) -> Callable[[dict[str, Any], str], Reply]:
+    """``roles`` answer without end: the text stops only at the request's ``maxOutputTokens`` (then
+    ``MAX_TOKENS``, billed that many output tokens), or after :data:`ENDLESS_TOKENS` without one."""
+
+    def respond(body: dict[str, Any], model: str) -> Reply:
+        if role_of(body) not in roles:
+            return responder(body, model)
+        cap = body.get("generationConfig", {}).get("maxOutputTokens") or ENDLESS_TOKENS
+        prompt = len(json.dumps(body.get("contents", []))) // 4
+        text = '{"synthesis": [{"text": "' + "Kestrel " * 200  # cut: the rest was never sent
+        return Reply.max_tokens(text, prompt_tokens=prompt, output_tokens=int(cap), model_version=model)
 
     return respond

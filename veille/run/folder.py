@@ -171,7 +171,7 @@ class RunFolder:
                 "basis": basis,
             }
             # What each axis reads, the same-subject groups, what was not read (issue 37).
-            | ({"reading": plan.reading} if plan.reading else {}),
+            | ({"reading": plan.reading} if plan.reading else {})
             # The request read once: axes, options, period, language, kind (docs/pipeline.md).
             | ({"request": dict(request)} if request is not None else {}),
         )

@@ -29,6 +29,7 @@ from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.limits import Bounds
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.verify import VerifyContext
 from veille.steps.write import merge_sections, sanitize_dossier
@@ -94,7 +95,9 @@ def _evaluate(
     client: Asker, critic_input: CriticInput, number: int, alerts: list[Alert]
 ) -> dict[str, object]:
     try:
-        return client.ask(CRITIC, critic_input).output.model_dump()
+        answer = client.ask(CRITIC, critic_input)
+        alerts += dropped_items_alerts("review", answer, f"critique (tour {number})")
+        return answer.output.model_dump()
     except ModelError as exc:
         # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
         alerts.append(
@@ -149,6 +152,7 @@ def _revise(
         )
         return None
     alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
+    alerts += dropped_items_alerts("review", answer, f"réviseur (tour {number})")
     revised = Dossier.model_validate(answer.output.model_dump())
     if dossier.recommendation is None:  # no choice asked: the revision has no recommendation either
         revised = revised.model_copy(update={"recommendation": None})

@@ -39,10 +39,11 @@ from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
-from veille.steps.ledger_dates import drop_unknown_order
 from veille.steps.empty_axes import fill_empty_branches
+from veille.steps.ledger_dates import drop_unknown_order
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
@@ -305,7 +306,8 @@ def write_draft(
     if kept:
         dossier = merge_sections(dossier, kept, data.axes)
     clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data, context))
-    return clean, [*foreign_answer_alerts("write", result, "rédacteur"), *alerts]
+    language = foreign_answer_alerts("write", result, "rédacteur")
+    return clean, [*language, *dropped_items_alerts("write", result, "rédacteur"), *alerts]
 
 
 def _changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterInput:
