@@ -13,7 +13,7 @@ from typing import Any
 
 from testkit.fake_gemini import Reply
 from testkit.flowkit import AXES, PERFECT, dossier_from
-from veille.dossier import AxisSection, CitedText, KeyPoint
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint
 from veille.roles import analyst, analyst_update, critic, judge, planner, researcher, reviser, writer
 from veille.roles.analyst import Finding, Findings
 from veille.roles.planner import Plan, SubTask
@@ -97,12 +97,43 @@ def wrong_figures_writer(mode: str, names: Sequence[str]) -> Callable[[str], Any
     return write
 
 
+def english_dossier(numbers: Sequence[int], axes: Sequence[str]) -> Dossier:
+    """A schema-valid dossier written in English (issue 36: a writer or reviser answering in another
+    language than the French request): every hard check of form holds (sections, citations, one
+    point per source), only its language is wrong."""
+    numbers = list(numbers) or [1]
+    axes = list(axes) or ["st-1"]
+    points: dict[str, list[KeyPoint]] = {axis: [] for axis in axes}
+    for i, n in enumerate(numbers):
+        points[axes[i % len(axes)]].append(
+            KeyPoint(
+                text=f"Kestrel and its competitors are compared in finding number {i + 1} of this report",
+                citations=[n],
+            )
+        )
+    return Dossier(
+        synthesis=[
+            CitedText(
+                text="Kestrel leads on the throughput measured on the test bench", citations=numbers[:1]
+            ),
+            CitedText(text="Tamaris costs more per GPU than the other engines"),
+            CitedText(text="Orvet fixed its security flaw in version 2.5 of the engine"),
+        ],
+        sections=[AxisSection(axis=axis, points=kept) for axis, kept in points.items()],
+        uncertainties=[CitedText(text="The cost of support is still unknown for every engine")],
+        recommendation=[
+            CitedText(text="The measured throughput favours Kestrel for this workload", citations=numbers[:1])
+        ],
+    )
+
+
 __all__ = [
     "ENDLESS_TOKENS",
     "MEDIOCRE_FIGURE",
     "alter_figures",
     "copying_analyst",
     "endless",
+    "english_dossier",
     "findings_dossier",
     "gemini_responder",
     "mediocre",
@@ -138,12 +169,14 @@ def gemini_responder(
     researcher: Callable[[str], Reply] | None = None,
     writer: Callable[[str], Any] | None = None,
     analyst: Callable[[str], Any] | None = None,
+    language: str = "fr",
 ) -> Callable[[dict[str, Any], str], Reply]:
     """``FakeGemini.responder``: a valid answer for every role of the flow; the plan has one
     sub-task per ``(question, doc ids)`` of ``axes``; ``researcher(prompt)`` answers grounded calls
     (``--web``), which are refused without it; ``writer(prompt)`` answers the writer (e.g.
     :func:`findings_dossier`; by default every source number spread over the axes);
-    ``analyst(prompt)`` the analysts (e.g. :func:`copying_analyst`)."""
+    ``analyst(prompt)`` the analysts (e.g. :func:`copying_analyst`); ``language``
+    ``"en"``: the writer and the reviser answer in English (:func:`english_dossier`), every time."""
 
     def respond(body: dict[str, Any], model: str) -> Reply:
         role = role_of(body)
@@ -168,7 +201,9 @@ def gemini_responder(
             numbers = numbers or [int(n) for n in re.findall(r"^\[(\d+)\] ", prompt, flags=re.MULTILINE)]
             axis_ids = re.findall(r"^### (st-\d+) \(axe", prompt, flags=re.MULTILINE)
             axis_ids = axis_ids or re.findall(r"^- (st-\d+) : ", prompt, flags=re.MULTILINE)
-            answer = dossier_from(numbers, axis_ids)
+            answer = (
+                english_dossier(numbers, axis_ids) if language == "en" else dossier_from(numbers, axis_ids)
+            )
         elif role == "critic":
             answer = PERFECT
         elif role == "researcher" and researcher is not None:

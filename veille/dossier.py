@@ -50,7 +50,6 @@ __all__ = [
     "Evidence",
     "KeyPoint",
     "LedgerEntry",
-    "axis_titles",
     "dossier_schema",
     "ledger_entries",
     "parse_ledger_entry",
@@ -197,43 +196,6 @@ def dossier_schema(numbers: Iterable[int], axes: Iterable[str], recommend: bool 
     least one per key point and per side of a contradiction; section ids among ``axes``; a
     recommendation only when ``recommend`` (the request asks for a choice)."""
     return _schema(tuple(sorted(set(numbers))), tuple(dict.fromkeys(axes)), recommend)
-
-
-# --- axis titles ---------------------------------------------------------------------------------
-
-# A question's framing, in either language the offline planner writes it (docs/offline-engine.md).
-_FRAME_RE = re.compile(r"^(?:dans le cadre de|within) «[^»]*»\s*,\s*", re.IGNORECASE)
-_ASK = r"(?:que|qu'est-ce que) disent les documents (?:sur|de)|what do the documents say about"
-_ASK_RE = re.compile(rf"^(?:{_ASK})\s+", re.IGNORECASE)  # spaces: the question is normalised first
-_TITLE_WORDS = 8
-
-
-def _short(text: str, n: int) -> str:
-    words = text.split()
-    if len(words) <= n:
-        return text
-    return " ".join(words[:n]).rstrip(" ,;:") + "…"
-
-
-def axis_titles(questions: Mapping[str, str]) -> dict[str, str]:
-    """Sub-task id -> ``"st-2 — Performances et stabilité"``: the question's subject, shortened
-    (its framing and its parenthesis dropped); two axes with the same subject add their detail."""
-    base: dict[str, tuple[str, str]] = {}
-    for sid, question in questions.items():
-        text = _ASK_RE.sub("", _FRAME_RE.sub("", " ".join(question.split())))
-        detail = re.search(r"\(([^()]+)\)", text)
-        head = _short(
-            re.split(r"\s*[(?]|\s+(?:pour|for)\s+", text, maxsplit=1)[0].strip(" ,;:.") or sid, _TITLE_WORDS
-        )
-        base[sid] = (head[:1].upper() + head[1:], detail.group(1).strip() if detail else "")
-    counts: dict[str, int] = {}
-    for name, _ in base.values():
-        counts[name] = counts.get(name, 0) + 1
-    out = {}
-    for sid, (head, extra) in base.items():
-        title = f"{head} : {_short(extra, 4)}" if counts[head] > 1 and extra else head
-        out[sid] = f"{sid} — {title}"
-    return out
 
 
 # --- rendering -----------------------------------------------------------------------------------

@@ -223,7 +223,9 @@ def review_loop(
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
     rounds: list[RoundRecord] = []
-    language = request_language(request)  # foreign sentences of a revision marked as quotations
+    # The request's language: foreign sentences of a revision marked as quotations, and a hard
+    # criterion of the arbiter (a dossier whose prose is in another language is never validated).
+    language = request_language(request)
     dossier, alerts = sanitize_dossier(  # no alert when the write step's already sanitised it
         draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words, language=language,
         context=context,
@@ -235,7 +237,7 @@ def review_loop(
             client, _critic_input(shown, grid, request, sources, axes, contradictions), number, alerts
         )
         checkpoint("review")  # observers (crash tests): a critic round evaluated
-        verdict = arbitrate(evaluation, rendered, grid, sources)
+        verdict = arbitrate(evaluation, rendered, grid, sources, language)
         rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:
             break

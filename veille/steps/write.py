@@ -44,6 +44,7 @@ from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
 from veille.steps.empty_axes import fill_empty_branches
 from veille.steps.ledger_dates import drop_unknown_order
+from veille.steps.model_structure import drop_format_characters, strip_structure
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
@@ -89,6 +90,7 @@ class _Tally:
     superseded: int = 0
     lookalikes: int = 0  # look-alike citations rewritten as [n]
     lookalikes_removed: int = 0
+    structure: int = 0  # items whose model-made structure was removed (veille.steps.model_structure)
     too_long: int = 0
     duplicates: int = 0
     over_cap: int = 0
@@ -107,6 +109,10 @@ class _Tally:
         if self.headings:
             add("report.model_heading", "warning",
                 f"{self.headings} élément(s) contenant un titre Markdown retiré(s) : les sections sont écrites par le code")  # fmt: skip
+        if self.structure:
+            add("report.model_structure", "warning",
+                f"{self.structure} élément(s) : structure écrite par le modèle retirée (front matter, titre, "
+                "liste, « ## Sources », phrase à l'impératif adressée au lecteur)")  # fmt: skip
         if self.uncited:
             add("report.uncited_point", "warning",
                 f"{self.uncited} point(s) clé(s) sans citation valide retiré(s) du rapport")  # fmt: skip
@@ -138,9 +144,11 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     """Text on one line without citation markers, and the valid numbers it carried inline. A text
     that writes a Markdown heading (a section of its own, "## Sources"...) is dropped: sections are
     code's, so their content is too."""
-    if _HEADING_RE.search(text):
+    if _HEADING_RE.search(text := drop_format_characters(text)):  # [\u200b9] is read as [9]
         tally.headings += 1
         return "", []
+    text, kinds = strip_structure(text)
+    tally.structure += bool(kinds)
     text, rewritten, removed = normalize_lookalikes(" ".join(text.split()), valid)
     tally.lookalikes += rewritten
     tally.lookalikes_removed += removed
