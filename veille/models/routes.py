@@ -9,19 +9,22 @@ night's budget may refuse it and whether it takes the global model-call slot.
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol
 
 from veille.models.base import Model, ModelRequest, RawResponse
+from veille.models.budget import most_cost
 from veille.models.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    import asyncio
-
     from veille.models.budget import CostBudget
     from veille.models.pricing import PriceTable
 
 __all__ = ["Route", "RouteOwner"]
+
+
+BUDGET_POLL_S = 0.05  # a request waiting for the requests in flight to end looks again this often
 
 
 class RouteOwner(Protocol):
@@ -59,10 +62,18 @@ class Route:
         slot = self.owner.slot() if self.model.sends_http else None
         return nullcontext() if slot is None else slot
 
-    def admit(self, request: ModelRequest) -> None:
-        """The night's cost budget: a free backend (code's answers) is never refused."""
-        if not self.model.free:
-            self.owner.budget.admit(request.role)
+    async def admit(self, request: ModelRequest, key: str = "") -> None:
+        """The night's cost budget as a hard cap: the most ``request`` may cost (its input and its
+        maximum output at the model's prices) must fit what is left; a free backend (code's
+        answers) is never refused. ``key`` (``"call_id:attempt"``) holds that amount until the
+        journal has its record; wait while the requests in flight alone stand in its way."""
+        most = 0.0 if self.model.free else most_cost(self.owner.prices, request) or 0.0
+        while not self.owner.budget.admit(request.role, most, key):
+            await asyncio.sleep(BUDGET_POLL_S)
+
+    def release(self, call_id: str) -> None:
+        """End what the requests of ``call_id`` still hold of the budget (the call is over)."""
+        self.owner.budget.release(call_id)
 
     def take_grounded_call(self, request: ModelRequest) -> None:
         self.owner.take_grounded_call(request)
