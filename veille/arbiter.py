@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veille.citations import CITATION_RE, invalid_citations
-from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN
+from veille.dossier import OPTIONAL_SECTIONS, SYNTHESIS_MAX, SYNTHESIS_MIN
 from veille.grid import Grid
 from veille.language_checks import language_instructions
 from veille.textstats import (
@@ -70,13 +70,13 @@ def _section_checks(draft: str) -> list[str]:
     out = []
     order = section_order(draft)
     for name in MODEL_SECTIONS:
-        if name not in order:
+        if name not in order and name not in OPTIONAL_SECTIONS:
             out.append(
                 f"Section manquante : « ## {name} ». Le rapport doit contenir exactement les sections "
                 f"{_LISTED}, dans cet ordre."
             )
     present = [name for name in order if name in MODEL_SECTIONS]
-    if not out and present != list(MODEL_SECTIONS):
+    if not out and present != [name for name in MODEL_SECTIONS if name in present]:
         out.append(f"Ordre des sections : placez-les dans cet ordre : {_LISTED}.")
     if SOURCES_HEADING in order:
         out.append("Supprimez la section « ## Sources » : la liste des sources est ajoutée par le code.")

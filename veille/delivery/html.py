@@ -19,6 +19,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from veille.delivery.blocks import Segment, news_section, parse_report, segments
+from veille.delivery.evidence import evidence_views, item_key
+from veille.dossier import Dossier
 from veille.plaintext import md_unescape
 from veille.roles.writer import SourceRef
 
@@ -84,10 +86,14 @@ def render_report_html(
     markdown: str,
     sources: Sequence[SourceRef],
     header: ReportHeader,
+    dossier: Dossier | None = None,
     anchors: Mapping[str, str] | None = None,
 ) -> str:
-    """The page for report.md ``markdown`` and its bibliography ``sources``. ``anchors``: axis
-    heading -> its sub-task id, the heading's HTML ``id`` (internal ids live there, never in text)."""
+    """The page for report.md ``markdown`` and its bibliography ``sources``; ``dossier``: the
+    reviewed structure, whose evidence is shown under its key points and ledger entries.
+    ``anchors``: axis heading -> its sub-task id, the heading's HTML ``id`` (internal ids live
+    there, never in text)."""
+    evidence = evidence_views(dossier, sources)
     anchors = anchors or {}
     title, sections = parse_report(markdown)
     news = news_section(sections)
@@ -102,7 +108,9 @@ def render_report_html(
             if block.kind == "item":
                 if not blocks or blocks[-1]["kind"] != "items":
                     blocks.append({"kind": "items", "items": []})
-                blocks[-1]["items"].append(parts)
+                blocks[-1]["items"].append(
+                    {"segments": parts, "evidence": evidence.get(item_key(block.text), [])}
+                )
             else:
                 anchor = anchors.get(md_unescape(block.text)) if block.kind == "h3" else None
                 blocks.append({"kind": block.kind, "segments": parts, "anchor": anchor})

@@ -142,7 +142,10 @@ def revise(data: ReviserInput) -> Dossier:
         sections=_sections(draft, forbidden, limit),
         contradictions=[entry(e) for e in draft.contradictions],
         uncertainties=cited(draft.uncertainties),
-        recommendation=cited(draft.recommendation)
+        # No choice asked (None): no recommendation, whatever the critic says.
+        recommendation=None
+        if draft.recommendation is None
+        else cited(draft.recommendation)
         or [CitedText(text="Le choix reste à instruire à partir des points clés.")],
     )
     missing = [m for m in mentions if m.strip() and m not in render_body(dossier, data.axes)]

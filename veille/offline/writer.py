@@ -266,6 +266,18 @@ def _uncertain(data: WriterInput, valid: set[int], lang: str) -> list[CitedText]
     return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
 
 
+def _pin_items(points: Sequence[_Point], options: Sequence[str]) -> None:
+    """Pin the most concrete point of each source and of each option it names: trimming to the word
+    budget never drops an item's only entry."""
+    items: list[Sequence[_Point]] = [
+        [p for p in points if n in p.numbers] for n in {n for p in points for n in p.numbers}
+    ]
+    items += [[p for p in points if o.casefold() in p.text.casefold()] for o in options]
+    for own in items:
+        if own:
+            max(own, key=lambda p: (p.value, -p.rank)).pinned = True
+
+
 def write(data: WriterInput) -> Dossier:
     valid = {s.number for s in data.sources}
     titles = data.axes or {sid: sid for sid in data.questions}
@@ -281,10 +293,13 @@ def write(data: WriterInput) -> Dossier:
     for axis in axes:  # each axis keeps its most concrete point
         if own := [p for p in points if p.axis == axis]:
             max(own, key=lambda p: (p.value, -p.rank)).pinned = True
+    if data.kind == "inventory":  # one entry per item found: each source, each option keeps its best
+        _pin_items(points, options)
     retained = {n for e in entries for n in e.retained}
     for p in points:  # a point of a retained source states what a contradiction settled
         p.value += lexicon.weight("write_points.retained_bonus") if set(p.numbers) & retained else 0.0
     advice, leads = recommendation([p.statement() for p in points], options, titles, rejected_units(entries))
+    asked = advice if data.kind == "choice" else None  # only a choice asked gets a recommendation
     synthesis = _synthesis(data, points, entries, leads)
     uncertain = _uncertain(data, valid, lang)
     if not points:  # no finding survived: the sources are listed as read, never as key points
@@ -298,7 +313,7 @@ def write(data: WriterInput) -> Dossier:
             for axis in axes
         ]
         return Dossier(synthesis=synthesis, sections=sections, contradictions=entries,
-                       uncertainties=uncertain, recommendation=advice)  # fmt: skip
+                       uncertainties=uncertain, recommendation=asked)  # fmt: skip
 
     def too_long() -> bool:  # measured on the rendered text, as the arbiter measures it
         return count_words(render_body(dossier_for(kept), titles)) > data.max_words
