@@ -139,7 +139,7 @@ def test_the_shipped_report_is_clean_whatever_the_writer_and_the_questions(
         assert not heading.endswith("…"), heading  # never cut
 
     page = _Text()
-    page.feed(render_report_html(report, SOURCES, HEADER, axis_anchors(ids)))
+    page.feed(render_report_html(report, SOURCES, HEADER, anchors=axis_anchors(ids)))
     text = "".join(page.text)
     assert "\\" not in text, text  # no Markdown escape visible: the hostile text holds no backslash…
     assert "&amp;" not in text and "&lt;" not in text, text  # …nor an entity written as text
