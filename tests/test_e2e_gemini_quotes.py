@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 
 # doc-02 is an English benchmark report (the request is French); the analyst copies its sentence.
 ENGLISH = "The July benchmark measured 1 180 tokens per second for Kestrel under our production load"
-FRENCH = "Kestrel annonce 1 400 tokens par seconde et par GPU sur des invites courtes"
+FRENCH = "Kestrel annonce 1 400 tokens/s par GPU sur des invites courtes"  # doc-01 says so (the verifier)
 ENGLISH_DOCS = [(i, d, t, title, f"{ENGLISH}." if i == "doc-02" else body) for i, d, t, title, body in DOCS]
 
 
