@@ -66,6 +66,9 @@ def test_a_french_draft_with_framed_quotes_passes_and_a_bare_quote_does_not() ->
     assert [i for i in found if i.startswith("Citation sans phrase")], found
     # A quotation followed by a sentence of its own is still a sentence of quotation alone.
     after = [f"« {ENGLISH[0]} » (en). Ce constat éclaire cet axe de la demande", *FRENCH]
+    # A quoted title's own period does not end the sentence that frames the quotation.
+    titled = f"Le document « Node.js 21 is now available. », du 2023-10-17, indique : « {ENGLISH[1]} » (en)"
+    assert unframed_quotes(titled, "fr", GRID.min_quote_frame_words) == []
     lines = _draft(after).splitlines()
     assert [q for line in lines for q in unframed_quotes(line, "fr", GRID.min_quote_frame_words)] == [
         ENGLISH[0]

@@ -30,6 +30,7 @@ __all__ = ["foreign_quotes", "language_instructions", "unframed_quotes"]
 _MARKED_RE = re.compile(r"«([^«»]*)»\s*\(([a-z]{2})\)")
 _PLACE = "\u2063"  # one character standing for a marked quotation while sentences are split
 _QUOTED_RE = re.compile(r"«[^«»]*»|“[^”]*”|\[\d+\]")  # other quotations (titles), citations
+_TITLE_RE = re.compile(r"«[^«»]*»")  # other quotations: a title, words quoted in the request's language
 _OWN_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 
@@ -51,6 +52,7 @@ def unframed_quotes(line: str, language: str, min_words: int) -> list[str]:
         return _PLACE
 
     held = _MARKED_RE.sub(hold, line)
+    held = _TITLE_RE.sub("«»", held)  # a quoted title's own period (« Node.js 21 is out. ») ends no sentence
     out = []
     index = 0
     for sentence in _SENTENCE_RE.split(held):
