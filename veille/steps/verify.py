@@ -109,7 +109,9 @@ def _subjects(context: VerifyContext) -> list[str]:
     """The request's options that are subjects: a term the documents count (« 12 GPU », « 4 200 EUR
     par GPU ») is what a figure measures, not what it is given to."""
     texts = [context.request, *(d.text for d in context.documents.values())]
-    counted = {r.unit.name for t in texts for r in figures(t) if r.unit is not None and r.unit.kind == "count"}
+    counted = {
+        r.unit.name for t in texts for r in figures(t) if r.unit is not None and r.unit.kind == "count"
+    }
     return [o for o in context.options if fold(o.strip()) not in counted]
 
 
