@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -105,6 +106,14 @@ def _label(text: str, figure: str = "") -> str:
     return f"« {short} »" + (f" ({figure})" if figure else "")
 
 
+@lru_cache(maxsize=256)
+def _index(
+    number: int, doc_id: str, title: str, date: str, text: str, options: tuple[str, ...]
+) -> DocumentIndex:
+    """A document read once for the write step and every review round (the same texts each time)."""
+    return DocumentIndex(SourceText(number=number, id=doc_id, title=title, date=date, text=text), options)
+
+
 def _subjects(context: VerifyContext) -> list[str]:
     """The request's options that are subjects: a term the documents count (« 12 GPU », « 4 200 EUR
     par GPU ») is what a figure measures, not what it is given to."""
@@ -118,7 +127,10 @@ def _subjects(context: VerifyContext) -> list[str]:
 class _Verifier:
     def __init__(self, context: VerifyContext) -> None:
         self.options = _subjects(context)
-        self.indexes = {n: DocumentIndex(d, self.options) for n, d in context.documents.items()}
+        self.indexes = {
+            n: _index(n, d.id, d.title, d.date, d.text, tuple(self.options))
+            for n, d in context.documents.items()
+        }
         self.request_figures = figures(context.request)
         self.dropped = _Dropped()
 
