@@ -114,13 +114,17 @@ def _index(
     return DocumentIndex(SourceText(number=number, id=doc_id, title=title, date=date, text=text), options)
 
 
+@lru_cache(maxsize=256)
+def _counted(text: str) -> frozenset[str]:
+    """The nouns ``text`` counts (« 12 GPU » -> ``gpu``)."""
+    return frozenset(r.unit.name for r in figures(text) if r.unit is not None and r.unit.kind == "count")
+
+
 def _subjects(context: VerifyContext) -> list[str]:
     """The request's options that are subjects: a term the documents count (« 12 GPU », « 4 200 EUR
     par GPU ») is what a figure measures, not what it is given to."""
     texts = [context.request, *(d.text for d in context.documents.values())]
-    counted = {
-        r.unit.name for t in texts for r in figures(t) if r.unit is not None and r.unit.kind == "count"
-    }
+    counted = {name for t in texts for name in _counted(t)}
     return [o for o in context.options if fold(o.strip()) not in counted]
 
 
