@@ -43,14 +43,20 @@ def measure(out: dict[str, Any]) -> tuple[int, dict[str, list[str]]]:
 
 def main() -> None:
     names = [a for a in sys.argv[1:] if not a.startswith("--")]
-    corpora = [ROOT / "corpus", *sorted(p for p in (ROOT / "tests" / "corpora").iterdir() if (p / "request.md").is_file())]
+    corpora = [
+        ROOT / "corpus",
+        *sorted(p for p in (ROOT / "tests" / "corpora").iterdir() if (p / "request.md").is_file()),
+    ]
     corpora = [c for c in corpora if not names or c.name in names]
     print("| corpus | figures kept | unsupported | misattributed | not a contradiction | incomplete row |")
     print("|---|---:|---:|---:|---:|---:|")
     listing = []
     for corpus in corpora:
         kept, dropped = measure(run_bundled_pipeline(corpus))
-        print(f"| {corpus.name} | {kept} | " + " | ".join(str(len(dropped[k])) for k in KINDS) + " |", flush=True)
+        print(
+            f"| {corpus.name} | {kept} | " + " | ".join(str(len(dropped[k])) for k in KINDS) + " |",
+            flush=True,
+        )
         listing += [f"{corpus.name} {k}: {item}" for k in KINDS for item in dropped[k]]
     if "--list" in sys.argv:
         print("\n".join(listing))
