@@ -216,3 +216,15 @@ def test_each_revision_is_verified_and_the_reviser_never_reads_the_evidence() ->
     assert [(a.stage, a.code) for a in outcome.alerts if a.code == "report.misattributed"] == [
         ("review", "report.misattributed")
     ]
+
+
+def test_a_counted_rate_reworded_is_the_same_figure() -> None:
+    documents = {
+        1: SourceText(number=1, id="d", title="Banc", date="", text="Kestrel : 1 400 tokens/s par GPU.")
+    }
+    context = VerifyContext(documents=documents, options=["Kestrel"], request="")
+    kept = ["Kestrel annonce 1 400 tokens par seconde", "Kestrel : 1 400 tokens/s"]
+    dossier = _points(
+        *((t, [1]) for t in [*kept, "Kestrel : 1 400 tokens par heure", "Kestrel : 1 400 tokens"])
+    )
+    assert _kept(verify_dossier(dossier, context)[0]) == kept

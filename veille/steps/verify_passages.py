@@ -20,14 +20,15 @@ import tomllib
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import pairwise
 from typing import Any
 
 from pydantic import BaseModel
 
-from veille.numbers import Reading, compatible, read_numbers
+from veille.numbers import Reading, Unit, compatible, read_numbers
+from veille.numberunits import duration_seconds
 from veille.resources import data_file
 
 __all__ = [
@@ -90,9 +91,28 @@ def option_mentions(text: str, options: Sequence[str]) -> list[tuple[int, int, s
     return [(m.start(), m.end(), by_fold[m.group(1)]) for m in pattern.finditer(_fold(text))]
 
 
+_PER_RE = re.compile(r"[ \u00a0\u202f]+(?:par|per|a|an)[ \u00a0\u202f]+([^\W\d_]+)")
+
+
+def _rate(text: str, reading: Reading) -> Reading:
+    """A counted rate in one spelling: « 1 400 tokens/s », « 1 400 tokens par seconde » and
+    "1,400 tokens per second" are all ``token/1`` (per so many seconds), as a writer may reword it."""
+    unit = reading.unit
+    if unit is None or unit.kind != "count":
+        return reading
+    head, slash, per = unit.name.partition("/")
+    if not slash and (match := _PER_RE.match(text, reading.end)) is not None:
+        per = match.group(1)
+    seconds = duration_seconds(per) if per else None
+    if seconds is None:
+        return reading
+    return replace(reading, unit=Unit("count", f"{head}/{format(seconds.normalize(), 'f')}"))
+
+
 def figures(text: str) -> list[Reading]:
-    """The figures of ``text`` (years, dates, versions, ids and citation markers are no figures)."""
-    return [r for r in read_numbers(text) if r.role == "figure"]
+    """The figures of ``text`` (years, dates, versions, ids and citation markers are no figures),
+    counted rates in one spelling."""
+    return [_rate(text, r) for r in read_numbers(text) if r.role == "figure"]
 
 
 def _close(a: float, b: float) -> bool:
