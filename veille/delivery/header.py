@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 
 from veille.delivery.html import ReportHeader, render_report_html
@@ -57,10 +57,11 @@ def report_page(
     documents_read: int,
     failed_axes: Sequence[str] = (),
     dossier: Dossier | None = None,
+    anchors: Mapping[str, str] | None = None,
 ) -> str:
     """report.html for a run: its header facts, then the dossier (``dossier``: the reviewed
-    structure, for the evidence under its items)."""
+    structure, for the evidence under its items; ``anchors``: axis heading -> id)."""
     header = report_header(
         info, records, documents_read=documents_read, sources_cited=len(sources), failed_axes=failed_axes
     )
-    return render_report_html(markdown, sources, header, dossier)
+    return render_report_html(markdown, sources, header, dossier, anchors)

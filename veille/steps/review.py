@@ -29,6 +29,7 @@ from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.limits import Bounds
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.verify import VerifyContext
 from veille.steps.write import merge_sections, sanitize_dossier
@@ -94,7 +95,9 @@ def _evaluate(
     client: Asker, critic_input: CriticInput, number: int, alerts: list[Alert]
 ) -> dict[str, object]:
     try:
-        return client.ask(CRITIC, critic_input).output.model_dump()
+        answer = client.ask(CRITIC, critic_input)
+        alerts += dropped_items_alerts("review", answer, f"critique (tour {number})")
+        return answer.output.model_dump()
     except ModelError as exc:
         # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
         alerts.append(
@@ -149,7 +152,10 @@ def _revise(
         )
         return None
     alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
+    alerts += dropped_items_alerts("review", answer, f"réviseur (tour {number})")
     revised = Dossier.model_validate(answer.output.model_dump())
+    if dossier.recommendation is None:  # no choice asked: the revision has no recommendation either
+        revised = revised.model_copy(update={"recommendation": None})
     clean, changed = sanitize_dossier(
         merge_sections(revised, kept_sections, axes) if kept_sections else revised,
         sources,
@@ -217,7 +223,9 @@ def review_loop(
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
     rounds: list[RoundRecord] = []
-    language = request_language(request)  # foreign sentences of a revision marked as quotations
+    # The request's language: foreign sentences of a revision marked as quotations, and a hard
+    # criterion of the arbiter (a dossier whose prose is in another language is never validated).
+    language = request_language(request)
     dossier, alerts = sanitize_dossier(  # no alert when the write step's already sanitised it
         draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words, language=language,
         context=context,
@@ -229,7 +237,7 @@ def review_loop(
             client, _critic_input(shown, grid, request, sources, axes, contradictions), number, alerts
         )
         checkpoint("review")  # observers (crash tests): a critic round evaluated
-        verdict = arbitrate(evaluation, rendered, grid, sources)
+        verdict = arbitrate(evaluation, rendered, grid, sources, language)
         rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:
             break
