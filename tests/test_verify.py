@@ -228,3 +228,11 @@ def test_a_counted_rate_reworded_is_the_same_figure() -> None:
         *((t, [1]) for t in [*kept, "Kestrel : 1 400 tokens par heure", "Kestrel : 1 400 tokens"])
     )
     assert _kept(verify_dossier(dossier, context)[0]) == kept
+
+
+def test_a_figure_wrapped_over_two_lines_is_the_documents() -> None:
+    text = "The release represents roughly 11\nweeks of development for Kestrel."
+    context = VerifyContext(documents={1: SourceText(number=1, id="d", title="Notes", date="", text=text)},
+                            options=["Kestrel"], request="")  # fmt: skip
+    dossier = _points(("Kestrel : 11 weeks of development", [1]), ("Kestrel : 11 days of development", [1]))
+    assert _kept(verify_dossier(dossier, context)[0]) == ["Kestrel : 11 weeks of development"]

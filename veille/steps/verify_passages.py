@@ -297,6 +297,9 @@ def _bucket(value: float) -> float:
     return float(f"{value:.{digits}g}")
 
 
+_LINE_WRAP = re.compile(r"(?<=\S)\n(?=[^\W\d_])")  # a line break inside a sentence, before a word
+
+
 class DocumentIndex:
     """A document's figures, each with its subjects and passage, read once."""
 
@@ -311,7 +314,8 @@ class DocumentIndex:
         starts = [b.start for b in blocks]
         self.figures: list[Located] = []
         self._by_value: dict[float, list[Located]] | None = None
-        for reading in figures(text):
+        # A paragraph wrapped over lines reads as one line (« roughly 11\nweeks »): same offsets.
+        for reading in figures(_LINE_WRAP.sub(" ", text)):
             at = bisect_right(starts, reading.start) - 1
             block = blocks[at] if at >= 0 and reading.start < blocks[at].end else None
             if block is None:
