@@ -212,6 +212,7 @@ def test_backend_bug_is_journalled_and_raised_unchanged(make_client: Any, tmp_pa
 def test_unpriced_model_of_a_paid_backend_is_flagged(make_client: Any, settings: Settings) -> None:
     class PaidScripted(ScriptedModel):
         name = "paid"
+        free = False  # declared, not guessed from the name (veille.models.base.Model)
 
     roles = dict(settings.roles)
     roles["writer"] = RoleModel(model="mystery-model")

@@ -257,7 +257,7 @@ class LogicalCall(Generic[T]):
                 if isinstance(exc, ModelError):
                     status, sent = ("transient_error" if exc.retryable else "error"), exc.http_requests
                 else:  # a backend bug, or cancelled in flight: count what an HTTP backend had sent
-                    status, sent = "error", int(getattr(self.owner.model, "sends_http", False))
+                    status, sent = "error", int(self.owner.model.sends_http)
                 # No usage comes back from a failed request: nothing is known to be billed.
                 self.recorder.record(
                     attempt,

@@ -17,9 +17,11 @@ from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from veille.itempolicy import ItemPolicy
+    from veille.secrets import SecretValue
 
 __all__ = [
     "Model",
+    "ModelDefaults",
     "ModelError",
     "ModelRequest",
     "ModelResult",
@@ -116,11 +118,55 @@ class ModelResult(Generic[T]):
 
 @runtime_checkable
 class Model(Protocol):
-    """A backend. Implementations: Gemini, offline engine, scripted test models."""
+    """A provider's backend (docs/models.md « Providers »): Gemini, the OpenAI-compatible one, the
+    offline engine, test doubles. Everything the client needs to know about a backend is declared
+    here, so the client never probes for attributes nor compares names; :class:`ModelDefaults`
+    gives the values of a backend that declares nothing more."""
 
-    name: str  # backend name, e.g. "gemini", "offline", "scripted"
+    name: str  # the provider's registry name (veille/providers.py), e.g. "gemini", "openai", "offline"
+    # What names the code behind the answers, for cache keys ("": the answers are a provider's and
+    # the request, in the key, is what decides them).
+    version: str
+    free: bool  # costs nothing by construction (code's answers): never priced, never budgeted
+    cacheable: bool  # a validated answer is kept in the response cache (paid or slow backends)
+    sends_http: bool  # one generate is one HTTP request (journaled as sent even when cancelled)
+    answers_by_code: bool  # code answers: the prose's language is not checked (asking again is useless)
+    # A model missing from the price table costs 0 rather than null: a server in the building.
+    unpriced_is_free: bool
+    tools: frozenset[str]  # built-in tools it runs (ModelRequest.tools), e.g. "google_search"
 
-    async def generate(self, request: ModelRequest) -> RawResponse: ...
+    @property
+    def secrets(self) -> tuple[SecretValue, ...]:
+        """Masked in every error text the journal records (the backend's key)."""
+        ...
+
+    async def generate(self, request: ModelRequest) -> RawResponse:
+        """One request: text plus usage and finish reason, or a :class:`ModelError`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close connections; awaited once when the client closes."""
+        ...
+
+
+class ModelDefaults:
+    """The declared attributes of :class:`Model` for a backend that states nothing more (a
+    provider subclasses it and overrides what differs)."""
+
+    version: str = ""
+    free: bool = False
+    cacheable: bool = False
+    sends_http: bool = False
+    answers_by_code: bool = False
+    unpriced_is_free: bool = False
+    tools: frozenset[str] = frozenset()
+
+    @property
+    def secrets(self) -> tuple[SecretValue, ...]:
+        return ()
+
+    async def aclose(self) -> None:
+        return None
 
 
 class ModelError(Exception):

@@ -26,7 +26,14 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-from veille.models.base import ModelError, ModelRequest, RawResponse, TransientModelError, Usage
+from veille.models.base import (
+    ModelDefaults,
+    ModelError,
+    ModelRequest,
+    RawResponse,
+    TransientModelError,
+    Usage,
+)
 from veille.models.grounding import GOOGLE_SEARCH, grounded_answer, search_tools
 from veille.models.wire import wire_schema
 from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub, scrub_text
@@ -114,10 +121,11 @@ def thinking_config(model: str, level: str) -> types.ThinkingConfig | None:
     return types.ThinkingConfig(thinking_level=levels[level])
 
 
-class GeminiModel:
+class GeminiModel(ModelDefaults):
     """The Gemini backend. ``generate`` must always run on the same event loop (the client's thread)."""
 
     name = "gemini"
+    tools = frozenset({GOOGLE_SEARCH})  # Google Search grounding (the researcher, --web)
     cacheable = True  # paid backend: serve reruns from the response cache
     sends_http = True  # a request cancelled in flight is journaled as sent (it may be billed)
 

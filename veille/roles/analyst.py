@@ -94,7 +94,7 @@ Tu reçois une question et les documents à lire, et seulement eux : n'utilise a
 {UNTRUSTED_NOTICE}
 Produis :
 - findings : des constats factuels, un par fait ; chacun avec les identifiants des documents qui l'appuient (doc_ids, pris parmi les documents fournis) ; recopie les chiffres tels quels avec leur unité (figures) ;
-- contradictions : quand deux documents se contredisent, lesquels (doc_ids), celui que tu retiens (retained) et pourquoi (reason : date plus récente, source plus fiable, correctif qui remplace un bulletin, annonce officielle qui remplace une rumeur) ;
+- contradictions : quand deux documents se contredisent, lesquels (doc_ids), celui que tu retiens (retained) et pourquoi (reason : date plus récente, source plus fiable, correctif qui remplace un bulletin, annonce officielle qui remplace une rumeur) ; une « date inconnue » ne départage jamais : sans autre raison, mets la divergence dans open_questions en disant « ordre inconnu » ;
 - open_questions : ce que les documents ne permettent pas de trancher.
 Ne cite jamais un document qui n'est pas fourni."""
 

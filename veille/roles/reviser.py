@@ -74,7 +74,8 @@ def build_prompt(data: ReviserInput) -> str:
 
 def output_schema(data: ReviserInput) -> type[BaseModel]:
     """The writer's schema for the same sources and axes."""
-    return dossier_schema((s.number for s in data.sources), data.axes)
+    # A draft without a recommendation (no choice asked) is revised without one.
+    return dossier_schema((s.number for s in data.sources), data.axes, data.draft.recommendation is not None)
 
 
 REVISER: Role[ReviserInput, BaseModel] = Role(

@@ -19,7 +19,7 @@ from veille.roles.planner import SubTask
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
-from veille.steps.reading import PartRead, read_documents, reading_alert
+from veille.steps.reading import PartRead, read_documents, reading_alert, reading_query
 
 __all__ = [
     "Analysis",
@@ -142,7 +142,7 @@ def analyse_subtask(
     shown = [d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents]
     parts: dict[str, PartRead] = {}
     if budget is not None:
-        shown, parts = read_documents(shown, sub_task.question, budget)
+        shown, parts = read_documents(shown, reading_query(sub_task), budget)
     data = AnalystInput(
         subtask_id=sub_task.id,
         question=sub_task.question,
