@@ -16,7 +16,8 @@ the corpus files, so a defect of the pipeline cannot hide itself from the measur
   names it and no other subject). A sentence naming no subject makes no attribution.
 - A **file-clock date**: a cited source whose date is the day of its file's modification time
   (UTC) while the document itself has no date field.
-- A **heading** is **cut** when it ends with « … » or « ... », and **carries an id** when it holds
+- A **heading** is **cut** when it ends with « … » or « ... » or on a word no phrase ends on (a
+  conjunction, preposition or article: « Ce qu'il fait et »), and **carries an id** when it holds
   ``st-<digit>``.
 """
 
@@ -190,10 +191,59 @@ def ledger_entries(report: str, section: str) -> list[tuple[list[int], list[int]
     return out
 
 
+# A phrase does not end on these: a heading that does was cut without saying so (« Ce qu'il fait et »).
+_DANGLING = frozenset(
+    [
+        "et",
+        "ou",
+        "de",
+        "des",
+        "du",
+        "d",
+        "la",
+        "le",
+        "les",
+        "l",
+        "un",
+        "une",
+        "à",
+        "au",
+        "aux",
+        "pour",
+        "sur",
+        "par",
+        "avec",
+        "dans",
+        "en",
+        "que",
+        "qui",
+        "ni",
+        "and",
+        "or",
+        "of",
+        "the",
+        "a",
+        "an",
+        "to",
+        "for",
+        "on",
+        "with",
+        "in",
+        "by",
+    ]
+)
+
+
+def _dangling(heading: str) -> bool:
+    words = re.findall(r"[\w']+", heading.lower())
+    return bool(words) and words[-1].split("'")[-1] in _DANGLING
+
+
 def heading_problems(report: str) -> tuple[list[str], list[str]]:
-    """The headings of ``report`` that are cut, and those that carry an internal id."""
+    """The headings of ``report`` that are cut (« … », or ending on a word no phrase ends on), and
+    those that carry an internal id."""
     headings = [line.strip() for line in report.splitlines() if line.lstrip().startswith("#")]
-    cut = [h for h in headings if h.rstrip().endswith(("…", "..."))]
+    cut = [h for h in headings if h.rstrip().endswith(("…", "...")) or _dangling(h)]
     ids = [h for h in headings if re.search(r"\bst-\d", h)]
     return cut, ids
 

@@ -120,9 +120,12 @@ def test_property_copied_figures_pass_and_absent_ones_are_counted(
 
 
 def test_headings_cut_or_carrying_an_id() -> None:
-    report = "# T\n\n### st-4 — Employeurs à se trouver…\n\n### Coût global\n\n### Risques ...\n"
+    report = (
+        "# T\n\n### st-4 — Employeurs à se trouver…\n\n### Coût global\n\n### Risques ...\n\n"
+        "### Ce qu'il fait et\n\n### Sécurité et conformité RGPD\n"
+    )
     cut, ids = checks.heading_problems(report)
-    assert cut == ["### st-4 — Employeurs à se trouver…", "### Risques ..."]
+    assert cut == ["### st-4 — Employeurs à se trouver…", "### Risques ...", "### Ce qu'il fait et"]
     assert ids == ["### st-4 — Employeurs à se trouver…"]
 
 
