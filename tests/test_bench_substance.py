@@ -168,3 +168,28 @@ def test_ledger_entries_give_their_retained_and_rejected_sources() -> None:
     )
     assert checks.ledger_entries(report, "Contradictions tranchées") == [([2], [10, 11]), ([4], [])]
     assert checks.ledger_entries("# T\n\n## Synthèse\n\nx [1].\n", "Contradictions tranchées") == []
+
+
+SUBSTANCE = sorted((ROOT / "tests" / "corpora").glob("*/reference/substance.yaml"))
+
+
+def test_hand_written_substance_files_name_real_documents_consistently() -> None:
+    """Each corpus's reference/substance.yaml (written before its first run, read by the bench)
+    names existing documents, keeps on- and off-topic apart, and pairs on-topic documents."""
+    import yaml
+
+    assert len(SUBSTANCE) >= 3
+    for path in SUBSTANCE:
+        corpus = path.parents[1]
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        ids = {p.stem for p in (corpus / "docs").glob("*.md")}
+        on, off = set(data["on_topic"]), set(data["off_topic"])
+        period = set(data.get("out_of_period") or [])
+        assert on and off and not on & off and not (on | off) & period, corpus.name
+        assert on | off | period <= ids, (corpus.name, sorted((on | off | period) - ids))
+        for pair in data["pairs"]:
+            assert len(pair["docs"]) >= 2 and set(pair["docs"]) <= on, (corpus.name, pair)
+            assert pair["newer"] in {*pair["docs"], "unknown"}, (corpus.name, pair)
+        assert data["subjects"] and all(data["subjects"].values()), corpus.name
+        for figure in data["figures"]:
+            assert figure["doc"] in on and figure["subject"] in data["subjects"], (corpus.name, figure)
