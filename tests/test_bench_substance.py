@@ -61,6 +61,20 @@ def test_an_invented_figure_or_another_unit_is_unsupported() -> None:
     assert result.checked == 2 and len(result.unsupported) == 2 and result.misattributed == []
 
 
+def test_a_figure_quoted_as_written_is_supported_whatever_its_context_reads() -> None:
+    """« 5 h 10 retenu » alone reads 5 h and 10 « retenu »; the document's « 5 h 10 » is the same words."""
+    doc = (
+        "Essais",
+        "| base | restauration |\n|---|---|\n| Brumal 6 | 5 h 10 |\n\nBrumal annonce moins de 2 heures.",
+    )
+    ok = checks.check_figures(_report("- Brumal : 5 h 10 retenu contre moins de 2 heures [1]."), {1: doc}, {})
+    assert ok.checked == 3 and ok.unsupported == []
+    wrong = checks.check_figures(
+        _report("- Brumal : 5 h 20 retenu contre moins de 2 heures [1]."), {1: doc}, {}
+    )
+    assert len(wrong.unsupported) >= 1
+
+
 def test_a_figure_cited_to_a_document_that_lacks_it_is_unsupported() -> None:
     report = _report("- Qdrant : latence p95 de 12 ms [1].")
     other = ("Milvus en production", "Milvus tient une latence p95 de 20 ms.")
