@@ -163,7 +163,11 @@ def test_a_term_the_documents_count_is_a_unit_not_a_subject() -> None:
     GPU » stays Tamaris's, not GPU's."""
     documents = {
         1: SourceText(
-            number=1, id="d", title="Tarifs", date="", text="Tamaris : 4 200 EUR par GPU et par an."
+            number=1,
+            id="d",
+            title="Tarifs",
+            date="",
+            text="Tamaris : 4 200 EUR par GPU et par an, pour 12 GPU.",
         )
     }
     context = VerifyContext(documents=documents, options=["Tamaris", "Orvet", "GPU"], request="")
