@@ -32,6 +32,11 @@ BUNDLED = PROJECT_ROOT / "corpus"
 ARBITRARY = {
     "sub_tasks": [{"id": "st-1", "question": "Que disent ces documents ?", "doc_ids": ["doc-38", "doc-03"]}],
     "excluded": ["doc-05", "doc-35"],
+    # The planner's reading of the request (every wire property is required): proposes nothing.
+    "axes": [],
+    "options": [],
+    "period_start": "",
+    "period_end": "",
 }
 
 
