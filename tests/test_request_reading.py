@@ -260,3 +260,18 @@ def test_a_proposed_period_is_kept_only_when_the_request_writes_its_years() -> N
     assert (reading.period_start, reading.origin["period"]) == (datetime.date(2024, 1, 1), "planner")
     invented = RequestProposal(period_start=datetime.date(2022, 1, 1))
     assert read_request(text, CORPUS, invented).period_start is None
+
+
+def test_points_ordered_by_sequence_adverbs_are_axes_even_with_a_cue_word_inside() -> None:
+    text = (
+        "Compare les offres en traitant d'abord les performances (débit, latence), ensuite le coût sur "
+        "3 ans (licences, support), puis la fiabilité et enfin la feuille de route."
+    )
+    assert titles(read_request(text, CORPUS)) == [
+        "Performances (débit, latence)",
+        "Coût sur 3 ans (licences, support)",
+        "Fiabilité",
+        "Feuille de route",
+    ]
+    english = "Cover first the throughput, then the cost over three years and finally the roadmap."
+    assert titles(read_request(english, CORPUS)) == ["Throughput", "Cost over three years", "Roadmap"]

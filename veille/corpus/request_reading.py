@@ -135,7 +135,7 @@ def _request_axes(body: str, names: Sequence[str], skip: frozenset[str]) -> list
     under it adds terms); an item or question is whole."""
     headings = _headings(body)
     out = []
-    for axis in parse_axes(body, names):
+    for axis in parse_axes(body, names, sequences=True):
         heading = fold(axis.label).strip(" .:;") in headings
         title = (axis.label if heading else axis.text).strip()
         title = title[:1].upper() + title[1:]

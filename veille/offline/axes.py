@@ -211,24 +211,28 @@ def _sentences(request: str) -> list[str]:
     return out
 
 
-def _sentence_axes(request: str, terms: Sequence[str]) -> list[Axis]:
+def _sentence_axes(request: str, terms: Sequence[str], sequences: bool) -> list[Axis]:
     best: list[str] = []
     for sentence in _sentences(request):
         # Ties go to the first shape: sequence adverbs say where each point starts.
-        items = max(
-            (_sequence_enumeration(sentence), _question_enumeration(sentence), _enumeration(sentence)),
-            key=len,
-        )
+        shapes = (_sequence_enumeration(sentence) if sequences else [], _question_enumeration(sentence))
+        items = max((*shapes, _enumeration(sentence)), key=len)
         if items and not _is_term_list(items, terms) and len(items) > len(best):
             best = items
     return [Axis(label=i[:1].upper() + i[1:], facets=[], text=i) for i in best]
 
 
-def parse_axes(request: str, terms: Sequence[str] = ()) -> list[Axis]:
-    """The request's axes, first shape found (docs/offline-engine.md); [] when it states none."""
+def parse_axes(request: str, terms: Sequence[str] = (), *, sequences: bool = False) -> list[Axis]:
+    """The request's axes, first shape found (docs/offline-engine.md); [] when it states none.
+
+    ``sequences``: points ordered by sequence adverbs count too (« d'abord A, ensuite B, puis C et
+    enfin D »). The request's reading (veille.corpus.request_reading) reads them; the offline
+    planner does not yet: its placement by closeness (issue 37, item 2) puts an off-topic homonym
+    and one side of a contradiction apart in the axes it then gets (tests/test_corpora_plan.py,
+    pompes-chaleur)."""
     if bullets := _bullet_axes(request):
         return bullets  # even one bullet: the request asks for that axis only
-    for axes in (_heading_axes(request), _sentence_axes(request, terms)):
+    for axes in (_heading_axes(request), _sentence_axes(request, terms, sequences)):
         if len(axes) >= 2:
             return axes
     return []
