@@ -56,7 +56,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
         with build_client(settings, run_id=new_run_id()) as client:
             assert client.backend == "offline"
             shown = planner_catalogue(request, listing.entries, settings)
-            if planner_reads_texts(client.backend):
+            if planner_reads_texts(client.role_backend("planner")):
                 shown = with_texts(shown, settings.database)
             planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
             # The request read once, as the flow's plan task reads it (veille.tasks.plan).
@@ -88,6 +88,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
                 max_rounds=settings.max_rounds,
                 axes=writer_input.axes,
                 contradictions=len(writer_input.contradictions),
+                context=written.verify,
             )
             records = client.journal.records()
     final = finalize_report(

@@ -47,9 +47,9 @@ __all__ = [
     "AxisSection",
     "CitedText",
     "Dossier",
+    "Evidence",
     "KeyPoint",
     "LedgerEntry",
-    "axis_titles",
     "dossier_schema",
     "ledger_entries",
     "parse_ledger_entry",
@@ -98,12 +98,25 @@ class CitedText(BaseModel):
     citations: list[int] = Field(default_factory=list, description="Numéros des sources de ce texte")
 
 
+class Evidence(BaseModel):
+    """A cited document's passage supporting an item, located by code (veille.steps.verify): shown
+    on demand under the item in report.html and the e-mail, never in report.md's prose."""
+
+    doc_id: str
+    title: str
+    date: str
+    passage: str  # the document's words, whitespace collapsed (data: escaped wherever shown)
+    start: int  # the passage's span in the document's text
+    end: int
+
+
 class KeyPoint(BaseModel):
     text: str = Field(description="Un fait vérifiable, chiffres recopiés avec leur unité")
     citations: list[int] = Field(default_factory=list, description="Numéros de ses sources (au moins un)")
     superseded: bool = Field(
         default=False, description="Vrai si ce chiffre est remplacé par une source retenue dans le registre"
     )
+    evidence: list[Evidence] = Field(default_factory=list)  # code's, never a model's (not in its schema)
 
 
 class AxisSection(BaseModel):
@@ -116,6 +129,7 @@ class LedgerEntry(BaseModel):
     retained: list[int] = Field(default_factory=list, description="Numéros des sources retenues")
     rejected: list[int] = Field(default_factory=list, description="Numéros des sources écartées")
     reason: str = Field(description="Pourquoi : date plus récente, source plus fiable, correctif…")
+    evidence: list[Evidence] = Field(default_factory=list)  # code's: each side's passage
 
 
 class Dossier(BaseModel):
@@ -182,43 +196,6 @@ def dossier_schema(numbers: Iterable[int], axes: Iterable[str], recommend: bool 
     least one per key point and per side of a contradiction; section ids among ``axes``; a
     recommendation only when ``recommend`` (the request asks for a choice)."""
     return _schema(tuple(sorted(set(numbers))), tuple(dict.fromkeys(axes)), recommend)
-
-
-# --- axis titles ---------------------------------------------------------------------------------
-
-# A question's framing, in either language the offline planner writes it (docs/offline-engine.md).
-_FRAME_RE = re.compile(r"^(?:dans le cadre de|within) «[^»]*»\s*,\s*", re.IGNORECASE)
-_ASK = r"(?:que|qu'est-ce que) disent les documents (?:sur|de)|what do the documents say about"
-_ASK_RE = re.compile(rf"^(?:{_ASK})\s+", re.IGNORECASE)  # spaces: the question is normalised first
-_TITLE_WORDS = 8
-
-
-def _short(text: str, n: int) -> str:
-    words = text.split()
-    if len(words) <= n:
-        return text
-    return " ".join(words[:n]).rstrip(" ,;:") + "…"
-
-
-def axis_titles(questions: Mapping[str, str]) -> dict[str, str]:
-    """Sub-task id -> ``"st-2 — Performances et stabilité"``: the question's subject, shortened
-    (its framing and its parenthesis dropped); two axes with the same subject add their detail."""
-    base: dict[str, tuple[str, str]] = {}
-    for sid, question in questions.items():
-        text = _ASK_RE.sub("", _FRAME_RE.sub("", " ".join(question.split())))
-        detail = re.search(r"\(([^()]+)\)", text)
-        head = _short(
-            re.split(r"\s*[(?]|\s+(?:pour|for)\s+", text, maxsplit=1)[0].strip(" ,;:.") or sid, _TITLE_WORDS
-        )
-        base[sid] = (head[:1].upper() + head[1:], detail.group(1).strip() if detail else "")
-    counts: dict[str, int] = {}
-    for name, _ in base.values():
-        counts[name] = counts.get(name, 0) + 1
-    out = {}
-    for sid, (head, extra) in base.items():
-        title = f"{head} : {_short(extra, 4)}" if counts[head] > 1 and extra else head
-        out[sid] = f"{sid} — {title}"
-    return out
 
 
 # --- rendering -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, Dossier, dossier_schema
 from veille.language import language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
+from veille.roles.limits import DOSSIER_ITEMS
 from veille.roles.writer import SourceRef
 
 __all__ = [
@@ -85,4 +86,5 @@ REVISER: Role[ReviserInput, BaseModel] = Role(
     output_schema=output_schema,
     # The axes' titles are the request's words; "" (not checked) when too short to tell.
     prose_language=lambda data: language(" ; ".join(data.axes.values())),
+    items=DOSSIER_ITEMS,
 )

@@ -14,7 +14,7 @@ from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, Dossier, dossier_schema
 from veille.language import request_language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.limits import Bounds
+from veille.roles.limits import DOSSIER_ITEMS, Bounds
 
 __all__ = [
     "INSTRUCTIONS",
@@ -41,6 +41,8 @@ class SourceRef(BaseModel):
     kind: Literal["corpus", "web"] = "corpus"
     domain: str | None = None  # web only: the page's domain
     retrieved_at: str | None = None  # web only: when the grounded answer came back (UTC, ISO 8601)
+    # corpus only: where the date came from (veille.docdates.DATE_ORIGINS; date « date inconnue » if unknown)
+    date_origin: str | None = None
 
 
 class NumberedFinding(BaseModel):
@@ -207,4 +209,5 @@ WRITER: Role[WriterInput, BaseModel] = Role(
     build_prompt=build_prompt,
     output_schema=output_schema,
     prose_language=lambda data: request_language(data.request_title, data.request),
+    items=DOSSIER_ITEMS,
 )

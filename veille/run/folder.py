@@ -170,6 +170,8 @@ class RunFolder:
                 # What the plan answers besides the catalogue: a later night may reuse it (issue 13).
                 "basis": basis,
             }
+            # What each axis reads, the same-subject groups, what was not read (issue 37).
+            | ({"reading": plan.reading} if plan.reading else {})
             # The request read once: axes, options, period, language, kind (docs/pipeline.md).
             | ({"request": dict(request)} if request is not None else {}),
         )

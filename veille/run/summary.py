@@ -218,6 +218,29 @@ def _doc_read(doc_id: str, part: Any) -> str:
     return doc_id if percent is None else f"{doc_id} (lu à {percent} %)"
 
 
+def _reading_lines(plan: dict[str, Any]) -> list[str]:
+    """What code decided each analyst reads (plan.json ``reading``, issue 37): the reading budget,
+    the same-subject groups and the documents no branch reads whole."""
+    reading = plan.get("reading") or {}
+    if not reading:
+        return []
+    budget = reading.get("budget")
+    not_read = reading.get("not_read") or {}
+    partial = [f"{st} : {', '.join(sorted(docs))}" for st, docs in sorted(not_read.items())]
+    lines = [
+        "Lecture : "
+        + (f"budget de {budget} tokens par analyste ; " if budget else "")
+        + (f"lus en partie : {inline_text(' ; '.join(partial))}" if partial else "tout est lu en entier")
+    ]
+    if groups := reading.get("groups"):
+        lines.append(
+            f"  lus ensemble (même mesure) : {inline_text(' ; '.join(', '.join(g) for g in groups))}"
+        )
+    if unplaced := reading.get("unplaced"):
+        lines.append(f"  pertinents non lus (plafonds) : {inline_text(', '.join(unplaced))}")
+    return lines
+
+
 def format_summary(run_dir: Path) -> str:
     """Sub-tasks and their documents, excluded documents, alerts, rounds and verdict, usage per role,
     report path: the lines ``make run`` prints."""
@@ -243,6 +266,7 @@ def format_summary(run_dir: Path) -> str:
         lines.append(f"  {inline_text(st['id'])}{flag} {inline_text(clean_text(st['question']))}")
         read = findings.get(st["id"], {}).get("read") or {}
         lines.append(f"        {', '.join(_doc_read(i, read.get(i)) for i in st['doc_ids'])}")
+    lines += _reading_lines(plan)
     lines += _excluded_lines(plan)
     lines.append(f"Alertes ({len(alerts)}, regroupées par code) :")
     lines += alert_lines(alerts)

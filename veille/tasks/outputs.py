@@ -18,6 +18,7 @@ from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo
 from veille.steps.analyse import Analysis
+from veille.steps.headings import axis_anchors
 from veille.steps.request_read import reading_record
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
@@ -93,6 +94,8 @@ def write_outputs(
             sources,
             documents_read=len(documents),
             failed_axes=failed,
+            dossier=review.final_dossier if review else None,
+            anchors=axis_anchors({a.subtask_id: a.question for a in analyses if a.status == "ok"}),
         )
         folder.write_text(REPORT_HTML_FILE, page)  # the same dossier for a browser and the e-mail
     checkpoint("outputs")  # observers (crash tests): run folder written but its run.json
