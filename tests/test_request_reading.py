@@ -54,6 +54,23 @@ def test_front_matter_terms_are_options_when_the_corpus_names_them() -> None:
     assert reading.options == ("Qdrant", "pgvector")  # Chroma: absent from the corpus
 
 
+def test_a_name_the_corpus_writes_in_lower_case_only_in_code_is_still_a_name() -> None:
+    docs = [
+        "Le moteur DataFusion lit le Parquet. Nous testons DataFusion : `datafusion.execution.batch_size` vaut 8192.",
+        "Avec DataFusion 45, la requête prend 2 s ; le paquet `datafusion` s'installe avec `cargo add datafusion`.",
+    ]
+    reading = read_request("Nous envisageons Apache DataFusion : que disent les notes de version ?", docs)
+    assert reading.options == ("DataFusion",)  # « Apache DataFusion » is not written so by the corpus
+
+
+def test_a_run_of_names_the_corpus_writes_together_is_one_option() -> None:
+    docs = [
+        "Le service France Travail publie 12 fiches. Selon France Travail, 40 % des inscrits l'utilisent."
+    ]
+    reading = read_request("Recense les services incubés par France Travail.", docs)
+    assert reading.options == ("France Travail",)
+
+
 def test_language_names_and_aspects_are_not_options() -> None:
     reading = read_request("Rédige en anglais un dossier sur la latence, le coût et la sécurité.", CORPUS)
     assert reading.options == ()
@@ -189,13 +206,26 @@ def test_kind(text: str, options: tuple[str, ...], kind: str) -> None:
     assert read_kind(text, options) == kind
 
 
-def test_bundled_requests_are_choices_with_their_options() -> None:
+# The bundled corpora's requests as a reader marks them (their README says what each asks for):
+# what they ask for, the options they name, the period they follow.
+BUNDLED = {
+    "datafusion-en": ("evolution", ("Parquet", "DataFusion"), datetime.date(2024, 1, 1)),
+    "nodejs-securite": ("survey", ("Node.js", "OpenSSL"), None),
+    "services-emploi": ("inventory", ("France Travail",), None),
+}
+
+
+def test_bundled_requests_are_read_as_they_ask() -> None:
     for corpus in sorted(p for p in CORPORA_DIR.iterdir() if (p / "request.md").is_file()):
         texts = [d.read_text(encoding="utf-8") for d in sorted((corpus / "docs").glob("*"))]
         reading = read_request((corpus / "request.md").read_text(encoding="utf-8"), texts)
-        assert reading.kind == "choice", corpus.name
-        assert len(reading.options) >= 2, (corpus.name, reading.options)
-        assert reading.period_start is None and reading.period_end is None, corpus.name
+        kind, options, start = BUNDLED.get(corpus.name, ("choice", None, None))
+        assert reading.kind == kind, corpus.name
+        if options:
+            assert reading.options == options, corpus.name
+        else:  # a choice between the products its title names
+            assert len(reading.options) >= 2, (corpus.name, reading.options)
+        assert reading.period_start == start and reading.period_end is None, corpus.name
 
 
 # --- the planner's proposal ------------------------------------------------------------------

@@ -229,7 +229,7 @@ def _spelling(term: str, corpus_texts: Sequence[str]) -> str:
 def read_kind(request_text: str, options: Sequence[str] = ()) -> RequestKind:
     """What the request asks for: a choice (its words, or options offered as alternatives « A, B
     ou C ? »), else an inventory, else an evolution (their words, veille/data/request.toml), else
-    a comparison of two options or more is a choice; otherwise a survey."""
+    two options or more compared (« compare », "versus") is a choice; otherwise a survey."""
     text = fold(request_text)
     if cue_pattern("kind", "choice").search(text) or _alternatives(text, options):
         return "choice"
@@ -237,7 +237,7 @@ def read_kind(request_text: str, options: Sequence[str] = ()) -> RequestKind:
         return "inventory"
     if cue_pattern("kind", "evolution").search(text):
         return "evolution"
-    return "choice" if len(options) >= 2 else "survey"
+    return "choice" if len(options) >= 2 and cue_pattern("kind", "comparison").search(text) else "survey"
 
 
 def _alternatives(folded: str, options: Sequence[str]) -> bool:
