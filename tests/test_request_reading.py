@@ -170,18 +170,23 @@ def test_a_request_stating_no_axis_has_none() -> None:
     ],
 )
 def test_period(text: str, start: datetime.date | None, end: datetime.date | None) -> None:
-    reading = read_request(text, [*CORPUS, "Mis à jour le 2026-01-10."])  # the corpus has left 2025
+    reading = read_request(text, CORPUS, dates=["2025-03-14", "2026-01-10"])  # the corpus has left 2025
     assert (reading.period_start, reading.period_end) == (start, end)
 
 
 def test_a_year_the_corpus_has_not_left_is_no_period() -> None:
-    # The corpus's latest full date is in 2025: « en 2025 » may be the project's year, not a period.
-    assert read_request("Choisir Qdrant ou Milvus en 2025.", CORPUS).period_start is None
-    reading = read_request("Choisir Qdrant ou Milvus en 2024.", CORPUS)
+    # The newest document is dated 2025: « en 2025 » may be the project's year, not a period; a
+    # date written inside a text (a support end in 2029) says nothing of where the corpus stands.
+    dates = ["2024-11-02", "2025-03-14"]
+    assert read_request("Choisir Qdrant ou Milvus en 2025.", CORPUS, dates=dates).period_start is None
+    reading = read_request("Choisir Qdrant ou Milvus en 2024.", CORPUS, dates=dates)
     assert (reading.period_start, reading.period_end) == (
         datetime.date(2024, 1, 1),
         datetime.date(2024, 12, 31),
     )
+    supported = [*CORPUS, "La version 2 est maintenue jusqu'au 2029-06-30."]
+    assert read_request("Le moteur retenu en 2027.", supported, dates=dates).period_start is None
+    assert read_request("Choisir Qdrant ou Milvus en 2024.", CORPUS).period_start is None  # no date known
 
 
 # --- kind ------------------------------------------------------------------------------------

@@ -257,9 +257,11 @@ def read_request(
     *,
     title: str = "",
     terms: Sequence[str] = (),
+    dates: Sequence[str] = (),
 ) -> RequestReading:
     """The request's reading. ``request_text``: request.md's text, front matter or not (or its body
-    with ``title`` and ``terms`` given); ``corpus_texts``: the documents' text, in any order."""
+    with ``title`` and ``terms`` given); ``corpus_texts``: the documents' text, in any order;
+    ``dates``: the documents' dates (« en 2025 » is a period only for a year the corpus has left)."""
     front_title, front_terms, body = _front(request_text)
     title = title or front_title
     terms = list(dict.fromkeys([*terms, *front_terms]))
@@ -268,7 +270,7 @@ def read_request(
     skip = frozenset(fold(o) for o in options)
     folded = [fold(t) for t in corpus_texts]
     axes = _axes(body, [*terms, *options], proposal, folded, skip, origin)
-    start, end = read_period(f"{title}\n{body}", corpus_texts)
+    start, end = read_period(f"{title}\n{body}", dates)
     origin["period"] = "request"
     if start is None and end is None and proposal is not None:
         start, end = _proposed_period(proposal, f"{title}\n{body}")
