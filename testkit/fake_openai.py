@@ -32,9 +32,9 @@ from testkit.gemini_script import gemini_responder
 __all__ = [
     "FAULTS",
     "FakeOpenAI",
-    "corpus_responder",
     "RecordedRequest",
     "Reply",
+    "corpus_responder",
     "degrade",
     "fake_openai",
     "from_gemini",
