@@ -52,6 +52,12 @@ def test_the_cli_reads_the_registry(tmp_path: Path) -> None:
     assert refused.exit_code == 2 and "toy" in refused.output, refused.output
 
 
+def test_the_docs_show_the_toy_provider_as_it_is() -> None:
+    module = (ROOT / "tests" / "toy_provider.py").read_text(encoding="utf-8")
+    body = module.split("from __future__ import annotations\n\n", 1)[1]
+    assert f"```python\n{body}```" in (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+
+
 def test_unknown_names_are_refused_listing_the_registry() -> None:
     with pytest.raises(ValidationError, match="gemini, openai, offline"):
         Settings(backend="ollama")
