@@ -124,6 +124,10 @@ class Settings(BaseSettings):
     # --- ingestion ---
     strict: bool = False
     max_doc_bytes: int = 1_048_576
+    # A document with no date of its own (front matter, its file's properties, its text) is « date
+    # inconnue »; true dates it by its file's modification time instead — the user's opt-in, since a
+    # copy or a fresh clone gives every file the day it was made (docs/corpus-format.md, « Dates »).
+    date_from_file_clock: bool = False
 
     # --- model layer ---
     # A provider of the registry (veille/providers.py) or "auto" (Gemini when configured, else offline).
@@ -192,6 +196,11 @@ class Settings(BaseSettings):
     # None (given in code) disables it. The default is ~20× a bundled-corpus night on the fake Gemini
     # ($0.249, docs/benchmarks.md « Reading within a budget »).
     max_cost_usd: float | None = Field(default=5.0, gt=0, description="USD per night at most")
+    # The most output tokens (thinking included) one request may take, whatever its schema allows
+    # (veille/models/outcap.py): what the budget prices before a request leaves. A good analyst
+    # answer (30 findings of 120 words) is ~6,000 tokens, a dossier fewer: 32,768 leaves room for
+    # thinking and halves the reservation of Gemini's own 65,536.
+    max_output_tokens: int = Field(default=32_768, ge=256, description="output tokens per request at most")
     # An analyst answer keeps its first max_findings_per_branch findings (the schema says so too);
     # a finding, key point or sentence over max_item_words words is dropped whole, never cut.
     max_findings_per_branch: int = Field(default=30, ge=1, description="findings kept per analyst answer")

@@ -270,6 +270,7 @@ def ingest(
             settings.database,
             strict=settings.strict,
             max_doc_bytes=settings.max_doc_bytes,
+            file_clock=settings.date_from_file_clock,
         ),
         settings.database,
     )

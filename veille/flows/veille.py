@@ -144,7 +144,7 @@ def veille_flow(
             )  # the writer writes only changed axes
             written = write_report(
                 asker, analyses, request, grid, settings.database, run.web, settings.bounds(), kept,
-                model_key(settings, "writer"),
+                model_key(settings, "writer"), planned.reading,
             )  # fmt: skip
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds, kept))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from veille.models.salvage import ItemPolicy
     from veille.secrets import SecretValue
 
 __all__ = [
@@ -67,6 +68,12 @@ class ModelRequest:
     # The language the answer's prose must be in (ISO 639-1; "": not checked). Not part of the
     # response cache key: it is read from the prompt's own input.
     language: str = ""
+    # The role's lists whose items are kept or dropped one by one (veille.models.salvage); None:
+    # the answer validates whole. Not part of the response cache key: a cached answer is read again.
+    items: ItemPolicy | None = None
+    # The most output tokens (thinking included) the answer may take, sent to the provider and
+    # priced before the request leaves (veille.models.outcap, veille.models.budget). None: no cap.
+    max_output_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,9 @@ class ModelResult(Generic[T]):
     # one re-ask this earns (``""``: the expected language, or too short to tell). Kept, not
     # refused: the step that asked says so in an alert.
     foreign_language: str = ""
+    # Invalid items dropped from the answer, (kind "path:error", count) — the step says so in one
+    # alert (veille.steps.answer_items); the rest of the answer is kept.
+    dropped: tuple[tuple[str, int], ...] = ()
 
 
 @runtime_checkable

@@ -1,9 +1,11 @@
 """The model client: the one place every LLM role call goes through.
 
-For each call: cache lookup → ``backend.generate`` (under a concurrency cap) → validation of the
-*text* with the role's pydantic schema → on failure, re-ask with the invalid answer and the
-validation error fed back (``ModelRequest.feedback``), up to ``settings.reask_attempts`` times →
-:class:`~veille.models.base.SchemaValidationError` at the end; a transport failure is sent again
+For each call: cache lookup → the night's budget admits the request at its most (its output capped
+by ``ModelRequest.max_output_tokens``, :mod:`veille.models.outcap`) → ``backend.generate`` (under a
+concurrency cap) → the text read leniently and validated item by item with the role's pydantic
+schema (:mod:`veille.models.salvage`) → when nothing usable remains, re-ask with the validation
+errors fed back (``ModelRequest.feedback``; never the answer), up to ``settings.reask_attempts``
+times → :class:`~veille.models.base.SchemaValidationError` at the end; a transport failure is sent again
 as :class:`~veille.models.retry.RetryPolicy` decides (the one retry layer: see
 :mod:`veille.models.attempts`). Every request is a journal record; cost comes from the price table;
 validated answers of paid backends go to the response cache.
@@ -34,12 +36,14 @@ from veille.alerts import Alert, alert
 from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id
 from veille.models.base import Model, ModelRequest, ModelResult
-from veille.models.budget import CostBudget
+from veille.models.budget import CostBudget, most_cost
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
+from veille.models.outcap import max_output_tokens
 from veille.models.pricing import PriceTable
 from veille.models.retry import RetryPolicy
 from veille.models.routes import Route
+from veille.models.salvage import ItemPolicy
 
 if TYPE_CHECKING:
     from veille.roles.base import Role
@@ -57,6 +61,7 @@ Out = TypeVar("Out", bound=BaseModel)
 CallSlot = Callable[["Settings"], AbstractAsyncContextManager[Any]]
 
 BUDGET_ALERT = "cost.budget_exceeded"  # the night's cost budget refused at least one call
+_BUDGET_POLL_S = 0.05  # a request waiting for the requests in flight to end looks again this often
 
 
 class ModelClient:
@@ -144,10 +149,18 @@ class ModelClient:
     def budget(self) -> CostBudget:
         return self._budget
 
-    def admit(self, request: ModelRequest) -> None:
+    async def admit(self, request: ModelRequest, key: str = "") -> None:
         """Raise :class:`~veille.models.budget.BudgetExceededError` when the night's cost budget
-        (``settings.max_cost_usd``) forbids sending ``request``."""
-        self._budget.admit(request.role)
+        (``settings.max_cost_usd``) forbids sending ``request``: the most it may cost must fit what
+        is left (``key``: ``"call_id:attempt"``, whose journal record ends the reservation); wait
+        while the requests in flight alone stand in its way (their records end their reservations)."""
+        most = 0.0 if self._route(request.role).model.free else most_cost(self.prices, request) or 0.0
+        while not self._budget.admit(request.role, most, key):
+            await asyncio.sleep(_BUDGET_POLL_S)
+
+    def release(self, call_id: str) -> None:
+        """End what the requests of ``call_id`` still hold of the budget (the call is over)."""
+        self._budget.release(call_id)
 
     def alerts(self) -> list[Alert]:
         """One alert per model whose calls could not be priced; one when the cost budget refused calls."""
@@ -187,8 +200,10 @@ class ModelClient:
                 BUDGET_ALERT,
                 f"budget de coût de la nuit atteint : {self._budget.spent():.4f} $ dépensés pour "
                 f"max_cost_usd = {self._budget.limit:g} $ ; {sum(refused.values())} appel(s) au modèle "
-                f"non envoyé(s) ({roles}) : la nuit est finie par le code (plan construit par le code, "
-                "analyste hors ligne, dossier rendu par le code, critique et notes sautées)",
+                f"non envoyé(s) ({roles}), car ce qu'il pouvait coûter au plus (son entrée et sa sortie "
+                "maximale, aux prix du modèle) dépassait ce qui restait du budget : la nuit est finie par "
+                "le code (plan construit par le code, analyste hors ligne, dossier rendu par le code, "
+                "critique et notes sautées)",
                 severity="error",
             )
         ]
@@ -204,15 +219,17 @@ class ModelClient:
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         """Blocking call, safe from any thread except the client's own loop thread. ``input``: the
         role's typed input the prompt was built from (what a function backend answers from);
-        ``language``: the one the answer's prose must be in ("": not checked)."""
+        ``language``: the one the answer's prose must be in ("": not checked); ``items``: the
+        answer's lists kept item by item (veille.models.salvage)."""
         loop_thread = self._ensure_loop()
         if threading.current_thread() is loop_thread.thread:
             raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
         return self._submit(loop_thread, coro).result()
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
@@ -226,6 +243,7 @@ class ModelClient:
             subtask_id=subtask_id,
             tools=role.tools,
             language=role.language_for(data),
+            items=role.items,
         )
 
     async def acall(
@@ -239,11 +257,12 @@ class ModelClient:
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         """Awaitable call, from any event loop."""
         loop_thread = self._ensure_loop()
         ids = prefect_run_ids()
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
         if asyncio.get_running_loop() is loop_thread.loop:
             return await coro
         return await asyncio.wrap_future(self._submit(loop_thread, coro))
@@ -323,6 +342,7 @@ class ModelClient:
         ids: tuple[str | None, str | None],
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         try:
             role_model = self.settings.roles[role]
@@ -343,6 +363,10 @@ class ModelClient:
             input=input,
             tools=tools,
             language="" if route.model.answers_by_code else language,
+            items=items,
+            max_output_tokens=max_output_tokens(
+                schema, role_model.thinking, self.settings.max_output_tokens, grounded=bool(tools)
+            ),
         )
         backend = route.model
         secrets = tuple(backend.secrets)  # masked in every journaled error

@@ -204,6 +204,7 @@ class GeminiModel(ModelDefaults):
                 temperature=request.temperature,
                 tools=search_tools(),
                 thinking_config=thinking_config(request.model, request.thinking),
+                max_output_tokens=request.max_output_tokens,  # thoughts included (veille.models.outcap)
                 automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             )
         return types.GenerateContentConfig(
@@ -212,6 +213,7 @@ class GeminiModel(ModelDefaults):
             response_mime_type="application/json",
             response_json_schema=wire_schema(request.output_schema),
             thinking_config=thinking_config(request.model, request.thinking),
+            max_output_tokens=request.max_output_tokens,  # thoughts included (veille.models.outcap)
             # No tools are declared; turning AFC off also silences its per-call INFO log line.
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )

@@ -9,6 +9,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.corpus.request import Request
+from veille.corpus.request_reading import RequestReading
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.roles.limits import Bounds
@@ -51,12 +52,16 @@ def write_report(
     bounds: Bounds | None = None,
     sections_path: Path | None = None,
     writer_key: str = "",
+    reading: RequestReading | None = None,
 ) -> WrittenDraft:
     """Sources (documents and web pages) numbered in order of first citation across branches; the
     writer sees numbers only; ``bounds``: code's on what it writes (Settings); ``sections_path``:
-    the sections kept across nights (veille.steps.sections), None to write every axis."""
+    the sections kept across nights (veille.steps.sections), None to write every axis; ``reading``:
+    the request read once (its options and what it asks for shape the sections)."""
     sections = SectionCache(sections_path) if sections_path is not None else None
-    return write_sourced_draft(client, analyses, request, grid, db_path, web, bounds, sections, writer_key)
+    return write_sourced_draft(
+        client, analyses, request, grid, db_path, web, bounds, sections, writer_key, reading=reading
+    )
 
 
 def finish_report(
