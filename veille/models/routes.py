@@ -18,7 +18,6 @@ from veille.models.retry import RetryPolicy
 if TYPE_CHECKING:
     import asyncio
 
-    from veille.models.budget import CostBudget
     from veille.models.pricing import PriceTable
 
 __all__ = ["Route", "RouteOwner"]
@@ -31,9 +30,9 @@ class RouteOwner(Protocol):
 
     @property
     def retry_policy(self) -> RetryPolicy: ...
-    @property
-    def budget(self) -> CostBudget: ...
 
+    async def admit(self, request: ModelRequest, key: str = "") -> None: ...
+    def release(self, call_id: str) -> None: ...
     def cap(self) -> asyncio.Semaphore: ...
     def slot(self) -> AbstractAsyncContextManager[Any] | None: ...
     def take_grounded_call(self, request: ModelRequest) -> None: ...
@@ -59,10 +58,14 @@ class Route:
         slot = self.owner.slot() if self.model.sends_http else None
         return nullcontext() if slot is None else slot
 
-    def admit(self, request: ModelRequest) -> None:
-        """The night's cost budget: a free backend (code's answers) is never refused."""
+    async def admit(self, request: ModelRequest, key: str = "") -> None:
+        """The night's cost budget (the client's hard cap, :mod:`veille.models.budget`): a free
+        backend (code's answers) is never refused, even in a night whose paid roles spent it."""
         if not self.model.free:
-            self.owner.budget.admit(request.role)
+            await self.owner.admit(request, key)
+
+    def release(self, call_id: str) -> None:
+        self.owner.release(call_id)  # what the call's requests still hold of the budget
 
     def take_grounded_call(self, request: ModelRequest) -> None:
         self.owner.take_grounded_call(request)
