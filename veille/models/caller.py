@@ -36,7 +36,7 @@ from veille.alerts import Alert, alert
 from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id
 from veille.models.base import Model, ModelRequest, ModelResult
-from veille.models.budget import CostBudget, most_cost
+from veille.models.budget import CostBudget
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
 from veille.models.outcap import max_output_tokens
@@ -61,7 +61,6 @@ Out = TypeVar("Out", bound=BaseModel)
 CallSlot = Callable[["Settings"], AbstractAsyncContextManager[Any]]
 
 BUDGET_ALERT = "cost.budget_exceeded"  # the night's cost budget refused at least one call
-_BUDGET_POLL_S = 0.05  # a request waiting for the requests in flight to end looks again this often
 
 
 class ModelClient:
@@ -148,19 +147,6 @@ class ModelClient:
     @property
     def budget(self) -> CostBudget:
         return self._budget
-
-    async def admit(self, request: ModelRequest, key: str = "") -> None:
-        """Raise :class:`~veille.models.budget.BudgetExceededError` when the night's cost budget
-        (``settings.max_cost_usd``) forbids sending ``request``: the most it may cost must fit what
-        is left (``key``: ``"call_id:attempt"``, whose journal record ends the reservation); wait
-        while the requests in flight alone stand in its way (their records end their reservations)."""
-        most = 0.0 if self._route(request.role).model.free else most_cost(self.prices, request) or 0.0
-        while not self._budget.admit(request.role, most, key):
-            await asyncio.sleep(_BUDGET_POLL_S)
-
-    def release(self, call_id: str) -> None:
-        """End what the requests of ``call_id`` still hold of the budget (the call is over)."""
-        self._budget.release(call_id)
 
     def alerts(self) -> list[Alert]:
         """One alert per model whose calls could not be priced; one when the cost budget refused calls."""

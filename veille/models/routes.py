@@ -9,18 +9,22 @@ night's budget may refuse it and whether it takes the global model-call slot.
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol
 
 from veille.models.base import Model, ModelRequest, RawResponse
+from veille.models.budget import most_cost
 from veille.models.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    import asyncio
-
+    from veille.models.budget import CostBudget
     from veille.models.pricing import PriceTable
 
 __all__ = ["Route", "RouteOwner"]
+
+
+BUDGET_POLL_S = 0.05  # a request waiting for the requests in flight to end looks again this often
 
 
 class RouteOwner(Protocol):
@@ -30,9 +34,9 @@ class RouteOwner(Protocol):
 
     @property
     def retry_policy(self) -> RetryPolicy: ...
+    @property
+    def budget(self) -> CostBudget: ...
 
-    async def admit(self, request: ModelRequest, key: str = "") -> None: ...
-    def release(self, call_id: str) -> None: ...
     def cap(self) -> asyncio.Semaphore: ...
     def slot(self) -> AbstractAsyncContextManager[Any] | None: ...
     def take_grounded_call(self, request: ModelRequest) -> None: ...
@@ -59,13 +63,17 @@ class Route:
         return nullcontext() if slot is None else slot
 
     async def admit(self, request: ModelRequest, key: str = "") -> None:
-        """The night's cost budget (the client's hard cap, :mod:`veille.models.budget`): a free
-        backend (code's answers) is never refused, even in a night whose paid roles spent it."""
-        if not self.model.free:
-            await self.owner.admit(request, key)
+        """The night's cost budget as a hard cap: the most ``request`` may cost (its input and its
+        maximum output at the model's prices) must fit what is left; a free backend (code's
+        answers) is never refused. ``key`` (``"call_id:attempt"``) holds that amount until the
+        journal has its record; wait while the requests in flight alone stand in its way."""
+        most = 0.0 if self.model.free else most_cost(self.owner.prices, request) or 0.0
+        while not self.owner.budget.admit(request.role, most, key):
+            await asyncio.sleep(BUDGET_POLL_S)
 
     def release(self, call_id: str) -> None:
-        self.owner.release(call_id)  # what the call's requests still hold of the budget
+        """End what the requests of ``call_id`` still hold of the budget (the call is over)."""
+        self.owner.budget.release(call_id)
 
     def take_grounded_call(self, request: ModelRequest) -> None:
         self.owner.take_grounded_call(request)

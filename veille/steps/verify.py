@@ -329,6 +329,9 @@ def verify_dossier(
         sections=_points(verifier, dossier.sections),
         contradictions=_ledger(verifier, dossier.contradictions),
         uncertainties=_cited(verifier, dossier.uncertainties),
-        recommendation=_recommendation(verifier, dossier.recommendation),
+        # None: no choice was asked, so no recommendation section (veille.steps.request_read).
+        recommendation=(
+            None if dossier.recommendation is None else _recommendation(verifier, dossier.recommendation)
+        ),
     )
     return clean, verifier.dropped.alerts(stage)
