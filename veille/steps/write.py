@@ -10,7 +10,7 @@ the registry.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,15 +22,7 @@ from veille.citations import normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
 from veille.corpus.request_reading import RequestReading
 from veille.corpus.terms import derive_terms
-from veille.dossier import (
-    AxisSection,
-    CitedText,
-    Dossier,
-    KeyPoint,
-    LedgerEntry,
-    render_body,
-    supersedes,
-)
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body, supersedes
 from veille.grid import Grid
 from veille.language import request_language
 from veille.models.base import ModelError
@@ -48,14 +40,19 @@ from veille.steps.model_structure import drop_format_characters, strip_structure
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
-from veille.steps.sections import SectionCache, branch_digests, conclusions_digest
+from veille.steps.sections import (
+    SectionCache,
+    branch_digests,
+    changed_only,
+    conclusions_digest,
+    merge_sections,
+)
 from veille.steps.verify import VerifyContext, read_context, verify_dossier
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
 
 __all__ = [
     "WrittenDraft",
-    "merge_sections",
     "number_findings",
     "sanitize_dossier",
     "write_draft",
@@ -301,7 +298,7 @@ def write_draft(
     ``kept``: sections kept from a validated night (veille.steps.sections), in tonight's numbers;
     the writer is asked for the other axes only (``data.previous``: the conclusions to update), code
     merges, and sanitising (and verifying, given ``context``) runs over every axis and source."""
-    asked = _changed_only(data, kept) if kept else data
+    asked = changed_only(data, kept) if kept else data
     try:
         result = client.ask(WRITER, asked)
     except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
@@ -316,27 +313,6 @@ def write_draft(
     clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data, context))
     language = foreign_answer_alerts("write", result, "rédacteur")
     return clean, [*language, *dropped_items_alerts("write", result, "rédacteur"), *alerts]
-
-
-def _changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterInput:
-    """The writer's input for the axes not in ``kept``: their findings and notes, the kept titles."""
-    changed = {axis: title for axis, title in data.axes.items() if axis not in kept}
-    return data.model_copy(
-        update={
-            "axes": changed,
-            "findings": [f for f in data.findings if f.subtask_id in changed],
-            "contradictions": [c for c in data.contradictions if c.subtask_id in changed],
-            "kept_axes": {axis: title for axis, title in data.axes.items() if axis in kept},
-        }
-    )
-
-
-def merge_sections(dossier: Dossier, kept: Mapping[str, AxisSection], axes: Iterable[str]) -> Dossier:
-    """``dossier``'s sections for the axes not in ``kept``, the kept ones for the others, in the
-    axes' order (a section the model wrote for a kept axis is dropped: the kept one stands)."""
-    written = {s.axis: s for s in dossier.sections if s.axis not in kept}
-    sections = [kept.get(axis) or written.get(axis) or AxisSection(axis=axis) for axis in axes]
-    return dossier.model_copy(update={"sections": [s.model_copy(deep=True) for s in sections]})
 
 
 def _limits(data: WriterInput, context: VerifyContext | None) -> dict[str, Any]:
