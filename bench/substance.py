@@ -45,7 +45,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +107,7 @@ class Row:
     verifier_dropped: int
     expected_from: str
     details: dict[str, list[str]]
+    failed: str = ""  # the run ended without a dossier: why (the other figures are then 0)
 
 
 def corpora(only: Sequence[str] = ()) -> list[Path]:
@@ -226,11 +227,32 @@ def measure(
     )
 
 
+def failed_row(corpus: Path, backend: str, why: str) -> Row:
+    want = expected(corpus)
+    totals = {"on_topic", "pairs", "off_topic", "out_of_period"}  # what was expected: known without a run
+    zeros = {f.name: 0 for f in fields(Row) if f.type == "int" and f.name not in totals}
+    return Row(
+        corpus=corpus.name,
+        backend=backend,
+        on_topic=len(want.on_topic),
+        pairs=len(want.pairs),
+        off_topic=len(want.off_topic),
+        out_of_period=len(want.out_of_period),
+        expected_from=want.origin,
+        details={"run_failed": [why[:300]]},
+        failed=why,
+        **zeros,
+    )
+
+
 # ---------------------------------------------------------------------------------------- offline
 def run_offline(corpus: Path) -> Row:
     from testkit.offline_pipeline import run_bundled_pipeline
 
-    out = run_bundled_pipeline(corpus)
+    try:
+        out = run_bundled_pipeline(corpus)
+    except Exception as exc:  # a row saying so; the other corpora still run
+        return failed_row(corpus, "offline", f"{type(exc).__name__}: {exc}")
     alerts = [*out["plan"].get("alerts", []), *out["alerts"]]
     return measure(corpus, "offline", out["plan"], out["report"], alerts)
 
@@ -300,10 +322,8 @@ def _fake_gemini_env() -> Iterator[Callable[[Path], Row]]:
                         }
                     )
                     state = veille_flow(corpus=str(corpus), backend="gemini", return_state=True)
-                    if not state.is_completed():
-                        raise RuntimeError(
-                            f"{corpus.name}: fake-Gemini run ended {state.type}: {state.message}"
-                        )
+                    if not state.is_completed():  # a row saying so; the other corpora still run
+                        return failed_row(corpus, "fake-gemini", f"{state.type}: {state.message}")
                     folder = Path(state.result())
                     plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
                     report = (folder / "report.md").read_text(encoding="utf-8")
@@ -328,7 +348,9 @@ def markdown(rows: Sequence[Row]) -> str:
         "headings cut | headings with id | verifier dropped |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     lines = [
-        f"| {r.corpus} | {r.backend} | {_share(r.on_topic_read, r.on_topic)} | {_share(r.pairs_together, r.pairs)} | "
+        f"| {r.corpus} | {r.backend} | run failed: {r.failed[:120]} |" + " – |" * 11
+        if r.failed
+        else f"| {r.corpus} | {r.backend} | {_share(r.on_topic_read, r.on_topic)} | {_share(r.pairs_together, r.pairs)} | "
         f"{_share(r.off_topic_read, r.off_topic)} | {_share(r.out_of_period_read, r.out_of_period)} | "
         f"{r.ledger_entries} ({r.ledger_not_in_reference}) | "
         f"{r.figures_checked} | {r.unsupported} | {r.misattributed} | {r.file_clock_dates} | {r.headings_cut} | "

@@ -10,13 +10,14 @@ the corpus files, so a defect of the pipeline cannot hide itself from the measur
 - A **figure** of the dossier is a ``role == "figure"`` reading of a sentence that cites sources
   (« [n] »); headings and uncited sentences are not checked (code-written framing such as « en 3
   volets » cites nothing). It is **unsupported** when no passage of a cited document holds the same
-  value with a compatible unit; **misattributed** when it is found, but the subject the sentence
+  value with a compatible unit, nor a figure written the same words at its place in the sentence; **misattributed** when it is found, but the subject the sentence
   gives it to (the nearest subject name before it in the sentence, else one just after) is named
   in none of the passages holding it, and no cited document is about that subject alone (its title
   names it and no other subject). A sentence naming no subject makes no attribution.
 - A **file-clock date**: a cited source whose date is the day of its file's modification time
   (UTC) while the document itself has no date field.
-- A **heading** is **cut** when it ends with « … » or « ... », and **carries an id** when it holds
+- A **heading** is **cut** when it ends with « … » or « ... » or on a word no phrase ends on (a
+  conjunction, preposition or article: « Ce qu'il fait et »), and **carries an id** when it holds
   ``st-<digit>``.
 """
 
@@ -190,10 +191,59 @@ def ledger_entries(report: str, section: str) -> list[tuple[list[int], list[int]
     return out
 
 
+# A phrase does not end on these: a heading that does was cut without saying so (« Ce qu'il fait et »).
+_DANGLING = frozenset(
+    [
+        "et",
+        "ou",
+        "de",
+        "des",
+        "du",
+        "d",
+        "la",
+        "le",
+        "les",
+        "l",
+        "un",
+        "une",
+        "à",
+        "au",
+        "aux",
+        "pour",
+        "sur",
+        "par",
+        "avec",
+        "dans",
+        "en",
+        "que",
+        "qui",
+        "ni",
+        "and",
+        "or",
+        "of",
+        "the",
+        "a",
+        "an",
+        "to",
+        "for",
+        "on",
+        "with",
+        "in",
+        "by",
+    ]
+)
+
+
+def _dangling(heading: str) -> bool:
+    words = re.findall(r"[\w']+", heading.lower())
+    return bool(words) and words[-1].split("'")[-1] in _DANGLING
+
+
 def heading_problems(report: str) -> tuple[list[str], list[str]]:
-    """The headings of ``report`` that are cut, and those that carry an internal id."""
+    """The headings of ``report`` that are cut (« … », or ending on a word no phrase ends on), and
+    those that carry an internal id."""
     headings = [line.strip() for line in report.splitlines() if line.lstrip().startswith("#")]
-    cut = [h for h in headings if h.rstrip().endswith(("…", "..."))]
+    cut = [h for h in headings if h.rstrip().endswith(("…", "...")) or _dangling(h)]
     ids = [h for h in headings if re.search(r"\bst-\d", h)]
     return cut, ids
 
@@ -258,8 +308,22 @@ def _same_figure(a: Reading, b: Reading) -> bool:
     return any(abs(x - y) <= 1e-9 * max(1.0, abs(x)) for x in xs for y in ys)
 
 
-def _holds(passage: str, figure: Reading) -> bool:
-    return any(_same_figure(figure, r) for r in read_numbers(passage))
+def _verbatim(passage: str, sentence: str) -> list[tuple[int, int]]:
+    """Spans of ``sentence`` where a figure of ``passage`` occurs as written (« 5 h 10 »): the
+    same words, whatever the two contexts make the number reader read (« 5 h 10 retenu » alone
+    reads 5 h and 10 « retenu »)."""
+    spans = []
+    for r in read_numbers(passage):
+        if r.role == "figure" and len(r.text) > 1:
+            pattern = rf"(?<![\d.,]){re.escape(r.text)}(?![\d]|[.,]\d)"
+            spans += [(m.start(), m.end()) for m in re.finditer(pattern, sentence)]
+    return spans
+
+
+def _holds(passage: str, figure: Reading, sentence: str = "") -> bool:
+    if any(_same_figure(figure, r) for r in read_numbers(passage)):
+        return True
+    return any(a < figure.end and figure.start < b for a, b in _verbatim(passage, sentence))
 
 
 def check_figures(
@@ -280,7 +344,9 @@ def check_figures(
         named = _named(sentence, subjects)
         for figure in figures:
             result.checked += 1
-            holding = [(title, p) for title, body in docs for p in passages(body) if _holds(p, figure)]
+            holding = [
+                (title, p) for title, body in docs for p in passages(body) if _holds(p, figure, sentence)
+            ]
             if not holding:
                 result.unsupported.append(sentence.strip())
                 continue

@@ -26,7 +26,7 @@ KINDS = (
 
 
 def _texts(dossier: Dossier) -> list[str]:
-    items = [*dossier.synthesis, *dossier.uncertainties, *dossier.recommendation]
+    items = [*dossier.synthesis, *dossier.uncertainties, *(dossier.recommendation or [])]
     texts = [i.text for i in items] + [p.text for s in dossier.sections for p in s.points]
     return texts + [f"{e.subject}. {e.reason}" for e in dossier.contradictions]
 

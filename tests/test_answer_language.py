@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from testkit.scripted import ScriptedModel
 from veille.backends import build_client
 from veille.journal import read_journal
 from veille.language import prose_language, prose_strings
 from veille.models.caller import ModelClient
-from veille.models.scripted import ScriptedModel
 from veille.roles.analyst import DocumentText, Finding, Findings
 from veille.roles.planner import SubTask
 from veille.settings import Settings

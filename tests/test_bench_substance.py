@@ -61,6 +61,20 @@ def test_an_invented_figure_or_another_unit_is_unsupported() -> None:
     assert result.checked == 2 and len(result.unsupported) == 2 and result.misattributed == []
 
 
+def test_a_figure_quoted_as_written_is_supported_whatever_its_context_reads() -> None:
+    """« 5 h 10 retenu » alone reads 5 h and 10 « retenu »; the document's « 5 h 10 » is the same words."""
+    doc = (
+        "Essais",
+        "| base | restauration |\n|---|---|\n| Brumal 6 | 5 h 10 |\n\nBrumal annonce moins de 2 heures.",
+    )
+    ok = checks.check_figures(_report("- Brumal : 5 h 10 retenu contre moins de 2 heures [1]."), {1: doc}, {})
+    assert ok.checked == 3 and ok.unsupported == []
+    wrong = checks.check_figures(
+        _report("- Brumal : 5 h 20 retenu contre moins de 2 heures [1]."), {1: doc}, {}
+    )
+    assert len(wrong.unsupported) >= 1
+
+
 def test_a_figure_cited_to_a_document_that_lacks_it_is_unsupported() -> None:
     report = _report("- Qdrant : latence p95 de 12 ms [1].")
     other = ("Milvus en production", "Milvus tient une latence p95 de 20 ms.")
@@ -120,9 +134,12 @@ def test_property_copied_figures_pass_and_absent_ones_are_counted(
 
 
 def test_headings_cut_or_carrying_an_id() -> None:
-    report = "# T\n\n### st-4 — Employeurs à se trouver…\n\n### Coût global\n\n### Risques ...\n"
+    report = (
+        "# T\n\n### st-4 — Employeurs à se trouver…\n\n### Coût global\n\n### Risques ...\n\n"
+        "### Ce qu'il fait et\n\n### Sécurité et conformité RGPD\n"
+    )
     cut, ids = checks.heading_problems(report)
-    assert cut == ["### st-4 — Employeurs à se trouver…", "### Risques ..."]
+    assert cut == ["### st-4 — Employeurs à se trouver…", "### Risques ...", "### Ce qu'il fait et"]
     assert ids == ["### st-4 — Employeurs à se trouver…"]
 
 
@@ -165,3 +182,28 @@ def test_ledger_entries_give_their_retained_and_rejected_sources() -> None:
     )
     assert checks.ledger_entries(report, "Contradictions tranchées") == [([2], [10, 11]), ([4], [])]
     assert checks.ledger_entries("# T\n\n## Synthèse\n\nx [1].\n", "Contradictions tranchées") == []
+
+
+SUBSTANCE = sorted((ROOT / "tests" / "corpora").glob("*/reference/substance.yaml"))
+
+
+def test_hand_written_substance_files_name_real_documents_consistently() -> None:
+    """Each corpus's reference/substance.yaml (written before its first run, read by the bench)
+    names existing documents, keeps on- and off-topic apart, and pairs on-topic documents."""
+    import yaml
+
+    assert len(SUBSTANCE) >= 3
+    for path in SUBSTANCE:
+        corpus = path.parents[1]
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        ids = {p.stem for p in (corpus / "docs").glob("*.md")}
+        on, off = set(data["on_topic"]), set(data["off_topic"])
+        period = set(data.get("out_of_period") or [])
+        assert on and off and not on & off and not (on | off) & period, corpus.name
+        assert on | off | period <= ids, (corpus.name, sorted((on | off | period) - ids))
+        for pair in data["pairs"]:
+            assert len(pair["docs"]) >= 2 and set(pair["docs"]) <= on, (corpus.name, pair)
+            assert pair["newer"] in {*pair["docs"], "unknown"}, (corpus.name, pair)
+        assert data["subjects"] and all(data["subjects"].values()), corpus.name
+        for figure in data["figures"]:
+            assert figure["doc"] in on and figure["subject"] in data["subjects"], (corpus.name, figure)

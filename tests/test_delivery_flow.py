@@ -12,9 +12,9 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from testkit.flowkit import read_json, responder, write_corpus
+from testkit.scripted import ScriptedModel
 from tests.mailkit import free_port, smtp_server
 from veille.flows.veille import veille_flow
-from veille.models.scripted import ScriptedModel
 from veille.tasks.clients import model_override
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")

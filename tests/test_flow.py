@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from testkit.flowkit import AXES, PERFECT, dossier_from, read_json, responder, write_corpus
+from testkit.scripted import ScriptedModel
 from veille.citations import invalid_citations
 from veille.dossier import NEWS_SECTION
 from veille.flows.veille import veille_flow
 from veille.journal import read_journal
-from veille.models.scripted import ScriptedModel
 from veille.roles.planner import Plan, SubTask
 from veille.steps.headings import axis_titles
 from veille.tasks.clients import model_override

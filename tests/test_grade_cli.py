@@ -11,11 +11,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from testkit.scripted import ScriptedModel
 from veille import backends
 from veille.cli import grade as cli_grade
 from veille.graders.batch import SCORES_SCHEMA
 from veille.models.base import ModelRequest
-from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
 from veille.warehouse import query

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from testkit.scripted import ScriptedModel
 from veille.backends import build_client
 from veille.corpus.reference import Reference, load_reference
 from veille.corpus.request import load_request
 from veille.graders.dossier import TargetedGrade, grade_dossier, strip_sources
 from veille.models.base import ModelRequest, TransientModelError
 from veille.models.caller import ModelClient
-from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
 from veille.tasks.grade import grade_run

@@ -13,12 +13,12 @@ from hypothesis import settings as settings_h
 from hypothesis import strategies as st
 
 from testkit.fake_gemini import FakeGemini, Reply
+from testkit.scripted import ScriptedModel
 from veille.backends import build_client
 from veille.graders import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader, normalise_scores, presentation_order
 from veille.models.base import ModelRequest, SchemaValidationError
 from veille.models.caller import ModelClient
-from veille.models.scripted import ScriptedModel
 from veille.roles.judge import JudgeInput, JudgeScore, JudgeVerdict, make_verdict
 from veille.settings import Settings
 

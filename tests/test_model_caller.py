@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
+from testkit.scripted import ScriptedModel, ScriptExhaustedError
 from veille.backends import build_client
 from veille.journal import CallJournal, read_journal
 from veille.models.base import (
@@ -23,7 +24,6 @@ from veille.models.base import (
 )
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.caller import ModelClient
-from veille.models.scripted import ScriptedModel, ScriptExhaustedError
 from veille.settings import RoleModel, Settings
 from veille.tokens import estimate_tokens
 

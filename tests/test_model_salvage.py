@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from testkit.scripted import ScriptedModel
 from veille.backends import build_client
 from veille.dossier import dossier_schema
+from veille.itempolicy import ItemPolicy
 from veille.journal import read_journal
-from veille.models.salvage import ItemPolicy, Kept, Unusable, find_json, keep_items
-from veille.models.scripted import ScriptedModel
+from veille.models.salvage import Kept, Unusable, find_json, keep_items
 from veille.roles.analyst import ANALYST, AnalystInput, DocumentText, findings_schema
 from veille.roles.limits import DOSSIER_ITEMS, FIGURE_CHARS, FINDINGS_ITEMS, REASON_CHARS, TEXT_CHARS
 from veille.settings import Settings

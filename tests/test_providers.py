@@ -11,7 +11,15 @@ from pydantic import BaseModel, ValidationError
 from typer.testing import CliRunner
 
 from veille.backends import build_client
-from veille.providers import PROVIDERS, Provider, backend_choices, check_backend, provider_names
+from veille.models.pricing import ModelPrice, PriceTable
+from veille.providers import (
+    PROVIDERS,
+    Provider,
+    backend_choices,
+    build_provider,
+    check_backend,
+    provider_names,
+)
 from veille.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +58,38 @@ def test_the_cli_reads_the_registry(tmp_path: Path) -> None:
     _register_all()
     refused = CliRunner().invoke(app, ["run", "--backend", "nope", "--corpus", str(tmp_path)])
     assert refused.exit_code == 2 and "toy" in refused.output, refused.output
+
+
+@pytest.mark.usefixtures("toy")
+def test_a_free_role_still_answers_once_the_paid_roles_spent_the_budget(tmp_path: Path) -> None:
+    """A mixed night: the critic on a paid backend is refused by the hard cap (which then refuses
+    every request it is asked about), the writer on the free toy provider is still answered (code's
+    answers cost nothing; the budget is never asked)."""
+    from testkit.scripted import ScriptedModel
+    from veille.models.budget import BudgetExceededError
+    from veille.models.caller import ModelClient
+
+    class Paid(ScriptedModel):
+        name = "paid"
+        free = False
+
+    settings = Settings(backend="offline", warehouse_dir=tmp_path, max_cost_usd=0.01,
+                        roles={"writer": {"provider": "toy"}, "critic": {"model": "m"}})  # fmt: skip
+    toy = build_provider("toy", settings)
+    paid = Paid({"critic": ['{"verdict": "cher", "score": 2}']})
+    prices = PriceTable({"m": ModelPrice("m", 1000.0, 1000.0, 1000.0, "test", "2026-12-06")})
+    client = ModelClient(settings, paid, run_id="t", prices=prices, role_models={"writer": toy})
+    with client:
+        with pytest.raises(BudgetExceededError):  # its most cost is past the cap: refused, cap closed
+            client.call("critic", "s", "p", Answer)
+        assert client.call("writer", "s", "p", Answer).output.verdict == "jouet"
+    assert paid.requests == []
+
+
+def test_the_docs_show_the_toy_provider_as_it_is() -> None:
+    module = (ROOT / "tests" / "toy_provider.py").read_text(encoding="utf-8")
+    body = module.split("from __future__ import annotations\n\n", 1)[1]
+    assert f"```python\n{body}```" in (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
 
 
 def test_unknown_names_are_refused_listing_the_registry() -> None:

@@ -54,6 +54,23 @@ def test_front_matter_terms_are_options_when_the_corpus_names_them() -> None:
     assert reading.options == ("Qdrant", "pgvector")  # Chroma: absent from the corpus
 
 
+def test_a_name_the_corpus_writes_in_lower_case_only_in_code_is_still_a_name() -> None:
+    docs = [
+        "Le moteur DataFusion lit le Parquet. Nous testons DataFusion : `datafusion.execution.batch_size` vaut 8192.",
+        "Avec DataFusion 45, la requête prend 2 s ; le paquet `datafusion` s'installe avec `cargo add datafusion`.",
+    ]
+    reading = read_request("Nous envisageons Apache DataFusion : que disent les notes de version ?", docs)
+    assert reading.options == ("DataFusion",)  # « Apache DataFusion » is not written so by the corpus
+
+
+def test_a_run_of_names_the_corpus_writes_together_is_one_option() -> None:
+    docs = [
+        "Le service France Travail publie 12 fiches. Selon France Travail, 40 % des inscrits l'utilisent."
+    ]
+    reading = read_request("Recense les services incubés par France Travail.", docs)
+    assert reading.options == ("France Travail",)
+
+
 def test_language_names_and_aspects_are_not_options() -> None:
     reading = read_request("Rédige en anglais un dossier sur la latence, le coût et la sécurité.", CORPUS)
     assert reading.options == ()
@@ -153,18 +170,23 @@ def test_a_request_stating_no_axis_has_none() -> None:
     ],
 )
 def test_period(text: str, start: datetime.date | None, end: datetime.date | None) -> None:
-    reading = read_request(text, [*CORPUS, "Mis à jour le 2026-01-10."])  # the corpus has left 2025
+    reading = read_request(text, CORPUS, dates=["2025-03-14", "2026-01-10"])  # the corpus has left 2025
     assert (reading.period_start, reading.period_end) == (start, end)
 
 
 def test_a_year_the_corpus_has_not_left_is_no_period() -> None:
-    # The corpus's latest full date is in 2025: « en 2025 » may be the project's year, not a period.
-    assert read_request("Choisir Qdrant ou Milvus en 2025.", CORPUS).period_start is None
-    reading = read_request("Choisir Qdrant ou Milvus en 2024.", CORPUS)
+    # The newest document is dated 2025: « en 2025 » may be the project's year, not a period; a
+    # date written inside a text (a support end in 2029) says nothing of where the corpus stands.
+    dates = ["2024-11-02", "2025-03-14"]
+    assert read_request("Choisir Qdrant ou Milvus en 2025.", CORPUS, dates=dates).period_start is None
+    reading = read_request("Choisir Qdrant ou Milvus en 2024.", CORPUS, dates=dates)
     assert (reading.period_start, reading.period_end) == (
         datetime.date(2024, 1, 1),
         datetime.date(2024, 12, 31),
     )
+    supported = [*CORPUS, "La version 2 est maintenue jusqu'au 2029-06-30."]
+    assert read_request("Le moteur retenu en 2027.", supported, dates=dates).period_start is None
+    assert read_request("Choisir Qdrant ou Milvus en 2024.", CORPUS).period_start is None  # no date known
 
 
 # --- kind ------------------------------------------------------------------------------------
@@ -189,13 +211,26 @@ def test_kind(text: str, options: tuple[str, ...], kind: str) -> None:
     assert read_kind(text, options) == kind
 
 
-def test_bundled_requests_are_choices_with_their_options() -> None:
+# The bundled corpora's requests as a reader marks them (their README says what each asks for):
+# what they ask for, the options they name, the period they follow.
+BUNDLED = {
+    "datafusion-en": ("evolution", ("Parquet", "DataFusion"), datetime.date(2024, 1, 1)),
+    "nodejs-securite": ("survey", ("Node.js", "OpenSSL"), None),
+    "services-emploi": ("inventory", ("France Travail",), None),
+}
+
+
+def test_bundled_requests_are_read_as_they_ask() -> None:
     for corpus in sorted(p for p in CORPORA_DIR.iterdir() if (p / "request.md").is_file()):
         texts = [d.read_text(encoding="utf-8") for d in sorted((corpus / "docs").glob("*"))]
         reading = read_request((corpus / "request.md").read_text(encoding="utf-8"), texts)
-        assert reading.kind == "choice", corpus.name
-        assert len(reading.options) >= 2, (corpus.name, reading.options)
-        assert reading.period_start is None and reading.period_end is None, corpus.name
+        kind, options, start = BUNDLED.get(corpus.name, ("choice", None, None))
+        assert reading.kind == kind, corpus.name
+        if options:
+            assert reading.options == options, corpus.name
+        else:  # a choice between the products its title names
+            assert len(reading.options) >= 2, (corpus.name, reading.options)
+        assert reading.period_start == start and reading.period_end is None, corpus.name
 
 
 # --- the planner's proposal ------------------------------------------------------------------
@@ -260,3 +295,18 @@ def test_a_proposed_period_is_kept_only_when_the_request_writes_its_years() -> N
     assert (reading.period_start, reading.origin["period"]) == (datetime.date(2024, 1, 1), "planner")
     invented = RequestProposal(period_start=datetime.date(2022, 1, 1))
     assert read_request(text, CORPUS, invented).period_start is None
+
+
+def test_points_ordered_by_sequence_adverbs_are_axes_even_with_a_cue_word_inside() -> None:
+    text = (
+        "Compare les offres en traitant d'abord les performances (débit, latence), ensuite le coût sur "
+        "3 ans (licences, support), puis la fiabilité et enfin la feuille de route."
+    )
+    assert titles(read_request(text, CORPUS)) == [
+        "Performances (débit, latence)",
+        "Coût sur 3 ans (licences, support)",
+        "Fiabilité",
+        "Feuille de route",
+    ]
+    english = "Cover first the throughput, then the cost over three years and finally the roadmap."
+    assert titles(read_request(english, CORPUS)) == ["Throughput", "Cost over three years", "Roadmap"]

@@ -13,7 +13,7 @@ import datetime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from veille.corpus.request_reading import RequestReading, read_request
+from veille.corpus.request_reading import ProposedAxis, RequestProposal, RequestReading, read_request
 
 # Invented product names (no corpus's), and aspects a watch request asks about.
 NAMES = ["Zorblax", "Quimby", "Vartelle", "Morgrane", "Télisse", "Brondak"]
@@ -101,7 +101,7 @@ def test_read_request_recovers_what_the_request_was_built_from(
 ) -> None:
     text, options, titles, _, period = built
     docs = corpus(options)
-    reading = read_request(text, docs)
+    reading = read_request(text, docs, dates=[LATEST.isoformat()])
     assert reading.options == tuple(options)  # as the corpus writes them, in the request's order
     assert [a.title for a in reading.axes] == titles
     assert [a.key for a in reading.axes] == [f"axe-{n}" for n in range(1, len(titles) + 1)]
@@ -113,4 +113,35 @@ def test_read_request_recovers_what_the_request_was_built_from(
     assert all(not folded & {t.casefold() for t in a.terms} for a in reading.axes)
     shuffled = list(docs)
     rnd.shuffle(shuffled)  # type: ignore[attr-defined]
-    assert as_tuple(read_request(text, shuffled)) == as_tuple(reading)
+    assert as_tuple(read_request(text, shuffled, dates=[LATEST.isoformat()])) == as_tuple(reading)
+
+
+POOL = [*NAMES, *LOWER, "Weaviate", "Chroma", "latence"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    requests(),
+    st.lists(st.sampled_from(POOL), max_size=5),
+    st.lists(st.sampled_from([*ASPECTS, "Gouvernance"]), max_size=3),
+)
+def test_a_proposal_never_adds_what_the_request_or_the_corpus_does_not_support(
+    built: tuple[str, list[str], list[str], list[str], tuple[object, object]],
+    proposed_options: list[str],
+    proposed_axes: list[str],
+) -> None:
+    text, options, titles, _, _ = built
+    docs = corpus(options)
+    proposal = RequestProposal(
+        options=tuple(proposed_options),
+        axes=tuple(ProposedAxis(a, ("banc", "inventé")) for a in proposed_axes),
+    )
+    reading = read_request(text, docs, proposal)
+    request, folded_docs = text.casefold(), [d.casefold() for d in docs]
+    for option in reading.options:  # named by the request and by the corpus, whoever proposed it
+        assert option.casefold() in request and any(option.casefold() in d for d in folded_docs)
+    assert reading.options[: len(options)] == tuple(options)  # code's reading stands first
+    for axis in reading.axes:
+        assert axis.title in titles or reading.origin[axis.key] == "planner"
+        assert "inventé" not in axis.terms  # a search term the corpus never writes
+    assert all(reading.origin[a.key] == "request" for a in reading.axes if a.title in titles)

@@ -173,3 +173,12 @@ def test_a_choice_request_on_the_same_corpus_keeps_its_recommendation(tmp_path: 
     assert out["writer_input"]["kind"] == "choice"
     assert out["writer_input"]["options"] == ["Alpaga", "Castor", "Dauphin"]
     assert f"## {RECOMMENDATION_SECTION}" in out["report"]
+
+
+def test_an_evolution_is_written_in_its_sources_date_order() -> None:
+    dates = ["2025-06-01", "2024-01-15", "2025-01-10", "2023-09-30"]
+    sources = [s.model_copy(update={"date": d}) for s, d in zip(SOURCES, dates, strict=True)]
+    data = writer_input("evolution").model_copy(update={"sources": sources})
+    cited = [p.citations[0] for s in write(data).sections for p in s.points]
+    assert [dates[n - 1] for n in cited] == sorted(dates[n - 1] for n in cited)
+    assert len(cited) == len(SOURCES)

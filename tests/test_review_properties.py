@@ -258,8 +258,8 @@ def test_any_schema_valid_answers_through_the_flow(
     scores: list[JudgeScore],
 ) -> None:
     from testkit.flowkit import read_json, responder, write_corpus
+    from testkit.scripted import ScriptedModel
     from veille.flows.veille import veille_flow
-    from veille.models.scripted import ScriptedModel
     from veille.tasks.clients import model_override
 
     root = tmp_path_factory.mktemp("prop")

@@ -18,9 +18,9 @@ import pytest
 from pydantic import BaseModel
 
 from testkit.fake_gemini import FakeGemini, Reply
+from testkit.scripted import ScriptedModel
 from veille.backends import build_client
 from veille.journal import read_journal
-from veille.models.scripted import ScriptedModel
 from veille.settings import PROJECT_ROOT, Settings
 from veille.tasks.clients import RunClient, model_override, open_client
 

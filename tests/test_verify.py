@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry
+from veille.grid import Grid
+from veille.roles.critic import CRITIC
+from veille.roles.reviser import ReviserInput
 from veille.roles.writer import SourceRef
+from veille.steps.review import review_loop
 from veille.steps.verify import SourceText, VerifyContext, verify_dossier
 from veille.steps.write import sanitize_dossier
 
@@ -159,9 +163,80 @@ def test_a_term_the_documents_count_is_a_unit_not_a_subject() -> None:
     GPU » stays Tamaris's, not GPU's."""
     documents = {
         1: SourceText(
-            number=1, id="d", title="Tarifs", date="", text="Tamaris : 4 200 EUR par GPU et par an."
+            number=1,
+            id="d",
+            title="Tarifs",
+            date="",
+            text="Tamaris : 4 200 EUR par GPU et par an, pour 12 GPU.",
         )
     }
     context = VerifyContext(documents=documents, options=["Tamaris", "Orvet", "GPU"], request="")
     dossier = _points(("Tamaris coûte 4 200 EUR par GPU", [1]), ("Orvet coûte 4 200 EUR par GPU", [1]))
     assert _kept(verify_dossier(dossier, context)[0]) == ["Tamaris coûte 4 200 EUR par GPU"]
+
+
+class _Answer:
+    def __init__(self, output: object) -> None:
+        self.output = output
+
+
+class _Reviewing:
+    """An ``Asker``: a critic that asks for one revision, a reviser that gives Qdrant pgvector's figure."""
+
+    def __init__(self) -> None:
+        self.revised: list[Dossier] = []
+
+    def ask(self, role: object, data: object, *, subtask_id: str | None = None) -> _Answer:
+        if role is CRITIC:
+            score = 5 if self.revised else 2
+            return _Answer(
+                CRITIC.schema_for(data).model_validate({**dict.fromkeys(GRID.criteria, score), "remarks": []})
+            )
+        assert isinstance(data, ReviserInput)
+        self.revised.append(data.draft)
+        swapped = data.draft.model_copy(deep=True)
+        swapped.sections[0].points.append(KeyPoint(text="Qdrant : latence p95 de 35 ms", citations=[2]))
+        return _Answer(swapped)
+
+
+GRID = Grid(
+    criteria={"clarity": "c", "concreteness": "c", "citations": "c", "tone": "t", "correctness": "c"},
+    min_words=1, max_words=400, max_sentence_words=40, forbidden_words=(), mandatory_mentions=(),
+)  # fmt: skip
+
+
+def test_each_revision_is_verified_and_the_reviser_never_reads_the_evidence() -> None:
+    sources = [
+        SourceRef(number=n, id=d.id, title=d.title, date=d.date, source_type="note") for n, d in DOCS.items()
+    ]
+    draft = _points(("pgvector : latence p95 de 35 ms en production", [2]))
+    client = _Reviewing()
+    outcome = review_loop(client, draft, grid=GRID, sources=sources, request="Bases vectorielles", max_rounds=2,
+                          axes={"st-1": "st-1 — Latence"}, context=CONTEXT)  # fmt: skip
+    (revised,) = client.revised
+    assert [p.evidence for p in revised.sections[0].points] == [[]]  # code's data, not the reviser's
+    assert _kept(outcome.final_dossier) == ["pgvector : latence p95 de 35 ms en production"]
+    assert outcome.final_dossier.sections[0].points[0].evidence  # located again after the revision
+    assert [(a.stage, a.code) for a in outcome.alerts if a.code == "report.misattributed"] == [
+        ("review", "report.misattributed")
+    ]
+
+
+def test_a_counted_rate_reworded_is_the_same_figure() -> None:
+    documents = {
+        1: SourceText(number=1, id="d", title="Banc", date="", text="Kestrel : 1 400 tokens/s par GPU.")
+    }
+    context = VerifyContext(documents=documents, options=["Kestrel"], request="")
+    kept = ["Kestrel annonce 1 400 tokens par seconde", "Kestrel : 1 400 tokens/s"]
+    dossier = _points(
+        *((t, [1]) for t in [*kept, "Kestrel : 1 400 tokens par heure", "Kestrel : 1 400 tokens"])
+    )
+    assert _kept(verify_dossier(dossier, context)[0]) == kept
+
+
+def test_a_figure_wrapped_over_two_lines_is_the_documents() -> None:
+    text = "The release represents roughly 11\nweeks of development for Kestrel."
+    context = VerifyContext(documents={1: SourceText(number=1, id="d", title="Notes", date="", text=text)},
+                            options=["Kestrel"], request="")  # fmt: skip
+    dossier = _points(("Kestrel : 11 weeks of development", [1]), ("Kestrel : 11 days of development", [1]))
+    assert _kept(verify_dossier(dossier, context)[0]) == ["Kestrel : 11 weeks of development"]

@@ -1,5 +1,5 @@
 """A toy provider: the whole of what adding one takes, with its registry line in
-tests/test_providers.py (docs/models.md « Add a provider » shows the same)."""
+tests/test_providers.py (docs/models.md « Add a provider » shows this module below its docstring)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from veille.settings import Settings
 
 
 class ToyModel(ModelDefaults):
-    """Answers every request with the same JSON; a role it does not know is the seam's error."""
-
     name = "toy"
     free = True  # nothing is billed: never budgeted, never priced
 
@@ -20,5 +18,9 @@ class ToyModel(ModelDefaults):
         if request.role not in self.settings.roles:
             raise ModelError(f"toy: no answer for role {request.role!r}")
         text = '{"verdict": "jouet", "score": 4}'
-        return RawResponse(text=text, usage=Usage(input_tokens=len(request.prompt), output_tokens=len(text)),
-                           model=request.model or "toy-1", finish_reason="STOP")  # fmt: skip
+        return RawResponse(
+            text=text,
+            usage=Usage(input_tokens=len(request.prompt), output_tokens=len(text)),
+            model=request.model or "toy-1",
+            finish_reason="STOP",
+        )

@@ -60,12 +60,15 @@ def build_backend(settings: Settings) -> Model:
 
 
 def role_backends(settings: Settings, night: Model) -> dict[str, Model]:
-    """The backends of the roles on a provider other than the night's, one per provider."""
-    built: dict[str, Model] = {night.name: night}
+    """The backends of the roles on a provider other than the night's, one per provider. By
+    provider name, not by ``night.name``: the night's backend may be any object standing for its
+    provider (a test double)."""
+    night_provider = settings.resolved_backend()
+    built: dict[str, Model] = {night_provider: night}
     chosen: dict[str, Model] = {}
     for role in settings.roles:
         name = settings.role_provider(role)
-        if name != night.name:
+        if name != night_provider:
             if name not in built:
                 built[name] = build_provider(name, settings)
             chosen[role] = built[name]

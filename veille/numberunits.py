@@ -22,6 +22,7 @@ __all__ = [
     "Tail",
     "Unit",
     "UnitKind",
+    "duration_seconds",
     "fold",
     "function_words",
     "read_prefix",
@@ -100,6 +101,11 @@ def _currencies() -> dict[str, str]:
 @cache
 def _durations() -> dict[str, Decimal]:
     return {fold(str(k)): Decimal(str(v)) for k, v in _table("durations").items()}
+
+
+def duration_seconds(word: str) -> Decimal | None:
+    """Seconds in the duration ``word`` names (« s », « seconde », "hour"), None when it names none."""
+    return _durations().get(fold(word))
 
 
 @cache

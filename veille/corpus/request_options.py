@@ -43,13 +43,39 @@ def _mid_sentence(text: str) -> Iterable[tuple[str, bool]]:
         yield match.group(), not _SENTENCE_START_RE.search(text[max(0, match.start() - 6) : match.start()])
 
 
+# Code, addresses and dotted identifiers are not prose: a crate or a config key (`datafusion.x`)
+# is written in lower case whatever the product's name.
+_CODE_RE = re.compile(
+    r"```.*?```|`[^`\n]*`|\bhttps?://\S+|\]\([^)]*\)|\b[a-z0-9_-]+(?:[./][a-z0-9_-]+)+\b", re.DOTALL
+)
+
+
+def _capital_runs(text: str) -> list[list[tuple[str, bool]]]:
+    """Runs of words written one space apart whose first letter is a capital (« Apache DataFusion »,
+    « France Travail »), each word with whether it stands mid-sentence."""
+    runs: list[list[tuple[str, bool]]] = []
+    last_end = -2
+    for match in _WORD_RE.finditer(text):
+        word = match.group()
+        inside = not _SENTENCE_START_RE.search(text[max(0, match.start() - 6) : match.start()])
+        if not word[:1].isupper():
+            last_end = -2
+            continue
+        if runs and text[last_end : match.start()] == " ":
+            runs[-1].append((word, inside))
+        else:
+            runs.append([(word, inside)])
+        last_end = match.end()
+    return runs
+
+
 def _corpus_counts(corpus_texts: Sequence[str]) -> tuple[Counter[str], Counter[str], dict[str, Counter[str]]]:
     """Per folded word: mid-sentence occurrences, capitalised ones, and its spellings."""
     mid: Counter[str] = Counter()
     capital: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
     for text in corpus_texts:
-        for word, inside in _mid_sentence(text):
+        for word, inside in _mid_sentence(_CODE_RE.sub(" ", text)):
             key = fold(word)
             spellings.setdefault(key, Counter())[word] += 1
             if inside:
@@ -96,6 +122,11 @@ def _named_tail(item: str, is_name: Callable[[str], bool]) -> str:
     return " ".join(words_)
 
 
+def _in_any(phrase: str, texts: Sequence[str]) -> bool:
+    pattern = re.compile(rf"(?<![\w-]){re.escape(fold(phrase))}(?![\w-])")
+    return any(pattern.search(fold(t)) for t in texts)
+
+
 def read_options(
     request_text: str, terms: Sequence[str], corpus_texts: Sequence[str], title: str = ""
 ) -> list[str]:
@@ -130,13 +161,26 @@ def read_options(
         # No list of options: the names the request writes mid-sentence, when the corpus writes
         # them as names too (« le service Patrimoine » is the team, not an option, when the corpus
         # writes « patrimoine »); acronyms name a topic (RGPD) as often as a product.
+        # A run of such names the corpus also writes together is one name (« Apache DataFusion »).
         plain = {fold(w) for w, inside in _mid_sentence(text) if inside and w[:1].islower()}
-        candidates += [
-            w
-            for w, inside in _mid_sentence(text)
-            if inside and w[:1].isupper() and not w.isupper() and len(w) >= 3
-            and (k := fold(w)) not in plain and k not in stop and corpus_name(k)
-        ]  # fmt: skip
+        for run in _capital_runs(text):
+            while run and fold(run[0][0]) in stop:
+                run = run[1:]  # « Le », "The" opening a sentence are no part of a name
+            whole = [w for w, _ in run]
+            named = any(corpus_name(fold(w)) or is_name_shaped(w) for w in whole)
+            if len(whole) > 1 and named and _in_any(" ".join(whole), corpus_texts):
+                candidates.append(" ".join(whole))
+                continue
+            candidates += [
+                w
+                for w, inside in run
+                if inside and not w.isupper() and len(w) >= 3
+                and (k := fold(w)) not in plain and k not in stop and corpus_name(k)
+            ]  # fmt: skip
+    # A name the request also writes alone (« DataFusion ») stands for its longer form (« Apache
+    # DataFusion »): the shorter one is what the documents write most.
+    alone = {fold(c) for c in candidates if " " not in c.strip()}
+    candidates = [c for c in candidates if " " not in c.strip() or not alone & set(fold(c).split())]
     out: dict[str, str] = {}
     for candidate in candidates:
         key = fold(candidate.strip())

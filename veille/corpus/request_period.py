@@ -6,8 +6,9 @@ the cue words from veille/data/request.toml.
 Precision before recall: a period excludes documents, so a year is read as one only when the
 request says so. « depuis » / \"since\" always looks back. « en 2027 » may say when a project lands
 (« remplace en 2027 les chaudières ») rather than which documents count: a year after a
-« during » word is a period only when the corpus already writes full dates past that year (the
-year is over for the corpus's authors), never a year the corpus has not yet left.
+« during » word is a period only when the corpus's newest document is dated past that year (the
+year is over for the corpus's authors), never a year the corpus has not yet left, and never
+without dated documents.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from functools import cache
 from veille.corpus.request_words import fold, pairs, words
 from veille.offline import lexicon
 
-__all__ = ["latest_dated_year", "read_period"]
+__all__ = ["latest_year", "read_period"]
 
 Period = tuple[datetime.date | None, datetime.date | None]
 _YEAR = r"(?:19|20)\d{2}"
@@ -108,9 +109,9 @@ def _since(text: str) -> Period | None:
     return None
 
 
-def _during(text: str, corpus_texts: Sequence[str]) -> Period | None:
+def _during(text: str, dates: Sequence[str]) -> Period | None:
     pattern = rf"(?<![\w-])(?:{_cue(words('period', 'during'))})\s+{_date_re()}"
-    latest = latest_dated_year(corpus_texts)
+    latest = latest_year(dates)
     for match in re.finditer(pattern, text):
         found = _bounds(match)
         if found and latest is not None and found[1].year < latest:
@@ -118,23 +119,19 @@ def _during(text: str, corpus_texts: Sequence[str]) -> Period | None:
     return None
 
 
-_FULL_DATE_RE = re.compile(rf"(?<![\w-])({_YEAR})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\w-])")
-
-
-def latest_dated_year(corpus_texts: Sequence[str]) -> int | None:
-    """The latest year of a full date (« 2025-03-14 », « 14 mars 2025 ») the corpus writes: how far
-    its authors have got. None when it writes no full date."""
-    years = [int(m.group(1)) for t in corpus_texts for m in _FULL_DATE_RE.finditer(t)]
-    spelled = re.compile(rf"(?<![\w-])\d{{1,2}}(?:er)?\s+(?:{_cue(tuple(_months()))})\s+({_YEAR})(?![\w-])")
-    years += [int(m.group(1)) for t in corpus_texts for m in spelled.finditer(fold(t))]
+def latest_year(dates: Sequence[str]) -> int | None:
+    """The year of the corpus's newest document (its dates, « 2026-03-01 »): how far its authors
+    have got. Dates written inside the texts do not count: a support end (« jusqu'au 2029-06-30 »)
+    is a commitment, not where the corpus stands. None without a dated document."""
+    years = [int(m.group(1)) for d in dates if (m := re.match(rf"({_YEAR})(?!\d)", d.strip()))]
     return max(years) if years else None
 
 
-def read_period(request_text: str, corpus_texts: Sequence[str] = ()) -> Period:
+def read_period(request_text: str, dates: Sequence[str] = ()) -> Period:
     """(start, end) of the period the request follows; (None, None) when it states none. A range
     first, then a start (« depuis »), then a year or month of the past (« en 2025 »)."""
     text = fold(request_text)
-    for found in (_between(text), _since(text), _during(text, corpus_texts)):
+    for found in (_between(text), _since(text), _during(text, dates)):
         if found is not None:
             return found
     return None, None

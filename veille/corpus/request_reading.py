@@ -135,7 +135,7 @@ def _request_axes(body: str, names: Sequence[str], skip: frozenset[str]) -> list
     under it adds terms); an item or question is whole."""
     headings = _headings(body)
     out = []
-    for axis in parse_axes(body, names):
+    for axis in parse_axes(body, names, sequences=True):
         heading = fold(axis.label).strip(" .:;") in headings
         title = (axis.label if heading else axis.text).strip()
         title = title[:1].upper() + title[1:]
@@ -229,7 +229,7 @@ def _spelling(term: str, corpus_texts: Sequence[str]) -> str:
 def read_kind(request_text: str, options: Sequence[str] = ()) -> RequestKind:
     """What the request asks for: a choice (its words, or options offered as alternatives « A, B
     ou C ? »), else an inventory, else an evolution (their words, veille/data/request.toml), else
-    a comparison of two options or more is a choice; otherwise a survey."""
+    two options or more compared (« compare », "versus") is a choice; otherwise a survey."""
     text = fold(request_text)
     if cue_pattern("kind", "choice").search(text) or _alternatives(text, options):
         return "choice"
@@ -237,7 +237,7 @@ def read_kind(request_text: str, options: Sequence[str] = ()) -> RequestKind:
         return "inventory"
     if cue_pattern("kind", "evolution").search(text):
         return "evolution"
-    return "choice" if len(options) >= 2 else "survey"
+    return "choice" if len(options) >= 2 and cue_pattern("kind", "comparison").search(text) else "survey"
 
 
 def _alternatives(folded: str, options: Sequence[str]) -> bool:
@@ -257,9 +257,11 @@ def read_request(
     *,
     title: str = "",
     terms: Sequence[str] = (),
+    dates: Sequence[str] = (),
 ) -> RequestReading:
     """The request's reading. ``request_text``: request.md's text, front matter or not (or its body
-    with ``title`` and ``terms`` given); ``corpus_texts``: the documents' text, in any order."""
+    with ``title`` and ``terms`` given); ``corpus_texts``: the documents' text, in any order;
+    ``dates``: the documents' dates (« en 2025 » is a period only for a year the corpus has left)."""
     front_title, front_terms, body = _front(request_text)
     title = title or front_title
     terms = list(dict.fromkeys([*terms, *front_terms]))
@@ -268,7 +270,7 @@ def read_request(
     skip = frozenset(fold(o) for o in options)
     folded = [fold(t) for t in corpus_texts]
     axes = _axes(body, [*terms, *options], proposal, folded, skip, origin)
-    start, end = read_period(f"{title}\n{body}", corpus_texts)
+    start, end = read_period(f"{title}\n{body}", dates)
     origin["period"] = "request"
     if start is None and end is None and proposal is not None:
         start, end = _proposed_period(proposal, f"{title}\n{body}")

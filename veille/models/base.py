@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from veille.models.salvage import ItemPolicy
+    from veille.itempolicy import ItemPolicy
     from veille.secrets import SecretValue
 
 __all__ = [

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from veille.alerts import Alert, alert
+from veille.itempolicy import ItemPolicy
 from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id
 from veille.models.base import Model, ModelRequest, ModelResult
@@ -43,7 +44,6 @@ from veille.models.outcap import max_output_tokens
 from veille.models.pricing import PriceTable
 from veille.models.retry import RetryPolicy
 from veille.models.routes import Route
-from veille.models.salvage import ItemPolicy
 
 if TYPE_CHECKING:
     from veille.roles.base import Role

@@ -204,10 +204,8 @@ class OpenAICompatModel(ModelDefaults):
             "temperature": request.temperature,
             "response_format": response_format,
         }
-        # The output ceiling, once the seam carries one (issue 38 item 4, branch `salvage`).
-        ceiling = getattr(request, "max_output_tokens", None)
-        if ceiling is not None:
-            body["max_tokens"] = int(ceiling)
+        if request.max_output_tokens is not None:  # the request's output cap (veille.models.outcap)
+            body["max_tokens"] = request.max_output_tokens
         return body
 
     async def _first_listed(self) -> str:

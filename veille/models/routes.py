@@ -67,7 +67,9 @@ class Route:
         maximum output at the model's prices) must fit what is left; a free backend (code's
         answers) is never refused. ``key`` (``"call_id:attempt"``) holds that amount until the
         journal has its record; wait while the requests in flight alone stand in its way."""
-        most = 0.0 if self.model.free else most_cost(self.owner.prices, request) or 0.0
+        if self.model.free:  # not even asked: a spent budget refuses every request it is asked about
+            return
+        most = most_cost(self.owner.prices, request) or 0.0
         while not self.owner.budget.admit(request.role, most, key):
             await asyncio.sleep(BUDGET_POLL_S)
 

@@ -37,6 +37,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from veille.itempolicy import ItemPolicy
+
 __all__ = ["DUPLICATE", "SURPLUS", "ItemPolicy", "Kept", "Unusable", "find_json", "keep_items"]
 
 T = TypeVar("T", bound=BaseModel)
@@ -51,18 +53,6 @@ _MAX_STARTS = 64
 # Drop rounds: dropping a nested item may leave its parent invalid (a finding left without a
 # cited document), which the next round drops; paths are at most a few lists deep.
 _MAX_ROUNDS = 8
-
-
-@dataclass(frozen=True)
-class ItemPolicy:
-    """Which lists of a role's answer hold independent items, droppable one by one.
-
-    ``droppable``: dotted paths of lists (``"findings"``, ``"findings.figures"``, ``"sections.points"``);
-    ``required``: top-level lists that drops must not empty (the answer is then unusable).
-    """
-
-    droppable: tuple[str, ...] = ()
-    required: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -300,12 +300,15 @@ def write(data: WriterInput) -> Dossier:
         p.value += lexicon.weight("write_points.retained_bonus") if set(p.numbers) & retained else 0.0
     advice, leads = recommendation([p.statement() for p in points], options, titles, rejected_units(entries))
     asked = advice if data.kind == "choice" else None  # only a choice asked gets a recommendation
+    dated = {s.number: s.date for s in data.sources}
     synthesis = _synthesis(data, points, entries, leads)
     uncertain = _uncertain(data, valid, lang)
     if not points:  # no finding survived: the sources are listed as read, never as key points
         uncertain += consulted(data.sources, data.max_sentence_words)
 
     def dossier_for(kept: Sequence[_Point]) -> Dossier:
+        if data.kind == "evolution":  # what changed when: each axis in its sources' date order
+            kept = sorted(kept, key=lambda p: min((dated.get(n, "") for n in p.numbers), default=""))
         sections = [
             AxisSection(
                 axis=axis, points=[KeyPoint(text=p.text, citations=p.numbers) for p in kept if p.axis == axis]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from veille.models.salvage import ItemPolicy
+from veille.itempolicy import ItemPolicy
 
 if TYPE_CHECKING:  # the roles describe calls; only the client's answer type comes from the seam
     from veille.models.base import ModelResult

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veille.models.salvage import ItemPolicy
+from veille.itempolicy import ItemPolicy
 
 __all__ = [
     "CRITIC_ITEMS",

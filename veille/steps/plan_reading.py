@@ -332,8 +332,13 @@ def read_by_text(
     """``outcome`` (veille.steps.plan.make_plan's) settled by :func:`decide_reading`, for every
     backend. ``reading``: the request read once (branch ``request``); by default
     :func:`interim_reading` over the request terms and the planner's search terms."""
+    interim = interim_reading(data.request_title, data.request, data.terms, outcome.proposed.sub_tasks)
     if reading is None:
-        reading = interim_reading(data.request_title, data.request, data.terms, outcome.proposed.sub_tasks)
+        reading = interim
+    elif not reading.axes:  # a reading without an axis reads the request whole (the interim's axes)
+        reading = InterimReading(
+            interim.axes, tuple(reading.options), reading.period_start, reading.period_end
+        )
     decision = decide_reading(
         outcome.plan,
         data.catalogue,

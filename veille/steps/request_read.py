@@ -57,8 +57,9 @@ def plan_reading(
     """The request of the planner's input read against the documents' text (``bodies``, id ->
     text; any order) and the planner's proposal, if any."""
     texts = [bodies[doc_id] for doc_id in sorted(bodies)]
+    dates = [e.date for e in data.catalogue]  # where the corpus stands (« en 2025 » a past year or not)
     return read_request(
-        data.request, texts, proposal_of(proposed), title=data.request_title, terms=data.terms
+        data.request, texts, proposal_of(proposed), title=data.request_title, terms=data.terms, dates=dates
     )
 
 

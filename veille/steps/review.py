@@ -31,8 +31,9 @@ from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
+from veille.steps.sections import merge_sections
 from veille.steps.verify import VerifyContext
-from veille.steps.write import merge_sections, sanitize_dossier
+from veille.steps.write import sanitize_dossier
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -105,20 +106,35 @@ def _label(text: str, figure: str = "") -> str:
     return f"« {short} »" + (f" ({figure})" if figure else "")
 
 
+@lru_cache(maxsize=256)
+def _index(
+    number: int, doc_id: str, title: str, date: str, text: str, options: tuple[str, ...]
+) -> DocumentIndex:
+    """A document read once for the write step and every review round (the same texts each time)."""
+    return DocumentIndex(SourceText(number=number, id=doc_id, title=title, date=date, text=text), options)
+
+
+@lru_cache(maxsize=256)
+def _counted(text: str) -> frozenset[str]:
+    """The nouns ``text`` counts (« 12 GPU » -> ``gpu``)."""
+    return frozenset(r.unit.name for r in figures(text) if r.unit is not None and r.unit.kind == "count")
+
+
 def _subjects(context: VerifyContext) -> list[str]:
     """The request's options that are subjects: a term the documents count (« 12 GPU », « 4 200 EUR
     par GPU ») is what a figure measures, not what it is given to."""
     texts = [context.request, *(d.text for d in context.documents.values())]
-    counted = {
-        r.unit.name for t in texts for r in figures(t) if r.unit is not None and r.unit.kind == "count"
-    }
+    counted = {name for t in texts for name in _counted(t)}
     return [o for o in context.options if fold(o.strip()) not in counted]
 
 
 class _Verifier:
     def __init__(self, context: VerifyContext) -> None:
         self.options = _subjects(context)
-        self.indexes = {n: DocumentIndex(d, self.options) for n, d in context.documents.items()}
+        self.indexes = {
+            n: _index(n, d.id, d.title, d.date, d.text, tuple(self.options))
+            for n, d in context.documents.items()
+        }
         self.request_figures = figures(context.request)
         self.dropped = _Dropped()
 

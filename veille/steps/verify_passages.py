@@ -14,18 +14,21 @@ Pure functions over strings; no I/O.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import pairwise
 from typing import Any
 
 from pydantic import BaseModel
 
-from veille.numbers import Reading, compatible, read_numbers
+from veille.numbers import Reading, Unit, compatible, read_numbers
+from veille.numberunits import duration_seconds
 from veille.resources import data_file
 
 __all__ = [
@@ -88,9 +91,28 @@ def option_mentions(text: str, options: Sequence[str]) -> list[tuple[int, int, s
     return [(m.start(), m.end(), by_fold[m.group(1)]) for m in pattern.finditer(_fold(text))]
 
 
+_PER_RE = re.compile(r"[ \u00a0\u202f]+(?:par|per|a|an)[ \u00a0\u202f]+([^\W\d_]+)")
+
+
+def _rate(text: str, reading: Reading) -> Reading:
+    """A counted rate in one spelling: « 1 400 tokens/s », « 1 400 tokens par seconde » and
+    "1,400 tokens per second" are all ``token/1`` (per so many seconds), as a writer may reword it."""
+    unit = reading.unit
+    if unit is None or unit.kind != "count":
+        return reading
+    head, slash, per = unit.name.partition("/")
+    if not slash and (match := _PER_RE.match(text, reading.end)) is not None:
+        per = match.group(1)
+    seconds = duration_seconds(per) if per else None
+    if seconds is None:
+        return reading
+    return replace(reading, unit=Unit("count", f"{head}/{format(seconds.normalize(), 'f')}"))
+
+
 def figures(text: str) -> list[Reading]:
-    """The figures of ``text`` (years, dates, versions, ids and citation markers are no figures)."""
-    return [r for r in read_numbers(text) if r.role == "figure"]
+    """The figures of ``text`` (years, dates, versions, ids and citation markers are no figures),
+    counted rates in one spelling."""
+    return [_rate(text, r) for r in read_numbers(text) if r.role == "figure"]
 
 
 def _close(a: float, b: float) -> bool:
@@ -138,8 +160,10 @@ def _cut(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tupl
     return [(a, b) for a, b in spans if b > a]
 
 
-def _inside(spans: Iterable[tuple[int, int]], position: int) -> tuple[int, int] | None:
-    return next(((a, b) for a, b in spans if a <= position < b), None)
+def _inside(spans: Sequence[tuple[int, int]], position: int) -> tuple[int, int] | None:
+    """The span of ``spans`` (sorted, disjoint) holding ``position`` (a bisection: long documents)."""
+    i = bisect_right(spans, (position, float("inf"))) - 1
+    return spans[i] if i >= 0 and spans[i][0] <= position < spans[i][1] else None
 
 
 @dataclass
@@ -151,6 +175,8 @@ class _Block:
     header: list[tuple[int, int]] = field(default_factory=list)  # the header row's cells of its table
     heading: tuple[int, int] | None = None  # the heading it stands under
     table: tuple[int, int] | None = None  # a table's header row: the whole table's span
+    sentences: list[tuple[int, int]] = field(default_factory=list)  # cut once (see _sentences)
+    clauses: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)  # per sentence
 
 
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -212,6 +238,12 @@ class Located:
     source: int = 0  # the document's source number
 
 
+def _sentences(text: str, block: _Block) -> list[tuple[int, int]]:
+    if not block.sentences:
+        block.sentences = _cut(text, block.start, block.end, _SENTENCE_END) or [(block.start, block.end)]
+    return block.sentences
+
+
 def _units(text: str, block: _Block, position: int) -> list[tuple[int, int]]:
     """The units holding ``position``, smallest first (clause, sentence, block or cell, row, column
     header, heading)."""
@@ -224,11 +256,10 @@ def _units(text: str, block: _Block, position: int) -> list[tuple[int, int]]:
             if column < len(block.header):
                 units.append(block.header[column])
     else:
-        sentence = _inside(_cut(text, block.start, block.end, _SENTENCE_END), position) or (
-            block.start,
-            block.end,
-        )
-        clause = _inside(_cut(text, sentence[0], sentence[1], _clause_re()), position)
+        sentence = _inside(_sentences(text, block), position) or (block.start, block.end)
+        if sentence not in block.clauses:
+            block.clauses[sentence] = _cut(text, sentence[0], sentence[1], _clause_re())
+        clause = _inside(block.clauses[sentence], position)
         units = [u for u in (clause, sentence, (block.start, block.end)) if u]
     if block.heading:
         units.append(block.heading)
@@ -238,11 +269,17 @@ def _units(text: str, block: _Block, position: int) -> list[tuple[int, int]]:
 def subjects_at(
     text: str, mentions: Sequence[tuple[int, int, str]], units: Sequence[tuple[int, int]]
 ) -> frozenset[str]:
-    """The options named in the smallest of ``units`` that names any (none: empty)."""
+    """The options named in the smallest of ``units`` that names any (none: empty); ``mentions``
+    sorted by position (as :func:`option_mentions` returns them)."""
     for a, b in units:
-        named = frozenset(o for s, e, o in mentions if s >= a and e <= b)
+        named = set()
+        i = bisect_left(mentions, (a, -1, ""))  # mentions are sorted: only those from ``a`` on
+        while i < len(mentions) and mentions[i][0] < b:
+            if mentions[i][1] <= b:
+                named.add(mentions[i][2])
+            i += 1
         if named:
-            return named
+            return frozenset(named)
     return frozenset()
 
 
@@ -250,7 +287,17 @@ def _passage(text: str, block: _Block, position: int) -> tuple[int, int]:
     """What a reader is shown: the block, or its sentence when the block is long."""
     if block.row or block.end - block.start <= int(settings_value("figures", "max_passage_chars")):
         return block.start, block.end
-    return _inside(_cut(text, block.start, block.end, _SENTENCE_END), position) or (block.start, block.end)
+    return _inside(_sentences(text, block), position) or (block.start, block.end)
+
+
+def _bucket(value: float) -> float:
+    """A value to as many significant digits as the tolerance allows: a bucket is at least as wide
+    as the tolerance, so a value within it of another falls in its bucket or a neighbour's."""
+    digits = max(1, int(-math.log10(float(settings_value("figures", "relative_tolerance")))))
+    return float(f"{value:.{digits}g}")
+
+
+_LINE_WRAP = re.compile(r"(?<=\S)\n(?=[^\W\d_])")  # a line break inside a sentence, before a word
 
 
 class DocumentIndex:
@@ -264,23 +311,36 @@ class DocumentIndex:
         # The document is about one option alone when its title names it and no other.
         self.own_subject = frozenset(titled) if len(titled) == 1 else frozenset()
         blocks = _blocks(text)
+        starts = [b.start for b in blocks]
         self.figures: list[Located] = []
-        for reading in figures(text):
-            block = next((b for b in blocks if b.start <= reading.start < b.end), None)
+        self._by_value: dict[float, list[Located]] | None = None
+        # A paragraph wrapped over lines reads as one line (« roughly 11\nweeks »): same offsets.
+        for reading in figures(_LINE_WRAP.sub(" ", text)):
+            at = bisect_right(starts, reading.start) - 1
+            block = blocks[at] if at >= 0 and reading.start < blocks[at].end else None
             if block is None:
                 continue
             named = subjects_at(text, mentions, _units(text, block, reading.start))
             passage = _passage(text, block, reading.start)
             self.figures.append(Located(reading, named or self.own_subject, passage, source.number))
         self.sentences = [
-            s
-            for b in blocks
-            for s in (_cut(text, b.start, b.end, _SENTENCE_END) if not b.row else [(b.start, b.end)])
+            s for b in blocks for s in (_sentences(text, b) if not b.row else [(b.start, b.end)])
         ]
 
     def find(self, claimed: Reading, subjects: frozenset[str]) -> tuple[list[Located], list[Located]]:
         """(occurrences of ``claimed`` given to every one of ``subjects``, all its occurrences)."""
-        found = [f for f in self.figures if same_figure(claimed, f.reading)]
+        if self._by_value is None:  # figures by their first value (and its other reading)
+            self._by_value = {}
+            for f in self.figures:
+                for v in {f.reading.value, f.reading.alternative}:
+                    if v is not None:
+                        self._by_value.setdefault(_bucket(v), []).append(f)
+        values = [v for v in (claimed.value, claimed.alternative) if v is not None]
+        tolerance = float(settings_value("figures", "relative_tolerance"))
+        keys = {_bucket(v * (1 + d)) for v in values for d in (-tolerance, 0.0, tolerance)}
+        near = {id(f): f for k in keys for f in self._by_value.get(k, [])}
+        found = [f for f in near.values() if same_figure(claimed, f.reading)]
+        found.sort(key=lambda f: f.reading.start)
         return [f for f in found if subjects <= f.subjects], found
 
     def text(self, span: tuple[int, int]) -> str:

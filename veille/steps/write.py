@@ -1,53 +1,291 @@
 """The write step (seed 004): sources numbered by code, the writer's structure, the shipped report.
 
 The writer sees source numbers only; ids and titles stay in state. Whatever the model returns, code
-sanitises the structure (:func:`sanitize_dossier`, veille.steps.sanitize: only valid citations, no
-uncited key point, one section per axis, superseded points marked) and renders it; after review the report is assembled by
+sanitises the structure (:func:`sanitize_dossier`: only valid citations, no uncited key point, one
+section per axis, superseded points marked) and renders it; after review the report is assembled by
 code (veille.steps.finalize): failed axes named, citations renumbered, ``## Sources`` built from
 the registry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from veille.alerts import Alert
+from veille.alerts import Alert, Severity, alert
+from veille.citations import normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
 from veille.corpus.request_reading import RequestReading
 from veille.corpus.terms import derive_terms
-from veille.dossier import AxisSection, Dossier, render_body
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body, supersedes
 from veille.grid import Grid
 from veille.language import request_language
 from veille.models.base import ModelError
+from veille.plaintext import clean_text
 from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
+from veille.steps.bounds import bound_report
 from veille.steps.empty_axes import fill_empty_branches
+from veille.steps.ledger_dates import drop_unknown_order
+from veille.steps.model_structure import drop_format_characters, strip_structure
 from veille.steps.numbering import number_findings
+from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
-from veille.steps.sanitize import MAX_ITEM_WORDS, MAX_POINTS_PER_AXIS, sanitize_dossier
-from veille.steps.sections import SectionCache, branch_digests, conclusions_digest
-from veille.steps.verify import VerifyContext, read_context
+from veille.steps.sections import (
+    SectionCache,
+    branch_digests,
+    changed_only,
+    conclusions_digest,
+    merge_sections,
+)
+from veille.steps.verify import VerifyContext, read_context, verify_dossier
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
 
 __all__ = [
-    "MAX_ITEM_WORDS",
-    "MAX_POINTS_PER_AXIS",
     "WrittenDraft",
-    "merge_sections",
     "number_findings",
     "sanitize_dossier",
     "write_draft",
     "write_sourced_draft",
 ]
+
+
+# --- sanitising a model's structure --------------------------------------------------------------
+
+_MARKER_RE = re.compile(r"\[(\d+)\]")
+# Bounds code holds whatever a model returns (issue 23), Settings' defaults (veille.roles.limits.Bounds):
+# a key point or sentence item is one or two sentences, an axis a handful of points.
+MAX_ITEM_WORDS = Bounds().max_item_words
+MAX_POINTS_PER_AXIS = Bounds().max_points_per_axis
+_HEADING_RE = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
+_LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list or a quote of its own
+# What marking a quotation adds (« … » (en)): not words of the item, so a second sanitising (the
+# review's) bounds the same item alike.
+_QUOTE_MARK_RE = re.compile(r"[«»]|(?<=»)\s*\([a-z]{2}\)")
+
+
+@dataclass
+class _Tally:
+    """What sanitising removed or changed, turned into one alert per kind."""
+
+    orphans: set[int]
+    headings: int = 0
+    uncited: int = 0
+    empty: int = 0
+    unknown_axes: int = 0
+    invalid_entries: int = 0
+    superseded: int = 0
+    lookalikes: int = 0  # look-alike citations rewritten as [n]
+    lookalikes_removed: int = 0
+    structure: int = 0  # items whose model-made structure was removed (veille.steps.model_structure)
+    too_long: int = 0
+    duplicates: int = 0
+    over_cap: int = 0
+    max_words: int = MAX_ITEM_WORDS
+    max_points: int = MAX_POINTS_PER_AXIS
+
+    def alerts(self, stage: str) -> list[Alert]:
+        out = []
+
+        def add(code: str, severity: Severity, message: str) -> None:
+            out.append(alert(stage, code, message, severity=severity))
+
+        if self.orphans:
+            add("report.orphan_citation", "warning",
+                f"le modèle cite des numéros sans source {sorted(self.orphans)} : retirés par le code")  # fmt: skip
+        if self.headings:
+            add("report.model_heading", "warning",
+                f"{self.headings} élément(s) contenant un titre Markdown retiré(s) : les sections sont écrites par le code")  # fmt: skip
+        if self.structure:
+            add("report.model_structure", "warning",
+                f"{self.structure} élément(s) : structure écrite par le modèle retirée (front matter, titre, "
+                "liste, « ## Sources », phrase à l'impératif adressée au lecteur)")  # fmt: skip
+        if self.uncited:
+            add("report.uncited_point", "warning",
+                f"{self.uncited} point(s) clé(s) sans citation valide retiré(s) du rapport")  # fmt: skip
+        if self.unknown_axes:
+            add("report.unknown_axis", "warning",
+                f"{self.unknown_axes} section(s) d'un axe inconnu retirée(s)")  # fmt: skip
+        if self.invalid_entries:
+            add("report.invalid_contradiction", "warning",
+                f"{self.invalid_entries} contradiction(s) sans source retenue ou écartée valide retirée(s)")  # fmt: skip
+        if self.superseded:
+            add("report.superseded_point", "info",
+                f"{self.superseded} point(s) clé(s) cité(s) par les seules sources écartées d'une "
+                "contradiction sur leur sujet : marqué(s) « remplacé »")  # fmt: skip
+        if self.empty:
+            add("report.empty_item", "info", f"{self.empty} élément(s) vide(s) ignoré(s)")
+        if self.too_long or self.duplicates or self.over_cap:
+            add("report.bounded", "warning",
+                f"bornes du code : {self.too_long} élément(s) de plus de {self.max_words} mots, "
+                f"{self.duplicates} doublon(s), {self.over_cap} point(s) au-delà de {self.max_points} "
+                "par axe retiré(s)")  # fmt: skip
+        if self.lookalikes or self.lookalikes_removed:
+            add("report.lookalike_citation", "warning",
+                f"citations d'une autre forme que [n] ([ 9 ], ［9］, [n°9], (source 9)…) : {self.lookalikes} "
+                f"réécrite(s) en [n], {self.lookalikes_removed} retirée(s) (numéro sans source ou ambigu)")  # fmt: skip
+        return out
+
+
+def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
+    """Text on one line without citation markers, and the valid numbers it carried inline. A text
+    that writes a Markdown heading (a section of its own, "## Sources"...) is dropped: sections are
+    code's, so their content is too."""
+    if _HEADING_RE.search(text := drop_format_characters(text)):  # [\u200b9] is read as [9]
+        tally.headings += 1
+        return "", []
+    text, kinds = strip_structure(text)
+    tally.structure += bool(kinds)
+    text, rewritten, removed = normalize_lookalikes(" ".join(text.split()), valid)
+    tally.lookalikes += rewritten
+    tally.lookalikes_removed += removed
+    text = normalize_citations(text)
+    inline = [int(n) for n in _MARKER_RE.findall(text)]
+    tally.orphans.update(n for n in inline if n not in valid)
+    text = _MARKER_RE.sub("", text)
+    text = re.sub(r"[ \t]+([.,])", r"\1", " ".join(text.split()))  # French keeps its space before : ; ! ?
+    if not any(c.isalnum() for c in text):  # "", ".", "—": blank, dropped (counted by the caller)
+        return "", []
+    if (
+        len(_QUOTE_MARK_RE.sub(" ", text).split()) > tally.max_words
+    ):  # dropped, not cut: a cut sentence misleads
+        tally.too_long += 1
+        return "", []
+    # Model text is data: no HTML, link or URL in the structure; rendering escapes the rest.
+    return clean_text(_LEAD_RE.sub("", text).strip()), [n for n in inline if n in valid]
+
+
+def _seen(text: str, seen: set[str], tally: _Tally) -> bool:
+    """Whether ``text`` repeats an item already kept (case and spacing aside); counted if so."""
+    key = " ".join(text.casefold().split())
+    if key in seen:
+        tally.duplicates += 1
+        return True
+    seen.add(key)
+    return False
+
+
+def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int]:
+    tally.orphans.update(n for n in numbers if n not in valid)
+    return list(dict.fromkeys(n for n in numbers if n in valid))
+
+
+def _cited(items: Sequence[CitedText], valid: set[int], tally: _Tally) -> list[CitedText]:
+    out: list[CitedText] = []
+    seen: set[str] = set()
+    for item in items:
+        text, inline = _clean(item.text, valid, tally)
+        if not text:
+            tally.empty += 1
+            continue
+        if _seen(text, seen, tally):
+            continue
+        out.append(CitedText(text=text, citations=_numbers([*item.citations, *inline], valid, tally)))
+    return out
+
+
+def _ledger(entries: Sequence[LedgerEntry], valid: set[int], tally: _Tally) -> list[LedgerEntry]:
+    out = []
+    for entry in entries:
+        subject, inline_s = _clean(entry.subject, valid, tally)
+        reason, inline_r = _clean(entry.reason, valid, tally)
+        retained = _numbers(entry.retained, valid, tally)
+        rejected = [n for n in _numbers(entry.rejected, valid, tally) if n not in retained]
+        del inline_s, inline_r  # a number written in the text says nothing of its side
+        if not retained or not rejected:
+            tally.invalid_entries += 1
+            continue
+        out.append(
+            LedgerEntry(subject=subject or "Divergence entre sources", retained=retained, rejected=rejected,
+                        reason=reason)
+        )  # fmt: skip
+    return out
+
+
+def _sections(
+    sections: Sequence[AxisSection], axes: Sequence[str], valid: set[int], tally: _Tally
+) -> list[AxisSection]:
+    """One section per axis, in the axes' order; points without a valid citation dropped."""
+    points: dict[str, list[KeyPoint]] = {axis: [] for axis in axes}
+    seen: dict[str, set[str]] = {axis: set() for axis in axes}
+    for section in sections:
+        if section.axis not in points:
+            tally.unknown_axes += 1
+            continue
+        for point in section.points:
+            text, inline = _clean(point.text, valid, tally)
+            numbers = _numbers([*point.citations, *inline], valid, tally)
+            if not text:
+                tally.empty += 1
+            elif not numbers:
+                tally.uncited += 1  # still checked here although the schema forbids it
+            elif _seen(text, seen[section.axis], tally):
+                continue
+            elif len(points[section.axis]) >= tally.max_points:
+                tally.over_cap += 1
+            else:
+                points[section.axis].append(
+                    KeyPoint(text=text, citations=numbers, superseded=point.superseded)
+                )
+    return [AxisSection(axis=axis, points=kept) for axis, kept in points.items()]
+
+
+def sanitize_dossier(
+    dossier: Dossier,
+    sources: Sequence[SourceRef],
+    axes: Sequence[str],
+    *,
+    stage: str = "report",
+    bounds: Bounds | None = None,
+    max_words: int | None = None,
+    language: str = "",
+    context: VerifyContext | None = None,
+) -> tuple[Dossier, list[Alert]]:
+    """What code guarantees whatever the model wrote: citations among ``sources`` only (markers in
+    the text moved to the lists, orphans removed), no key point without a citation, one section per
+    axis, ledger entries with both sides, and a key point citing only the rejected side of a
+    contradiction on its subject marked superseded; within ``bounds`` (items' words, points per axis
+    and, given the grid's ``max_words``, the whole report's: veille.steps.bounds). ``language``: the
+    request's; each sentence in another language than it and the dossier's own is then marked as a
+    quotation, « … » (en) (:func:`veille.language.mark_quotations`), whichever backend wrote it.
+    ``context``: the cited documents' texts; then every figure is checked against them and each
+    key point and ledger entry gets its evidence (veille.steps.verify). One alert per kind of change."""
+    valid = {s.number for s in sources}
+    bounds = bounds or Bounds()
+    tally = _Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
+    # "Later wins" never orders a source of unknown date (veille.steps.ledger_dates).
+    ledger, unordered = drop_unknown_order(_ledger(dossier.contradictions, valid, tally), sources, stage)
+    sections = _sections(dossier.sections, axes, valid, tally)
+    for section in sections:
+        for point in section.points:
+            if not point.superseded and any(supersedes(entry, point) for entry in ledger):
+                point.superseded = True
+                tally.superseded += 1
+    clean = Dossier(
+        synthesis=_cited(dossier.synthesis, valid, tally),
+        sections=sections,
+        contradictions=ledger,
+        uncertainties=_cited(dossier.uncertainties, valid, tally),
+        recommendation=dossier.recommendation and _cited(dossier.recommendation, valid, tally),  # None stays
+    )
+    if language:
+        clean = mark_dossier_quotations(clean, language)
+    # Verified before the report's bound: what it cuts is then what the sources support.
+    clean, verified = verify_dossier(clean, context, stage) if context is not None else (clean, [])
+    if max_words is None:
+        return clean, tally.alerts(stage) + unordered + verified
+    clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
+    return clean, tally.alerts(stage) + unordered + verified + cut
 
 
 def write_draft(
@@ -60,7 +298,7 @@ def write_draft(
     ``kept``: sections kept from a validated night (veille.steps.sections), in tonight's numbers;
     the writer is asked for the other axes only (``data.previous``: the conclusions to update), code
     merges, and sanitising (and verifying, given ``context``) runs over every axis and source."""
-    asked = _changed_only(data, kept) if kept else data
+    asked = changed_only(data, kept) if kept else data
     try:
         result = client.ask(WRITER, asked)
     except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
@@ -75,27 +313,6 @@ def write_draft(
     clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data, context))
     language = foreign_answer_alerts("write", result, "rédacteur")
     return clean, [*language, *dropped_items_alerts("write", result, "rédacteur"), *alerts]
-
-
-def _changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterInput:
-    """The writer's input for the axes not in ``kept``: their findings and notes, the kept titles."""
-    changed = {axis: title for axis, title in data.axes.items() if axis not in kept}
-    return data.model_copy(
-        update={
-            "axes": changed,
-            "findings": [f for f in data.findings if f.subtask_id in changed],
-            "contradictions": [c for c in data.contradictions if c.subtask_id in changed],
-            "kept_axes": {axis: title for axis, title in data.axes.items() if axis in kept},
-        }
-    )
-
-
-def merge_sections(dossier: Dossier, kept: Mapping[str, AxisSection], axes: Iterable[str]) -> Dossier:
-    """``dossier``'s sections for the axes not in ``kept``, the kept ones for the others, in the
-    axes' order (a section the model wrote for a kept axis is dropped: the kept one stands)."""
-    written = {s.axis: s for s in dossier.sections if s.axis not in kept}
-    sections = [kept.get(axis) or written.get(axis) or AxisSection(axis=axis) for axis in axes]
-    return dossier.model_copy(update={"sections": [s.model_copy(deep=True) for s in sections]})
 
 
 def _limits(data: WriterInput, context: VerifyContext | None) -> dict[str, Any]:
