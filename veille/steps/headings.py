@@ -48,9 +48,17 @@ def _subject(question: str, ids: list[str]) -> tuple[str, str, str]:
     text = strip_markup(_without_ids(clean_text(strip_markup(question)), ids))  # « st-4 — 1. x »
     text = _ASK_RE.sub("", _FRAME_RE.sub("", text))
     detail = re.search(r"\(([^()]+)\)", text)
-    head = re.split(r"\s*[(?]", text, maxsplit=1)[0].strip(_EDGES)
-    whole = text.strip(_EDGES + "?")
-    return head, (detail.group(1).strip(_EDGES) if detail else ""), whole
+    head = _bare(re.split(r"\s*[(?]", text, maxsplit=1)[0])
+    whole = _bare(text.strip(_EDGES + "?"))
+    return head, (_bare(detail.group(1)) if detail else ""), whole
+
+
+def _bare(text: str) -> str:
+    """``text`` without markup nor edge punctuation, to a fixed point: cutting at « ? » may bare a
+    list marker (« ? 1. x »)."""
+    while (bare := strip_markup(text).strip(_EDGES)) != text:
+        text = bare
+    return text
 
 
 def _capital(text: str) -> str:
