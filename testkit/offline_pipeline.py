@@ -21,6 +21,7 @@ from veille.steps.analyse import analyse_subtask
 from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
 from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
+from veille.steps.request_read import document_texts, plan_reading
 from veille.steps.review import review_loop
 from veille.steps.write import write_sourced_draft
 from veille.store.ingest import ingest_corpus
@@ -55,14 +56,23 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
         with build_client(settings, run_id=new_run_id()) as client:
             assert client.backend == "offline"
             shown = planner_catalogue(request, listing.entries, settings)
-            if planner_reads_texts(client.backend):
+            if planner_reads_texts(client.role_backend("planner")):
                 shown = with_texts(shown, settings.database)
             planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
+            # The request read once, as the flow's plan task reads it (veille.tasks.plan).
+            bodies = shown.data.texts or document_texts(
+                settings.database, [e.id for e in shown.data.catalogue]
+            )
+            planned = planned.model_copy(
+                update={"reading": plan_reading(shown.data, bodies, planned.proposed)}
+            )
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks
             ]
-            written = write_sourced_draft(client, analyses, request, grid, settings.database)
+            written = write_sourced_draft(
+                client, analyses, request, grid, settings.database, reading=planned.reading
+            )
             writer_input, sources, draft, write_alerts = (
                 written.writer_input,
                 written.sources,
@@ -78,6 +88,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
                 max_rounds=settings.max_rounds,
                 axes=writer_input.axes,
                 contradictions=len(writer_input.contradictions),
+                context=written.verify,
             )
             records = client.journal.records()
     final = finalize_report(

@@ -36,6 +36,7 @@ from veille.run.folder import new_run_id
 from veille.settings import Settings
 from veille.steps.catalogue import PlannerCatalogue, planner_catalogue, planner_reads_texts, with_texts
 from veille.steps.plan import PlanOutcome, make_plan
+from veille.steps.plan_reading import read_by_text
 from veille.steps.screen_cache import screen_corpus
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
@@ -71,9 +72,10 @@ def _plan_corpus(corpus: Path, warehouse: Path) -> Planned:
     flagged = {str(a.subject) for a in screen_corpus(settings.database, listing.entries)}
     prepared = planner_catalogue(load_request(corpus), listing.entries, settings)
     with build_client(settings, run_id=new_run_id()) as client:
-        assert client.backend == "offline" and planner_reads_texts(client.backend)
+        assert client.backend == "offline" and planner_reads_texts(client.role_backend("planner"))
         prepared = with_texts(prepared, settings.database)  # as the flow does for a free planner
         outcome = make_plan(client, prepared.data)
+    outcome = read_by_text(outcome, prepared.data, prepared.data.texts)  # as the plan step does
     traps = yaml.safe_load((corpus / "traps.yaml").read_text(encoding="utf-8")) or {}
     reference = load_reference(corpus)
     assert reference is not None

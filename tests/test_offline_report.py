@@ -15,7 +15,6 @@ from veille.dossier import (
     CitedText,
     Dossier,
     KeyPoint,
-    axis_titles,
     ledger_entries,
     render_body,
 )
@@ -30,6 +29,7 @@ from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.run.folder import new_run_id
 from veille.settings import Settings
+from veille.steps.headings import axis_titles
 from veille.steps.review import review_loop
 from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
 

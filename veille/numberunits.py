@@ -205,8 +205,9 @@ def read_tail(text: str, pos: int) -> Tail:
     if key in _durations() or (per and head in _durations()):
         factor = _durations()[head]
         minutes = _MINUTES.match(text, stop) if factor == 3600 and not per else None
-        if minutes and not minutes["unit"] and read_tail(text, minutes.end()).unit is not None:
-            minutes = None  # « 2 h 20 To »: 20 is a size, not minutes
+        after = read_tail(text, minutes.end()).unit if minutes and not minutes["unit"] else None
+        if after is not None and after.kind != "count":
+            minutes = None  # « 2 h 20 To »: 20 is a size, not minutes (« 5 h 10 retenu »: minutes)
         if minutes:
             return Tail(minutes.end(), multiplier, factor, Unit("duration", "s"), int(minutes["m"]))
         return Tail(stop, multiplier, factor, Unit("duration", f"s/{per}" if per else "s"))

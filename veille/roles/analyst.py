@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, JsonValue, create_model
 from veille.language import language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.limits import FIGURE_CHARS, ITEMS, REASON_CHARS, TEXT_CHARS
+from veille.roles.limits import FIGURE_CHARS, FINDINGS_ITEMS, ITEMS, REASON_CHARS, TEXT_CHARS
 
 MAX_FINDINGS = 30  # the default of Settings.max_findings_per_branch
 
@@ -204,4 +204,5 @@ ANALYST: Role[AnalystInput, Findings] = Role(
     build_prompt=build_prompt,
     output_schema=lambda data: findings_schema(tuple(d.id for d in data.documents), data.max_findings),
     prose_language=lambda data: language(data.question),  # "" when the question cannot tell
+    items=FINDINGS_ITEMS,
 )

@@ -37,7 +37,7 @@ from veille.roles.analyst import (
 )
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.limits import ITEMS, REASON_CHARS
+from veille.roles.limits import FINDINGS_ITEMS, ITEMS, REASON_CHARS
 
 __all__ = [
     "ANALYST_UPDATE",
@@ -216,4 +216,5 @@ ANALYST_UPDATE: Role[AnalystUpdateInput, FindingsUpdate] = Role(
         tuple(d.id for d in data.documents), tuple(d.id for d in data.known_documents), data.max_findings
     ),
     prose_language=lambda data: language(data.question),  # "" when the question cannot tell
+    items=FINDINGS_ITEMS,
 )

@@ -16,9 +16,10 @@ from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, Docum
 from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
-from veille.steps.reading import PartRead, read_documents, reading_alert
+from veille.steps.reading import PartRead, read_documents, reading_alert, reading_query
 
 __all__ = [
     "Analysis",
@@ -141,7 +142,7 @@ def analyse_subtask(
     shown = [d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents]
     parts: dict[str, PartRead] = {}
     if budget is not None:
-        shown, parts = read_documents(shown, sub_task.question, budget)
+        shown, parts = read_documents(shown, reading_query(sub_task), budget)
     data = AnalystInput(
         subtask_id=sub_task.id,
         question=sub_task.question,
@@ -155,6 +156,7 @@ def analyse_subtask(
     findings, alerts = findings.model_copy(update={"findings": kept}), alerts + bounded
     alerts += missing_documents(sub_task, documents)
     alerts += foreign_answer_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
+    alerts += dropped_items_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)
     return branch_analysis(sub_task, findings, alerts, parts)

@@ -29,9 +29,10 @@ from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
 from veille.steps.analyse import Analysis, branch_analysis, missing_documents, restrict_citations
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
-from veille.steps.reading import PartRead, read_documents, reading_alert
+from veille.steps.reading import PartRead, read_documents, reading_alert, reading_query
 
 __all__ = [
     "Decision",
@@ -264,7 +265,7 @@ def update_subtask(
     ]
     parts: dict[str, PartRead] = {}
     if budget is not None:
-        shown, parts = read_documents(shown, sub_task.question, budget)
+        shown, parts = read_documents(shown, reading_query(sub_task), budget)
     known = [
         KnownDocument(id=d.id, date=d.date, source_type=d.source_type, title=d.title)
         for d in documents
@@ -286,6 +287,7 @@ def update_subtask(
     alerts += bounded
     alerts += missing_documents(sub_task, documents)
     alerts += foreign_answer_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
+    alerts += dropped_items_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)
     known_read = {

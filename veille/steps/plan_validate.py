@@ -97,7 +97,8 @@ def _repair_sub_task(
             _alert("plan.empty_subtask", f"{label} : aucune source valide, sous-tâche supprimée", label)
         )
         return None, cut, alerts
-    return SubTask(id=label, question=st.question.strip(), doc_ids=ids), cut, alerts
+    terms = [t.strip() for t in st.search_terms if t.strip()]
+    return SubTask(id=label, question=st.question.strip(), doc_ids=ids, search_terms=terms), cut, alerts
 
 
 def _repair_ids(plan: Plan, known: set[str]) -> tuple[Plan, list[Alert]]:

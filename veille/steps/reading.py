@@ -12,15 +12,26 @@ summary's « lu à N % ». Pure: no I/O.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from veille.alerts import Alert, alert
-from veille.corpus.sections import read_within_budget
+from veille.corpus.sections import read_within_budget, split_sections
+from veille.offline.text import STOP_WORDS
 from veille.roles.analyst import DocumentText
 
-__all__ = ["PartRead", "read_documents", "read_note", "reading_alert"]
+__all__ = ["PartRead", "read_documents", "read_note", "reading_alert", "reading_query"]
+
+
+class SubTaskLike(Protocol):
+    @property
+    def question(self) -> str: ...
+    @property
+    def search_terms(self) -> list[str]: ...
 
 
 class PartRead(BaseModel):
@@ -28,6 +39,9 @@ class PartRead(BaseModel):
 
     tokens_read: int
     tokens_total: int
+    # Sections of the document sharing a word with the question and its axis's terms that were not
+    # shown (issue 37 item 4: the analyst says which relevant passages it could not read).
+    passages_unread: int = 0
 
     @property
     def percent(self) -> int:
@@ -38,6 +52,29 @@ class PartRead(BaseModel):
         if self.tokens_read <= 0:
             return 0
         return max(1, min(99, self.tokens_read * 100 // self.tokens_total))
+
+
+def reading_query(sub_task: SubTaskLike) -> str:
+    """What a branch's passages are ranked against: its question and the terms of its axis (the
+    request's words and the planner's search terms, set on the sub-task by
+    veille.steps.plan_reading), so a French question finds the English passages of its axis."""
+    return " ".join([sub_task.question, *sub_task.search_terms])
+
+
+def _unread_passages(body: str, shown: str, query: str) -> int:
+    """Sections of ``body`` sharing a word with ``query`` whose text is not in ``shown``."""
+    wanted = set(_keys(query))
+    count = 0
+    for section in split_sections(body):
+        text = section.text(body).strip()
+        if text and wanted & set(_keys(text)) and text not in shown:
+            count += 1
+    return count
+
+
+def _keys(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
+    return [w[:6] for w in re.findall(r"[a-z0-9]+", folded) if len(w) > 2 and w not in STOP_WORDS]
 
 
 def read_documents(
@@ -54,7 +91,11 @@ def read_documents(
         if reading.whole:
             shown.append(d)
             continue
-        part = PartRead(tokens_read=reading.tokens_read, tokens_total=reading.tokens_total)
+        part = PartRead(
+            tokens_read=reading.tokens_read,
+            tokens_total=reading.tokens_total,
+            passages_unread=_unread_passages(d.body, reading.text, question),
+        )
         parts[d.id] = part
         shown.append(d.model_copy(update={"body": reading.text, "read_percent": part.percent}))
     return shown, parts
@@ -63,7 +104,8 @@ def read_documents(
 def read_note(parts: Mapping[str, PartRead]) -> str:
     """« doc-3 lu à 40 % (2 000 / 5 000 tokens), … » — the documents read in part, in id order."""
     return ", ".join(
-        f"{i} lu à {p.percent} % ({p.tokens_read} / {p.tokens_total} tokens)"
+        f"{i} lu à {p.percent} % ({p.tokens_read} / {p.tokens_total} tokens"
+        + (f", {p.passages_unread} passage(s) pertinent(s) non lu(s))" if p.passages_unread else ")")
         for i, p in sorted(parts.items())
     )
 

@@ -120,7 +120,7 @@ def _conclusions_ids(dossier: Dossier, sources: Sequence[SourceRef]) -> str:
             "synthesis": cited(dossier.synthesis),
             "contradictions": ledger,
             "uncertainties": cited(dossier.uncertainties),
-            "recommendation": cited(dossier.recommendation),
+            "recommendation": None if dossier.recommendation is None else cited(dossier.recommendation),
         },
         ensure_ascii=False,
     )
@@ -142,7 +142,9 @@ def _conclusions_numbers(text: str, sources: Sequence[SourceRef]) -> Dossier:
             for s, r, j, why in data["contradictions"]
         ],
         uncertainties=[CitedText(text=t, citations=nums(c)) for t, c in data["uncertainties"]],
-        recommendation=[CitedText(text=t, citations=nums(c)) for t, c in data["recommendation"]],
+        recommendation=None
+        if data["recommendation"] is None
+        else [CitedText(text=t, citations=nums(c)) for t, c in data["recommendation"]],
     )
 
 

@@ -1,0 +1,333 @@
+"""Code decides what each analyst reads, from the documents' text, per axis (issue 37, items 2-3).
+
+The planner's plan is a proposal. After :func:`veille.steps.plan.make_plan` (validation, coverage),
+for every backend, :func:`decide_reading` reads the documents' passages against each axis of the
+request (veille.steps.passages: BM25 relative to the corpus, the planner's search terms added to
+the axis of their sub-task) and settles the plan:
+
+- a document dated outside the request's period is read by no branch (reason ``out_of_period``);
+- a document with a passage relevant to an axis is read by a branch of that axis (a branch is added
+  when the axis's are full: the axis is split, never a document dropped); a passage naming a
+  compared option and one of the axis's terms is always relevant;
+- same-subject documents (veille.steps.plan_groups: the same measure of the same option, at other
+  dates or from other kinds of source) are read whole by one branch;
+- a placed document none of whose passages concerns an axis is removed (``no_relevant_passage``):
+  coverage both ways. What the planner placed and the text supports stays where it put it.
+
+The result depends on the text, not on the planner's choice of documents: a planner excluding
+everything, placing everything, inventing ids or proposing one sub-task gets the same documents
+read as a sensible one (tests/test_plan_reading_gemini.py). Nothing is changed when no passage of
+the corpus is relevant to any axis (the measure says nothing then; the planner's plan stands).
+
+The request's reading is the shared interface :class:`RequestReadingLike` (branch ``request``'s
+``veille.corpus.request_reading.RequestReading``); until it is merged, :func:`interim_reading`
+builds one from today's request terms and offline axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from veille.alerts import Alert, alert
+from veille.corpus.sections import read_within_budget
+from veille.roles.planner import CatalogueEntry, ExclusionReason, Plan, PlannerInput, SubTask
+from veille.steps.passages import PassageScores, passage_setting, passages_of, score_axes, term_keys
+from veille.steps.plan import PlanOutcome
+from veille.steps.plan_alerts import LOW_COVERAGE
+from veille.steps.plan_assign import Branch, assign_branches
+from veille.steps.plan_groups import DocumentFacts, same_subject_groups
+from veille.steps.plan_request import (
+    AxisProtocol,
+    InterimAxis,
+    InterimReading,
+    RequestReadingLike,
+    interim_reading,
+    out_of_period,
+)
+from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
+from veille.steps.reading import reading_query
+
+__all__ = [
+    "AxisProtocol",
+    "InterimAxis",
+    "InterimReading",
+    "RequestReadingLike",
+    "decide_reading",
+    "interim_reading",
+    "out_of_period",
+    "read_by_text",
+    "reading_forecast",
+]
+
+
+def _relevant(scores: PassageScores, has_options: bool) -> dict[str, set[str]]:
+    """Per axis key, the documents with a passage about that axis: a share of the corpus reference
+    at least the bar (higher for a passage naming no option), and at least ``axis_margin`` of the
+    passage's best axis (a passage on prices is not read for security because it says « sûr »)."""
+    with_option = passage_setting("relevant_with_option")
+    without = passage_setting("relevant_without_option")
+    margin = passage_setting("axis_margin")
+    out: dict[str, set[str]] = {k: set() for k in scores.shares}
+    for n, passage in enumerate(scores.passages):
+        bar = with_option if passage.options or not has_options else without
+        best = max((s[n] for s in scores.shares.values()), default=0.0)
+        for key, shares in scores.shares.items():
+            if shares[n] >= bar and shares[n] >= margin * best:
+                out[key].add(passage.doc_id)
+    return out
+
+
+def _must_read(scores: PassageScores, axes: Sequence[AxisProtocol]) -> dict[str, str]:
+    """Documents with a passage naming an option and one of an axis's terms -> the axis their best
+    such passage scores highest on: read by some branch whatever their score (property-tested)."""
+    out: dict[str, tuple[float, str]] = {}
+    for n, passage in enumerate(scores.passages):
+        if not passage.options:
+            continue
+        for axis in axes:
+            if passage.names_terms([term_keys(t) for t in axis.terms]):
+                share = scores.shares[axis.key][n]
+                if passage.doc_id not in out or share > out[passage.doc_id][0]:
+                    out[passage.doc_id] = (share, axis.key)
+    return {d: k for d, (_, k) in out.items()}
+
+
+def _question(request_title: str, axis: AxisProtocol) -> str:
+    title = request_title.strip().rstrip("?!. ")
+    context = f"Dans le cadre de « {title} », q" if title else "Q"
+    return f"{context}ue disent les documents sur : {axis.title.strip().rstrip('.?')} ?"
+
+
+def _axis_of(st: SubTask, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]) -> str:
+    """The axis a planner's sub-task serves: most of its documents relevant to it, then the words
+    of its question and search terms, then request order."""
+    words = set().union(*(term_keys(t) for t in (st.question, *st.search_terms)))
+
+    def rank(k: int) -> tuple[int, int, int]:
+        axis = axes[k]
+        overlap = len(words & set().union(*(term_keys(t) for t in axis.terms)))
+        return (len(set(st.doc_ids) & relevant[axis.key]), overlap, -k)
+
+    return axes[max(range(len(axes)), key=rank)].key
+
+
+@dataclass(frozen=True)
+class Decision:
+    plan: Plan
+    alerts: list[Alert]
+
+
+def decide_reading(
+    plan: Plan,
+    catalogue: Sequence[CatalogueEntry],
+    bodies: Mapping[str, str],
+    reading: RequestReadingLike,
+    *,
+    request_title: str,
+    max_subtasks: int,
+    max_docs: int,
+) -> Decision:
+    """The plan settled by the documents' text (module docstring); ``plan.reading`` says what each
+    axis reads and why documents were added, removed or left out."""
+    entries = {e.id: e for e in catalogue}
+    ids = sorted(entries)
+    options = list(reading.options)
+    axes = list(reading.axes)
+    reasons: dict[str, ExclusionReason] = {e.id: e.reason for e in plan.exclusions}
+    details = {e.id: e.detail for e in plan.exclusions}
+    dated_out = [i for i in ids if out_of_period(entries[i].date, reading.period_start, reading.period_end)]
+    heads = {i: f"{entries[i].title}\n{entries[i].summary or ''}" for i in ids if i not in dated_out}
+    passages = passages_of({i: bodies.get(i, "") for i in heads}, heads, options)
+    scores = score_axes(passages, {a.key: list(a.terms) for a in axes}, options)
+    relevant = _relevant(scores, bool(options))
+    for doc_id, axis_key in _must_read(scores, axes).items():
+        if not any(doc_id in docs for docs in relevant.values()):
+            relevant[axis_key].add(doc_id)
+    never = {i for i, r in reasons.items() if r in ("injection", "shortlist", "duplicate")}
+    never |= set(dated_out)
+    wanted = set().union(*relevant.values()) - never
+    placed = {i for st in plan.sub_tasks for i in st.doc_ids}
+    measured = bool(wanted)
+    if measured and len(placed & wanted) >= LOW_COVERAGE * len(wanted):
+        # A plan reading most of what the text asks for: its exclusions stand (a homonym is written
+        # with the request's words by design); a broken plan's are overruled.
+        wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
+    # Removal both ways, conservatively (precision): a placed document goes only when no passage
+    # names a compared option and none scores as relevant to an axis (a framing document dense in
+    # the request's words scores; a canteen menu sharing « prix » with an axis does not).
+    linked = wanted | {p.doc_id for p in passages if p.options}
+    kept = (placed & linked if measured else placed) - never
+    base = wanted | kept
+    facts = {
+        i: DocumentFacts(entries[i].date, entries[i].source_type, tuple(p for p in passages if p.doc_id == i))
+        for i in sorted(base)
+    }
+    groups = same_subject_groups(facts, options, max_docs)
+    read = base
+    branches = [
+        Branch(
+            _axis_of(st, axes, relevant), st.question, [d for d in st.doc_ids if d in read], st.search_terms
+        )
+        for st in plan.sub_tasks
+    ]
+    needed = {a.key: sorted(relevant[a.key] & read) for a in axes} if measured else {}
+    questions = {a.key: _question(request_title, a) for a in axes}
+    sub_tasks, unplaced = assign_branches(
+        branches, needed, groups, read, questions, max_subtasks=max_subtasks, max_docs=max_docs
+    )
+    # Each branch ranks its passages by its axis: the planner's search terms and the axis's terms.
+    terms = {a.key: list(a.terms) for a in axes}
+    sub_tasks = [
+        st.model_copy(
+            update={
+                "flags": _flags(plan, st),
+                "search_terms": list(dict.fromkeys([*st.search_terms, *terms[_axis_of(st, axes, relevant)]])),
+            }
+        )
+        for st in sub_tasks
+    ]
+    placed_before = {i for st in plan.sub_tasks for i in st.doc_ids}
+    placed_now = {i for st in sub_tasks for i in st.doc_ids}
+    removed = sorted(placed_before - placed_now - set(dated_out))
+    added = sorted(placed_now - placed_before)
+    for i in dated_out:
+        reasons[i], details[i] = "out_of_period", f"daté {entries[i].date}, hors de la période de la demande"
+    for i in removed:
+        reasons[i], details[i] = "no_relevant_passage", "aucun passage ne concerne un axe de la demande"
+    for i in unplaced:
+        reasons[i], details[i] = "cap", "passage pertinent, mais toutes les sous-tâches sont pleines"
+    if not sub_tasks:  # every document the plan could read is outside the period
+        raise PlanUnusableError(
+            "plan inutilisable : aucun document à lire dans la période de la demande "
+            f"({len(dated_out)} document(s) hors période)"
+        )
+    settled = rebuild_plan(sub_tasks, [e.id for e in catalogue], reasons, details)
+    axis_of = [a.key for a in axes]
+    report = {
+        "measured": measured,
+        "axes": [
+            {
+                "key": a.key,
+                "title": a.title,
+                "terms": list(a.terms),
+                "documents": sorted(relevant[a.key] & read),
+            }
+            for a in axes
+        ],
+        "groups": groups,
+        "added": added,
+        "removed": removed,
+        "out_of_period": dated_out,
+        "unplaced": unplaced,
+        "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axis_of else {},
+    }
+    settled = settled.model_copy(update={"reading": report})
+    return Decision(settled, _alerts(added, removed, dated_out, unplaced, groups))
+
+
+def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
+    flags = {k: v for s in plan.sub_tasks for k, v in s.flags.items()}
+    return {i: flags[i] for i in st.doc_ids if i in flags}
+
+
+def _alerts(
+    added: Sequence[str],
+    removed: Sequence[str],
+    dated_out: Sequence[str],
+    unplaced: Sequence[str],
+    groups: Sequence[Sequence[str]],
+) -> list[Alert]:
+    out: list[Alert] = []
+    if added:
+        out.append(
+            alert(
+                "plan",
+                "plan.read_by_text",
+                f"documents ajoutés par le code (passage pertinent pour un axe) : {', '.join(added)}",
+                severity="info",
+            )
+        )
+    if removed:
+        out.append(
+            alert(
+                "plan",
+                "plan.no_relevant_passage",
+                f"documents retirés (aucun passage ne concerne un axe de la demande) : {', '.join(removed)}",
+                severity="warning",
+            )
+        )
+    if dated_out:
+        out.append(
+            alert(
+                "plan",
+                "plan.out_of_period",
+                f"documents hors de la période de la demande, non lus : {', '.join(dated_out)}",
+                severity="info",
+            )
+        )
+    if unplaced:
+        out.append(
+            alert(
+                "plan",
+                "plan.reading_cap",
+                "documents pertinents non lus, toutes les sous-tâches sont pleines "
+                f"(relever max_subtasks ou max_docs) : {', '.join(unplaced)}",
+                severity="error",
+            )
+        )
+    if groups:
+        together = " ; ".join(", ".join(g) for g in groups)
+        out.append(
+            alert(
+                "plan",
+                "plan.same_subject",
+                f"documents lus ensemble (même mesure) : {together}",
+                severity="info",
+            )
+        )
+    return out
+
+
+def reading_forecast(plan: Plan, bodies: Mapping[str, str], budget: int) -> dict[str, Any]:
+    """What each branch's analyst will not read whole within ``budget`` tokens (the same function
+    the analyst uses, veille.steps.reading): ``{"budget": N, "not_read": {st: {doc: {...}}}}``."""
+    not_read: dict[str, dict[str, dict[str, int]]] = {}
+    for st in plan.sub_tasks:
+        readings = read_within_budget({i: bodies.get(i, "") for i in st.doc_ids}, reading_query(st), budget)
+        parts = {
+            i: {"tokens_read": r.tokens_read, "tokens_total": r.tokens_total}
+            for i, r in sorted(readings.items())
+            if not r.whole
+        }
+        if parts:
+            not_read[st.id] = parts
+    return {"budget": budget, "not_read": not_read}
+
+
+def read_by_text(
+    outcome: PlanOutcome,
+    data: PlannerInput,
+    bodies: Mapping[str, str],
+    reading: RequestReadingLike | None = None,
+    budget: int | None = None,
+) -> PlanOutcome:
+    """``outcome`` (veille.steps.plan.make_plan's) settled by :func:`decide_reading`, for every
+    backend. ``reading``: the request read once (branch ``request``); by default
+    :func:`interim_reading` over the request terms and the planner's search terms."""
+    if reading is None:
+        reading = interim_reading(data.request_title, data.request, data.terms, outcome.proposed.sub_tasks)
+    decision = decide_reading(
+        outcome.plan,
+        data.catalogue,
+        bodies,
+        reading,
+        request_title=data.request_title,
+        max_subtasks=data.max_subtasks,
+        max_docs=data.max_docs,
+    )
+    plan = decision.plan
+    if budget is not None and plan.reading:
+        plan = plan.model_copy(update={"reading": {**plan.reading, **reading_forecast(plan, bodies, budget)}})
+    return outcome.model_copy(update={"plan": plan, "alerts": [*outcome.alerts, *decision.alerts]})
