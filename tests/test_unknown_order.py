@@ -125,8 +125,7 @@ def test_the_sources_list_says_where_a_date_came_from() -> None:
 
 
 def test_report_html_says_where_a_date_came_from_too() -> None:
-    from veille.delivery.header import ReportHeader
-    from veille.delivery.html import render_report_html
+    from veille.delivery.html import ReportHeader, render_report_html
 
     sources = [
         SourceRef(number=1, id="a", title="A", date="2026-02-05", source_type="note", date_origin="text"),
