@@ -57,7 +57,11 @@ def test_feed_items_become_valid_documents(web: HTTPServer, corpus: Path) -> Non
     assert (doc.date, doc.source_type, doc.url) == (dt.date(2026, 7, 20), "article-presse", link)
     assert doc.title == "Kestrel 2.0 sort" and doc.summary == "Débit 2 650 tokens/s."
     assert "2 650 tokens/s" in doc.body
-    assert parse_document(_docs(corpus)[document_id(web.url_for("/b"))]).date == TODAY  # no date: collect day
+    undated = parse_document(_docs(corpus)[document_id(web.url_for("/b"))])
+    assert (undated.date, undated.origins["date"]) == (None, "unknown")  # never the collect day (issue 36)
+    assert "collected: '2026-07-25'" in _docs(corpus)[document_id(web.url_for("/b"))].read_text(
+        encoding="utf-8"
+    )
 
 
 def test_same_item_twice_is_one_document_and_a_304_is_nothing(web: HTTPServer, corpus: Path) -> None:

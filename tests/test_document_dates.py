@@ -256,3 +256,26 @@ def test_a_database_of_the_previous_schema_is_dated_again(tmp_path: Path) -> Non
     meta = source_metadata(db, ["fiche", "billet"])
     assert (meta["fiche"].date, meta["fiche"].date_origin) == (UNKNOWN_DATE, "unknown")
     assert (meta["billet"].date, meta["billet"].date_origin) == ("2026-02-05", "front_matter")  # renamed
+
+
+def test_the_warehouse_keeps_where_each_sources_date_came_from(tmp_path: Path) -> None:
+    """sources.json's date_origin reaches the Parquet `sources` table (schema version 8)."""
+    import json
+    from datetime import UTC, datetime
+
+    import pyarrow.parquet as pq
+
+    import veille.warehouse as wh
+    from veille.warehouse.synth import write_synthetic_run
+
+    run_dir = write_synthetic_run(tmp_path / "runs", datetime(2026, 5, 1, tzinfo=UTC))
+    sources = json.loads((run_dir / "sources.json").read_text(encoding="utf-8"))
+    sources[0].update(date=UNKNOWN_DATE, date_origin="unknown")
+    sources[1].update(date_origin="text")
+    (run_dir / "sources.json").write_text(json.dumps(sources), encoding="utf-8")
+    result = wh.record_run_dir(run_dir, tmp_path / "parquet")
+    rows = pq.read_table(result.files["sources"]).to_pylist()
+    assert [(r["date"], r["date_origin"]) for r in rows][:2] == [
+        (UNKNOWN_DATE, "unknown"),
+        ("2025-01-01", "text"),
+    ]

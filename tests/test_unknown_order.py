@@ -122,3 +122,15 @@ def test_the_sources_list_says_where_a_date_came_from() -> None:
     assert f"— {UNKNOWN_DATE} —" in lines[1]
     assert "— 2024-07-08 — note" in lines[2]
     assert "— 2025-10-09 (date du fichier) —" in lines[3]
+
+
+def test_report_html_says_where_a_date_came_from_too() -> None:
+    from veille.delivery.html import ReportHeader, render_report_html
+
+    sources = [
+        SourceRef(number=1, id="a", title="A", date="2026-02-05", source_type="note", date_origin="text"),
+        SourceRef(number=2, id="b", title="B", date=UNKNOWN_DATE, source_type="note", date_origin="unknown"),
+    ]
+    header = ReportHeader("r-1", "3 décembre 2026", True, (), "0.0000 $", "2 document(s)")
+    page = render_report_html("# Veille\n\n## Synthèse\n\n- Un fait [1][2].\n", sources, header)
+    assert "2026-02-05 (date lue dans le texte)" in page and UNKNOWN_DATE in page

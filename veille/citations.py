@@ -28,6 +28,7 @@ __all__ = [
     "normalize_citations",
     "normalize_lookalikes",
     "renumber_citations",
+    "source_date",
     "strip_citations",
 ]
 
@@ -184,7 +185,7 @@ def renumber_citations(text: str, sources: Sequence[SourceRef]) -> tuple[str, li
     return normalize_citations(renumbered), kept
 
 
-def _dated(source: SourceRef) -> str:
+def source_date(source: SourceRef) -> str:
     """The date as the reader should weigh it: a date the author did not give says where it came from
     (« 2026-02-05 (date lue dans le texte) »); an unknown one reads « date inconnue »."""
     if source.date_origin in _SHOWN_ORIGINS and known_day(source.date) is not None:
@@ -208,9 +209,7 @@ def bibliography(sources: Sequence[SourceRef]) -> str:
             title = f" — {plain(s.title)}" if s.title and s.title != label else ""
             line = f"- [{s.number}] **{label}**{title} — page web consultée le {s.date}"
         else:
-            line = (
-                f"- [{s.number}] **{plain(s.id)}** — {plain(s.title)} — {_dated(s)} — {plain(s.source_type)}"
-            )
+            line = f"- [{s.number}] **{plain(s.id)}** — {plain(s.title)} — {source_date(s)} — {plain(s.source_type)}"
         if s.url:
             line += f" — <{s.url}>"
         if s.flag:  # flagged by the screen and kept because relevant: the reader should know

@@ -39,7 +39,7 @@ def document_id(key: str) -> str:
 
 
 def content_hash(item: Item) -> str:
-    """What decides 'changed': title, summary and text (not the date, which may default to today)."""
+    """What decides 'changed': title, summary and text (not the dates: the collect day changes nightly)."""
     text = "\x1f".join((item.title, item.summary, " ".join(item.body.split())))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -54,15 +54,20 @@ class DocIndex:
         return next((doc_id for doc_id, entry in self.docs.items() if entry.get("hash") == digest), None)
 
 
-def render_document(doc_id: str, item: Item, source_type: str, day: date, max_bytes: int) -> str:
-    """The Markdown file: front matter (id, date, source_type, title, url when there is one,
-    summary) and the body, cut to fit ``max_bytes``."""
+def render_document(doc_id: str, item: Item, source_type: str, collected: date, max_bytes: int) -> str:
+    """The Markdown file: front matter (id, date when the item gives one, source_type, title, url
+    when there is one, summary, the day it was collected) and the body, cut to fit ``max_bytes``.
+    An item without a date gets none: the collect day is when it was fetched, not written (issue 36;
+    ingestion reads a publication date in its text, else « date inconnue »)."""
     title = _writable(item.title)
-    meta = {"id": doc_id, "date": day.isoformat(), "source_type": source_type, "title": title}
+    meta = {"id": doc_id, "source_type": source_type, "title": title}
+    if item.day is not None:
+        meta = {"id": doc_id, "date": item.day.isoformat(), **meta}
     if item.url is not None:
         meta["url"] = item.url
     if summary := _writable(item.summary).strip():
         meta["summary"] = summary
+    meta["collected"] = collected.isoformat()
     front = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10_000)
     room = max(max_bytes - _FRONT_MATTER_BYTES, 1_000)
     body = _writable(item.body).encode("utf-8")[:room].decode("utf-8", "ignore").strip()
@@ -81,7 +86,7 @@ def write_item(
     if known is None and (other := index.id_with_hash(digest)) is not None and other != doc_id:
         return other, "duplicate"
     existed = path.exists()
-    text = render_document(doc_id, item, source_type, item.day or today, max_bytes)
+    text = render_document(doc_id, item, source_type, today, max_bytes)
     docs_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")  # hidden: ingestion skips it if we die before the rename
     tmp.write_text(text, encoding="utf-8")

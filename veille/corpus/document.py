@@ -61,7 +61,8 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "summary": ("summary", "description", "excerpt"),
     "author": ("author", "authors"),
 }
-KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS).union(*FIELD_ALIASES.values())
+# ``collected``: the day the collector fetched a web item (veille.collect), provenance, never its date.
+KNOWN_FIELDS = frozenset((*REQUIRED_FIELDS, *OPTIONAL_FIELDS, "collected")).union(*FIELD_ALIASES.values())
 
 _ID_EXPECTED = "a lowercase id matching [a-z0-9][a-z0-9-]* (letters a-z, digits, hyphens), e.g. doc-03"
 _SOURCE_TYPE_EXPECTED = "a kebab-case source type, e.g. benchmark-interne or fiche-fournisseur"

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from veille.citations import source_date
 from veille.delivery.blocks import Segment, news_section, parse_report, segments
 from veille.delivery.evidence import evidence_views, item_key
 from veille.dossier import Dossier
@@ -78,7 +79,7 @@ def _source_view(s: SourceRef) -> dict[str, Any]:
         label = s.domain or "web"
         parts = [p for p in (s.title if s.title != label else "", f"page web consultée le {s.date}") if p]
     else:
-        label, parts = s.id, [p for p in (s.title, s.date, s.source_type) if p]
+        label, parts = s.id, [p for p in (s.title, source_date(s), s.source_type) if p]
     return {"number": s.number, "label": label, "parts": parts, "url": safe_url(s.url), "flag": s.flag}
 
 

@@ -241,6 +241,7 @@ def _source_rows(run_dir: Path, run_id: str) -> list[Row]:
                 "kind": str(s.get("kind") or "corpus"),
                 "title": s.get("title"),
                 "date": None if s.get("date") is None else str(s.get("date")),
+                "date_origin": s.get("date_origin"),
                 "source_type": s.get("source_type"),
                 "url": s.get("url"),
                 "domain": s.get("domain"),

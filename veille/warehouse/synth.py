@@ -164,6 +164,7 @@ def _write_sources(run_dir: Path) -> None:
                 "id": f"doc-{n:02d}",
                 "title": f"Document {n}",
                 "date": "2025-01-01",
+                "date_origin": "front_matter",
                 "source_type": "blog",
                 "url": None,
             }
