@@ -21,6 +21,7 @@ from veille.steps.analyse import analyse_subtask
 from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
 from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
+from veille.steps.plan_reading import read_by_text
 from veille.steps.review import review_loop
 from veille.steps.write import write_sourced_draft
 from veille.store.ingest import ingest_corpus
@@ -58,6 +59,11 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
             if planner_reads_texts(client.backend):
                 shown = with_texts(shown, settings.database)
             planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
+            # What each analyst reads, settled by the documents' passages, as the plan step does.
+            bodies = shown.data.texts or {
+                d.id: d.body for d in fetch_documents(settings.database, [e.id for e in shown.data.catalogue])
+            }
+            planned = read_by_text(planned, shown.data, bodies, budget=settings.analyst_token_budget)
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks

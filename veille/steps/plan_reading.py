@@ -101,14 +101,16 @@ def _question(request_title: str, axis: AxisProtocol) -> str:
 
 
 def _axis_of(st: SubTask, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]) -> str:
-    """The axis a planner's sub-task serves: most of its documents relevant to it, then the words
-    of its question and search terms, then request order."""
+    """The axis a planner's sub-task serves: the share of the axis's words its question and search
+    terms use (the planner's framing is honoured), then how many of its documents are relevant to
+    the axis, then request order."""
     words = set().union(*(term_keys(t) for t in (st.question, *st.search_terms)))
 
-    def rank(k: int) -> tuple[int, int, int]:
+    def rank(k: int) -> tuple[float, int, int]:
         axis = axes[k]
-        overlap = len(words & set().union(*(term_keys(t) for t in axis.terms)))
-        return (len(set(st.doc_ids) & relevant[axis.key]), overlap, -k)
+        own = set().union(*(term_keys(t) for t in axis.terms))
+        overlap = len(words & own) / len(own) if own else 0.0
+        return (overlap, len(set(st.doc_ids) & relevant[axis.key]), -k)
 
     return axes[max(range(len(axes)), key=rank)].key
 
