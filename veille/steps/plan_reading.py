@@ -176,7 +176,7 @@ def decide_reading(
     ]
     needed = {a.key: sorted(relevant[a.key] & read) for a in axes} if measured else {}
     questions = {a.key: _question(request_title, a) for a in axes}
-    sub_tasks, unplaced = assign_branches(
+    sub_tasks, unplaced, apart = assign_branches(
         branches, needed, groups, read, questions, max_subtasks=max_subtasks, max_docs=max_docs
     )
     # Each branch ranks its passages by its axis: the planner's search terms and the axis's terms.
@@ -223,10 +223,11 @@ def decide_reading(
         "removed": removed,
         "out_of_period": dated_out,
         "unplaced": unplaced,
+        "groups_apart": apart,
         "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axis_of else {},
     }
     settled = settled.model_copy(update={"reading": report})
-    return Decision(settled, _alerts(added, removed, dated_out, unplaced, groups))
+    return Decision(settled, _alerts(added, removed, dated_out, unplaced, groups, apart))
 
 
 def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
@@ -240,6 +241,7 @@ def _alerts(
     dated_out: Sequence[str],
     unplaced: Sequence[str],
     groups: Sequence[Sequence[str]],
+    apart: Sequence[Sequence[str]] = (),
 ) -> list[Alert]:
     out: list[Alert] = []
     if added:
@@ -277,6 +279,16 @@ def _alerts(
                 "documents pertinents non lus, toutes les sous-tâches sont pleines "
                 f"(relever max_subtasks ou max_docs) : {', '.join(unplaced)}",
                 severity="error",
+            )
+        )
+    if apart:
+        split = " ; ".join(", ".join(g) for g in apart)
+        out.append(
+            alert(
+                "plan",
+                "plan.group_apart",
+                f"documents sur la même mesure lus par des sous-tâches différentes, faute de place : {split}",
+                severity="warning",
             )
         )
     if groups:
