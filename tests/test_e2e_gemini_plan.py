@@ -30,7 +30,14 @@ BUNDLED = PROJECT_ROOT / "corpus"
 # Schema-valid, arbitrary: the flagged off-topic doc-38 and one benchmark; doc-05 (a strong link)
 # and doc-35 (a homonym) explicitly excluded; the 36 others never mentioned.
 ARBITRARY = {
-    "sub_tasks": [{"id": "st-1", "question": "Que disent ces documents ?", "doc_ids": ["doc-38", "doc-03"]}],
+    "sub_tasks": [
+        {
+            "id": "st-1",
+            "question": "Que disent ces documents ?",
+            "doc_ids": ["doc-38", "doc-03"],
+            "search_terms": [],
+        }
+    ],
     "excluded": ["doc-05", "doc-35"],
 }
 
