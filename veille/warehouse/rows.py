@@ -100,7 +100,8 @@ def _plan_rows(run_dir: Path, run_id: str, missing: list[str]) -> tuple[list[Row
             }
         )
     reading = _reading(plan or {})
-    forecast = reading.get("not_read") if isinstance(reading.get("not_read"), dict) else {}
+    raw_forecast = reading.get("not_read")
+    forecast: dict[str, Any] = raw_forecast if isinstance(raw_forecast, dict) else {}
     subtasks = [
         _subtask_row(run_id, sub_id, planned.get(sub_id, {}), findings.get(sub_id))
         | _reading_row(reading.get("budget"), findings.get(sub_id), forecast.get(sub_id))
