@@ -79,6 +79,46 @@ def _relevant(scores: PassageScores, has_options: bool) -> dict[str, set[str]]:
     return out
 
 
+def _axis_sections(
+    scores: PassageScores, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]
+) -> dict[str, dict[str, list[int]]]:
+    """Per axis key and document, the numbers of its sections about the axis: those naming an
+    option and one of the axis's terms, and the best-scoring section on the axis of each document
+    relevant to it (at least one, so a document read for an axis shows what made it relevant)."""
+    out: dict[str, dict[str, list[int]]] = {a.key: {} for a in axes}
+    for axis in axes:
+        keys = [term_keys(t) for t in axis.terms]
+        shares = scores.shares[axis.key]
+        best: dict[str, tuple[float, int]] = {}
+        for n, passage in enumerate(scores.passages):
+            if passage.doc_id not in relevant[axis.key]:
+                continue
+            if passage.options and passage.names_terms(keys):
+                out[axis.key].setdefault(passage.doc_id, []).append(passage.n)
+            if passage.doc_id not in best or shares[n] > best[passage.doc_id][0]:
+                best[passage.doc_id] = (shares[n], passage.n)
+        for doc_id, (_, n) in best.items():
+            found = out[axis.key].setdefault(doc_id, [])
+            if n not in found:
+                found.append(n)
+    return {k: {d: sorted(ns) for d, ns in v.items()} for k, v in out.items()}
+
+
+def _passages(
+    st: SubTask, axis: str, final: Sequence[SubTask], plan: Plan, sections: Mapping[str, dict[str, list[int]]]
+) -> dict[str, list[int]]:
+    """The sections ``st`` reads of each document code added to it that a branch the planner chose
+    for that document reads whole: each branch reads what answers its axis, nothing is lost."""
+    chosen = {d: {p.question for p in plan.sub_tasks if d in p.doc_ids} for d in st.doc_ids}
+    out: dict[str, list[int]] = {}
+    for doc_id in st.doc_ids:
+        if st.question in chosen[doc_id] or doc_id not in sections.get(axis, {}):
+            continue  # the planner's own choice, or no section of the axis: read whole
+        if any(o is not st and doc_id in o.doc_ids and o.question in chosen[doc_id] for o in final):
+            out[doc_id] = sections[axis][doc_id]
+    return out
+
+
 def _must_read(scores: PassageScores, axes: Sequence[AxisProtocol]) -> dict[str, str]:
     """Documents with a passage naming an option and one of an axis's terms -> the axis their best
     such passage scores highest on: read by some branch whatever their score (property-tested)."""
@@ -181,11 +221,14 @@ def decide_reading(
     )
     # Each branch ranks its passages by its axis: the planner's search terms and the axis's terms.
     terms = {a.key: list(a.terms) for a in axes}
+    sections = _axis_sections(scores, axes, relevant)
+    axis_of = {st.id: _axis_of(st, axes, relevant) for st in sub_tasks}
     sub_tasks = [
         st.model_copy(
             update={
                 "flags": _flags(plan, st),
-                "search_terms": list(dict.fromkeys([*st.search_terms, *terms[_axis_of(st, axes, relevant)]])),
+                "search_terms": list(dict.fromkeys([*st.search_terms, *terms[axis_of[st.id]]])),
+                "passages": _passages(st, axis_of[st.id], sub_tasks, plan, sections),
             }
         )
         for st in sub_tasks
