@@ -47,7 +47,12 @@ def _decide(
 
 ENGLISH = "## Results\n\nZorblax sustains a p99 throughput of 40 000 messages per second on our cluster."
 FRENCH = "## Mesures\n\nLa latence de Quimby reste sous 12 ms au p99 sur notre grappe de test."
-MENU = "## Menu\n\nLundi : gratin, salade verte, compote. Mardi : poisson, riz, yaourt nature."
+MENU = "## Menu\n\n" + " ".join(
+    f"{day} : gratin dauphinois, salade verte, compote de pommes, pain complet, fromage blanc, "
+    "soupe de légumes, tarte aux poires, jus d'orange pressé."
+    for day in ("Lundi", "Mardi", "Mercredi", "Jeudi", "Vendredi")
+)  # a long text: the absence of the axes' words means something (min_words_to_judge)
+SIZING = "## Dimensionnement\n\nLa plateforme aura 12 GPU en 2027."
 
 
 def test_the_planners_search_terms_find_documents_the_requests_words_miss() -> None:
@@ -75,6 +80,11 @@ def test_a_placed_document_with_no_relevant_passage_is_removed_with_its_reason()
     reasons = {e.id: e.reason for e in plan.exclusions}
     assert reasons == {"doc-03": "no_relevant_passage"}
     assert plan.reading["removed"] == ["doc-03"]
+    # A one-line sizing note the planner placed stays: too short for absence to mean anything.
+    entries.append(_entry("doc-04"))
+    bodies["doc-04"] = SIZING
+    plan = _decide(_plan([["doc-01", "doc-04"]], [e.id for e in entries]), entries, bodies, reading)
+    assert "doc-04" in {i for st in plan.sub_tasks for i in st.doc_ids}
 
 
 def test_same_measure_of_the_same_option_at_two_dates_is_one_group() -> None:

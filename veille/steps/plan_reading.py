@@ -48,6 +48,7 @@ from veille.steps.plan_request import (
 )
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
 from veille.steps.reading import reading_query
+from veille.steps.text_relevance import setting
 
 __all__ = [
     "AxisProtocol",
@@ -198,8 +199,14 @@ def decide_reading(
         wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
     # Removal both ways, conservatively (precision): a placed document goes only when no passage
     # names a compared option and none scores as relevant to an axis (a framing document dense in
-    # the request's words scores; a canteen menu sharing « prix » with an axis does not).
-    linked = wanted | {p.doc_id for p in passages if p.options}
+    # the request's words scores; a canteen menu sharing « prix » with an axis does not), and its
+    # text is long enough for the absence of the axes' words to mean something (« La plateforme
+    # aura 12 GPU en 2027. » is a sizing note the planner placed: text_relevance's same bar).
+    words: dict[str, int] = {}
+    for p in passages:
+        words[p.doc_id] = words.get(p.doc_id, 0) + len(p.keys)
+    short = {i for i in placed if words.get(i, 0) < setting("min_words_to_judge")}
+    linked = wanted | short | {p.doc_id for p in passages if p.options}
     kept = (placed & linked if measured else placed) - never
     base = wanted | kept
     facts = {
