@@ -156,3 +156,17 @@ def test_interim_reading_keeps_the_requests_axes_and_options() -> None:
     assert [a.title for a in reading.axes] == ["Latence au p99", "Coût des licences", "Sécurité"]
     assert reading.options == OPTIONS and reading.period_start is None
     assert not any("zorblax" in t.lower() for a in reading.axes for t in a.terms)
+
+
+def test_a_branch_shown_the_sections_of_its_axis_reads_only_those() -> None:
+    from veille.roles.analyst import DocumentText
+    from veille.steps.reading import axis_passages
+
+    body = "## Prix\n\nLa licence coûte 900 EUR.\n\n## Déploiement\n\nChart Helm pour Kubernetes.\n\n## Feuille de route\n\nVersion 2.6 en été."
+    doc = DocumentText(id="doc-08", date="2026-01-01", source_type="fiche", title="Orvet", body=body)
+    other = doc.model_copy(update={"id": "doc-09"})
+    shown = axis_passages([doc, other], {"doc-08": [1, 2]})
+    assert "Kubernetes" in shown[0].body and "Version 2.6" in shown[0].body and "900 EUR" not in shown[0].body
+    assert shown[0].read_percent is not None and 0 < shown[0].read_percent < 100
+    assert shown[1] == other  # not listed: whole
+    assert axis_passages([doc], {"doc-08": [0, 1, 2]})[0] == doc  # every section: whole
