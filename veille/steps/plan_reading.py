@@ -256,7 +256,6 @@ def decide_reading(
             f"({len(dated_out)} document(s) hors période)"
         )
     settled = rebuild_plan(sub_tasks, [e.id for e in catalogue], reasons, details)
-    axis_of = [a.key for a in axes]
     report = {
         "measured": measured,
         "axes": [
@@ -274,7 +273,7 @@ def decide_reading(
         "out_of_period": dated_out,
         "unplaced": unplaced,
         "groups_apart": apart,
-        "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axis_of else {},
+        "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axes else {},
     }
     settled = settled.model_copy(update={"reading": report})
     return Decision(settled, _alerts(added, removed, dated_out, unplaced, groups, apart))
