@@ -22,6 +22,7 @@ from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_
 from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
 from veille.steps.plan_reading import read_by_text
+from veille.steps.request_read import document_texts, plan_reading
 from veille.steps.review import review_loop
 from veille.steps.write import write_sourced_draft
 from veille.store.ingest import ingest_corpus
@@ -56,19 +57,24 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
         with build_client(settings, run_id=new_run_id()) as client:
             assert client.backend == "offline"
             shown = planner_catalogue(request, listing.entries, settings)
-            if planner_reads_texts(client.backend):
+            if planner_reads_texts(client.role_backend("planner")):
                 shown = with_texts(shown, settings.database)
             planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
-            # What each analyst reads, settled by the documents' passages, as the plan step does.
-            bodies = shown.data.texts or {
-                d.id: d.body for d in fetch_documents(settings.database, [e.id for e in shown.data.catalogue])
-            }
-            planned = read_by_text(planned, shown.data, bodies, budget=settings.analyst_token_budget)
+            # The request read once, and what each analyst reads settled by the documents' passages,
+            # as the flow's plan task does (veille.tasks.plan).
+            bodies = shown.data.texts or document_texts(
+                settings.database, [e.id for e in shown.data.catalogue]
+            )
+            reading = plan_reading(shown.data, bodies, planned.proposed)
+            planned = planned.model_copy(update={"reading": reading})
+            planned = read_by_text(planned, shown.data, bodies, reading, budget=settings.analyst_token_budget)
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks
             ]
-            written = write_sourced_draft(client, analyses, request, grid, settings.database)
+            written = write_sourced_draft(
+                client, analyses, request, grid, settings.database, reading=planned.reading
+            )
             writer_input, sources, draft, write_alerts = (
                 written.writer_input,
                 written.sources,
@@ -84,6 +90,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
                 max_rounds=settings.max_rounds,
                 axes=writer_input.axes,
                 contradictions=len(writer_input.contradictions),
+                context=written.verify,
             )
             records = client.journal.records()
     final = finalize_report(

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 import veille.roles
 from tests.test_offline_fixtures import synthetic_analyst_input, synthetic_planner_input
-from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, axis_titles
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint
 from veille.grid import load_grid
 from veille.roles.analyst import ContradictionNote, Finding, Findings
 from veille.roles.analyst_update import AnalystUpdateInput, KnownDocument
@@ -28,6 +28,7 @@ from veille.roles.researcher import ResearcherInput
 from veille.roles.reviser import ReviserInput
 from veille.roles.writer import NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.settings import Settings
+from veille.steps.headings import axis_titles
 
 __all__ = ["ROLE_INPUTS", "all_roles", "role_cases"]
 

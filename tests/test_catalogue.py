@@ -121,5 +121,5 @@ def test_outdated_schema_is_reported(tmp_path: Path) -> None:
         con.execute("INSERT INTO schema_migrations VALUES (1, 'migration_001_corpus_schema.sql', now())")
     finally:
         con.close()
-    with pytest.raises(RuntimeError, match="schema version 1, this code needs 3: run `veille ingest`"):
+    with pytest.raises(RuntimeError, match="schema version 1, this code needs 4: run `veille ingest`"):
         read_catalogue(path)

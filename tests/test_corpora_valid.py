@@ -45,11 +45,13 @@ def corpus(request: pytest.FixtureRequest) -> Path:
 def _traps(corpus: Path) -> dict[str, list]:
     data = yaml.safe_load((corpus / "traps.yaml").read_text(encoding="utf-8")) or {}
     gaps = data.pop("offline_gaps", None) or {}  # read by tests/test_corpora_plan.py
-    assert set(gaps) <= {"read_apart", "not_placed"}, sorted(gaps)
+    assert set(gaps) <= {"read_apart", "not_placed", "placed_off_topic", "not_reused"}, sorted(gaps)
     facts = load_reference(corpus).facts if gaps else None
     ids = {c.id for c in facts.contradictions} if facts else set()
     assert set(gaps.get("read_apart") or []) <= ids, (gaps, sorted(ids))
     assert set(gaps.get("not_placed") or []) <= set(facts.keep if facts else []), gaps
+    off_topic = set(facts.exclude if facts else []) | set(data.get("off_topic") or [])
+    assert set(gaps.get("placed_off_topic") or []) <= off_topic, gaps
     assert set(data) <= TRAP_KEYS, sorted(set(data) - TRAP_KEYS)
     return {key: data.get(key) or [] for key in TRAP_KEYS}
 

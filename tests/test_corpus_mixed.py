@@ -100,31 +100,32 @@ def test_every_readable_file_is_ingested_with_derived_metadata(tmp_path: Path) -
     pelican = rows["docs/blog/2024-11-02-tamaris.md"]
     assert pelican[1:3] == ("Tamaris: retour d'expérience", datetime.date(2024, 11, 2))
     meeting = rows["docs/wiki/reunion.md"]
-    assert meeting[1:] == (
+    assert meeting[1:] == (  # no date of its own: unknown, never its file's clock (issue 36)
         "Compte rendu de réunion",
-        datetime.date(2025, 10, 9),
+        None,
         "wiki",
         "markdown",
         "first heading",
-        "file date",
+        "unknown",
         "folder",
     )
     # Ids stay unique and readable: reunion.md and reunion.txt share a path slug.
     assert (meeting[0], rows["docs/wiki/reunion.txt"][0]) == ("wiki-reunion", "wiki-reunion-text")
     pdf = rows["docs/fournisseurs/outline.pdf"]
-    assert (pdf[4], pdf[6]) == ("pdf", "pdf properties")
+    assert (pdf[4], pdf[6]) == ("pdf", "format_metadata")  # pdfTeX: the author's own tool
     html = rows["docs/pages/Closure-Example.HTM"]
     assert (html[4], html[5]) == ("html", "html <title>")
     docx = rows["docs/notes/styles.docx"]
-    assert (docx[1], docx[4], docx[6]) == ("Heading 1", "docx", "docx properties")
+    assert (docx[1], docx[4], docx[6]) == ("Heading 1", "docx", "format_metadata")  # revised in Word
     assert rows["docs/gateau.md"][3] == "markdown"  # the format when there is no folder
-    # Extra fields: one aggregated info alert naming them; the file-dated document: one more.
+    # Extra fields: one aggregated info alert naming them; the undated documents: one more.
     codes = sorted(a.code for a in report.alerts if a.severity == "info")
-    assert codes.count("ingest.unknown_fields") == 1 and codes.count("ingest.file_date") == 1
+    assert codes.count("ingest.unknown_fields") == 1 and codes.count("ingest.unknown_date") == 1
+    assert "ingest.file_date" not in codes
     fields = next(a for a in report.alerts if a.code == "ingest.unknown_fields").message
     assert all(name in fields for name in ("layout", "categories", "tags", "draft", "slug"))
     line = next(e for e in read_catalogue(db).lines if e.startswith("wiki-reunion |"))
-    assert "(date du fichier)" in line
+    assert line.startswith("wiki-reunion | date inconnue | wiki |")
 
 
 def test_an_unchanged_pdf_is_not_converted_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -100,18 +100,16 @@ def test_missing_front_matter_derives_every_field(tmp_path: Path) -> None:
     path = write(tmp_path, "# Titre\n\nPas d'en-tête.\n")
     os.utime(path, (1_760_000_000, 1_760_000_000))  # 2025-10-09 UTC
     doc = parse_document(path, relative_to=tmp_path)
-    assert (doc.id, doc.title, doc.date, doc.source_type) == (
-        "doc-01",
-        "Titre",
-        datetime.date(2025, 10, 9),
-        "markdown",
-    )
+    # No date of its own: unknown, never the file's clock unless the user opts in (issue 36).
+    assert (doc.id, doc.title, doc.date, doc.source_type) == ("doc-01", "Titre", None, "markdown")
     assert doc.origins == {
         "id": "path",
         "title": "first heading",
-        "date": "file date",
+        "date": "unknown",
         "source_type": "format",
     }
+    clocked = parse_document(path, relative_to=tmp_path, file_clock=True)
+    assert (clocked.date, clocked.origins["date"]) == (datetime.date(2025, 10, 9), "file_clock")
 
 
 def test_front_matter_not_closed(tmp_path: Path) -> None:
@@ -181,7 +179,7 @@ def test_empty_front_matter_derives_the_fields(tmp_path: Path) -> None:
         "note du jour",
         datetime.date(2024, 5, 6),
     )
-    assert doc.origins["date"] == "file name"
+    assert doc.origins["date"] == "file_name"
 
 
 def test_duplicate_yaml_key(tmp_path: Path) -> None:
@@ -194,7 +192,8 @@ def test_missing_required_field_is_derived_and_its_origin_recorded(tmp_path: Pat
     text = "\n".join(line for line in doc_text().splitlines() if not line.startswith(f"{field}:")) + "\n"
     doc = parse_document(write(tmp_path, text), relative_to=tmp_path)
     assert doc.origins[field] != "front matter"
-    assert all(origin == "front matter" for name, origin in doc.origins.items() if name != field)
+    given = {name: "front_matter" if name == "date" else "front matter" for name in doc.origins}
+    assert all(origin == given[name] for name, origin in doc.origins.items() if name != field)
 
 
 def test_null_title_is_derived(tmp_path: Path) -> None:

@@ -3,8 +3,9 @@
 A model whose every answer is huge but valid (the most findings the schema allows, long statements,
 60,000 output tokens billed per request) meets a small ``max_cost_usd``: the night still completes
 with a dossier; code finishes what the budget refused (offline analysts, dossier rendered by code);
-an error alert says so; and the journaled spend respects the bound of veille/models/budget.py:
-below ``max_cost_usd`` + ``max_concurrent_calls`` × the dearest single request.
+an error alert says so; and the journaled spend respects the hard cap of veille/models/budget.py:
+at most ``max_cost_usd`` (each request priced at its most before it leaves; the fake bills no more
+output than the request allowed, as a provider does).
 """
 
 from __future__ import annotations
@@ -37,15 +38,17 @@ def _text(content: dict[str, Any]) -> str:
     return "".join(part.get("text", "") for part in content.get("parts", []))
 
 
-def _billed(reply: Reply) -> Reply:
-    """``reply`` with a huge bill: every request costs as if the model wrote BILLED_OUTPUT tokens."""
+def _billed(reply: Reply, body: dict[str, Any]) -> Reply:
+    """``reply`` with a huge bill: every request costs as if the model wrote BILLED_OUTPUT tokens,
+    or as many as the request allowed (``maxOutputTokens``: a provider bills no more, issue 38)."""
     payload = json.loads(reply.body)
     if "candidates" not in payload:
         return reply
+    output = min(BILLED_OUTPUT, body.get("generationConfig", {}).get("maxOutputTokens") or BILLED_OUTPUT)
     payload["usageMetadata"] = {
         "promptTokenCount": 2_000,
-        "candidatesTokenCount": BILLED_OUTPUT,
-        "totalTokenCount": 2_000 + BILLED_OUTPUT,
+        "candidatesTokenCount": output,
+        "totalTokenCount": 2_000 + output,
     }
     return Reply.raw(json.dumps(payload))
 
@@ -55,8 +58,9 @@ def _respond(body: dict[str, Any], model: str, others: Any) -> Reply:
         ids = re.findall(r'<document id="([^"]+)"', _text(body["contents"][0]))
         statements = [f"{LONG} {n}." for n in range(200)] + ["", ".", f"{LONG} 0."]
         findings = [{"statement": s, "doc_ids": ids[:1], "figures": []} for s in statements]
-        return _billed(Reply.json({"findings": findings, "contradictions": [], "open_questions": []}))
-    return _billed(others(body, model))
+        reply = Reply.json({"findings": findings, "contradictions": [], "open_questions": []})
+        return _billed(reply, body)
+    return _billed(others(body, model), body)
 
 
 @pytest.fixture()
@@ -92,8 +96,8 @@ def test_a_spent_budget_stops_model_calls_and_code_finishes_the_night(
     spent = sum(r.cost_usd or 0.0 for r in records)
     dearest = max(r.cost_usd or 0.0 for r in paid)
     assert paid and refused and {r.http_requests for r in refused} == {0}
-    # The bound (veille/models/budget.py), max_concurrent_calls = 1 here.
-    assert BUDGET <= spent < BUDGET + 1 * dearest, (spent, dearest)
+    # The hard cap (veille/models/budget.py, issue 38): each request left only if its most fit.
+    assert 0 < dearest <= spent <= BUDGET, (spent, dearest)
     # Every request the server received is a paid, journaled one: none was sent past the budget.
     assert len(server.requests) == sum(r.http_requests or 0 for r in records) == len(paid)
     assert all(r.started_at < refused[0].started_at for r in paid)

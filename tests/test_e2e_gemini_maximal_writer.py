@@ -42,7 +42,9 @@ def _maximal(schema: dict[str, Any], words: int, counter: Iterator[int]) -> Any:
         return [_maximal(schema["items"], words, counter) for _ in range(schema["maxItems"])]
     if kind == "string":
         n = next(counter)
-        text = " ".join(f"Kestrel{n}" if i == 0 else "débit" for i in range(words - 1)) + f" {n}."
+        # Distinct by its first word; no figure: an invented one is the verifier's to drop (issue 36,
+        # tests/test_e2e_gemini_verify.py), and this test is about code's bounds on what stays.
+        text = " ".join(f"Kestrel{n}" if i == 0 else "débit" for i in range(words - 1)) + " mesuré."
         return text[: schema["maxLength"]]
     if kind == "integer":
         return schema.get("minimum", 1)

@@ -39,6 +39,11 @@ ARBITRARY = {
         }
     ],
     "excluded": ["doc-05", "doc-35"],
+    # The planner's reading of the request (every wire property is required): proposes nothing.
+    "axes": [],
+    "options": [],
+    "period_start": "",
+    "period_end": "",
 }
 
 

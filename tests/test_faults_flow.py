@@ -265,12 +265,13 @@ def test_malformed_json_is_re_asked(gemini_flow: Flow, reliability: Any) -> None
     st1 = [(c.attempt, c.status) for c in result.calls() if c.subtask_id == "st-1"]
     assert st1 == [(1, "schema_error"), (2, "ok")]
     reask = _requests_for(server, "analyst", "st-1")[1].body["contents"]
-    assert [t["role"] for t in reask] == ["user", "model", "user"]
+    assert [t["role"] for t in reask] == ["user"]  # the prompt, then the error: never the answer
+    assert "Kestrel" not in reask[0]["parts"][-1]["text"]
     assert result.findings["st-1"]["findings"]
     reliability.record(
         "malformed JSON (truncated object) from an analyst",
-        "re-ask with the invalid answer and the parse error; run completes",
-        "st-1: attempt 1 schema_error, attempt 2 ok (same call), re-ask carried the answer; run Completed",
+        "re-ask with the parse error (never the answer); run completes",
+        "st-1: attempt 1 schema_error, attempt 2 ok (same call), re-ask carried the error only; run Completed",
     )
 
 
@@ -284,7 +285,7 @@ def test_critic_score_outside_1_to_5_is_re_asked(gemini_flow: Flow, reliability:
     _assert_completed(result)
     critic = [(c.attempt, c.status) for c in result.calls() if c.role == "critic"]
     assert critic == [(1, "schema_error"), (2, "ok")]
-    feedback = _requests_for(server, "critic")[1].body["contents"][-1]["parts"][0]["text"]
+    feedback = _requests_for(server, "critic")[1].body["contents"][-1]["parts"][-1]["text"]
     assert "clarity" in feedback and str(score) in feedback
     assert result.run["validated"] is True
     reliability.record(
@@ -327,7 +328,7 @@ def test_max_tokens_truncation_is_re_asked_asking_for_brevity(gemini_flow: Flow,
     _assert_completed(result)
     writer = [(c.status, c.error_class) for c in result.calls() if c.role == "writer"]
     assert writer == [("schema_error", "MaxTokens"), ("ok", None)]
-    feedback = _requests_for(server, "writer")[1].body["contents"][-1]["parts"][0]["text"]
+    feedback = _requests_for(server, "writer")[1].body["contents"][-1]["parts"][-1]["text"]
     assert "MAX_TOKENS" in feedback and "concise" in feedback
     reliability.record(
         "MAX_TOKENS truncation (writer)",

@@ -107,8 +107,9 @@ def test_schema_invalid_answer_is_reasked_then_accepted(corpus: Path, warehouse:
     planner = [r for r in read_journal(run_dir / "calls.jsonl") if r.role == "planner"]
     assert [(r.attempt, r.status) for r in planner] == [(1, "schema_error"), (2, "ok")]
     assert len({r.call_id for r in planner}) == 1
-    # The re-ask carried the invalid answer and the validation error back to the model.
-    assert model.requests_for("planner")[1].feedback[0][0] == '{"sub_tasks": "pas une liste"}'
+    # The re-ask carried the validation error back to the model, not the invalid answer.
+    ((answer, error),) = model.requests_for("planner")[1].feedback
+    assert answer == "" and "sub_tasks" in error
 
 
 def test_hallucinated_ids_never_reach_an_analyst_or_the_report(corpus: Path, warehouse: Path) -> None:

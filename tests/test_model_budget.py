@@ -105,3 +105,54 @@ def test_no_budget_never_refuses(tmp_path: Path) -> None:
     budget.admit("writer")  # no exception: max_cost_usd unset
     assert not budget.exhausted()
     assert budget.refused() == {}
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    requests=st.lists(
+        st.tuples(st.floats(0.0, 3.0, allow_nan=False), st.floats(0.0, 1.0, allow_nan=False)),
+        min_size=1,
+        max_size=40,
+    ),
+    limit=st.floats(0.01, 10.0, allow_nan=False),
+    concurrency=st.integers(1, 6),
+    schedule=st.lists(st.booleans(), max_size=160),
+)
+def test_with_each_request_priced_at_its_most_the_spend_never_exceeds_the_budget(
+    requests: list[tuple[float, float]], limit: float, concurrency: int, schedule: list[bool]
+) -> None:
+    """Issue 38 item 4: each request is admitted with the most it may cost (its input and its
+    max_output_tokens; it costs at most that, a share of it here) and held until its record is
+    journaled. Whatever the interleaving and concurrency, the spend stays within max_cost_usd; a
+    request that waits for the requests in flight is sent later, not refused."""
+    journal = CallJournal()
+    budget = CostBudget(limit, None, journal)
+    pending = deque((most, most * share) for most, share in requests)
+    in_flight: deque[tuple[str, float]] = deque()
+    refused = 0
+    n = 0
+    for start in [*schedule, *([False] * (concurrency + len(requests)))]:
+        if start and pending and len(in_flight) < concurrency:
+            most, cost = pending[0]
+            key = f"c{n}"
+            try:
+                admitted = budget.admit("analyst", most, f"{key}:1")
+            except BudgetExceededError:
+                pending.popleft()
+                refused += 1
+                journal.append(_record(None, refused=True).model_copy(update={"call_id": key}))
+                n += 1
+                continue
+            if admitted:
+                pending.popleft()
+                in_flight.append((key, cost))
+                n += 1
+            else:
+                assert in_flight  # only the requests in flight may make one wait
+        elif in_flight:
+            key, cost = in_flight.popleft()
+            journal.append(_record(cost).model_copy(update={"call_id": key}))
+        spent = sum(r.cost_usd or 0.0 for r in journal.records())
+        assert spent <= limit + 1e-9
+    if not refused and not pending:
+        assert len([r for r in journal.records() if not r.error_class]) == len(requests)

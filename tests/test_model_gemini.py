@@ -20,6 +20,7 @@ from veille.journal import read_journal
 from veille.models.attempts import BlockedPromptError
 from veille.models.base import ModelError, SchemaValidationError, TransientModelError
 from veille.models.caller import ModelClient
+from veille.models.outcap import THINKING_TOKENS, schema_tokens
 from veille.models.pricing import ModelPrice, PriceTable
 from veille.roles.critic import evaluation_schema
 from veille.settings import RoleModel, Settings
@@ -130,6 +131,9 @@ def test_structured_output_is_parsed_and_request_carries_schema_system_and_think
     assert schema["properties"]["clarte"]["minimum"] == 1 and schema["properties"]["clarte"]["maximum"] == 5
     assert config["temperature"] == 0.0  # the critic's temperature in the default settings
     assert config["thinkingConfig"] == {"thinkingBudget": 1024}  # gemini-2.5 + "low"
+    # The output cap (issue 38): the longest valid answer and "low"'s thinking, within the bound.
+    assert config["maxOutputTokens"] == schema_tokens(Evaluation) + THINKING_TOKENS["low"]
+    assert config["maxOutputTokens"] < Settings().max_output_tokens
 
 
 def test_gemini_3_models_get_a_thinking_level(server: FakeGemini, client_factory: Any) -> None:
@@ -173,9 +177,11 @@ def test_schema_violation_is_re_asked_with_the_error_then_succeeds(
     assert result.attempts == 2
     assert len(server.requests) == 2
     contents = server.requests[1].body["contents"]
-    assert [turn["role"] for turn in contents] == ["user", "model", "user"]
-    assert contents[1]["parts"][0]["text"] == invalid  # the invalid answer, fed back as the model's turn
-    reask = contents[2]["parts"][0]["text"]
+    # The errors are fed back after the prompt, the invalid answer is not (issue 38: an answer
+    # echoed back is billed again as input).
+    assert [turn["role"] for turn in contents] == ["user"]
+    assert invalid not in json.dumps(server.requests[1].body)
+    reask = contents[0]["parts"][-1]["text"]
     assert "clarte" in reask and "less than or equal to 5" in reask and "7" in reask
     records = read_journal(tmp_path / "calls.jsonl")
     assert [r.status for r in records] == ["schema_error", "ok"]
@@ -202,7 +208,7 @@ def test_three_violations_end_in_a_typed_error(
     assert caught.value.attempts == 3 and caught.value.role == "critic"
     assert "clarte" in caught.value.last_error
     assert len(server.requests) == 3
-    truncation_feedback = server.requests[2].body["contents"][-1]["parts"][0]["text"]
+    truncation_feedback = server.requests[2].body["contents"][-1]["parts"][-1]["text"]
     assert "MAX_TOKENS" in truncation_feedback
     records = read_journal(tmp_path / "calls.jsonl")
     assert [r.status for r in records] == ["schema_error"] * 3

@@ -21,12 +21,12 @@ from veille.dossier import (
     Dossier,
     KeyPoint,
     LedgerEntry,
-    axis_titles,
     render_body,
 )
 from veille.plaintext import clean_text, md_escape, plain
 from veille.roles.writer import NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.finalize import assemble_report
+from veille.steps.headings import axis_titles
 from veille.steps.write import sanitize_dossier
 from veille.steps.write_fallback import code_dossier
 

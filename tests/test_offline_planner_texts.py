@@ -16,7 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from veille.backends import build_backend
 from veille.corpus.request import load_request
+from veille.models.base import ModelDefaults
 from veille.offline.authority import AuthorityRanking
 from veille.offline.planner import plan
 from veille.roles.planner import CatalogueEntry, PlannerInput, build_prompt
@@ -48,8 +50,13 @@ def test_the_prompt_and_the_reuse_basis_never_carry_the_texts(bodies: list[str])
 
 
 def test_only_a_free_backend_reads_the_texts() -> None:
-    assert planner_reads_texts("offline")
-    assert not planner_reads_texts("gemini")
+    offline = Settings.from_params(backend="offline")
+    assert planner_reads_texts(build_backend(offline))
+    # Any backend that does not declare itself free plans on the catalogue alone (Gemini, openai).
+    assert not planner_reads_texts(ModelDefaults())  # type: ignore[arg-type]
+    from veille.models.openai_compat import OpenAICompatModel
+
+    assert not planner_reads_texts(OpenAICompatModel(offline))
 
 
 def _prepared(corpus: Path, tmp: str) -> PlannerInput:

@@ -15,7 +15,6 @@ from veille.dossier import (
     CitedText,
     Dossier,
     KeyPoint,
-    axis_titles,
     ledger_entries,
     render_body,
 )
@@ -30,6 +29,7 @@ from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import WRITER, NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.run.folder import new_run_id
 from veille.settings import Settings
+from veille.steps.headings import axis_titles
 from veille.steps.review import review_loop
 from veille.textstats import MODEL_SECTIONS, count_words, section_order, sentences, split_sections, words
 
@@ -178,8 +178,8 @@ def test_writer_recommendation_is_extractive_and_names_the_option_each_axis_favo
     advice = split_sections(_draft())["Recommandation"]
     assert "extractive" in advice
     # Rates per second: higher is better; prices: lower is better; figures from retained sources.
-    assert re.search(r"Axe st-1 : .*Sauvia 2,1 Go/s.*Barzo 2,6 Go/s.* favorisent Barzo", advice), advice
-    assert re.search(r"Axe st-2 : .*Sauvia 120 EUR.*Barzo 110 EUR.* favorisent Barzo", advice), advice
+    assert re.search(r"Performances : .*Sauvia 2,1 Go/s.*Barzo 2,6 Go/s.* favorisent Barzo", advice), advice
+    assert re.search(r"Coût : .*Sauvia 120 EUR.*Barzo 110 EUR.* favorisent Barzo", advice), advice
     assert "4,0 Go/s" not in advice
 
 
@@ -188,7 +188,7 @@ def test_writer_compares_the_options_the_request_names_not_its_mandatory_mention
     mention that is no option (« coût sur 3 ans ») compares nothing."""
     data = _writer_input(mandatory_mentions=["coût sur 3 ans"], options=MENTIONS)
     advice = split_sections(_draft(data))["Recommandation"]
-    assert re.search(r"Axe st-2 : .*Sauvia 120 EUR.*Barzo 110 EUR.* favorisent Barzo", advice), advice
+    assert re.search(r"Coût : .*Sauvia 120 EUR.*Barzo 110 EUR.* favorisent Barzo", advice), advice
     synthesis = split_sections(_draft(data))["Synthèse"]
     assert "compare Sauvia, Barzo et Quillon" in synthesis and "compare coût" not in synthesis
     no_options = split_sections(_draft(_writer_input(mandatory_mentions=["coût sur 3 ans"])))[
@@ -217,9 +217,7 @@ def test_recommendation_compares_one_rate_not_the_items_it_counts() -> None:
             )
         )
     )["Recommandation"]
-    assert re.search(r"Axe st-2 : Sauvia 120 EUR, Barzo 110 EUR ; ces chiffres favorisent Barzo", advice), (
-        advice
-    )
+    assert re.search(r"Coût : Sauvia 120 EUR, Barzo 110 EUR ; ces chiffres favorisent Barzo", advice), advice
     assert "15 000 EUR" not in advice and "8 000 EUR" not in advice  # a support and a set-up
 
 

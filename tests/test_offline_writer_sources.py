@@ -12,10 +12,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veille.dossier import axis_titles
 from veille.offline.writer import quote_foreign, write
 from veille.roles.writer import NumberedFinding, SourceRef, WriterInput
 from veille.steps.finalize import finalize_report
+from veille.steps.headings import axis_titles
 
 _FINDINGS = [
     "Alvera — La latence de lecture relevée est de 12 ms.",

@@ -170,3 +170,23 @@ def test_a_branch_shown_the_sections_of_its_axis_reads_only_those() -> None:
     assert shown[0].read_percent is not None and 0 < shown[0].read_percent < 100
     assert shown[1] == other  # not listed: whole
     assert axis_passages([doc], {"doc-08": [0, 1, 2]})[0] == doc  # every section: whole
+
+
+def test_a_period_no_dated_document_falls_in_is_set_aside_with_an_alert() -> None:
+    """« la mise en production de 2027 » read as a period would leave nothing to read: every
+    document is dated 2026, so the period is not the documents' period (plan.period_ignored)."""
+    entries = [_entry("doc-01", "2026-03-01"), _entry("doc-02", "2026-09-14"), _entry("doc-03", "")]
+    bodies = {e.id: "Zorblax : latence p95 de 210 ms au banc d'essai." for e in entries}
+    axis = InterimAxis("axe-1", "Latence", ("latence",))
+    reading = InterimReading((axis,), OPTIONS, period_start=datetime.date(2027, 1, 1))
+    plan = _plan([["doc-01", "doc-02", "doc-03"]], [e.id for e in entries])
+    decision = decide_reading(
+        plan, entries, bodies, reading, request_title="Moteurs", max_subtasks=4, max_docs=6
+    )
+    assert not [e for e in decision.plan.exclusions if e.reason == "out_of_period"]
+    assert {"doc-01", "doc-02"} <= {i for s in decision.plan.sub_tasks for i in s.doc_ids}
+    assert [a.code for a in decision.alerts if a.code == "plan.period_ignored"]
+    # One dated document inside the period: the period holds and the older one is out.
+    inside = [*entries[:1], _entry("doc-02", "2027-02-01"), entries[2]]
+    kept = decide_reading(plan, inside, bodies, reading, request_title="Moteurs", max_subtasks=4, max_docs=6)
+    assert [e.id for e in kept.plan.exclusions if e.reason == "out_of_period"] == ["doc-01"]

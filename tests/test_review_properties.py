@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from veille.citations import cited_numbers, invalid_citations
-from veille.dossier import KEY_POINTS_SECTION, NEWS_SECTION, axis_titles, without_news
+from veille.dossier import KEY_POINTS_SECTION, NEWS_SECTION, without_news
 from veille.grid import Grid
 from veille.roles.base import In, Out, Role
 from veille.roles.critic import CRITIC
@@ -28,6 +28,7 @@ from veille.roles.judge import JUDGE, JudgeScore, JudgeVerdict, make_verdict
 from veille.roles.reviser import REVISER
 from veille.roles.writer import WRITER, NumberedFinding, SourceRef, WriterInput
 from veille.steps.finalize import finalize_report
+from veille.steps.headings import axis_titles
 from veille.steps.review import review_loop
 from veille.steps.write import write_draft
 from veille.textstats import MODEL_SECTIONS, section_order, split_sections

@@ -28,7 +28,7 @@ def test_given_parameters_win_and_none_means_not_given(
     ("params", "field"),
     [
         ({"max_rounds": 0}, "max_rounds"),
-        ({"backend": "openai"}, "backend"),
+        ({"backend": "no-such-provider"}, "backend"),
         ({"max_subtasks": 0}, "max_subtasks"),
     ],
 )

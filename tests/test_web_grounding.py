@@ -244,9 +244,9 @@ def test_the_answer_json_is_code_written(server: FakeGemini, client: ModelClient
 
 def test_research_plan_budget_and_offline() -> None:
     subs = [SubTask(id=f"st-{i}", question="q", doc_ids=["d"]) for i in range(1, 5)]
-    assert research_plan(subs, web=False, backend="gemini", budget=2) == ([], [])
-    chosen, alerts = research_plan(subs, web=True, backend="gemini", budget=2)
+    assert research_plan(subs, web=False, searches=True, budget=2) == ([], [])
+    chosen, alerts = research_plan(subs, web=True, searches=True, budget=2)
     assert [s.id for s in chosen] == ["st-1", "st-2"]
     assert alerts[0].code == "web.budget_exhausted" and alerts[0].subjects == ["st-3", "st-4"]
-    chosen, alerts = research_plan(subs, web=True, backend="offline", budget=2)
+    chosen, alerts = research_plan(subs, web=True, searches=False, budget=2)
     assert chosen == [] and [a.code for a in alerts] == ["web.offline"]

@@ -6,7 +6,8 @@ Design rules from the seed:
 - the critic's remarks are added only when the grid fails (a critic always finds something to say,
   which is no reason to loop again);
 - hard checks in code: word range, sentence length (quoted by their start), forbidden words,
-  mandatory mentions, orphan citations, the report's sections, cited bullets.
+  mandatory mentions, orphan citations, the report's sections, cited bullets, and the request's
+  language (veille.language_checks: prose in it, foreign passages as framed quotations, bounded).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veille.citations import CITATION_RE, invalid_citations
-from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN
+from veille.dossier import OPTIONAL_SECTIONS, SYNTHESIS_MAX, SYNTHESIS_MIN
 from veille.grid import Grid
+from veille.language_checks import language_instructions
 from veille.textstats import (
     MODEL_SECTIONS,
     SENTENCE_START_WORDS,
@@ -68,13 +70,13 @@ def _section_checks(draft: str) -> list[str]:
     out = []
     order = section_order(draft)
     for name in MODEL_SECTIONS:
-        if name not in order:
+        if name not in order and name not in OPTIONAL_SECTIONS:
             out.append(
                 f"Section manquante : « ## {name} ». Le rapport doit contenir exactement les sections "
                 f"{_LISTED}, dans cet ordre."
             )
     present = [name for name in order if name in MODEL_SECTIONS]
-    if not out and present != list(MODEL_SECTIONS):
+    if not out and present != [name for name in MODEL_SECTIONS if name in present]:
         out.append(f"Ordre des sections : placez-les dans cet ordre : {_LISTED}.")
     if SOURCES_HEADING in order:
         out.append("Supprimez la section « ## Sources » : la liste des sources est ajoutée par le code.")
@@ -144,11 +146,14 @@ def _hard_checks(draft: str, grid: Grid, sources: Sequence[object], word_count: 
     return instructions
 
 
-def arbitrate(evaluation: Mapping[str, Any], draft: str, grid: Grid, sources: Sequence[object]) -> Verdict:
+def arbitrate(
+    evaluation: Mapping[str, Any], draft: str, grid: Grid, sources: Sequence[object], language: str = ""
+) -> Verdict:
     """Scores + hard checks -> (valid, instructions for the reviser).
 
     ``evaluation`` is the critic's output as a mapping (criterion -> int, ``remarks`` -> list[str]);
-    ``draft`` is the model text (no title, no Sources section); ``sources`` the numbered sources.
+    ``draft`` is the model text (no title, no Sources section); ``sources`` the numbered sources;
+    ``language`` the request's (ISO 639-1), a hard criterion when given.
     """
     scores = scores_of(evaluation, list(grid.criteria))
     instructions: list[str] = []
@@ -172,6 +177,7 @@ def arbitrate(evaluation: Mapping[str, Any], draft: str, grid: Grid, sources: Se
     word_count = count_words(draft)
     instructions += _hard_checks(draft, grid, sources, word_count)
     instructions += _section_checks(draft)
+    instructions += language_instructions(draft, language, grid)
 
     if instructions:  # the critic's remarks count only when the grid is not satisfied
         instructions += remarks

@@ -12,9 +12,17 @@ from pathlib import Path
 from veille.models.base import Model
 from veille.models.caller import CallSlot, ModelClient
 from veille.models.function import FunctionModel, RoleFunction
+from veille.providers import build_provider, provider_version
 from veille.settings import Settings
 
-__all__ = ["backend_version", "build_backend", "build_client", "offline_backend"]
+__all__ = [
+    "backend_version",
+    "build_backend",
+    "build_client",
+    "offline_backend",
+    "offline_version",
+    "role_backends",
+]
 
 
 def offline_backend(settings: Settings) -> FunctionModel:
@@ -29,26 +37,39 @@ def offline_backend(settings: Settings) -> FunctionModel:
     return FunctionModel(ENGINE_NAME, functions, version=engine_version(settings.authority_file))
 
 
-def backend_version(settings: Settings, model: Model | None = None) -> str:
-    """What names the code behind a backend's answers, for cache keys: the offline engine's digest
-    (:func:`veille.offline.engine_version`); a given ``model``'s ``version`` attribute; "" for
-    Gemini (its answers are the provider's: the request, in the key, is what decides them)."""
-    if model is not None:
-        return str(getattr(model, "version", ""))
-    if settings.resolved_backend() == "gemini":
-        return ""
+def offline_version(settings: Settings) -> str:
+    """The offline engine's version (its code and data digest) without building it (registry)."""
     from veille.offline import engine_version
 
     return engine_version(settings.authority_file)
 
 
-def build_backend(settings: Settings) -> Model:
-    """The backend ``settings.resolved_backend()`` names: Gemini (key required) or the offline engine."""
-    if settings.resolved_backend() == "gemini":
-        from veille.models.gemini import GeminiModel
+def backend_version(settings: Settings, model: Model | None = None, role: str | None = None) -> str:
+    """What names the code behind a backend's answers, for cache keys: a given ``model``'s
+    ``version``; else the version the registry gives for ``role``'s provider (the night's when no
+    role): the offline engine's digest, "" for a provider whose answers are its own."""
+    if model is not None:
+        return model.version
+    name = settings.role_provider(role) if role is not None else settings.resolved_backend()
+    return provider_version(name, settings)
 
-        return GeminiModel(settings)
-    return offline_backend(settings)
+
+def build_backend(settings: Settings) -> Model:
+    """The backend of the night's provider (``settings.resolved_backend()``, veille/providers.py)."""
+    return build_provider(settings.resolved_backend(), settings)
+
+
+def role_backends(settings: Settings, night: Model) -> dict[str, Model]:
+    """The backends of the roles on a provider other than the night's, one per provider."""
+    built: dict[str, Model] = {night.name: night}
+    chosen: dict[str, Model] = {}
+    for role in settings.roles:
+        name = settings.role_provider(role)
+        if name != night.name:
+            if name not in built:
+                built[name] = build_provider(name, settings)
+            chosen[role] = built[name]
+    return chosen
 
 
 def build_client(
@@ -59,11 +80,21 @@ def build_client(
     model: Model | None = None,
     call_slot: CallSlot | None = None,
 ) -> ModelClient:
-    """One :class:`ModelClient` per run; ``model`` overrides the backend (tests: ScriptedModel).
+    """One :class:`ModelClient` per run; ``model`` overrides the backend of every role (tests:
+    ScriptedModel); without it, each role gets its provider's (``roles.<role>.provider``).
 
     ``journal_path`` is the run's calls.jsonl; ``None`` keeps the journal in memory only.
-    ``call_slot`` is the global model-call slot taken around each Gemini request (the flow hands
+    ``call_slot`` is the global model-call slot taken around each HTTP request (the flow hands
     in Prefect's; ``None`` takes none).
     """
-    backend = model if model is not None else build_backend(settings)
-    return ModelClient(settings, backend, run_id=run_id, journal_path=journal_path, call_slot=call_slot)
+    if model is not None:
+        return ModelClient(settings, model, run_id=run_id, journal_path=journal_path, call_slot=call_slot)
+    night = build_backend(settings)
+    return ModelClient(
+        settings,
+        night,
+        run_id=run_id,
+        journal_path=journal_path,
+        call_slot=call_slot,
+        role_models=role_backends(settings, night),
+    )

@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
+from veille.docdates import known_day, origin_label
 from veille.plaintext import plain
 from veille.roles.writer import SourceRef
 
@@ -30,6 +31,8 @@ __all__ = [
     "strip_citations",
 ]
 
+# Dates not given by the author nor by their file's own properties: the bibliography says where they came from.
+_SHOWN_ORIGINS = frozenset({"file_name", "text", "file_clock"})
 CITATION_RE = re.compile(r"\[(\d+)\]")
 # "[1, 3]" or "[1; 3]" written by a model: rewritten as "[1][3]" so every check sees them.
 _LIST_RE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)+)\]")
@@ -86,6 +89,7 @@ class SourceRegistry:
                     kind=getattr(doc, "kind", "corpus"),
                     domain=getattr(doc, "domain", None) or None,
                     retrieved_at=getattr(doc, "retrieved_at", None) or None,
+                    date_origin=getattr(doc, "date_origin", None) or None,
                 )
             )
         return refs
@@ -180,6 +184,14 @@ def renumber_citations(text: str, sources: Sequence[SourceRef]) -> tuple[str, li
     return normalize_citations(renumbered), kept
 
 
+def _dated(source: SourceRef) -> str:
+    """The date as the reader should weigh it: a date the author did not give says where it came from
+    (« 2026-02-05 (date lue dans le texte) »); an unknown one reads « date inconnue »."""
+    if source.date_origin in _SHOWN_ORIGINS and known_day(source.date) is not None:
+        return f"{source.date} ({origin_label(source.date_origin)})"
+    return source.date
+
+
 def bibliography(sources: Sequence[SourceRef]) -> str:
     """The ``## Sources`` list, built by code: number, id, title, date, source type, url if any.
 
@@ -196,7 +208,9 @@ def bibliography(sources: Sequence[SourceRef]) -> str:
             title = f" — {plain(s.title)}" if s.title and s.title != label else ""
             line = f"- [{s.number}] **{label}**{title} — page web consultée le {s.date}"
         else:
-            line = f"- [{s.number}] **{plain(s.id)}** — {plain(s.title)} — {s.date} — {plain(s.source_type)}"
+            line = (
+                f"- [{s.number}] **{plain(s.id)}** — {plain(s.title)} — {_dated(s)} — {plain(s.source_type)}"
+            )
         if s.url:
             line += f" — <{s.url}>"
         if s.flag:  # flagged by the screen and kept because relevant: the reader should know

@@ -37,6 +37,7 @@ __all__ = [
     "KEY_POINTS_SECTION",
     "LEDGER_SECTION",
     "NEWS_SECTION",
+    "OPTIONAL_SECTIONS",
     "RECOMMENDATION_SECTION",
     "SUPERSEDED_MARK",
     "SYNTHESIS_MAX",
@@ -46,9 +47,9 @@ __all__ = [
     "AxisSection",
     "CitedText",
     "Dossier",
+    "Evidence",
     "KeyPoint",
     "LedgerEntry",
-    "axis_titles",
     "dossier_schema",
     "ledger_entries",
     "parse_ledger_entry",
@@ -71,6 +72,9 @@ DOSSIER_SECTIONS = (
     UNCERTAIN_SECTION,
     RECOMMENDATION_SECTION,
 )
+# Rendered only when the request asks for it (a recommendation answers a choice): a dossier without
+# it is complete (arbiter, critic).
+OPTIONAL_SECTIONS = frozenset({RECOMMENDATION_SECTION})
 SYNTHESIS_MIN, SYNTHESIS_MAX = 3, 5  # sentences of the synthesis
 SUPERSEDED_MARK = "(remplacé)"
 # Written by code between the synthesis and the key points (veille.steps.news), outside the five
@@ -94,12 +98,25 @@ class CitedText(BaseModel):
     citations: list[int] = Field(default_factory=list, description="Numéros des sources de ce texte")
 
 
+class Evidence(BaseModel):
+    """A cited document's passage supporting an item, located by code (veille.steps.verify): shown
+    on demand under the item in report.html and the e-mail, never in report.md's prose."""
+
+    doc_id: str
+    title: str
+    date: str
+    passage: str  # the document's words, whitespace collapsed (data: escaped wherever shown)
+    start: int  # the passage's span in the document's text
+    end: int
+
+
 class KeyPoint(BaseModel):
     text: str = Field(description="Un fait vérifiable, chiffres recopiés avec leur unité")
     citations: list[int] = Field(default_factory=list, description="Numéros de ses sources (au moins un)")
     superseded: bool = Field(
         default=False, description="Vrai si ce chiffre est remplacé par une source retenue dans le registre"
     )
+    evidence: list[Evidence] = Field(default_factory=list)  # code's, never a model's (not in its schema)
 
 
 class AxisSection(BaseModel):
@@ -112,6 +129,7 @@ class LedgerEntry(BaseModel):
     retained: list[int] = Field(default_factory=list, description="Numéros des sources retenues")
     rejected: list[int] = Field(default_factory=list, description="Numéros des sources écartées")
     reason: str = Field(description="Pourquoi : date plus récente, source plus fiable, correctif…")
+    evidence: list[Evidence] = Field(default_factory=list)  # code's: each side's passage
 
 
 class Dossier(BaseModel):
@@ -121,7 +139,9 @@ class Dossier(BaseModel):
     sections: list[AxisSection] = Field(default_factory=list)
     contradictions: list[LedgerEntry] = Field(default_factory=list)
     uncertainties: list[CitedText] = Field(default_factory=list)
-    recommendation: list[CitedText] = Field(default_factory=list)
+    # None: the request asks for no choice (an inventory, an evolution, a survey), so the dossier has
+    # no recommendation section (veille.corpus.request_reading; set by code, never by a model).
+    recommendation: list[CitedText] | None = Field(default_factory=list)
 
 
 # --- the per-request schema ----------------------------------------------------------------------
@@ -140,7 +160,7 @@ def _list(
 
 
 @lru_cache(maxsize=64)
-def _schema(numbers: tuple[int, ...], axes: tuple[str, ...]) -> type[BaseModel]:
+def _schema(numbers: tuple[int, ...], axes: tuple[str, ...], recommend: bool) -> type[BaseModel]:
     cite: Any = _choice(numbers) if numbers else int
     # Ceilings on every string and list (veille.roles.limits); no source: nothing may be cited, no
     # key point may exist.
@@ -165,52 +185,17 @@ def _schema(numbers: tuple[int, ...], axes: tuple[str, ...]) -> type[BaseModel]:
         # A contradiction needs two distinct sources, one on each side.
         "contradictions": (_list(entry, max_length=ITEMS if len(numbers) >= 2 else 0), ...),
         "uncertainties": (_list(cited, max_length=ITEMS), ...),
-        "recommendation": (_list(cited, min_length=1, max_length=ITEMS), ...),
     }
+    if recommend:  # only a request that asks for a choice gets a recommendation
+        fields["recommendation"] = (_list(cited, min_length=1, max_length=ITEMS), ...)
     return create_model("Dossier", __doc__=Dossier.__doc__, **fields)
 
 
-def dossier_schema(numbers: Iterable[int], axes: Iterable[str]) -> type[BaseModel]:
+def dossier_schema(numbers: Iterable[int], axes: Iterable[str], recommend: bool = True) -> type[BaseModel]:
     """The writer's and reviser's output schema for one request: citations among ``numbers``, at
-    least one per key point and per side of a contradiction; section ids among ``axes``."""
-    return _schema(tuple(sorted(set(numbers))), tuple(dict.fromkeys(axes)))
-
-
-# --- axis titles ---------------------------------------------------------------------------------
-
-# A question's framing, in either language the offline planner writes it (docs/offline-engine.md).
-_FRAME_RE = re.compile(r"^(?:dans le cadre de|within) «[^»]*»\s*,\s*", re.IGNORECASE)
-_ASK = r"(?:que|qu'est-ce que) disent les documents (?:sur|de)|what do the documents say about"
-_ASK_RE = re.compile(rf"^(?:{_ASK})\s+", re.IGNORECASE)  # spaces: the question is normalised first
-_TITLE_WORDS = 8
-
-
-def _short(text: str, n: int) -> str:
-    words = text.split()
-    if len(words) <= n:
-        return text
-    return " ".join(words[:n]).rstrip(" ,;:") + "…"
-
-
-def axis_titles(questions: Mapping[str, str]) -> dict[str, str]:
-    """Sub-task id -> ``"st-2 — Performances et stabilité"``: the question's subject, shortened
-    (its framing and its parenthesis dropped); two axes with the same subject add their detail."""
-    base: dict[str, tuple[str, str]] = {}
-    for sid, question in questions.items():
-        text = _ASK_RE.sub("", _FRAME_RE.sub("", " ".join(question.split())))
-        detail = re.search(r"\(([^()]+)\)", text)
-        head = _short(
-            re.split(r"\s*[(?]|\s+(?:pour|for)\s+", text, maxsplit=1)[0].strip(" ,;:.") or sid, _TITLE_WORDS
-        )
-        base[sid] = (head[:1].upper() + head[1:], detail.group(1).strip() if detail else "")
-    counts: dict[str, int] = {}
-    for name, _ in base.values():
-        counts[name] = counts.get(name, 0) + 1
-    out = {}
-    for sid, (head, extra) in base.items():
-        title = f"{head} : {_short(extra, 4)}" if counts[head] > 1 and extra else head
-        out[sid] = f"{sid} — {title}"
-    return out
+    least one per key point and per side of a contradiction; section ids among ``axes``; a
+    recommendation only when ``recommend`` (the request asks for a choice)."""
+    return _schema(tuple(sorted(set(numbers))), tuple(dict.fromkeys(axes)), recommend)
 
 
 # --- rendering -----------------------------------------------------------------------------------
@@ -236,7 +221,8 @@ def render_ledger_entry(entry: LedgerEntry) -> str:
 
 
 def render_body(dossier: Dossier, titles: Mapping[str, str]) -> str:
-    """The five sections in order (no title, no Sources); each axis under ``### <title>``."""
+    """The five sections in order (no title, no Sources), the recommendation only when the request
+    asks for a choice; each axis under ``### <title>``."""
     synthesis = " ".join(_item(s.text, s.citations) for s in dossier.synthesis if s.text.strip())
     parts = [f"## {SYNTHESIS_SECTION}\n\n{synthesis or EMPTY_SYNTHESIS}"]
     axes = []
@@ -253,6 +239,8 @@ def render_body(dossier: Dossier, titles: Mapping[str, str]) -> str:
     parts.append(f"## {LEDGER_SECTION}\n\n" + ("\n".join(ledger) or EMPTY_LEDGER))
     uncertain = [f"- {_item(u.text, u.citations)}" for u in dossier.uncertainties if u.text.strip()]
     parts.append(f"## {UNCERTAIN_SECTION}\n\n" + ("\n".join(uncertain) or EMPTY_UNCERTAIN))
+    if dossier.recommendation is None:  # no choice asked: no recommendation section
+        return "\n\n".join(parts) + "\n"
     items = [r for r in dossier.recommendation if r.text.strip()]
     recommendation = EMPTY_RECOMMENDATION
     if items:
@@ -333,45 +321,12 @@ def _figures(text: str) -> set[str]:
 
 
 # French function words of four letters or more: shared, they say nothing of a subject.
-_FUNCTION_WORDS = frozenset(
-    [
-        "plus",
-        "pour",
-        "dans",
-        "avec",
-        "sans",
-        "sont",
-        "être",
-        "cette",
-        "leur",
-        "leurs",
-        "mais",
-        "comme",
-        "elle",
-        "elles",
-        "nous",
-        "vous",
-        "tous",
-        "tout",
-        "toute",
-        "toutes",
-        "entre",
-        "selon",
-        "après",
-        "avant",
-        "depuis",
-        "aussi",
-        "donc",
-        "alors",
-        "très",
-        "moins",
-        "autre",
-        "autres",
-        "même",
-        "dont",
-        "encore",
-    ]
-)
+_FUNCTION_WORDS = frozenset([
+    "plus", "pour", "dans", "avec", "sans", "sont", "être", "cette", "leur", "leurs", "mais", "comme",
+    "elle", "elles", "nous", "vous", "tous", "tout", "toute", "toutes", "entre", "selon", "après",
+    "avant", "depuis", "aussi", "donc", "alors", "très", "moins", "autre", "autres", "même", "dont",
+    "encore"
+])  # fmt: skip
 
 
 def _content_words(text: str) -> set[str]:

@@ -35,6 +35,11 @@ class Grid(BaseModel):
     max_sentence_words: int = Field(default=25, ge=1)
     forbidden_words: tuple[str, ...] = ()
     mandatory_mentions: tuple[str, ...] = ()
+    # The request's language (veille.language_checks; reasons in veille/data/grid.toml).
+    max_quoted_share: float = Field(
+        default=0.75, gt=0, le=1, description="foreign quotations' share of a section"
+    )
+    min_quote_frame_words: int = Field(default=3, ge=0, description="own words of a sentence quoting")
 
     @model_validator(mode="after")
     def _check_ranges(self) -> Grid:

@@ -22,6 +22,7 @@ __all__ = [
     "Tail",
     "Unit",
     "UnitKind",
+    "duration_seconds",
     "fold",
     "function_words",
     "read_prefix",
@@ -100,6 +101,11 @@ def _currencies() -> dict[str, str]:
 @cache
 def _durations() -> dict[str, Decimal]:
     return {fold(str(k)): Decimal(str(v)) for k, v in _table("durations").items()}
+
+
+def duration_seconds(word: str) -> Decimal | None:
+    """Seconds in the duration ``word`` names (« s », « seconde », "hour"), None when it names none."""
+    return _durations().get(fold(word))
 
 
 @cache
@@ -205,8 +211,9 @@ def read_tail(text: str, pos: int) -> Tail:
     if key in _durations() or (per and head in _durations()):
         factor = _durations()[head]
         minutes = _MINUTES.match(text, stop) if factor == 3600 and not per else None
-        if minutes and not minutes["unit"] and read_tail(text, minutes.end()).unit is not None:
-            minutes = None  # « 2 h 20 To »: 20 is a size, not minutes
+        after = read_tail(text, minutes.end()).unit if minutes and not minutes["unit"] else None
+        if after is not None and after.kind != "count":
+            minutes = None  # « 2 h 20 To »: 20 is a size, not minutes (« 5 h 10 retenu »: minutes)
         if minutes:
             return Tail(minutes.end(), multiplier, factor, Unit("duration", "s"), int(minutes["m"]))
         return Tail(stop, multiplier, factor, Unit("duration", f"s/{per}" if per else "s"))

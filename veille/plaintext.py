@@ -25,7 +25,7 @@ import unicodedata
 
 import nh3
 
-__all__ = ["clean_text", "inline_text", "md_escape", "plain"]
+__all__ = ["clean_text", "inline_text", "md_escape", "md_unescape", "plain"]
 
 _DROP = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 _LINK_RE = re.compile(r"!?\[([^\[\]]*)\]\s*\([^()]*\)")
@@ -73,6 +73,20 @@ def md_escape(text: str) -> str:
     if lead:  # "- x" or "1. x" at the start would open a list of the model's own
         text = f"{lead.group(1)}\\{lead.group(2)}{text[lead.end() :]}" if lead.group(1) else "\\" + text
     return text
+
+
+# Every escape md_escape writes: a backslash before one of its characters (read left to right, so
+# an escaped backslash "\\\\" is one backslash), and the entities it writes for < > &.
+_MD_ESCAPED_RE = re.compile(r"\\([\\\[\]#|().\-+*>=~`])")
+_MD_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">"}
+_MD_ENTITY_RE = re.compile("|".join(_MD_ENTITIES))
+
+
+def md_unescape(text: str) -> str:
+    """A line :func:`md_escape` wrote, back as the text it says: what a reader sees where the
+    Markdown is not rendered by a Markdown engine (report.html, the chat message) — no ``\\#``,
+    ``\\[`` or ``&lt;`` left visible there."""
+    return _MD_ENTITY_RE.sub(lambda m: _MD_ENTITIES[m.group(0)], _MD_ESCAPED_RE.sub(r"\1", text))
 
 
 # What opens markup in a line: HTML's angle brackets (shown as their look-alike quotes), a link's or

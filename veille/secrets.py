@@ -1,8 +1,9 @@
-"""The Gemini API key: where it comes from, and how we keep it out of every message.
+"""The providers' API keys: where they come from, and how we keep them out of every message.
 
-The key is read at the moment a client is built (never at import, never into Settings), from
-``GOOGLE_API_KEY`` / ``GEMINI_API_KEY`` (the SDK's own precedence: GOOGLE_API_KEY wins) or from a
-Prefect Secret block named by ``settings.api_key_secret_block``. It is held in a :class:`SecretValue`
+A key is read at the moment a client is built (never at import, never into Settings), from its
+provider's variables (the registry's ``key_variables``: Gemini's ``GOOGLE_API_KEY`` /
+``GEMINI_API_KEY``, the SDK's own precedence, GOOGLE_API_KEY wins; ``OPENAI_API_KEY``) or from a
+Prefect Secret block named by a setting (``api_key_secret_block``, ``openai_api_key_secret_block``). It is held in a :class:`SecretValue`
 whose ``repr`` is masked and which refuses to be pickled, and every error text we wrap goes through
 :func:`scrub` first.
 """
@@ -16,6 +17,8 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from veille.providers import key_variables  # every provider's key variables (the registry)
+
 if TYPE_CHECKING:
     from veille.settings import Settings
 
@@ -27,6 +30,7 @@ __all__ = [
     "install_log_scrubbing",
     "register_secret",
     "resolve_api_key",
+    "resolve_key",
     "scrub",
     "scrub_data",
     "scrub_exception",
@@ -35,8 +39,6 @@ __all__ = [
 ]
 
 _MASK = "***"
-# The environment variables that hold the model key (the SDK's two names).
-_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 # A password in a URL's user information (``smtp://user:password@host``, ``mailtos://…``): an Apprise
 # delivery URL, a proxy, a database. Shorter passwords than this are not masked (too many false hits).
 _USERINFO_RE = re.compile(r"(?<=[A-Za-z0-9+.-]://)([^\s:/@]*):([^\s/@]{4,})@")
@@ -70,28 +72,31 @@ class SecretValue:
 
 
 def resolve_api_key(settings: Settings) -> SecretValue | None:
-    """The key from the environment, else from the Prefect Secret block, else ``None``."""
+    """The Gemini key from the environment, else from the Prefect Secret block, else ``None``."""
     from veille.settings import api_key_from_env  # here: this module is imported by veille itself
 
-    from_env = api_key_from_env()
-    if from_env:
+    return resolve_key(api_key_from_env(), settings.api_key_secret_block, "api_key_secret_block")
+
+
+def resolve_key(from_env: str | None, block_name: str | None, setting: str) -> SecretValue | None:
+    """A provider's key: ``from_env`` (its SDK's variable), else the Prefect Secret block named
+    ``block_name`` (the settings field ``setting``), else ``None``."""
+    if from_env and from_env.strip():
         return SecretValue(from_env.strip())
-    if settings.api_key_secret_block:
+    if block_name:
         # Imported lazily: Prefect is heavy and only needed when a block is configured.
         from prefect.blocks.system import Secret
 
         try:
-            block: Any = Secret.load(settings.api_key_secret_block, _sync=True)  # type: ignore[call-arg]
+            block: Any = Secret.load(block_name, _sync=True)  # type: ignore[call-arg]
         except ValueError as exc:  # Prefect raises ValueError for an unknown block name
             raise MissingApiKeyError(
-                f"Prefect Secret block {settings.api_key_secret_block!r} "
-                f"(settings.api_key_secret_block) could not be loaded: {type(exc).__name__}"
+                f"Prefect Secret block {block_name!r} (settings.{setting}) could not be loaded: "
+                f"{type(exc).__name__}"
             ) from None
         value = block.get()
         if not isinstance(value, str) or not value.strip():
-            raise MissingApiKeyError(
-                f"Prefect Secret block {settings.api_key_secret_block!r} does not hold a non-empty string"
-            )
+            raise MissingApiKeyError(f"Prefect Secret block {block_name!r} does not hold a non-empty string")
         register_secret(value)  # masked by every writer, like the environment's key
         return SecretValue(value.strip())
     return None
@@ -119,7 +124,7 @@ def configured_secrets(environ: Any = None) -> tuple[str, ...]:
     import. Not every URL of the environment: a database URL's weak password (« prefect ») would
     mask an ordinary word everywhere."""
     env = os.environ if environ is None else environ
-    found = {env.get(name, "").strip() for name in _KEY_VARIABLES}
+    found = {env.get(name, "").strip() for name in key_variables()}
     with _registered_lock:
         found |= _registered
     return tuple(sorted((v for v in found if len(v) >= _MIN_SECRET), key=lambda v: (-len(v), v)))

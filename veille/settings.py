@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from veille.providers import AUTO, PROVIDERS, provider
 from veille.resources import data_dir
 from veille.roles.limits import Bounds
 
@@ -61,29 +62,46 @@ FOLLOWS: dict[str, str] = {"analyst_update": "analyst"}
 
 
 class RoleModel(BaseModel):
-    """Model and thinking level for one LLM role."""
+    """Provider, model and thinking level for one LLM role."""
 
+    # "" on a provider without default role models (openai): the provider's default model.
     model: str
     thinking: Literal["none", "low", "medium", "high"] = "low"
     temperature: float = 0.2
+    # The registry name of the role's provider (veille/providers.py); None: the night's backend.
+    provider: str | None = None
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str | None) -> str | None:
+        if value is not None:
+            provider(value)  # UnknownProviderError (a ValueError) lists the registry's names
+        return value
+
+
+class _DefaultRoles(dict[str, RoleModel]):
+    """The default role table, told apart from a given one by its type: a role on a provider whose
+    models are not these (openai) then gets that provider's default model (``_merge_roles``)."""
 
 
 def _default_roles() -> dict[str, RoleModel]:
     # The planner gets the strongest model: it runs once and its mistakes cost every branch. The judge
     # is a different, stronger model than the critic, so the critic's blind spots are not graded twice.
     # gemini-2.5-* was scheduled for shutdown in 2026-10 (see veille/data/prices.toml for sources).
-    return {
-        "planner": RoleModel(model="gemini-3.1-pro-preview", thinking="medium", temperature=0.1),
-        "analyst": RoleModel(model="gemini-3.5-flash", thinking="low"),
-        "analyst_update": RoleModel(model="gemini-3.5-flash", thinking="low"),  # follows the analyst
-        "writer": RoleModel(model="gemini-3.5-flash", thinking="low"),
-        "critic": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=0.0),
-        "reviser": RoleModel(model="gemini-3.5-flash", thinking="low"),
-        "judge": RoleModel(model="gemini-3.1-pro-preview", thinking="low", temperature=0.0),
-        # Web research (--web): Google Search grounding, billed per search query on Gemini 3
-        # (prices.toml). Temperature 1.0 is what Google recommends for grounded answers.
-        "researcher": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=1.0),
-    }
+    return _DefaultRoles(
+        {
+            "planner": RoleModel(model="gemini-3.1-pro-preview", thinking="medium", temperature=0.1),
+            "analyst": RoleModel(model="gemini-3.5-flash", thinking="low"),
+            "analyst_update": RoleModel(model="gemini-3.5-flash", thinking="low"),  # follows the analyst
+            "writer": RoleModel(model="gemini-3.5-flash", thinking="low"),
+            "critic": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=0.0),
+            "reviser": RoleModel(model="gemini-3.5-flash", thinking="low"),
+            "judge": RoleModel(model="gemini-3.1-pro-preview", thinking="low", temperature=0.0),
+            # Web research (--web): Google Search grounding, billed per search query on Gemini 3
+            # (prices.toml). Temperature 1.0 is what Google recommends for grounded answers.
+            "researcher": RoleModel(model="gemini-3.5-flash", thinking="low", temperature=1.0),
+        }
+    )
 
 
 class Settings(BaseSettings):
@@ -106,10 +124,16 @@ class Settings(BaseSettings):
     # --- ingestion ---
     strict: bool = False
     max_doc_bytes: int = 1_048_576
+    # A document with no date of its own (front matter, its file's properties, its text) is « date
+    # inconnue »; true dates it by its file's modification time instead — the user's opt-in, since a
+    # copy or a fresh clone gives every file the day it was made (docs/corpus-format.md, « Dates »).
+    date_from_file_clock: bool = False
 
     # --- model layer ---
-    backend: Literal["auto", "gemini", "offline"] = "auto"
-    roles: dict[str, RoleModel] = Field(default_factory=_default_roles)
+    # A provider of the registry (veille/providers.py) or "auto" (Gemini when configured, else offline).
+    backend: str = AUTO
+    # Validated even when not given: the merge below fills the defaults for the night's provider.
+    roles: dict[str, RoleModel] = Field(default_factory=_default_roles, validate_default=True)
     vertexai: bool = False
     gcp_project: str | None = None
     gcp_location: str = "europe-west1"
@@ -117,6 +141,19 @@ class Settings(BaseSettings):
     gemini_api_version: str | None = None
     api_key_secret_block: str | None = Field(default=None, description="Prefect Secret block holding the key")
     request_timeout_ms: int = 60_000
+    # The OpenAI-compatible provider (veille/models/openai_compat.py). Unset, the SDK's own
+    # OPENAI_BASE_URL / OPENAI_API_KEY apply; the key is never a setting (like Gemini's).
+    openai_base_url: str | None = None
+    openai_model: str | None = Field(
+        default=None, description="default model of the openai provider; unset: the first GET /models lists"
+    )
+    openai_api_key_secret_block: str | None = Field(
+        default=None, description="Prefect Secret block holding the OpenAI-compatible server's key"
+    )
+    # Per model: how structured output is asked. "json_schema" (response_format with the role's
+    # schema, strict) where the server enforces it; "json_object" (JSON mode, the schema in the
+    # prompt, validated on arrival) where it does not. Models not listed: "json_schema".
+    openai_output: dict[str, Literal["json_schema", "json_object"]] = Field(default_factory=dict)
     # Requests for one answer: the first plus http_attempts - 1 resends after transport failures,
     # shared by the whole logical call (veille/models/retry.py).
     http_attempts: int = 4
@@ -159,6 +196,11 @@ class Settings(BaseSettings):
     # None (given in code) disables it. The default is ~20× a bundled-corpus night on the fake Gemini
     # ($0.249, docs/benchmarks.md « Reading within a budget »).
     max_cost_usd: float | None = Field(default=5.0, gt=0, description="USD per night at most")
+    # The most output tokens (thinking included) one request may take, whatever its schema allows
+    # (veille/models/outcap.py): what the budget prices before a request leaves. A good analyst
+    # answer (30 findings of 120 words) is ~6,000 tokens, a dossier fewer: 32,768 leaves room for
+    # thinking and halves the reservation of Gemini's own 65,536.
+    max_output_tokens: int = Field(default=32_768, ge=256, description="output tokens per request at most")
     # An analyst answer keeps its first max_findings_per_branch findings (the schema says so too);
     # a finding, key point or sentence over max_item_words words is dropped whole, never cut.
     max_findings_per_branch: int = Field(default=30, ge=1, description="findings kept per analyst answer")
@@ -195,13 +237,24 @@ class Settings(BaseSettings):
     quality_threshold: float = Field(default=0.1, ge=0, description="drop below the median that alerts")
     quality_min_runs: int = Field(default=3, ge=1, description="fewer previous runs: no verdict")
 
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        if value != AUTO:
+            provider(value)  # UnknownProviderError (a ValueError) lists the registry's names
+        return value
+
     @field_validator("roles", mode="before")
     @classmethod
-    def _merge_roles(cls, value: Any) -> Any:
+    def _merge_roles(cls, value: Any, info: ValidationInfo) -> Any:
         """Overrides are merged per role and per field over the defaults, so
-        ``VEILLE_ROLES__ANALYST__MODEL=x`` changes the analyst's model only (not every role)."""
+        ``VEILLE_ROLES__ANALYST__MODEL=x`` changes the analyst's model only (not every role).
+        A role on a provider whose models are not the defaults' (openai) and given no model of
+        its own gets "": that provider's default model, never a Gemini id it does not serve."""
         if not isinstance(value, dict):
             return value
+        if isinstance(value, _DefaultRoles):
+            value = {}  # nothing given: the defaults, for the night's provider
         merged: dict[str, dict[str, Any]] = {
             name: role.model_dump() for name, role in _default_roles().items()
         }
@@ -217,6 +270,12 @@ class Settings(BaseSettings):
             # A following role starts from its leader's merged settings, then takes its own fields.
             base = merged[FOLLOWS[name]] if name in FOLLOWS else merged[name]
             merged[name] = {**base, **given.get(name, {})}
+        night = info.data.get("backend", AUTO)
+        for name, fields in merged.items():
+            chosen = fields.get("provider") or night
+            own = given.get(name, {}) | (given.get(FOLLOWS[name], {}) if name in FOLLOWS else {})
+            if chosen in PROVIDERS and not PROVIDERS[chosen].uses_default_role_models and "model" not in own:
+                fields["model"] = ""
         return merged
 
     @model_validator(mode="after")
@@ -317,13 +376,19 @@ class Settings(BaseSettings):
     def role(self, name: str) -> RoleModel:
         return self.roles[name]
 
-    def resolved_backend(self) -> Literal["gemini", "offline"]:
-        """``auto`` means Gemini when a key (or Vertex AI or a base URL) is configured, else offline."""
-        if self.backend != "auto":
+    def resolved_backend(self) -> str:
+        """The night's provider: ``backend``, or for ``auto`` the first provider of the registry
+        that says it is configured (Gemini with a key, Vertex AI or a secret block), else offline."""
+        if self.backend != AUTO:
             return self.backend
-        if self.vertexai or self.api_key_secret_block or api_key_from_env():
-            return "gemini"
+        for entry in PROVIDERS.values():
+            if entry.configured is not None and entry.configured(self):
+                return entry.name
         return "offline"
+
+    def role_provider(self, role: str) -> str:
+        """The provider that answers ``role``: its own (``roles.<role>.provider``) or the night's."""
+        return self.roles[role].provider or self.resolved_backend()
 
 
 def api_key_from_env() -> str | None:

@@ -9,6 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
+from veille.providers import backend_choices, backend_help, provider
+
 __all__ = ["grade", "register"]
 
 
@@ -36,9 +38,7 @@ def grade(
     schema: Annotated[Path | None, typer.Option(help="JSON Schema file for the json_format grader.")] = None,
     labels: Annotated[str | None, typer.Option(help="Known labels for the label grader: a,b,c.")] = None,
     case_sensitive: Annotated[bool, typer.Option(help="exact/contains/label compare case.")] = False,
-    backend: Annotated[
-        str | None, typer.Option(help="Judge backend: gemini | offline | auto (default: settings).")
-    ] = None,
+    backend: Annotated[str | None, typer.Option(help="Judge backend: " + backend_help())] = None,
     warehouse: Annotated[
         Path | None, typer.Option(help="Warehouse the judge's calls are recorded in (default: settings).")
     ] = None,
@@ -59,8 +59,8 @@ def grade(
     from veille.models.base import ModelError
 
     names, rows, options = _read_inputs(input_path, grader, schema, labels, case_sensitive)
-    if backend is not None and backend not in ("gemini", "offline", "auto"):
-        typer.echo(f"error: --backend {backend!r}: expected gemini, offline or auto", err=True)
+    if backend is not None and backend not in backend_choices():
+        typer.echo(f"error: --backend {backend!r}: expected one of {', '.join(backend_choices())}", err=True)
         raise typer.Exit(2)
     target = output or input_path.with_name(f"{input_path.stem}.scores.parquet")
     judged = any(n in JUDGE_GRADERS for n in names)
@@ -144,7 +144,7 @@ def _estimate_or_stop(
     groups = [(g[0].prompt, g[0].reference, [r.response for r in g]) for g in prompt_groups(rows, source)]
     model = settings.role("judge").model
     estimate = estimate_judge(groups, model, PriceTable.load(settings.prices_file))
-    paid = settings.resolved_backend() == "gemini"
+    paid = not provider(settings.role_provider("judge")).free
     cost = "unknown (unpriced model)" if estimate.cost_usd is None else f"~{estimate.cost_usd:.4f} $"
     typer.echo(
         f"judge estimate: {estimate.calls} call(s) to {model}"
@@ -187,7 +187,7 @@ def _record(settings: Any, run_dir: Path, run_id: str, started: datetime, status
             run_id,
             started,
             status=status,
-            backend=settings.resolved_backend(),
+            backend=settings.role_provider("judge"),
             request_title=f"veille grade {source.name}",
             models={"judge": settings.role("judge").model},
         )

@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
+from veille.providers import provider_names
+
 __all__ = ["register"]
 
 
@@ -102,7 +104,9 @@ def serve(
     cron: Annotated[str, typer.Option(help="Cron expression, read in --timezone.")] = "0 2 * * *",
     timezone: Annotated[str, typer.Option(help="IANA time zone of the cron expression.")] = "Europe/Paris",
     corpus: Annotated[Path | None, typer.Option(help="Corpus directory (default: settings).")] = None,
-    backend: Annotated[str | None, typer.Option(help="gemini | offline (default: settings).")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="a provider: " + ", ".join(provider_names()) + " (default: settings).")
+    ] = None,
     start_server: Annotated[
         bool,
         typer.Option(
@@ -162,8 +166,10 @@ def _serve_parameters(corpus: Path | None, backend: str | None) -> dict[str, Any
             raise typer.Exit(2)
         parameters["corpus"] = str(corpus.resolve())
     if backend is not None:
-        if backend not in ("gemini", "offline"):
-            typer.echo(f"error: --backend {backend!r}: expected 'gemini' or 'offline'", err=True)
+        if backend not in provider_names():
+            typer.echo(
+                f"error: --backend {backend!r}: expected one of {', '.join(provider_names())}", err=True
+            )
             raise typer.Exit(2)
         parameters["backend"] = backend
     return parameters

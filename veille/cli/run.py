@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
+from veille.providers import UnknownProviderError, backend_help, check_backend
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -160,7 +162,7 @@ def run(
     warehouse: WarehouseOption = None,
     backend: Annotated[
         str | None,
-        typer.Option("--backend", help="auto (Gemini if a key is set, else offline), gemini or offline."),
+        typer.Option("--backend", help=backend_help()),
     ] = None,
     no_cache: Annotated[
         bool,
@@ -189,8 +191,10 @@ def run(
     """Run the veille flow on a corpus and print a summary: sub-tasks, exclusions, alerts, review, cost, report."""
     # Long mostly by its option declarations above; the body is build settings, run, print.
 
-    if backend is not None and backend not in ("auto", "gemini", "offline"):
-        raise _fail(f"--backend: expected auto, gemini or offline, got {backend!r}", 2)
+    try:
+        check_backend(backend)
+    except UnknownProviderError as exc:
+        raise _fail(str(exc), 2) from None
     from veille.settings import Settings
 
     settings = _guarded(  # built once, here: bad options fail early; the flow uses these settings
@@ -228,7 +232,7 @@ def run(
         state = veille_flow(  # the flow builds the same settings from its parameters
             corpus=str(settings.corpus_dir),
             warehouse=str(settings.warehouse_dir),
-            backend=backend,  # type: ignore[arg-type]  # checked above
+            backend=backend,
             strict=strict,
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
@@ -266,6 +270,7 @@ def ingest(
             settings.database,
             strict=settings.strict,
             max_doc_bytes=settings.max_doc_bytes,
+            file_clock=settings.date_from_file_clock,
         ),
         settings.database,
     )

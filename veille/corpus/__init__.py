@@ -6,7 +6,8 @@ between ``---`` lines, then a non-empty Markdown body) and an optional ``referen
 docs/corpus-format.md.
 
 Modules: ``errors`` (CorpusError, StrictModeError), ``frontmatter`` (reading files, the YAML loader,
-front-matter fields), ``document``, ``request``, ``reference`` and ``terms`` (the request's key terms).
+front-matter fields), ``document``, ``dates`` (a document's date from its text and which format
+properties are its own), ``request``, ``reference`` and ``terms`` (the request's key terms).
 Every validation failure raises :class:`~veille.corpus.errors.CorpusError`, whose message names the
 file, the field (when there is one) and what was expected. Nothing here touches the database: see
 ``veille.store``.

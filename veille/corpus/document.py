@@ -3,10 +3,14 @@ DOCX), its metadata read when given and derived when absent, with where each val
 
 Precedence (docs/corpus-format.md): id = front matter, else a slug of the path under ``docs/``; title =
 front matter, first heading, the file's own properties (HTML ``<title>``, PDF/DOCX), file name; date =
-front matter (date-times accepted, the author's calendar day), the file's own properties, a
-``YYYY-MM-DD-`` file-name prefix (Jekyll), the file's modification time; source_type = front matter,
-the first folder under ``docs/``, the format. A value *given* but invalid is an error naming the field;
-a value absent is derived and its origin recorded (``origins``), never guessed silently.
+front matter (date-times accepted, the author's calendar day), the file's own properties when they are
+the document's (:mod:`veille.corpus.dates`), a ``YYYY-MM-DD-`` file-name prefix (Jekyll), the first
+publication date its text states, else unknown (``None``) — the file's modification time only when the
+user opts in (``file_clock``, setting ``date_from_file_clock``): a fresh clone or a copy gives every
+file the day it was made, and dates decide contradictions. source_type = front matter, the first folder
+under ``docs/``, the format. A value *given* but invalid is an error naming the field; a value absent
+is derived and its origin recorded (``origins``; the date's in :data:`veille.docdates.DATE_ORIGINS`),
+never guessed silently.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from veille.corpus.convert import ConversionError, Converted, convert_bytes, plain_title
+from veille.corpus.dates import text_date
 from veille.corpus.errors import CorpusError, quote
 from veille.corpus.frontmatter import read_file
 from veille.corpus.metadata import clean_value, parse_date, read_front_matter
+from veille.docdates import DateOrigin
 
 __all__ = [
     "DEFAULT_MAX_DOC_BYTES",
@@ -67,7 +73,7 @@ class Document(BaseModel):
     """One valid corpus document. ``path`` is relative to the corpus folder when known (``docs/x.md``)."""
 
     id: str
-    date: datetime.date
+    date: datetime.date | None  # None: « date inconnue » (origins["date"] == "unknown")
     source_type: str
     title: str
     summary: str | None = None
@@ -89,7 +95,7 @@ class DocumentFields(NamedTuple):
     short remarks for the reader (value cleaned, YAML read as plain lines...)."""
 
     id: str
-    date: datetime.date
+    date: datetime.date | None  # None: « date inconnue »
     source_type: str
     title: str
     summary: str | None
@@ -192,10 +198,36 @@ def _draft_marker(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _date(
+    data: dict[str, Any], converted: Converted, path: Path | str, rel: str, mtime: float | None
+) -> tuple[datetime.date | None, DateOrigin]:
+    """The document's date and its origin (module docstring); ``mtime`` only when the user opted in."""
+    if any(data.get(k) is not None for k in FIELD_ALIASES["date"]):
+        raw = next(data[k] for k in FIELD_ALIASES["date"] if data.get(k) is not None)
+        return parse_date(raw, path), "front_matter"
+    if converted.date is not None:  # only when it is the document's (veille.corpus.dates)
+        value = converted.date
+        return (value.date() if isinstance(value, datetime.datetime) else value), "format_metadata"
+    if (day := _file_name_day(rel)) is not None:
+        return day, "file_name"
+    if (day := text_date(converted.text)) is not None:
+        return day, "text"
+    if mtime is not None:
+        return datetime.datetime.fromtimestamp(mtime, datetime.UTC).date(), "file_clock"
+    return None, "unknown"
+
+
 def derive_fields(
-    converted: Converted, *, path: Path | str, rel: str, content_hash: str, mtime: float | None
+    converted: Converted,
+    *,
+    path: Path | str,
+    rel: str,
+    content_hash: str,
+    mtime: float | None,
+    file_clock: bool = False,
 ) -> DocumentFields:
-    """Metadata of a converted file: read from its front matter, else derived (module docstring)."""
+    """Metadata of a converted file: read from its front matter, else derived (module docstring).
+    ``mtime`` dates the document only with ``file_clock`` (the user's opt-in)."""
     if converted.front_matter_kind == "unclosed":
         raise CorpusError(
             path, None, "a closing '---' line after the front matter", "front matter is not closed"
@@ -222,20 +254,9 @@ def derive_fields(
     title = (plain_title(clean_value(title, "title")[0]) if title else None) or _file_name_title(rel)
     origins.setdefault("title", "file name")
 
-    date: datetime.date | None = None
-    if any(data.get(k) is not None for k in FIELD_ALIASES["date"]):
-        raw = next(data[k] for k in FIELD_ALIASES["date"] if data.get(k) is not None)
-        date, origins["date"] = parse_date(raw, path), "front matter"
-    elif converted.date is not None:
-        value = converted.date
-        date = value.date() if isinstance(value, datetime.datetime) else value
-        origins["date"] = converted.origins.get("date", "document properties")
-    elif (day := _file_name_day(rel)) is not None:
-        date, origins["date"] = day, "file name"
-    elif mtime is not None:
-        date, origins["date"] = datetime.datetime.fromtimestamp(mtime, datetime.UTC).date(), "file date"
-    else:
-        raise CorpusError(path, "date", "a date in the front matter or the file", "no date found")
+    date, origins["date"] = _date(data, converted, path, rel, mtime if file_clock else None)
+    if origins["date"] != "front_matter" and (ignored := converted.origins.get("date_ignored")):
+        notes.append(f"date des propriétés du fichier ignorée : {ignored}")
 
     source_type = _text(data, "source_type", path, notes)
     if source_type is not None:
@@ -279,17 +300,23 @@ def derive_fields(
 
 # ------------------------------------------------------------------------------------------ documents
 def parse_document(
-    path: Path, *, max_bytes: int = DEFAULT_MAX_DOC_BYTES, relative_to: Path | None = None
+    path: Path,
+    *,
+    max_bytes: int = DEFAULT_MAX_DOC_BYTES,
+    relative_to: Path | None = None,
+    file_clock: bool = False,
 ) -> Document:
     """Read and validate one document file. ``Document.path`` is relative to ``relative_to`` if given."""
     raw = read_file(path, max_bytes=max_bytes)
     rel = path.relative_to(relative_to).as_posix() if relative_to is not None else None
-    return parse_document_bytes(raw, path, rel=rel)
+    return parse_document_bytes(raw, path, rel=rel, file_clock=file_clock)
 
 
-def parse_document_bytes(raw: bytes, path: Path, *, rel: str | None = None) -> Document:
+def parse_document_bytes(
+    raw: bytes, path: Path, *, rel: str | None = None, file_clock: bool = False
+) -> Document:
     """Validate a document already read from ``path``; ``rel`` becomes ``Document.path`` (default: path)."""
-    fields = parse_document_fields(raw, path, rel=rel)
+    fields = parse_document_fields(raw, path, rel=rel, file_clock=file_clock)
     return Document.model_construct(
         **fields._asdict(), path=rel if rel is not None else Path(path).as_posix()
     )
@@ -303,10 +330,16 @@ def _mtime(path: Path | str) -> float | None:
 
 
 def parse_document_fields(
-    raw: bytes, path: Path | str, *, rel: str | None = None, mtime: float | None = None
+    raw: bytes,
+    path: Path | str,
+    *,
+    rel: str | None = None,
+    mtime: float | None = None,
+    file_clock: bool = False,
 ) -> DocumentFields:
     """Convert and validate a document's raw bytes; ``path`` names it in errors and gives its format,
-    ``rel`` (default: the file name) its derived id, ``mtime`` (default: the file's) its last-resort date."""
+    ``rel`` (default: the file name) its derived id, ``mtime`` (default: the file's) its last-resort
+    date when ``file_clock`` (the user's opt-in), never otherwise."""
     try:
         converted = convert_bytes(raw, name=str(path))
     except ConversionError as exc:
@@ -316,5 +349,6 @@ def parse_document_fields(
         path=path,
         rel=rel if rel is not None else os.path.basename(str(path)),
         content_hash=hashlib.sha256(raw).hexdigest(),
-        mtime=mtime if mtime is not None else _mtime(path),
+        mtime=(mtime if mtime is not None else _mtime(path)) if file_clock else None,
+        file_clock=file_clock,
     )

@@ -17,6 +17,8 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from veille.corpus.dates import docx_date_kept, pdf_date_kept
+
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # "EOF marker not found"...: the ingest alert says it
 
 __all__ = ["FORMAT_LIMITS", "FormatLimits", "Parts", "convert_docx", "convert_html", "convert_pdf"]
@@ -150,9 +152,12 @@ def convert_pdf(data: bytes) -> Parts:
     if info is not None:
         meta.put("title", _pdf_str(info.get("/Title")), "pdf properties")
         meta.put("author", _pdf_str(info.get("/Author")), "pdf properties")
-        meta.put(
-            "date", _pdf_date(info, "creation_date") or _pdf_date(info, "modification_date"), "pdf properties"
-        )
+        stamped = _pdf_date(info, "creation_date") or _pdf_date(info, "modification_date")
+        ignored = pdf_date_kept(_pdf_str(info.get("/Creator")), _pdf_str(info.get("/Producer")))
+        if stamped is not None and ignored is not None:
+            meta.origins["date_ignored"] = ignored  # derive_fields tells the reader (a document note)
+        else:
+            meta.put("date", stamped, "pdf properties")
     return Parts(_cap("\n\n".join(texts)), meta.title, meta.date, meta.author, meta.origins)
 
 
@@ -223,7 +228,11 @@ def _docx_parts(document: Any) -> Parts:
     props = document.core_properties
     meta.put("title", props.title, "docx properties")
     meta.put("author", props.author, "docx properties")
-    meta.put("date", props.created or props.modified, "docx properties")
+    ignored = docx_date_kept(props.created, props.modified, props.revision)
+    if ignored is not None:
+        meta.origins["date_ignored"] = ignored  # derive_fields tells the reader (a document note)
+    else:
+        meta.put("date", props.created or props.modified, "docx properties")
     meta.put("title", first_heading, "first heading")
     return Parts(_cap("\n".join(lines)), meta.title, meta.date, meta.author, meta.origins)
 

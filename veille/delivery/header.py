@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 
 from veille.delivery.html import ReportHeader, render_report_html
+from veille.dossier import Dossier
 from veille.journal import CallRecord
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunInfo, run_date
@@ -55,9 +56,12 @@ def report_page(
     *,
     documents_read: int,
     failed_axes: Sequence[str] = (),
+    dossier: Dossier | None = None,
+    anchors: Mapping[str, str] | None = None,
 ) -> str:
-    """report.html for a run: its header facts, then the dossier."""
+    """report.html for a run: its header facts, then the dossier (``dossier``: the reviewed
+    structure, for the evidence under its items; ``anchors``: axis heading -> id)."""
     header = report_header(
         info, records, documents_read=documents_read, sources_cited=len(sources), failed_axes=failed_axes
     )
-    return render_report_html(markdown, sources, header)
+    return render_report_html(markdown, sources, header, dossier, anchors)

@@ -9,7 +9,7 @@ from the text. The Nouveautés come first for a returning reader.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -19,6 +19,9 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from veille.delivery.blocks import Segment, news_section, parse_report, segments
+from veille.delivery.evidence import evidence_views, item_key
+from veille.dossier import Dossier
+from veille.plaintext import md_unescape
 from veille.roles.writer import SourceRef
 
 __all__ = ["REPORT_HTML_FILE", "ReportHeader", "render_report_html", "safe_url"]
@@ -51,8 +54,8 @@ def safe_url(url: str | None) -> str | None:
 def _join_segments(parts: Sequence[Segment]) -> Markup:
     out = []
     for s in parts:
-        if s.number is None:
-            out.append(escape(s.text))
+        if s.number is None:  # report.md's escapes undone: the page shows the text, no "\\#" nor "\\["
+            out.append(escape(md_unescape(s.text)))
         else:  # the only markup: a link to the entry, built from an int
             out.append(Markup('<a class="cite" href="#src-%d">[%d]</a>') % (s.number, s.number))
     return Markup("").join(out)
@@ -79,8 +82,19 @@ def _source_view(s: SourceRef) -> dict[str, Any]:
     return {"number": s.number, "label": label, "parts": parts, "url": safe_url(s.url), "flag": s.flag}
 
 
-def render_report_html(markdown: str, sources: Sequence[SourceRef], header: ReportHeader) -> str:
-    """The page for report.md ``markdown`` and its bibliography ``sources``."""
+def render_report_html(
+    markdown: str,
+    sources: Sequence[SourceRef],
+    header: ReportHeader,
+    dossier: Dossier | None = None,
+    anchors: Mapping[str, str] | None = None,
+) -> str:
+    """The page for report.md ``markdown`` and its bibliography ``sources``; ``dossier``: the
+    reviewed structure, whose evidence is shown under its key points and ledger entries.
+    ``anchors``: axis heading -> its sub-task id, the heading's HTML ``id`` (internal ids live
+    there, never in text)."""
+    evidence = evidence_views(dossier, sources)
+    anchors = anchors or {}
     title, sections = parse_report(markdown)
     news = news_section(sections)
     if news is not None:  # first for a returning reader
@@ -94,9 +108,12 @@ def render_report_html(markdown: str, sources: Sequence[SourceRef], header: Repo
             if block.kind == "item":
                 if not blocks or blocks[-1]["kind"] != "items":
                     blocks.append({"kind": "items", "items": []})
-                blocks[-1]["items"].append(parts)
+                blocks[-1]["items"].append(
+                    {"segments": parts, "evidence": evidence.get(item_key(block.text), [])}
+                )
             else:
-                blocks.append({"kind": block.kind, "segments": parts})
+                anchor = anchors.get(md_unescape(block.text)) if block.kind == "h3" else None
+                blocks.append({"kind": block.kind, "segments": parts, "anchor": anchor})
         views.append({"title": section.title, "blocks": blocks})
     head = {
         "run_id": header.run_id,

@@ -21,6 +21,7 @@ import apprise
 from veille.alerts import Alert
 from veille.delivery.blocks import news_section, parse_report, synthesis_text
 from veille.delivery.config import DeliveryConfig
+from veille.plaintext import md_unescape
 from veille.secrets import scrub_text
 
 __all__ = ["Dossier", "chat_text", "deliver", "with_recipients"]
@@ -45,11 +46,11 @@ def chat_text(markdown: str, subject: str, link: str) -> str:
     _, sections = parse_report(markdown)
     lines = [subject, ""]
     if synthesis := synthesis_text(sections):
-        lines += ["Synthèse : " + _CITES_RE.sub("", synthesis).strip(), ""]
+        lines += ["Synthèse : " + md_unescape(_CITES_RE.sub("", synthesis).strip()), ""]
     if (news := news_section(sections)) is not None:
         lines.append(news.title + " :")
         items = [b.text for b in news.blocks]
-        lines += [f"- {_CITES_RE.sub('', t).strip()}" for t in items[:_NEWS_ITEMS]]
+        lines += [f"- {md_unescape(_CITES_RE.sub('', t).strip())}" for t in items[:_NEWS_ITEMS]]
         if len(items) > _NEWS_ITEMS:
             lines.append(f"- … et {len(items) - _NEWS_ITEMS} autre(s) dans le dossier")
         lines.append("")

@@ -10,7 +10,6 @@ policies, so a retry (same flow run, or a new run with the same inputs) reruns o
 from __future__ import annotations
 
 import os
-from typing import Literal
 
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
@@ -59,7 +58,7 @@ install_state_scrubbing()  # a run's state message holds no secret (veille.ops.s
 @flow(name="veille", log_prints=False, task_runner=settings_task_runner())
 def veille_flow(
     corpus: str | None = None,
-    backend: Literal["auto", "gemini", "offline"] | None = None,
+    backend: str | None = None,  # a provider of veille/providers.py, or "auto" (checked by Settings)
     strict: bool = False,
     max_rounds: int | None = None,
     use_cache: bool | None = None,
@@ -115,7 +114,9 @@ def veille_flow(
                 log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
 
             shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
-            if planner_reads_texts(client.backend):  # a free planner reads the bodies too (BM25)
+            if planner_reads_texts(
+                client.role_backend("planner")
+            ):  # a free planner reads the bodies too (BM25)
                 shown = with_texts(shown, settings.database)
             log.info("catalogue: %s", shown.note)
             measured = text_relevance(shown, settings.database)  # coverage by code, every backend
@@ -138,10 +139,12 @@ def veille_flow(
                     "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
                 )
 
-            kept = sections_path(settings, client.backend)  # the writer writes only changed axes
+            kept = sections_path(
+                settings, client.role_backend("writer").answers_by_code
+            )  # the writer writes only changed axes
             written = write_report(
                 asker, analyses, request, grid, settings.database, run.web, settings.bounds(), kept,
-                model_key(settings, "writer"),
+                model_key(settings, "writer"), planned.reading,
             )  # fmt: skip
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds, kept))

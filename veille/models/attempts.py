@@ -4,8 +4,10 @@ That loop is the only place a model request is sent again. Each request (an *att
 ``backend.generate`` under the concurrency cap and the global slot, and one journal record written
 by :class:`Recorder`. A transport failure (429, 5xx, time-out, hang-up) is resent after the delay
 :class:`~veille.models.retry.RetryPolicy` decides (a 429's Retry-After honoured, outside the cap
-and the slot); an answer outside the schema is asked again with the invalid answer and the
-validation error fed back. The policy bounds the requests of one call (its ``max_requests``).
+and the slot). An answer is read leniently and kept item by item (:mod:`veille.models.salvage`):
+only an answer with nothing usable left is asked again, with its validation errors fed back — never
+the answer itself (:mod:`veille.models.feedback`). The policy bounds the requests of one call (its
+``max_requests``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from veille.journal import CallJournal, CallRecord
 from veille.language import prose_language, prose_strings
@@ -33,8 +35,9 @@ from veille.models.base import (
     Usage,
 )
 from veille.models.cache import ResponseCache
-from veille.models.feedback import LANGUAGE_NOTE, MAX_ERROR_CHARS, describe_invalid
+from veille.models.feedback import LANGUAGE_NOTE, MAX_ERROR_CHARS, describe_unusable
 from veille.models.retry import RetryPolicy
+from veille.models.salvage import Kept, Unusable, keep_items
 from veille.secrets import SecretValue, scrub, scrub_text
 
 __all__ = [
@@ -83,7 +86,8 @@ class CallOwner(Protocol):
     def cost(self, raw: RawResponse) -> float | None: ...
     def grounding_cost(self, raw: RawResponse) -> float | None: ...
     def take_grounded_call(self, request: ModelRequest) -> None: ...
-    def admit(self, request: ModelRequest) -> None: ...
+    async def admit(self, request: ModelRequest, key: str = "") -> None: ...
+    def release(self, call_id: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -196,7 +200,10 @@ class LogicalCall(Generic[T]):
             return hit
         if self.request.tools:  # a grounded call is billed by Google: counted before it is made
             self.owner.take_grounded_call(self.request)
-        return await self._loop()
+        try:
+            return await self._loop()
+        finally:  # every attempt is journaled by now; a bug that skipped one must not hold budget
+            self.owner.release(self.recorder.call_id)
 
     def _from_cache(self) -> ModelResult[T] | None:
         if self.key is None or self.cache is None:
@@ -204,13 +211,13 @@ class LogicalCall(Generic[T]):
         hit = self.cache.get(self.key)
         if hit is None:
             return None
-        try:
-            output = self.schema.model_validate_json(hit.text)
-        except ValidationError:
+        kept = keep_items(self.schema, hit.text, self.request.items)  # its drops named again
+        if isinstance(kept, Unusable):
             logger.warning(
                 "cache entry %s no longer matches the %s schema: ignored", self.key, self.request.role
             )
             return None
+        output = kept.output
         latency = time.perf_counter() - self.started
         self.recorder.record(1, "ok", model=hit.model, latency=latency, cache_hit=True)
         return ModelResult(
@@ -223,6 +230,7 @@ class LogicalCall(Generic[T]):
             attempts=1,
             cache_hit=True,
             foreign_language=self._foreign(output),  # a kept answer is named again on every hit
+            dropped=kept.dropped,
         )
 
     def _foreign(self, output: BaseModel) -> str:
@@ -238,7 +246,7 @@ class LogicalCall(Generic[T]):
         started_at = utc_now()
         async with self.owner.cap(), self.owner.global_slot():
             try:  # the cost budget, checked once the request holds its slot (veille.models.budget)
-                self.owner.admit(request)
+                await self.owner.admit(request, f"{self.recorder.call_id}:{attempt}")
             except ModelError as exc:
                 self.recorder.record(attempt, "error", error=exc, started_at=started_at)
                 raise
@@ -249,7 +257,7 @@ class LogicalCall(Generic[T]):
                 if isinstance(exc, ModelError):
                     status, sent = ("transient_error" if exc.retryable else "error"), exc.http_requests
                 else:  # a backend bug, or cancelled in flight: count what an HTTP backend had sent
-                    status, sent = "error", int(getattr(self.owner.model, "sends_http", False))
+                    status, sent = "error", int(self.owner.model.sends_http)
                 # No usage comes back from a failed request: nothing is known to be billed.
                 self.recorder.record(
                     attempt,
@@ -271,7 +279,7 @@ class LogicalCall(Generic[T]):
         attempt = answers = failures = 0
         # The prose's language earns one re-ask, within the same bound; the answer it replaced is
         # kept (and returned) should every later one be unusable: a valid answer is never lost to it.
-        foreign_answer: tuple[T, RawResponse] | None = None
+        foreign_answer: tuple[Kept[T], RawResponse] | None = None
         while True:
             attempt += 1
             request = replace(self.request, feedback=feedback) if feedback else self.request
@@ -308,10 +316,9 @@ class LogicalCall(Generic[T]):
                 error = BlockedPromptError(self.request.role, raw.blocked_reason)
                 self.recorder.record(attempt, "error", error=error, answered=answered)
                 raise error
-            try:
-                output = self.schema.model_validate_json(raw.text)
-            except ValidationError as exc:
-                last_error = self.recorder.scrub(describe_invalid(exc, raw.finish_reason))
+            kept = keep_items(self.schema, raw.text, self.request.items)
+            if isinstance(kept, Unusable):  # nothing usable left: asked again with the errors only
+                last_error = self.recorder.scrub(describe_unusable(kept, raw.finish_reason))
                 error_class = "MaxTokens" if raw.finish_reason == "MAX_TOKENS" else "ValidationError"
                 self.recorder.record(
                     attempt,
@@ -321,30 +328,30 @@ class LogicalCall(Generic[T]):
                     answered=answered,
                 )
                 if answers >= max_answers and foreign_answer is not None:
-                    output, raw = foreign_answer
-                    return self._result(
-                        output, raw, total_usage, total_cost if costs_known else None, answers
-                    )
+                    kept, raw = foreign_answer
+                    return self._result(kept, raw, total_usage, total_cost if costs_known else None, answers)
                 if answers >= max_answers:
                     raise SchemaValidationError(self.request.role, answers, last_error) from None
-                feedback = (*feedback, (raw.text, last_error))
+                # The errors, not the answer: echoing a runaway answer would bill it again as input.
+                feedback = (*feedback, ("", last_error))
                 continue
-            foreign = self._foreign(output)
+            foreign = self._foreign(kept.output)
             if foreign and foreign_answer is None and answers < max_answers:
-                foreign_answer = (output, raw)
+                foreign_answer = (kept, raw)
                 note = LANGUAGE_NOTE.format(found=foreign, expected=self.request.language)
                 self.recorder.record(
                     attempt, "schema_error", error_class="Language", error_message=note, answered=answered
                 )
-                feedback = (*feedback, (raw.text, note))
+                feedback = (*feedback, ("", note))
                 continue
             self.recorder.record(attempt, "ok", answered=answered)
-            return self._result(output, raw, total_usage, total_cost if costs_known else None, answers)
+            return self._result(kept, raw, total_usage, total_cost if costs_known else None, answers)
 
     def _result(
-        self, output: T, raw: RawResponse, usage: Usage, cost: float | None, answers: int
+        self, kept: Kept[T], raw: RawResponse, usage: Usage, cost: float | None, answers: int
     ) -> ModelResult[T]:
         """The validated answer returned (and cached), with every attempt's usage and cost."""
+        output = kept.output
         self._store(raw)
         return ModelResult(
             output=output,
@@ -356,6 +363,7 @@ class LogicalCall(Generic[T]):
             attempts=answers,
             cache_hit=False,
             foreign_language=self._foreign(output),
+            dropped=kept.dropped,
         )
 
     def _store(self, raw: RawResponse) -> None:

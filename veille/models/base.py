@@ -11,12 +11,17 @@ by :mod:`veille.models.caller`, so every backend gets them for free.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
+if TYPE_CHECKING:
+    from veille.itempolicy import ItemPolicy
+    from veille.secrets import SecretValue
+
 __all__ = [
     "Model",
+    "ModelDefaults",
     "ModelError",
     "ModelRequest",
     "ModelResult",
@@ -63,6 +68,12 @@ class ModelRequest:
     # The language the answer's prose must be in (ISO 639-1; "": not checked). Not part of the
     # response cache key: it is read from the prompt's own input.
     language: str = ""
+    # The role's lists whose items are kept or dropped one by one (veille.models.salvage); None:
+    # the answer validates whole. Not part of the response cache key: a cached answer is read again.
+    items: ItemPolicy | None = None
+    # The most output tokens (thinking included) the answer may take, sent to the provider and
+    # priced before the request leaves (veille.models.outcap, veille.models.budget). None: no cap.
+    max_output_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -100,15 +111,62 @@ class ModelResult(Generic[T]):
     # one re-ask this earns (``""``: the expected language, or too short to tell). Kept, not
     # refused: the step that asked says so in an alert.
     foreign_language: str = ""
+    # Invalid items dropped from the answer, (kind "path:error", count) — the step says so in one
+    # alert (veille.steps.answer_items); the rest of the answer is kept.
+    dropped: tuple[tuple[str, int], ...] = ()
 
 
 @runtime_checkable
 class Model(Protocol):
-    """A backend. Implementations: Gemini, offline engine, scripted test models."""
+    """A provider's backend (docs/models.md « Providers »): Gemini, the OpenAI-compatible one, the
+    offline engine, test doubles. Everything the client needs to know about a backend is declared
+    here, so the client never probes for attributes nor compares names; :class:`ModelDefaults`
+    gives the values of a backend that declares nothing more."""
 
-    name: str  # backend name, e.g. "gemini", "offline", "scripted"
+    name: str  # the provider's registry name (veille/providers.py), e.g. "gemini", "openai", "offline"
+    # What names the code behind the answers, for cache keys ("": the answers are a provider's and
+    # the request, in the key, is what decides them).
+    version: str
+    free: bool  # costs nothing by construction (code's answers): never priced, never budgeted
+    cacheable: bool  # a validated answer is kept in the response cache (paid or slow backends)
+    sends_http: bool  # one generate is one HTTP request (journaled as sent even when cancelled)
+    answers_by_code: bool  # code answers: the prose's language is not checked (asking again is useless)
+    # A model missing from the price table costs 0 rather than null: a server in the building.
+    unpriced_is_free: bool
+    tools: frozenset[str]  # built-in tools it runs (ModelRequest.tools), e.g. "google_search"
 
-    async def generate(self, request: ModelRequest) -> RawResponse: ...
+    @property
+    def secrets(self) -> tuple[SecretValue, ...]:
+        """Masked in every error text the journal records (the backend's key)."""
+        ...
+
+    async def generate(self, request: ModelRequest) -> RawResponse:
+        """One request: text plus usage and finish reason, or a :class:`ModelError`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close connections; awaited once when the client closes."""
+        ...
+
+
+class ModelDefaults:
+    """The declared attributes of :class:`Model` for a backend that states nothing more (a
+    provider subclasses it and overrides what differs)."""
+
+    version: str = ""
+    free: bool = False
+    cacheable: bool = False
+    sends_http: bool = False
+    answers_by_code: bool = False
+    unpriced_is_free: bool = False
+    tools: frozenset[str] = frozenset()
+
+    @property
+    def secrets(self) -> tuple[SecretValue, ...]:
+        return ()
+
+    async def aclose(self) -> None:
+        return None
 
 
 class ModelError(Exception):

@@ -1,9 +1,11 @@
 """The model client: the one place every LLM role call goes through.
 
-For each call: cache lookup → ``backend.generate`` (under a concurrency cap) → validation of the
-*text* with the role's pydantic schema → on failure, re-ask with the invalid answer and the
-validation error fed back (``ModelRequest.feedback``), up to ``settings.reask_attempts`` times →
-:class:`~veille.models.base.SchemaValidationError` at the end; a transport failure is sent again
+For each call: cache lookup → the night's budget admits the request at its most (its output capped
+by ``ModelRequest.max_output_tokens``, :mod:`veille.models.outcap`) → ``backend.generate`` (under a
+concurrency cap) → the text read leniently and validated item by item with the role's pydantic
+schema (:mod:`veille.models.salvage`) → when nothing usable remains, re-ask with the validation
+errors fed back (``ModelRequest.feedback``; never the answer), up to ``settings.reask_attempts``
+times → :class:`~veille.models.base.SchemaValidationError` at the end; a transport failure is sent again
 as :class:`~veille.models.retry.RetryPolicy` decides (the one retry layer: see
 :mod:`veille.models.attempts`). Every request is a journal record; cost comes from the price table;
 validated answers of paid backends go to the response cache.
@@ -23,28 +25,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Coroutine
-from contextlib import AbstractAsyncContextManager, nullcontext
+from collections.abc import Callable, Coroutine, Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from veille.alerts import Alert, alert
+from veille.itempolicy import ItemPolicy
 from veille.journal import CallJournal, prefect_run_ids
 from veille.models.attempts import GroundingBudgetError, LogicalCall, Recorder, new_call_id
-from veille.models.base import Model, ModelRequest, ModelResult, RawResponse
+from veille.models.base import Model, ModelRequest, ModelResult
 from veille.models.budget import CostBudget
 from veille.models.cache import ResponseCache, cache_key
 from veille.models.loop import LoopThread
+from veille.models.outcap import max_output_tokens
 from veille.models.pricing import PriceTable
 from veille.models.retry import RetryPolicy
+from veille.models.routes import Route
 
 if TYPE_CHECKING:
     from veille.roles.base import Role
     from veille.settings import Settings
 
-__all__ = ["BUDGET_ALERT", "FREE_BACKENDS", "CallSlot", "ModelClient"]
+__all__ = ["BUDGET_ALERT", "CallSlot", "ModelClient"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,12 +62,10 @@ CallSlot = Callable[["Settings"], AbstractAsyncContextManager[Any]]
 
 BUDGET_ALERT = "cost.budget_exceeded"  # the night's cost budget refused at least one call
 
-# Backends that cost nothing: their calls are journalled with cost 0, never "unknown".
-FREE_BACKENDS = frozenset({"offline", "scripted"})
-
 
 class ModelClient:
-    """Validated, cached, journalled, concurrency-capped calls to one backend for one run."""
+    """Validated, cached, journalled, concurrency-capped calls for one run: to ``model``, and to
+    ``role_models[role]`` for a role on a provider of its own (``roles.<role>.provider``)."""
 
     def __init__(
         self,
@@ -73,24 +76,32 @@ class ModelClient:
         journal_path: Path | None = None,
         prices: PriceTable | None = None,
         call_slot: CallSlot | None = None,
+        role_models: Mapping[str, Model] | None = None,
     ) -> None:
         self.settings = settings
         self.model = model
+        # One route per backend (veille/models/routes.py): what a call costs and may take is what
+        # its backend declares, never a comparison of names.
+        self._routes = {id(model): Route(self, model)}
+        self._role_routes: dict[str, Route] = {}
+        for role, backend in (role_models or {}).items():
+            route = self._routes.setdefault(id(backend), Route(self, backend))
+            self._role_routes[role] = route
         self.run_id = run_id
         self.journal_path = journal_path
         self.prices = prices if prices is not None else PriceTable.load(settings.prices_file)
         self._journal = CallJournal(journal_path)
         self._cache = (
             ResponseCache(settings.cache_dir)
-            if settings.use_cache and getattr(model, "cacheable", False)
+            if settings.use_cache and any(r.model.cacheable for r in self._routes.values())
             else None
         )
         self._call_slot = call_slot  # handed in by the flow: the model layer knows nothing of Prefect ops
         self._unknown_models: set[str] = set()
         self._unknown_grounding: set[str] = set()  # grounded models without a grounding price
         self._grounded_calls = 0
-        # The night's cost budget: free backends spend nothing, so they are never refused.
-        limit = None if model.name in FREE_BACKENDS else settings.max_cost_usd
+        # The night's cost budget: free backends spend nothing (their routes never ask it).
+        limit = None if all(r.model.free for r in self._routes.values()) else settings.max_cost_usd
         self._budget = CostBudget(limit, journal_path, self._journal)
         self._lock = threading.Lock()
         self._loop_thread: LoopThread | None = None
@@ -112,7 +123,20 @@ class ModelClient:
 
     @property
     def backend(self) -> str:
+        """The night's provider (a role may have its own: :meth:`role_backend`)."""
         return self.model.name
+
+    def role_backend(self, role: str) -> Model:
+        """The backend that answers ``role``."""
+        return self._route(role).model
+
+    def _route(self, role: str) -> Route:
+        return self._role_routes.get(role) or self._routes[id(self.model)]
+
+    @property
+    def backends(self) -> list[Model]:
+        """Every backend of the client, the night's first."""
+        return [route.model for route in self._routes.values()]
 
     @property
     def unknown_models(self) -> list[str]:
@@ -123,11 +147,6 @@ class ModelClient:
     @property
     def budget(self) -> CostBudget:
         return self._budget
-
-    def admit(self, request: ModelRequest) -> None:
-        """Raise :class:`~veille.models.budget.BudgetExceededError` when the night's cost budget
-        (``settings.max_cost_usd``) forbids sending ``request``."""
-        self._budget.admit(request.role)
 
     def alerts(self) -> list[Alert]:
         """One alert per model whose calls could not be priced; one when the cost budget refused calls."""
@@ -167,8 +186,10 @@ class ModelClient:
                 BUDGET_ALERT,
                 f"budget de coût de la nuit atteint : {self._budget.spent():.4f} $ dépensés pour "
                 f"max_cost_usd = {self._budget.limit:g} $ ; {sum(refused.values())} appel(s) au modèle "
-                f"non envoyé(s) ({roles}) : la nuit est finie par le code (plan construit par le code, "
-                "analyste hors ligne, dossier rendu par le code, critique et notes sautées)",
+                f"non envoyé(s) ({roles}), car ce qu'il pouvait coûter au plus (son entrée et sa sortie "
+                "maximale, aux prix du modèle) dépassait ce qui restait du budget : la nuit est finie par "
+                "le code (plan construit par le code, analyste hors ligne, dossier rendu par le code, "
+                "critique et notes sautées)",
                 severity="error",
             )
         ]
@@ -184,15 +205,17 @@ class ModelClient:
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         """Blocking call, safe from any thread except the client's own loop thread. ``input``: the
         role's typed input the prompt was built from (what a function backend answers from);
-        ``language``: the one the answer's prose must be in ("": not checked)."""
+        ``language``: the one the answer's prose must be in ("": not checked); ``items``: the
+        answer's lists kept item by item (veille.models.salvage)."""
         loop_thread = self._ensure_loop()
         if threading.current_thread() is loop_thread.thread:
             raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
         return self._submit(loop_thread, coro).result()
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
@@ -206,6 +229,7 @@ class ModelClient:
             subtask_id=subtask_id,
             tools=role.tools,
             language=role.language_for(data),
+            items=role.items,
         )
 
     async def acall(
@@ -219,11 +243,12 @@ class ModelClient:
         subtask_id: str | None = None,
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         """Awaitable call, from any event loop."""
         loop_thread = self._ensure_loop()
         ids = prefect_run_ids()
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language)
+        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
         if asyncio.get_running_loop() is loop_thread.loop:
             return await coro
         return await asyncio.wrap_future(self._submit(loop_thread, coro))
@@ -242,9 +267,8 @@ class ModelClient:
         if loop_thread is not None:
             try:
                 loop_thread.cancel_pending()
-                aclose = getattr(self.model, "aclose", None)
-                if aclose is not None:
-                    asyncio.run_coroutine_threadsafe(aclose(), loop_thread.loop).result(timeout=10)
+                for backend in self.backends:
+                    asyncio.run_coroutine_threadsafe(backend.aclose(), loop_thread.loop).result(timeout=10)
             except Exception as exc:  # closing must not hide the run's real outcome
                 logger.warning("closing the %s backend failed: %s", self.backend, type(exc).__name__)
             loop_thread.stop()
@@ -281,12 +305,11 @@ class ModelClient:
     def _submit(loop_thread: LoopThread, coro: Coroutine[Any, Any, ModelResult[T]]) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, loop_thread.loop)
 
-    def global_slot(self) -> AbstractAsyncContextManager[None]:
+    def slot(self) -> AbstractAsyncContextManager[Any] | None:
         """One slot of the Prefect global limit on model calls (created by ``make deploy``), across
-        every process of a deployment; a no-op without a server or limit, and for local backends."""
-        if self.model.name != "gemini" or self._call_slot is None:
-            return nullcontext()
-        return self._call_slot(self.settings)
+        every process of a deployment; ``None`` without one. Taken by routes whose backend sends
+        HTTP requests (:meth:`veille.models.routes.Route.global_slot`)."""
+        return None if self._call_slot is None else self._call_slot(self.settings)
 
     def cap(self) -> asyncio.Semaphore:
         if self._semaphore is None:  # created on the loop thread, used only there
@@ -305,6 +328,7 @@ class ModelClient:
         ids: tuple[str | None, str | None],
         tools: tuple[str, ...] = (),
         language: str = "",
+        items: ItemPolicy | None = None,
     ) -> ModelResult[T]:
         try:
             role_model = self.settings.roles[role]
@@ -312,6 +336,7 @@ class ModelClient:
             raise ValueError(
                 f"unknown role {role!r}: settings.roles defines {sorted(self.settings.roles)}"
             ) from None
+        route = self._route(role)
         request = ModelRequest(
             role=role,
             model=role_model.model,
@@ -323,13 +348,18 @@ class ModelClient:
             subtask_id=subtask_id,
             input=input,
             tools=tools,
-            language="" if getattr(self.model, "answers_by_code", False) else language,
+            language="" if route.model.answers_by_code else language,
+            items=items,
+            max_output_tokens=max_output_tokens(
+                schema, role_model.thinking, self.settings.max_output_tokens, grounded=bool(tools)
+            ),
         )
-        secrets = tuple(getattr(self.model, "secrets", ()))  # masked in every journaled error
-        recorder = Recorder(self._journal, self.run_id, self.backend, request, ids, new_call_id(), secrets)
-        version = str(getattr(self.model, "version", ""))
-        key = cache_key(request, self.backend, version) if self._cache is not None else None
-        return await LogicalCall(self, request, schema, recorder, self._cache, key).run()
+        backend = route.model
+        secrets = tuple(backend.secrets)  # masked in every journaled error
+        recorder = Recorder(self._journal, self.run_id, backend.name, request, ids, new_call_id(), secrets)
+        cache = self._cache if backend.cacheable else None
+        key = cache_key(request, backend.name, backend.version) if cache is not None else None
+        return await LogicalCall(route, request, schema, recorder, cache, key).run()
 
     def take_grounded_call(self, request: ModelRequest) -> None:
         """Count one grounded call against ``settings.web_budget`` (per run and per process: the
@@ -340,35 +370,15 @@ class ModelClient:
                 raise GroundingBudgetError(request.role, self.settings.web_budget)
             self._grounded_calls += 1
 
-    # --- cost and journal -------------------------------------------------------------------
-    def cost(self, raw: RawResponse) -> float | None:
-        """The call's cost: tokens, plus Google Search grounding for a grounded answer."""
-        if self.backend in FREE_BACKENDS:
-            return 0.0
-        cost = self.prices.cost(raw.model, raw.usage)
-        grounding = self.grounding_cost(raw)
-        if cost is not None:
-            cost = None if grounding is None else cost + grounding
-        else:  # the model is not in the table
-            with self._lock:
-                new = raw.model not in self._unknown_models
-                self._unknown_models.add(raw.model)
-            if new:
-                logger.warning("model %r is not in the price table: cost recorded as null", raw.model)
-        return cost
-
-    def grounding_cost(self, raw: RawResponse) -> float | None:
-        """What Google bills for the searches of a grounded answer (0 when it did not search);
-        ``None`` when the model has no grounding price (never a silent 0)."""
-        if self.backend in FREE_BACKENDS or not raw.grounded:
-            return 0.0
-        if raw.model not in self.prices:  # already an unknown model (one alert, not two)
-            return None
-        cost = self.prices.grounding_cost(raw.model, raw.search_queries)
-        if cost is None:
-            with self._lock:
-                new = raw.model not in self._unknown_grounding
-                self._unknown_grounding.add(raw.model)
-            if new:
-                logger.warning("model %r has no grounding price: grounded cost recorded as null", raw.model)
-        return cost
+    # --- cost -------------------------------------------------------------------------------
+    def note_unknown(self, model: str, *, grounding: bool) -> None:
+        """A model the price table does not price (``grounding``: prices its tokens but not its
+        searches): its cost is recorded as null, logged once and named by :meth:`alerts`."""
+        known = self._unknown_grounding if grounding else self._unknown_models
+        with self._lock:
+            new = model not in known
+            known.add(model)
+        if new and grounding:
+            logger.warning("model %r has no grounding price: grounded cost recorded as null", model)
+        elif new:
+            logger.warning("model %r is not in the price table: cost recorded as null", model)

@@ -1,14 +1,20 @@
-"""What a re-ask feeds back to the model with its previous answer: the validation error, told
-briefly (:func:`describe_invalid`), or the note that its prose is in another language than the
-request's (:data:`LANGUAGE_NOTE`)."""
+"""What a re-ask feeds back to the model: the validation errors of its previous answer, told
+briefly and bounded (:func:`describe_invalid`, :func:`describe_unusable`), or the note that its prose
+is in another language than the request's (:data:`LANGUAGE_NOTE`). Never the answer itself: a
+runaway answer echoed back would be billed again as input (issue 38)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from veille.plaintext import inline_text
 
-__all__ = ["LANGUAGE_NOTE", "MAX_ERROR_CHARS", "describe_invalid"]
+if TYPE_CHECKING:
+    from veille.models.salvage import Unusable
+
+__all__ = ["LANGUAGE_NOTE", "MAX_ERROR_CHARS", "describe_invalid", "describe_unusable"]
 
 MAX_ERROR_CHARS = 2000
 # Fed back with an answer whose prose is not in the request's language (the re-ask's note).
@@ -38,4 +44,12 @@ def describe_invalid(exc: ValidationError, finish_reason: str | None) -> str:
         text = "output truncated at the token limit (finish_reason=MAX_TOKENS), be more concise; " + text
     elif finish_reason not in (None, "STOP"):
         text = f"generation stopped early (finish_reason={finish_reason}); " + text
+    return text[:MAX_ERROR_CHARS]
+
+
+def describe_unusable(unusable: Unusable, finish_reason: str | None) -> str:
+    """:func:`describe_invalid` of an answer with nothing usable left, and why drops did not help."""
+    text = describe_invalid(unusable.error, finish_reason)
+    if unusable.note:
+        text = f"{unusable.note} ; {text}"
     return text[:MAX_ERROR_CHARS]

@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from veille.models.base import ModelRequest, RawResponse, Usage
+from veille.models.base import ModelDefaults, ModelRequest, RawResponse, Usage
 from veille.tokens import estimate_tokens
 
 __all__ = ["FunctionModel", "FunctionRoleError", "RoleFunction"]
@@ -40,8 +40,10 @@ class RoleFunction(Generic[In]):
     function: Callable[[In], BaseModel | Mapping[str, Any]]
 
 
-class FunctionModel:
+class FunctionModel(ModelDefaults):
     """A backend (``Model`` protocol) answering each role with its :class:`RoleFunction`."""
+
+    free = True  # code answers: no token is billed, the cost budget never refuses it
 
     # Its answers are code's (the offline engine): asking again gives the same bytes, and its
     # statements are document sentences, marked as quotes by its writer, so the seam does not check

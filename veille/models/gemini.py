@@ -26,7 +26,14 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-from veille.models.base import ModelError, ModelRequest, RawResponse, TransientModelError, Usage
+from veille.models.base import (
+    ModelDefaults,
+    ModelError,
+    ModelRequest,
+    RawResponse,
+    TransientModelError,
+    Usage,
+)
 from veille.models.grounding import GOOGLE_SEARCH, grounded_answer, search_tools
 from veille.models.wire import wire_schema
 from veille.secrets import MissingApiKeyError, ScrubFilter, SecretValue, resolve_api_key, scrub, scrub_text
@@ -114,10 +121,11 @@ def thinking_config(model: str, level: str) -> types.ThinkingConfig | None:
     return types.ThinkingConfig(thinking_level=levels[level])
 
 
-class GeminiModel:
+class GeminiModel(ModelDefaults):
     """The Gemini backend. ``generate`` must always run on the same event loop (the client's thread)."""
 
     name = "gemini"
+    tools = frozenset({GOOGLE_SEARCH})  # Google Search grounding (the researcher, --web)
     cacheable = True  # paid backend: serve reruns from the response cache
     sends_http = True  # a request cancelled in flight is journaled as sent (it may be billed)
 
@@ -196,6 +204,7 @@ class GeminiModel:
                 temperature=request.temperature,
                 tools=search_tools(),
                 thinking_config=thinking_config(request.model, request.thinking),
+                max_output_tokens=request.max_output_tokens,  # thoughts included (veille.models.outcap)
                 automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             )
         return types.GenerateContentConfig(
@@ -204,6 +213,7 @@ class GeminiModel:
             response_mime_type="application/json",
             response_json_schema=wire_schema(request.output_schema),
             thinking_config=thinking_config(request.model, request.thinking),
+            max_output_tokens=request.max_output_tokens,  # thoughts included (veille.models.outcap)
             # No tools are declared; turning AFC off also silences its per-call INFO log line.
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )

@@ -20,7 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from veille.models.base import ModelRequest, RawResponse, Usage
+from veille.models.base import ModelDefaults, ModelRequest, RawResponse, Usage
+from veille.models.grounding import GOOGLE_SEARCH
 from veille.tokens import estimate_tokens
 
 __all__ = ["ScriptExhaustedError", "ScriptedItem", "ScriptedModel"]
@@ -33,10 +34,12 @@ class ScriptExhaustedError(AssertionError):
     """A test asked for more answers than it scripted (an AssertionError: it is a test bug)."""
 
 
-class ScriptedModel:
+class ScriptedModel(ModelDefaults):
     """A backend answering from per-role queues, then from a function of the request."""
 
     name = "scripted"
+    free = True  # a test double: costs nothing, never refused by the cost budget
+    tools = frozenset({GOOGLE_SEARCH})  # answers grounded requests from its script too
 
     def __init__(
         self,

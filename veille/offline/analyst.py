@@ -223,7 +223,7 @@ class _Analyst(ContradictionFinder):
     # --- open questions ----------------------------------------------------------------------
 
     def open_questions(self, findings: Sequence[Finding]) -> list[str]:
-        out: list[str] = []
+        out: list[str] = list(getattr(self, "unordered", ()))  # figures nothing could order
         found_stems = set(stems(" ".join(f.statement for f in findings)))
         all_stems = set(stems(" ".join(f"{d.title} {d.body}" for d in self.data.documents)))
         aspects = facets(self.data.question)

@@ -169,6 +169,28 @@ def _split_questions(piece: str) -> list[str]:
     return out
 
 
+_SEQUENCE_RE = re.compile(rf"(?<![\w'’-])(?:{lexicon.alternation('sequence')})(?![\w'’-])", re.IGNORECASE)
+
+
+def _sequence_enumeration(sentence: str) -> list[str]:
+    """The points a sentence orders with sequence adverbs, from its first one (« en traitant d'abord
+    les performances (…), ensuite le coût (…), puis la fiabilité et enfin la réglementation »),
+    three or more, else []."""
+    marks = list(_SEQUENCE_RE.finditer(sentence))
+    if len(marks) < _MIN_ITEMS or not _FIRST_RE.fullmatch(marks[0].group(0)):
+        return []
+    ends = [m.start() for m in marks[1:]] + [len(sentence)]
+    items = [sentence[m.end() : end] for m, end in zip(marks, ends, strict=True)]
+    items = [_CONJ_TAIL_RE.sub("", _LEADING_RE.sub("", _clean(i.strip(" ,;")))).strip() for i in items]
+    if any(not i or len(i.split()) > _MAX_ITEM_WORDS for i in items):
+        return []
+    return items
+
+
+_FIRST_RE = re.compile(lexicon.alternation("sequence", "first"), re.IGNORECASE)
+_CONJ_TAIL_RE = re.compile(rf"(?:,|\s+(?:{lexicon.alternation('coordination')}))\s*$", re.IGNORECASE)
+
+
 def _is_term_list(items: Sequence[str], terms: Sequence[str]) -> bool:
     """True when most items are request terms or single capitalised words (the products compared),
     or when any item is a request term: an aspect is never a product's name alone."""
@@ -189,20 +211,28 @@ def _sentences(request: str) -> list[str]:
     return out
 
 
-def _sentence_axes(request: str, terms: Sequence[str]) -> list[Axis]:
+def _sentence_axes(request: str, terms: Sequence[str], sequences: bool) -> list[Axis]:
     best: list[str] = []
     for sentence in _sentences(request):
-        items = max((_question_enumeration(sentence), _enumeration(sentence)), key=len)
+        # Ties go to the first shape: sequence adverbs say where each point starts.
+        shapes = (_sequence_enumeration(sentence) if sequences else [], _question_enumeration(sentence))
+        items = max((*shapes, _enumeration(sentence)), key=len)
         if items and not _is_term_list(items, terms) and len(items) > len(best):
             best = items
     return [Axis(label=i[:1].upper() + i[1:], facets=[], text=i) for i in best]
 
 
-def parse_axes(request: str, terms: Sequence[str] = ()) -> list[Axis]:
-    """The request's axes, first shape found (docs/offline-engine.md); [] when it states none."""
+def parse_axes(request: str, terms: Sequence[str] = (), *, sequences: bool = False) -> list[Axis]:
+    """The request's axes, first shape found (docs/offline-engine.md); [] when it states none.
+
+    ``sequences``: points ordered by sequence adverbs count too (« d'abord A, ensuite B, puis C et
+    enfin D »). The request's reading (veille.corpus.request_reading) reads them; the offline
+    planner does not yet: its placement by closeness (issue 37, item 2) puts an off-topic homonym
+    and one side of a contradiction apart in the axes it then gets (tests/test_corpora_plan.py,
+    pompes-chaleur)."""
     if bullets := _bullet_axes(request):
         return bullets  # even one bullet: the request asks for that axis only
-    for axes in (_heading_axes(request), _sentence_axes(request, terms)):
+    for axes in (_heading_axes(request), _sentence_axes(request, terms, sequences)):
         if len(axes) >= 2:
             return axes
     return []

@@ -98,14 +98,25 @@ def _comparable(values: Sequence[Value], options: Sequence[str]) -> dict[str, li
     return out
 
 
+def axis_label(axis: str, title: str) -> str:
+    """How a recommendation row names its axis: the request's own heading phrase (the title up to
+    its first « : »), never the internal sub-task id (issue 36: ids stay out of what readers see);
+    empty when the axis has no title of its own."""
+    if not title or title == axis:
+        return ""
+    return title.split(" : ", 1)[0].strip()
+
+
 def _line(axis: str, row: Sequence[Value]) -> tuple[CitedText, str | None]:
-    """The row as a sentence, and the option it favours (None: a tie). ``row``'s unit has a direction."""
+    """The row as a sentence, and the option it favours (None: a tie). ``row``'s unit has a direction.
+    ``axis``: the row's label (:func:`axis_label`), empty for none."""
     listed = ", ".join(f"{v.option} {v.figure}" for v in row)
     numbers = list(dict.fromkeys(n for v in row for n in v.statement.numbers))
     best = max(row, key=lambda v: _direction(row[0].unit) * v.value)
     tie = sum(1 for v in row if v.value == best.value) > 1
     verdict = "pas d'écart entre les options" if tie else f"ces chiffres favorisent {best.option}"
-    item = CitedText(text=f"Axe {axis} : {listed} ; {verdict}", citations=numbers)
+    text = f"{axis} : {listed} ; {verdict}" if axis else f"{listed} ; {verdict}"
+    item = CitedText(text=text[:1].upper() + text[1:], citations=numbers)
     return item, None if tie else best.option
 
 
@@ -144,7 +155,7 @@ def recommendation(
         rows = [r for u, r in comparable.items() if _direction(r[0].unit) and u not in rates]
         rows.sort(key=lambda r: "/" not in r[0].unit)
         for row in rows[:_UNITS_PER_AXIS]:
-            item, favoured = _line(axis, row)
+            item, favoured = _line(axis_label(axis, axes[axis]), row)
             items.append(item)
             if favoured:
                 leads[favoured] = leads.get(favoured, 0) + 1

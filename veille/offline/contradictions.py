@@ -1,11 +1,17 @@
 """Contradictions between the documents of one sub-task (offline analyst): figures about the same
-thing that disagree, settled by date and source authority."""
+thing that disagree, settled by date and source authority.
+
+A date is the document's or unknown (« date inconnue », :mod:`veille.docdates`): when either date of a
+pair is unknown, "later wins" never applies. Figures that disagree are then settled by authority
+alone, the reason saying « ordre inconnu », or, at equal authority, left open: an open question says
+the order is unknown and neither source is retained."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
+from veille.docdates import known_day, later
 from veille.offline.analyst_rules import (
     _DOUBT_RE,
     _REQUIREMENT_RE,
@@ -38,6 +44,7 @@ class ContradictionFinder:
     noted_docs: set[str]
     subjects: list[str]
     subject_stems: set[str]
+    unordered: list[str]  # open questions: figures that disagree between documents of unknown order
     _claim_cache: dict[str, list[Claim]]
 
     def sentences(self, doc: DocumentText) -> list[Sentence]:
@@ -166,13 +173,21 @@ class ContradictionFinder:
         docs = self.data.documents
         pairs: list[tuple[str, str, str, str]] = []  # (id_a, id_b, retained, detail)
         superseded: set[tuple[str, int]] = set()
+        self.unordered = []
         for i, a in enumerate(docs):
             for b in docs[i + 1 :]:
-                if a.date == b.date or not self._same_subject(a, b):
+                ordered = later(a.date, b.date) is not None
+                if (ordered and a.date == b.date) or not self._same_subject(a, b):
                     continue
-                keep = self._retain([a, b])
-                other = b if keep is a else a
                 conflicts = self._figure_conflicts(a, b)
+                reliable = None if ordered or not conflicts else self._more_reliable(a, b)
+                if not ordered and reliable is None:
+                    if conflicts:  # nothing but the dates could order them, and one is unknown
+                        _, _, first, second = conflicts[0]
+                        self.unordered.append(self._unordered(a, b, first, second))
+                    continue
+                keep = reliable or self._retain([a, b])
+                other = b if keep is a else a
                 if conflicts:
                     sa, _, fa, fb = conflicts[0]
                     kept_fig, other_fig = (fa, fb) if sa.doc is keep else (fb, fa)
@@ -221,12 +236,24 @@ class ContradictionFinder:
     def _settled(self, keep: DocumentText, other: DocumentText) -> bool:
         """No figure differs, but one document settles the other: config ``supersedes`` (a fix after
         a bulletin), or a later and more authoritative document after one that hedges."""
-        if keep.date <= other.date:
-            return False
+        if later(keep.date, other.date) is not True:
+            return False  # settling is by recency: never when the order is unknown
         if self.authority.settles(keep.source_type, other.source_type):
             return True
         hedged = any(_DOUBT_RE.search(s.text) for s in self.sentences(other))
         return hedged and self.authority.rank(keep.source_type) > self.authority.rank(other.source_type)
+
+    def _more_reliable(self, a: DocumentText, b: DocumentText) -> DocumentText | None:
+        """The more authoritative of two documents whose order is unknown; None at equal authority."""
+        rank_a, rank_b = self.authority.rank(a.source_type), self.authority.rank(b.source_type)
+        return None if rank_a == rank_b else (a if rank_a > rank_b else b)
+
+    def _unordered(self, a: DocumentText, b: DocumentText, fa: str, fb: str) -> str:
+        """The open question of two documents that disagree and that nothing orders (French)."""
+        return (
+            f"Ordre inconnu : {fa} selon « {a.title} » ({_when(a)}) contre {fb} selon « {b.title} » "
+            f"({_when(b)}) ; l'une des dates est inconnue et la fiabilité est égale, aucune source n'est retenue."
+        )
 
     def _retain(self, docs: Sequence[DocumentText]) -> DocumentText:
         return min(docs, key=lambda d: self.authority.sort_key(d.source_type, d.date, d.id))
@@ -238,6 +265,9 @@ class ContradictionFinder:
         clauses = [
             f"{label(keep.source_type)} du {keep.date} prime sur {label(o.source_type)} du {o.date} : "
             f"{self._why(keep, o)}"
+            if later(keep.date, o.date) is not None
+            else f"ordre inconnu : {label(keep.source_type)} ({_when(keep)}) prime sur "
+            f"{label(o.source_type)} ({_when(o)}) comme source plus fiable"
             for o in (self.docs[m] for m in members if m != keep.id)
         ]
         return " ; ".join([*clauses, *details])
@@ -251,6 +281,11 @@ class ContradictionFinder:
         if keep.date > other.date:
             return "source plus récente"
         return "source retenue à fiabilité et date égales"
+
+
+def _when(doc: DocumentText) -> str:
+    """« du 2026-02-05 », or the unknown date as every reader shows it."""
+    return f"du {doc.date}" if known_day(doc.date) is not None else doc.date
 
 
 def _stated(claim: Claim) -> str:

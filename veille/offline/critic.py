@@ -13,6 +13,7 @@ from veille.dossier import (
     EMPTY_RECOMMENDATION,
     KEY_POINTS_SECTION,
     LEDGER_SECTION,
+    OPTIONAL_SECTIONS,
     RECOMMENDATION_SECTION,
     SYNTHESIS_MAX,
     SYNTHESIS_MIN,
@@ -100,10 +101,11 @@ def _sentences(data: CriticInput, sections: Mapping[str, str], m: Measures) -> N
 def _sections(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """The model's sections present, in order, and no other; the synthesis' length."""
     order = section_order(data.draft)
-    missing = [name for name in MODEL_SECTIONS if name not in order]
+    missing = [name for name in MODEL_SECTIONS if name not in order and name not in OPTIONAL_SECTIONS]
     for name in missing:
         m.fault(f"Ajoutez la section « ## {name} ».")
-    if not missing and [n for n in order if n in MODEL_SECTIONS] != list(MODEL_SECTIONS):
+    present = [n for n in order if n in MODEL_SECTIONS]
+    if not missing and present != [n for n in MODEL_SECTIONS if n in present]:
         m.fault("Remettez les sections dans l'ordre : " + ", ".join(MODEL_SECTIONS) + ".")
     for name in order:
         if name not in MODEL_SECTIONS:
@@ -212,8 +214,8 @@ def _structure(data: CriticInput, sections: Mapping[str, str], m: Measures) -> N
             f"Les analystes ont relevé {data.contradictions} contradiction(s) : dites, pour chacune, "
             "la source retenue, la source écartée et pourquoi.",
         )
-    advice = sections.get(RECOMMENDATION_SECTION, "").strip()
-    if not advice or advice == EMPTY_RECOMMENDATION:
+    advice = sections.get(RECOMMENDATION_SECTION)  # absent: the request asks for no choice
+    if advice is not None and (not advice.strip() or advice.strip() == EMPTY_RECOMMENDATION):
         m.fault("Formulez une recommandation qui découle des chiffres retenus, avec leurs sources.")
 
 

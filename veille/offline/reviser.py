@@ -21,7 +21,7 @@ from veille.offline import lexicon
 from veille.offline.figures import extract_figures
 from veille.offline.markdown import count_words, fit_clauses, sentence_words
 from veille.offline.text import SUPERLATIVE_RE
-from veille.offline.writer import SENTENCE_RE, periods, source_sentence
+from veille.offline.writer import SENTENCE_RE, consulted, periods
 from veille.roles.reviser import ReviserInput
 
 __all__ = ["revise"]
@@ -110,13 +110,14 @@ def _fit_length(dossier: Dossier, data: ReviserInput, mentions: Sequence[str]) -
         s_index, victim = min(reversed(candidates), key=lambda c: _value(c[1], mentions))
         dossier.sections[s_index].points.remove(victim)
     if dossier.sections and words(dossier) < data.min_words:
+        # Too short: the sources no item cites are listed as read (an uncertainty), never as points.
         cited = set(re.findall(r"\[(\d+)\]", render_body(dossier, data.axes)))
-        for source in sorted(data.sources, key=lambda s: s.number):
+        for line in consulted(
+            [s for s in data.sources if str(s.number) not in cited], data.max_sentence_words
+        ):
             if words(dossier) >= data.min_words:
                 break
-            if str(source.number) not in cited:
-                text = _fit(source_sentence(source), data.max_sentence_words)
-                dossier.sections[0].points.append(KeyPoint(text=text, citations=[source.number]))
+            dossier.uncertainties.append(line)
     return dossier
 
 
@@ -141,7 +142,10 @@ def revise(data: ReviserInput) -> Dossier:
         sections=_sections(draft, forbidden, limit),
         contradictions=[entry(e) for e in draft.contradictions],
         uncertainties=cited(draft.uncertainties),
-        recommendation=cited(draft.recommendation)
+        # No choice asked (None): no recommendation, whatever the critic says.
+        recommendation=None
+        if draft.recommendation is None
+        else cited(draft.recommendation)
         or [CitedText(text="Le choix reste à instruire à partir des points clés.")],
     )
     missing = [m for m in mentions if m.strip() and m not in render_body(dossier, data.axes)]

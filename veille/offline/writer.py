@@ -18,13 +18,22 @@ from veille.offline.sentences import fit_clauses, split_plain
 from veille.offline.text import SUPERLATIVE_RE, language, quote_if_foreign
 from veille.roles.writer import SourceRef, WriterInput
 
-__all__ = ["SENTENCE_RE", "periods", "quote_foreign", "scope_sentence", "source_sentence", "write"]
+__all__ = [
+    "SENTENCE_RE",
+    "consulted",
+    "periods",
+    "quote_foreign",
+    "scope_sentence",
+    "source_sentence",
+    "write",
+]
 
 _CITE_RE = re.compile(r"\s*\[(\d+)\]")
 SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+")
 MISSING_AXIS = "Axe non couvert (analyse en échec) : "  # the form the report code looks for
 _PROMO_RE = lexicon.pattern("promotional")  # the grid's one list, the critic's and the judge's too
 _MONTH = len("YYYY-MM")  # an ISO date's month, as figures.date_key gives it
+_OPEN_FRAME = "Les documents laissent ouverte cette question"
 
 
 def _w(key: str) -> float:
@@ -57,8 +66,19 @@ def periods(parts: Iterable[str]) -> str:
 
 
 def source_sentence(source: SourceRef) -> str:
-    """A key point naming a source itself, when no finding can stand for it."""
-    return f"Document consulté : « {source.title} » ({source.source_type.replace('-', ' ')}, {source.date})."
+    """A source read that yields no fact of the dossier: listed as read (an uncertainty), never
+    shown as a key point (issue 36: a placeholder is no fact)."""
+    kind = source.source_type.replace("-", " ")
+    return f"Document consulté sans constat retenu : « {source.title} » ({kind}, {source.date or 'date inconnue'})."
+
+
+def consulted(sources: Iterable[SourceRef], limit: int) -> list[CitedText]:
+    """One line per source ``sources`` the dossier read without a fact from it, cited."""
+    out = []
+    for source in sorted(sources, key=lambda x: x.number):
+        text = source_sentence(source)
+        out.append(CitedText(text=_fit(text, limit) or text, citations=[source.number]))  # ours: whole
+    return out
 
 
 def _fit(text: str, limit: int) -> str:
@@ -85,6 +105,41 @@ def quote_foreign(text: str, request_lang: str) -> str:
             return ""  # its language cannot be named: left out rather than shown as the report's
         out.append(f"{head}{sep}{quoted}." if quoted.startswith("«") else f"{head}{sep}{rest}")
     return " ".join(out)
+
+
+def _frame(source: SourceRef | None, limit: int) -> str:
+    """Who says it and when, in the report's words: the document's title and date when they take
+    at most half the sentence, else the date alone (the citation names the document)."""
+    when = f"du {source.date}" if source is not None and source.date else "non daté"
+    if source is not None and source.title.strip():
+        named = f"Le document « {' '.join(source.title.split())} », {when}, indique"
+        if sentence_words(named) <= limit // 2:
+            return named
+    return f"Un document {when} indique"
+
+
+def framed_quote(text: str, frame: str, request_lang: str, limit: int) -> str:
+    """A finding in another language than a French request's, as one sentence of the report that
+    says who says it and when around the document's words quoted whole, « … » (en) (issue 36: a
+    foreign passage appears only inside a sentence in the request's language); a leading
+    « Subject — » stays outside. "" when it cannot be fitted or its language cannot be named."""
+    head, sep, rest = text.partition(" — ")
+    if not sep or len(head.split()) > _w("subject_words"):
+        head, sep, rest = "", "", text
+    lead = f"{head}{sep}{frame[:1].lower() + frame[1:]}" if sep else frame
+    body = _fit(rest, limit - sentence_words(lead) - 1)  # the frame's words are the first sentence's
+    quoted = quote_if_foreign(body.rstrip(" ."), request_lang) if body else ""
+    return f"{lead} : {quoted}." if quoted.startswith("«") else ""
+
+
+def _named_axis(entry: LedgerEntry, titles: dict[str, str]) -> LedgerEntry:
+    """The ledger's subject without « axe st-2 » (the heading when it says nothing else): an
+    internal id is never report text."""
+    subject = entry.subject
+    for sid, title in titles.items():
+        subject = re.sub(rf",\s*axe {re.escape(sid)}$", "", subject)  # the options name it already
+        subject = title if subject.casefold() == f"axe {sid}".casefold() else subject
+    return entry.model_copy(update={"subject": subject})
 
 
 def _join(items: Sequence[str]) -> str:
@@ -119,6 +174,7 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int], lang: str) 
     points: list[_Point] = []
     options = _options(data)
     dates = {s.number: s.date for s in data.sources}
+    by_number = {s.number: s for s in data.sources}
     seen: dict[str, _Point] = {}
     ranks: dict[str, int] = {}
     for finding in sorted(
@@ -135,7 +191,11 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int], lang: str) 
         ranks[finding.subtask_id] = rank + 1
         written = min((dates[n] for n in numbers if n in dates), default="")
         # too long to cut between clauses, or in a language that cannot be named: left out
-        if shown := quote_foreign(_fit(text, data.max_sentence_words), lang):
+        shown = quote_foreign(_fit(text, data.max_sentence_words), lang)
+        if "» (" in shown:  # a document's words in another language: framed by who and when
+            frame = _frame(by_number.get(numbers[0]), data.max_sentence_words)
+            shown = framed_quote(text, frame, lang, data.max_sentence_words)
+        if shown:
             seen[key] = _Point(shown, numbers, finding.subtask_id, rank, _value(text, options, written))
             points.append(seen[key])
     return points
@@ -197,20 +257,25 @@ def _uncertain(data: WriterInput, valid: set[int], lang: str) -> list[CitedText]
     out = []
     for question in data.open_questions:
         text, numbers = _clean(question, valid)
-        if fitted := quote_foreign(_fit(text, data.max_sentence_words), lang) if text else "":
+        fitted = quote_foreign(_fit(text, data.max_sentence_words), lang) if text else ""
+        if "» (" in fitted:  # an open question in another language: framed in the report's words
+            fitted = framed_quote(text, _OPEN_FRAME, lang, data.max_sentence_words)
+        if fitted:
             out.append(CitedText(text=fitted, citations=numbers))
     out += [CitedText(text=f"{MISSING_AXIS}{axis}") for axis in data.missing_axes]
     return out or [CitedText(text="Les documents fournis ne laissent pas de question ouverte identifiée.")]
 
 
-def _fallback(data: WriterInput, axes: Sequence[str]) -> list[_Point]:
-    """No finding survived: the sources themselves (cited), so the key points stay sourced."""
-    out = []
-    for source in sorted(data.sources, key=lambda x: x.number):
-        text = source_sentence(source)
-        text = _fit(text, data.max_sentence_words) or text  # our own sentence: whole rather than none
-        out.append(_Point(text, [source.number], axes[0], source.number, 0.0, pinned=True))
-    return out if axes else []
+def _pin_items(points: Sequence[_Point], options: Sequence[str]) -> None:
+    """Pin the most concrete point of each source and of each option it names: trimming to the word
+    budget never drops an item's only entry."""
+    items: list[Sequence[_Point]] = [
+        [p for p in points if n in p.numbers] for n in {n for p in points for n in p.numbers}
+    ]
+    items += [[p for p in points if o.casefold() in p.text.casefold()] for o in options]
+    for own in items:
+        if own:
+            max(own, key=lambda p: (p.value, -p.rank)).pinned = True
 
 
 def write(data: WriterInput) -> Dossier:
@@ -222,19 +287,28 @@ def write(data: WriterInput) -> Dossier:
     points = _points(data, axes, valid, lang)
     statements = [p.statement() for p in points]
     entries = ledger(data.contradictions, data.sources, statements, options, data.max_sentence_words)
+    entries = [_named_axis(e, titles) for e in entries]
     gone = superseded(statements, data.contradictions, entries, options)
-    points = [p for i, p in enumerate(points) if i not in gone] or _fallback(data, axes)
+    points = [p for i, p in enumerate(points) if i not in gone]
     for axis in axes:  # each axis keeps its most concrete point
         if own := [p for p in points if p.axis == axis]:
             max(own, key=lambda p: (p.value, -p.rank)).pinned = True
+    if data.kind == "inventory":  # one entry per item found: each source, each option keeps its best
+        _pin_items(points, options)
     retained = {n for e in entries for n in e.retained}
     for p in points:  # a point of a retained source states what a contradiction settled
         p.value += lexicon.weight("write_points.retained_bonus") if set(p.numbers) & retained else 0.0
     advice, leads = recommendation([p.statement() for p in points], options, titles, rejected_units(entries))
+    asked = advice if data.kind == "choice" else None  # only a choice asked gets a recommendation
+    dated = {s.number: s.date for s in data.sources}
     synthesis = _synthesis(data, points, entries, leads)
     uncertain = _uncertain(data, valid, lang)
+    if not points:  # no finding survived: the sources are listed as read, never as key points
+        uncertain += consulted(data.sources, data.max_sentence_words)
 
     def dossier_for(kept: Sequence[_Point]) -> Dossier:
+        if data.kind == "evolution":  # what changed when: each axis in its sources' date order
+            kept = sorted(kept, key=lambda p: min((dated.get(n, "") for n in p.numbers), default=""))
         sections = [
             AxisSection(
                 axis=axis, points=[KeyPoint(text=p.text, citations=p.numbers) for p in kept if p.axis == axis]
@@ -242,7 +316,7 @@ def write(data: WriterInput) -> Dossier:
             for axis in axes
         ]
         return Dossier(synthesis=synthesis, sections=sections, contradictions=entries,
-                       uncertainties=uncertain, recommendation=advice)  # fmt: skip
+                       uncertainties=uncertain, recommendation=asked)  # fmt: skip
 
     def too_long() -> bool:  # measured on the rendered text, as the arbiter measures it
         return count_words(render_body(dossier_for(kept), titles)) > data.max_words

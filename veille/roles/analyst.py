@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, JsonValue, create_model
 from veille.language import language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.limits import FIGURE_CHARS, ITEMS, REASON_CHARS, TEXT_CHARS
+from veille.roles.limits import FIGURE_CHARS, FINDINGS_ITEMS, ITEMS, REASON_CHARS, TEXT_CHARS
 
 MAX_FINDINGS = 30  # the default of Settings.max_findings_per_branch
 
@@ -94,7 +94,7 @@ Tu reçois une question et les documents à lire, et seulement eux : n'utilise a
 {UNTRUSTED_NOTICE}
 Produis :
 - findings : des constats factuels, un par fait ; chacun avec les identifiants des documents qui l'appuient (doc_ids, pris parmi les documents fournis) ; recopie les chiffres tels quels avec leur unité (figures) ;
-- contradictions : quand deux documents se contredisent, lesquels (doc_ids), celui que tu retiens (retained) et pourquoi (reason : date plus récente, source plus fiable, correctif qui remplace un bulletin, annonce officielle qui remplace une rumeur) ;
+- contradictions : quand deux documents se contredisent, lesquels (doc_ids), celui que tu retiens (retained) et pourquoi (reason : date plus récente, source plus fiable, correctif qui remplace un bulletin, annonce officielle qui remplace une rumeur) ; une « date inconnue » ne départage jamais : sans autre raison, mets la divergence dans open_questions en disant « ordre inconnu » ;
 - open_questions : ce que les documents ne permettent pas de trancher.
 Ne cite jamais un document qui n'est pas fourni."""
 
@@ -204,4 +204,5 @@ ANALYST: Role[AnalystInput, Findings] = Role(
     build_prompt=build_prompt,
     output_schema=lambda data: findings_schema(tuple(d.id for d in data.documents), data.max_findings),
     prose_language=lambda data: language(data.question),  # "" when the question cannot tell
+    items=FINDINGS_ITEMS,
 )

@@ -37,7 +37,7 @@ from veille.roles.analyst import (
 )
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.limits import ITEMS, REASON_CHARS
+from veille.roles.limits import FINDINGS_ITEMS, ITEMS, REASON_CHARS
 
 __all__ = [
     "ANALYST_UPDATE",
@@ -97,7 +97,7 @@ Tu mets à jour l'analyse d'une question. Tu reçois les constats établis lors 
 {UNTRUSTED_NOTICE}
 Produis seulement ce que les nouveaux documents apportent :
 - findings : les constats nouveaux, un par fait ; chacun avec les identifiants des nouveaux documents qui l'appuient (doc_ids, pris parmi les nouveaux documents seulement) ; recopie les chiffres tels quels avec leur unité (figures) ; ne répète pas un constat précédent ;
-- contradictions : quand un nouveau document contredit un autre document (nouveau, ou déjà lu d'après ses constats) : le nouveau document (new_doc_id), les documents qu'il contredit (other_doc_ids), celui que tu retiens (retained) et pourquoi (reason : date plus récente, source plus fiable, correctif qui remplace un bulletin, annonce officielle qui remplace une rumeur) ;
+- contradictions : quand un nouveau document contredit un autre document (nouveau, ou déjà lu d'après ses constats) : le nouveau document (new_doc_id), les documents qu'il contredit (other_doc_ids), celui que tu retiens (retained) et pourquoi (reason : date plus récente, source plus fiable, correctif qui remplace un bulletin, annonce officielle qui remplace une rumeur) ; une « date inconnue » ne départage jamais : sans autre raison, mets la divergence dans open_questions en disant « ordre inconnu » ;
 - open_questions : les nouvelles questions que les documents ne permettent pas de trancher.
 Ne cite jamais un document qui n'est ni fourni ni listé parmi les documents déjà lus."""
 
@@ -216,4 +216,5 @@ ANALYST_UPDATE: Role[AnalystUpdateInput, FindingsUpdate] = Role(
         tuple(d.id for d in data.documents), tuple(d.id for d in data.known_documents), data.max_findings
     ),
     prose_language=lambda data: language(data.question),  # "" when the question cannot tell
+    items=FINDINGS_ITEMS,
 )

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from veille.itempolicy import ItemPolicy
+
 if TYPE_CHECKING:  # the roles describe calls; only the client's answer type comes from the seam
     from veille.models.base import ModelResult
 
@@ -35,6 +37,9 @@ class Role(Generic[In, Out]):
     # The language the answer's prose must be written in, read from the input (``""``: not told,
     # not checked). An answer in another one is asked again once (veille.models.attempts).
     prose_language: Callable[[In], str] | None = None
+    # The answer's lists whose invalid items are dropped one by one, the rest kept (None: the
+    # answer validates whole). veille.models.salvage says what "usable" then means.
+    items: ItemPolicy | None = None
 
     def schema_for(self, data: In) -> type[Out]:
         return self.output_schema(data)

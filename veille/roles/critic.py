@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, create_model
 
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.limits import ITEMS, REASON_CHARS
+from veille.roles.limits import CRITIC_ITEMS, ITEMS, REASON_CHARS
 
 __all__ = ["CRITIC", "INSTRUCTIONS", "CriticInput", "build_prompt", "evaluation_schema"]
 
@@ -85,4 +85,5 @@ CRITIC: Role[CriticInput, BaseModel] = Role(
     instructions=INSTRUCTIONS,
     build_prompt=build_prompt,
     output_schema=lambda data: evaluation_schema(data.criteria),
+    items=CRITIC_ITEMS,
 )

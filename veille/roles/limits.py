@@ -16,8 +16,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from veille.itempolicy import ItemPolicy
+
 __all__ = [
+    "CRITIC_ITEMS",
+    "DOSSIER_ITEMS",
     "FIGURE_CHARS",
+    "FINDINGS_ITEMS",
     "ITEMS",
     "REASON_CHARS",
     "TEXT_CHARS",
@@ -30,6 +35,28 @@ REASON_CHARS = 1_000  # why a contradiction is settled, a critic's remark, an op
 TITLE_CHARS = 1_000  # a sub-task's question, a ledger entry's subject
 FIGURE_CHARS = 200  # one figure quoted verbatim with its unit
 ITEMS = 30  # any other list a model writes: figures, open questions, contradictions, remarks, citations
+
+# What an answer keeps when some of its items are invalid (issue 38, veille.models.salvage): each
+# listed list holds independent items, dropped one by one (the deepest: a figure past its limit
+# drops the figure, not its finding). An analyst answer is usable with one valid finding or an
+# explicit empty list; a dossier with the sections the writer sent not all dropped, and the
+# synthesis and recommendation its schema requires.
+FINDINGS_ITEMS = ItemPolicy(
+    droppable=("findings", "findings.figures", "contradictions", "open_questions"),
+    required=("findings",),
+)
+DOSSIER_ITEMS = ItemPolicy(
+    droppable=(
+        "synthesis",
+        "sections",
+        "sections.points",
+        "contradictions",
+        "uncertainties",
+        "recommendation",
+    ),
+    required=("sections",),
+)
+CRITIC_ITEMS = ItemPolicy(droppable=("remarks",))  # the scores are the answer: never dropped
 
 
 class Bounds(BaseModel):

@@ -14,6 +14,7 @@ from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, Dossier, dossier_schema
 from veille.language import language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
+from veille.roles.limits import DOSSIER_ITEMS
 from veille.roles.writer import SourceRef
 
 __all__ = [
@@ -73,7 +74,8 @@ def build_prompt(data: ReviserInput) -> str:
 
 def output_schema(data: ReviserInput) -> type[BaseModel]:
     """The writer's schema for the same sources and axes."""
-    return dossier_schema((s.number for s in data.sources), data.axes)
+    # A draft without a recommendation (no choice asked) is revised without one.
+    return dossier_schema((s.number for s in data.sources), data.axes, data.draft.recommendation is not None)
 
 
 REVISER: Role[ReviserInput, BaseModel] = Role(
@@ -84,4 +86,5 @@ REVISER: Role[ReviserInput, BaseModel] = Role(
     output_schema=output_schema,
     # The axes' titles are the request's words; "" (not checked) when too short to tell.
     prose_language=lambda data: language(" ; ".join(data.axes.values())),
+    items=DOSSIER_ITEMS,
 )

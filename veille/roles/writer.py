@@ -14,7 +14,7 @@ from veille.dossier import SYNTHESIS_MAX, SYNTHESIS_MIN, Dossier, dossier_schema
 from veille.language import request_language
 from veille.roles.base import Role
 from veille.roles.delimit import UNTRUSTED_NOTICE, data_block
-from veille.roles.limits import Bounds
+from veille.roles.limits import DOSSIER_ITEMS, Bounds
 
 __all__ = [
     "INSTRUCTIONS",
@@ -41,6 +41,8 @@ class SourceRef(BaseModel):
     kind: Literal["corpus", "web"] = "corpus"
     domain: str | None = None  # web only: the page's domain
     retrieved_at: str | None = None  # web only: when the grounded answer came back (UTC, ISO 8601)
+    # corpus only: where the date came from (veille.docdates.DATE_ORIGINS; date « date inconnue » if unknown)
+    date_origin: str | None = None
 
 
 class NumberedFinding(BaseModel):
@@ -70,6 +72,9 @@ class WriterInput(BaseModel):
     sources: list[SourceRef]
     mandatory_mentions: list[str] = Field(default_factory=list)
     options: list[str] = Field(default_factory=list)  # what the request compares (its terms)
+    # What the request asks for (veille.corpus.request_reading.read_kind): only a choice gets a
+    # recommendation; an inventory one key point per item found; an evolution what changed when.
+    kind: Literal["choice", "inventory", "evolution", "survey"] = "choice"
     min_words: int = 0
     max_words: int = 10_000
     max_sentence_words: int = 25
@@ -91,9 +96,18 @@ Tu remplis une structure ; le code en écrit le Markdown, les titres et la liste
 - contradictions : pour chaque divergence entre sources, le sujet, les sources retenues, les sources écartées et la raison (date, fiabilité) ;
   un chiffre des sources écartées n'est pas un point clé, sauf marqué superseded ;
 - uncertainties : questions ouvertes et axes non couverts ;
-- recommendation : ce que les chiffres retenus impliquent pour la demande, avec leurs sources.
+- recommendation (seulement si la structure demandée la contient) : ce que les chiffres retenus impliquent pour la demande, avec leurs sources.
 N'utilise QUE les faits des constats et ne cite QUE les numéros fournis, dans les listes citations (jamais dans le texte).
 Recopie les chiffres avec leur unité. N'écris jamais d'identifiant de document, seulement des numéros."""
+
+
+# What the request asks for, said to the writer (the schema has no recommendation but for a choice).
+_KIND_RULES = {
+    "choice": "",
+    "inventory": " La demande est un inventaire : un point clé par élément trouvé dans les constats, sans recommandation.",
+    "evolution": " La demande porte sur une évolution : dis ce qui a changé et quand, sans recommandation.",
+    "survey": " La demande ne demande pas de choix : pas de recommandation.",
+}
 
 
 def _cites(numbers: list[int]) -> str:
@@ -114,7 +128,7 @@ def _kept_text(data: WriterInput) -> str:
     lines += [f"- contradiction : {e.subject} ; retenue(s) : {_cites(e.retained)} ; écartée(s) : "
               f"{_cites(e.rejected)} — {e.reason}" for e in p.contradictions]  # fmt: skip
     lines += [f"- incertitude : {c.text} {_cites(c.citations)}" for c in p.uncertainties]
-    lines += [f"- recommandation : {c.text} {_cites(c.citations)}" for c in p.recommendation]
+    lines += [f"- recommandation : {c.text} {_cites(c.citations)}" for c in p.recommendation or []]
     previous = data_block("constats", "\n".join(lines) or "(aucune)")
     return (
         f"{text}\n\nConclusions de la nuit précédente (synthèse, contradictions, incertitudes, "
@@ -162,12 +176,17 @@ def build_prompt(data: WriterInput) -> str:
         f" Au plus {data.bounds.max_points_per_axis} points clés par axe, de {data.bounds.max_item_words} mots au plus chacun."
         + (f" Mentions obligatoires : {mentions}." if mentions else "")
         + (
-            " Options comparées (la recommandation les départage) : "
+            (
+                " Options comparées (la recommandation les départage) : "
+                if data.kind == "choice"
+                else " Options nommées : "
+            )
             + ", ".join(f"« {o} »" for o in data.options)
             + "."
             if data.options
             else ""
         )
+        + _KIND_RULES[data.kind]
         + f" Numéros de sources disponibles : {numbers or 'aucun'}."
     )
     return (
@@ -178,7 +197,9 @@ def build_prompt(data: WriterInput) -> str:
 
 def output_schema(data: WriterInput) -> type[BaseModel]:
     """Citations among this input's source numbers, sections among its axes."""
-    return dossier_schema((s.number for s in data.sources), data.axes or data.questions)
+    return dossier_schema(
+        (s.number for s in data.sources), data.axes or data.questions, data.kind == "choice"
+    )
 
 
 WRITER: Role[WriterInput, BaseModel] = Role(
@@ -188,4 +209,5 @@ WRITER: Role[WriterInput, BaseModel] = Role(
     build_prompt=build_prompt,
     output_schema=output_schema,
     prose_language=lambda data: request_language(data.request_title, data.request),
+    items=DOSSIER_ITEMS,
 )

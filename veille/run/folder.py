@@ -155,7 +155,7 @@ class RunFolder:
         return path
 
     # --- the contract's files ---
-    def write_plan(self, plan: Plan, *, basis: str = "") -> Path:
+    def write_plan(self, plan: Plan, *, basis: str = "", request: Mapping[str, Any] | None = None) -> Path:
         return self.write_json(
             "plan.json",
             {
@@ -175,7 +175,9 @@ class RunFolder:
                 "basis": basis,
             }
             # What each axis reads, the same-subject groups, what was not read (issue 37).
-            | ({"reading": plan.reading} if plan.reading else {}),
+            | ({"reading": plan.reading} if plan.reading else {})
+            # The request read once: axes, options, period, language, kind (docs/pipeline.md).
+            | ({"request": dict(request)} if request is not None else {}),
         )
 
     def write_findings(self, branches: Mapping[str, Mapping[str, Any]]) -> Path:

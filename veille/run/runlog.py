@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from veille.alerts import Alert
+from veille.corpus.request_reading import RequestReading
 from veille.gradestatus import GRADE_FAILED, failure_alerts, grade_counts
 from veille.journal import CallRecord
 from veille.roles.planner import Plan
@@ -60,6 +61,7 @@ class RunOutputs(TypedDict):
 
     plan: Plan | None
     plan_basis: str
+    reading: RequestReading | None
     analyses: Sequence[Analysis]
     web: Sequence[WebResearch]
     sources: Sequence[SourceRef]
@@ -86,6 +88,7 @@ class RunLog:
     snapshot: list[tuple[str, str]] = field(default_factory=list)  # (document id, content hash)
     plan: Plan | None = None
     plan_basis: str = ""  # veille.steps.plan_reuse.planner_basis, recorded in plan.json
+    reading: RequestReading | None = None  # the request read once, recorded in plan.json
     analyses: list[Analysis] = field(default_factory=list)
     web: list[WebResearch] = field(default_factory=list)  # --web: each researched sub-task's findings
     review: ReviewOutcome | None = None
@@ -178,7 +181,7 @@ class RunLog:
         return changes.note
 
     def keep_plan(self, planned: PlanOutcome) -> str:
-        self.plan, self.plan_basis = planned.plan, planned.basis
+        self.plan, self.plan_basis, self.reading = planned.plan, planned.basis, planned.reading
         self.add(planned.alerts)
         excluded = len(planned.plan.excluded)
         return (
@@ -266,6 +269,7 @@ class RunLog:
         return RunOutputs(
             plan=self.plan,
             plan_basis=self.plan_basis,
+            reading=self.reading,
             analyses=self.analyses,
             web=self.web,
             sources=self.final.sources if self.final else [],

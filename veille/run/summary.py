@@ -173,6 +173,41 @@ def _excluded_lines(plan: dict[str, Any]) -> list[str]:
     return lines
 
 
+_KINDS = {
+    "choice": "un choix (recommandation)",
+    "inventory": "un inventaire (une entrée par élément trouvé)",
+    "evolution": "une évolution (ce qui a changé, et quand)",
+    "survey": "un état des lieux (sans recommandation)",
+}
+_ORIGINS = {"planner": "proposé par le planificateur", "corpus": "écrit ainsi par le corpus"}
+
+
+def _request_lines(reading: Any) -> list[str]:
+    """The request as code read it (plan.json ``request``): what it asks for, its options, period
+    and axes; an item the planner proposed says so."""
+    if not isinstance(reading, dict):
+        return []
+    origin = reading.get("origin") or {}
+
+    def note(key: str) -> str:
+        return f" ({_ORIGINS[origin[key]]})" if origin.get(key) in _ORIGINS else ""
+
+    options = ", ".join(f"{inline_text(o)}{note(f'option:{o}')}" for o in reading.get("options", []))
+    start, end = reading.get("period_start"), reading.get("period_end")
+    period = f"{start or '…'} → {end or '…'}{note('period')}" if start or end else "aucune"
+    lines = [
+        f"Demande lue : {_KINDS.get(reading.get('kind', ''), '?')} ; langue {inline_text(str(reading.get('language')))} ; "
+        f"options : {options or 'aucune'} ; période : {period}",
+        f"  Axes ({len(reading.get('axes', []))}) :",
+    ]
+    for axis in reading.get("axes", []):
+        key = inline_text(str(axis.get("key")))
+        lines.append(
+            f"    {key} {inline_text(clean_text(str(axis.get('title'))))}{note(str(axis.get('key')))}"
+        )
+    return lines
+
+
 def _doc_read(doc_id: str, part: Any) -> str:
     """``doc-3`` or, read in part within the analyst's input budget, ``doc-3 (lu à 40 %)``."""
     try:
@@ -223,6 +258,7 @@ def format_summary(run_dir: Path) -> str:
     lines += [f"ATTENTION [{inline_text(a['code'])}] : {inline_text(a['message'])}" for a in errors[:_SHOWN]]
     if len(errors) > _SHOWN:
         lines.append(f"ATTENTION : … {len(errors) - _SHOWN} autre(s) alerte(s) d'erreur (alerts.json)")
+    lines += _request_lines(plan.get("request"))
     lines.append(f"Sous-tâches ({len(plan['sub_tasks'])}) :")
     for st in plan["sub_tasks"]:
         status = findings.get(st["id"], {}).get("status", "?")

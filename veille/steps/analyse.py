@@ -16,6 +16,7 @@ from veille.roles.analyst import ANALYST, AnalystInput, ContradictionNote, Docum
 from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
 from veille.steps.reading import PartRead, axis_passages, read_documents, reading_alert, reading_query
@@ -156,6 +157,7 @@ def analyse_subtask(
     findings, alerts = findings.model_copy(update={"findings": kept}), alerts + bounded
     alerts += missing_documents(sub_task, documents)
     alerts += foreign_answer_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
+    alerts += dropped_items_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)
     return branch_analysis(sub_task, findings, alerts, parts)

@@ -29,6 +29,7 @@ from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.planner import SubTask
 from veille.steps.analyse import Analysis, branch_analysis, missing_documents, restrict_citations
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
 from veille.steps.reading import PartRead, axis_passages, read_documents, reading_alert, reading_query
@@ -287,6 +288,7 @@ def update_subtask(
     alerts += bounded
     alerts += missing_documents(sub_task, documents)
     alerts += foreign_answer_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
+    alerts += dropped_items_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)
     known_read = {

@@ -57,7 +57,7 @@ def bound_findings(
 
 def item_words(dossier: Dossier) -> int:
     """Words of every text the dossier's items hold (what the model wrote, as code kept it)."""
-    texts = [t.text for t in (*dossier.synthesis, *dossier.uncertainties, *dossier.recommendation)]
+    texts = [t.text for t in (*dossier.synthesis, *dossier.uncertainties, *(dossier.recommendation or []))]
     texts += [p.text for s in dossier.sections for p in s.points]
     texts += [f"{e.subject} {e.reason}" for e in dossier.contradictions]
     return sum(len(t.split()) for t in texts)
@@ -65,7 +65,7 @@ def item_words(dossier: Dossier) -> int:
 
 def _drop_one(dossier: Dossier) -> bool:
     """Drop the least central item left (module docstring's order); False when none may go."""
-    for items, keep in ((dossier.uncertainties, 0), (dossier.recommendation, 1)):
+    for items, keep in ((dossier.uncertainties, 0), (dossier.recommendation or [], 1)):
         if len(items) > keep:
             items.pop()
             return True

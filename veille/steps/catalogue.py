@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from veille.corpus.request import Request
 from veille.corpus.terms import derive_terms
-from veille.models.caller import FREE_BACKENDS
+from veille.models.base import Model
 from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt, catalogue_line
 from veille.settings import Settings
 from veille.steps.duplicates import collapse_duplicates
@@ -211,10 +211,11 @@ def planner_catalogue(
     )
 
 
-def planner_reads_texts(backend: str) -> bool:
-    """Whether the planner of ``backend`` is given the documents' text: only a backend that pays no
-    token (the offline engine reads them with BM25); a paid model plans on the catalogue alone."""
-    return backend in FREE_BACKENDS
+def planner_reads_texts(backend: Model) -> bool:
+    """Whether the planner's backend is given the documents' text: only one that pays no token
+    (``Model.free``: the offline engine reads them with BM25); a model plans on the catalogue alone
+    (a paid one pays for every token, a local one spends its context on them)."""
+    return backend.free
 
 
 def with_texts(shown: PlannerCatalogue, database: Path) -> PlannerCatalogue:

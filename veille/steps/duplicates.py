@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from veille.corpus.sections import sketch_similarity
+from veille.docdates import known_day
 from veille.roles.planner import CatalogueEntry
 
 __all__ = ["Collapsed", "collapse_duplicates", "title_words"]
@@ -209,7 +210,10 @@ def collapse_duplicates(
     chosen: dict[int, list[str]] = {}
     copy_of: dict[str, str] = {}
     for group in members.values():
-        rep = max(group, key=lambda i: (entries[i].date, entries[i].id))
+        # The latest dated copy; an unknown date (« date inconnue ») is never the latest.
+        rep = max(
+            group, key=lambda i: (known_day(entries[i].date) is not None, entries[i].date, entries[i].id)
+        )
         copies = sorted(entries[i].id for i in group if i != rep)
         chosen[rep] = copies
         copy_of.update(dict.fromkeys(copies, entries[rep].id))

@@ -79,7 +79,15 @@ def _news_after_synthesis(body: str) -> str:
 def document_refs(db_path: Path, ids: Sequence[str]) -> dict[str, SourceRef]:
     """SourceRef (number 0: numbered where they are cited) of the valid documents among ``ids``."""
     return {
-        i: SourceRef(number=0, id=m.id, title=m.title, date=m.date, source_type=m.source_type, url=m.url)
+        i: SourceRef(
+            number=0,
+            id=m.id,
+            title=m.title,
+            date=m.date,
+            source_type=m.source_type,
+            url=m.url,
+            date_origin=m.date_origin,
+        )
         for i, m in source_metadata(db_path, ids).items()
     }
 

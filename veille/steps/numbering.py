@@ -7,12 +7,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from veille.citations import SourceRegistry
-from veille.dossier import axis_titles
 from veille.plaintext import clean_text
 from veille.roles.limits import Bounds
 from veille.roles.planner import CatalogueEntry
 from veille.roles.writer import NumberedContradiction, NumberedFinding, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.headings import axis_titles
 from veille.steps.research import WebResearch
 
 __all__ = ["number_findings"]
@@ -99,7 +99,7 @@ def number_findings(
         request_title=request_title,
         request=request,
         questions={a.subtask_id: a.question for a in analyses},
-        axes=axis_titles({a.subtask_id: clean_text(a.question) for a in ok}),
+        axes=axis_titles({a.subtask_id: clean_text(a.question) for a in ok}),  # anchors: axis_anchors
         findings=numbered,
         contradictions=contradictions,
         open_questions=list(dict.fromkeys(open_questions)),

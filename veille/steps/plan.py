@@ -26,6 +26,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, alert
+from veille.corpus.request_reading import RequestReading
 from veille.models.base import SchemaValidationError
 from veille.models.budget import BudgetExceededError
 from veille.roles.base import Asker
@@ -117,6 +118,7 @@ class PlanOutcome(BaseModel):
     # What the plan answers besides the catalogue (veille.steps.plan_reuse.planner_basis), recorded
     # in plan.json: a later night reuses this plan only for the same basis.
     basis: str = ""
+    reading: RequestReading | None = None  # the request read once (veille.steps.request_read)
 
 
 def _reasons(plan: Plan) -> dict[str, ExclusionReason]:

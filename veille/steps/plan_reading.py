@@ -44,6 +44,7 @@ from veille.steps.plan_request import (
     InterimReading,
     RequestReadingLike,
     interim_reading,
+    is_dated,
     out_of_period,
 )
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
@@ -181,6 +182,21 @@ def decide_reading(
     reasons: dict[str, ExclusionReason] = {e.id: e.reason for e in plan.exclusions}
     details = {e.id: e.detail for e in plan.exclusions}
     dated_out = [i for i in ids if out_of_period(entries[i].date, reading.period_start, reading.period_end)]
+    ignored: list[Alert] = []
+    if dated_out and len(dated_out) == sum(is_dated(entries[i].date) for i in ids):
+        # Not one dated document falls in the period: the year says when the project lands
+        # (« la mise en production de 2027 »), not which documents count — reading nothing is
+        # never what a request asks. The period is set aside, said in an alert, never guessed.
+        ignored.append(
+            alert(
+                "plan",
+                "plan.period_ignored",
+                "période de la demande non appliquée : aucun document daté n'y tombe "
+                f"({len(dated_out)} document(s) daté(s), tous hors période) ; tous sont lus",
+                severity="info",
+            )
+        )
+        dated_out = []
     heads = {i: f"{entries[i].title}\n{entries[i].summary or ''}" for i in ids if i not in dated_out}
     passages = passages_of({i: bodies.get(i, "") for i in heads}, heads, options)
     scores = score_axes(passages, {a.key: list(a.terms) for a in axes}, options)
@@ -276,7 +292,7 @@ def decide_reading(
         "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axes else {},
     }
     settled = settled.model_copy(update={"reading": report})
-    return Decision(settled, _alerts(added, removed, dated_out, unplaced, groups, apart))
+    return Decision(settled, [*ignored, *_alerts(added, removed, dated_out, unplaced, groups, apart)])
 
 
 def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
@@ -379,8 +395,13 @@ def read_by_text(
     """``outcome`` (veille.steps.plan.make_plan's) settled by :func:`decide_reading`, for every
     backend. ``reading``: the request read once (branch ``request``); by default
     :func:`interim_reading` over the request terms and the planner's search terms."""
+    interim = interim_reading(data.request_title, data.request, data.terms, outcome.proposed.sub_tasks)
     if reading is None:
-        reading = interim_reading(data.request_title, data.request, data.terms, outcome.proposed.sub_tasks)
+        reading = interim
+    elif not reading.axes:  # a reading without an axis reads the request whole (the interim's axes)
+        reading = InterimReading(
+            interim.axes, tuple(reading.options), reading.period_start, reading.period_end
+        )
     decision = decide_reading(
         outcome.plan,
         data.catalogue,

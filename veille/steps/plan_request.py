@@ -27,6 +27,7 @@ __all__ = [
     "InterimReading",
     "RequestReadingLike",
     "interim_reading",
+    "is_dated",
     "out_of_period",
 ]
 
@@ -134,6 +135,11 @@ def _date(text: str) -> tuple[datetime.date, datetime.date] | None:
         return datetime.date(year, 1, 1), datetime.date(year, 12, 31)
     except ValueError:
         return None
+
+
+def is_dated(date: str) -> bool:
+    """Whether a catalogue date says when the document was written (« date inconnue »: no)."""
+    return _date(date) is not None
 
 
 def out_of_period(date: str, start: datetime.date | None, end: datetime.date | None) -> bool:

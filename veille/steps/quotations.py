@@ -22,7 +22,7 @@ def mark_dossier_quotations(dossier: Dossier, language: str) -> Dossier:
     """``dossier`` with each sentence in neither ``language`` (the request's) nor its own language
     marked as a quotation: every text item, the ledger's subjects and reasons included."""
     copy = dossier.model_copy(deep=True)
-    items: list[Any] = [*copy.synthesis, *copy.uncertainties, *copy.recommendation]
+    items: list[Any] = [*copy.synthesis, *copy.uncertainties, *(copy.recommendation or [])]
     items += [p for s in copy.sections for p in s.points]
     texts = [i.text for i in items] + [e.subject for e in copy.contradictions]
     texts += [e.reason for e in copy.contradictions]

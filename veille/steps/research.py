@@ -246,16 +246,18 @@ def _failed(subtask_id: str, exc: BaseException, code: str, what: str) -> WebRes
 
 
 def research_plan(
-    sub_tasks: Sequence[SubTask], *, web: bool, backend: str, budget: int
+    sub_tasks: Sequence[SubTask], *, web: bool, searches: bool, budget: int
 ) -> tuple[list[SubTask], list[Alert]]:
-    """Which sub-tasks get their grounded call: none without ``web``; none offline (a warning: the
-    run goes on from the corpus alone); else the first ``budget`` in plan order, the rest named."""
+    """Which sub-tasks get their grounded call: none without ``web``; none when the researcher's
+    provider cannot search the web (``searches``: the offline engine; a warning: the run goes on
+    from the corpus alone); else the first ``budget`` in plan order, the rest named."""
     if not web:
         return [], []
-    if backend == "offline":
+    if not searches:
         return [], [_alert("web.offline", "warning",
-                           "--web demandé mais le moteur hors ligne n'a pas d'accès au web : dossier rédigé "
-                           "à partir du seul corpus", "web")]  # fmt: skip
+                           "--web demandé mais le fournisseur du chercheur (moteur hors ligne ou serveur "
+                           "compatible OpenAI) n'a pas de recherche web : dossier rédigé à partir du seul "
+                           "corpus", "web")]  # fmt: skip
     chosen, left = list(sub_tasks[:budget]), [st.id for st in sub_tasks[budget:]]
     alerts = []
     if left:

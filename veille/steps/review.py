@@ -29,8 +29,11 @@ from veille.roles.critic import CRITIC, CriticInput
 from veille.roles.limits import Bounds
 from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
-from veille.steps.write import merge_sections, sanitize_dossier
+from veille.steps.sections import merge_sections
+from veille.steps.verify import VerifyContext
+from veille.steps.write import sanitize_dossier
 
 __all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
 
@@ -93,7 +96,9 @@ def _evaluate(
     client: Asker, critic_input: CriticInput, number: int, alerts: list[Alert]
 ) -> dict[str, object]:
     try:
-        return client.ask(CRITIC, critic_input).output.model_dump()
+        answer = client.ask(CRITIC, critic_input)
+        alerts += dropped_items_alerts("review", answer, f"critique (tour {number})")
+        return answer.output.model_dump()
     except ModelError as exc:
         # No evaluation = every score missing = 0: the arbiter fails the grid, never passes it silently.
         alerts.append(
@@ -119,12 +124,13 @@ def _revise(
     bounds: Bounds | None = None,
     kept: Collection[str] = (),
     language: str = "",
+    context: VerifyContext | None = None,
 ) -> Dossier | None:
     """The reviser's structure, sanitised (its changes alerted); None when the reviser failed.
     ``kept``: axes kept from a validated night: the reviser gets the other parts only, code merges."""
     kept_sections = {s.axis: s for s in dossier.sections if s.axis in kept}
     reviser_input = ReviserInput(
-        draft=dossier.model_copy(update={"sections": [s for s in dossier.sections if s.axis not in kept]}),
+        draft=_without_evidence(dossier, kept),
         axes={axis: title for axis, title in axes.items() if axis not in kept},
         instructions=instructions,
         sources=list(sources),
@@ -147,7 +153,10 @@ def _revise(
         )
         return None
     alerts += foreign_answer_alerts("review", answer, f"réviseur (tour {number})")
+    alerts += dropped_items_alerts("review", answer, f"réviseur (tour {number})")
     revised = Dossier.model_validate(answer.output.model_dump())
+    if dossier.recommendation is None:  # no choice asked: the revision has no recommendation either
+        revised = revised.model_copy(update={"recommendation": None})
     clean, changed = sanitize_dossier(
         merge_sections(revised, kept_sections, axes) if kept_sections else revised,
         sources,
@@ -156,9 +165,22 @@ def _revise(
         bounds=bounds,
         max_words=grid.max_words,
         language=language,
+        context=context,
     )
     alerts += changed
     return clean
+
+
+def _without_evidence(dossier: Dossier, kept: Collection[str]) -> Dossier:
+    """What the reviser revises: the axes not kept, without the evidence code located (code's
+    data, located again on whatever the reviser returns; no model reads or writes it)."""
+    sections = [
+        AxisSection(axis=s.axis, points=[p.model_copy(update={"evidence": []}) for p in s.points])
+        for s in dossier.sections
+        if s.axis not in kept
+    ]
+    ledger = [e.model_copy(update={"evidence": []}) for e in dossier.contradictions]
+    return dossier.model_copy(update={"sections": sections, "contradictions": ledger})
 
 
 def _round_record(
@@ -190,20 +212,25 @@ def review_loop(
     contradictions: int = 0,
     bounds: Bounds | None = None,
     kept: Collection[str] = (),
+    context: VerifyContext | None = None,
 ) -> ReviewOutcome:
     """critic → arbiter → (reviser) until valid or ``max_rounds`` evaluations.
 
     ``axes``: sub-task id -> section title (the sections the dossier must have); ``contradictions``:
     how many the analysts noted (the critic expects a ledger entry for them); ``bounds``: code's
     bounds on every structure (the writer's, from Settings); ``kept``: axes whose section was kept
-    from a validated night (the critic and the reviser get the other parts)."""
+    from a validated night (the critic and the reviser get the other parts); ``context``: the cited
+    documents' texts, against which the draft and each revision are verified (veille.steps.verify)."""
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
     rounds: list[RoundRecord] = []
-    language = request_language(request)  # foreign sentences of a revision marked as quotations
+    # The request's language: foreign sentences of a revision marked as quotations, and a hard
+    # criterion of the arbiter (a dossier whose prose is in another language is never validated).
+    language = request_language(request)
     dossier, alerts = sanitize_dossier(  # no alert when the write step's already sanitised it
-        draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words, language=language
-    )
+        draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words, language=language,
+        context=context,
+    )  # fmt: skip
     for number in range(1, max_rounds + 1):
         rendered = render_body(dossier, axes)
         shown = _shown_to_critic(dossier, axes, kept)
@@ -211,13 +238,14 @@ def review_loop(
             client, _critic_input(shown, grid, request, sources, axes, contradictions), number, alerts
         )
         checkpoint("review")  # observers (crash tests): a critic round evaluated
-        verdict = arbitrate(evaluation, rendered, grid, sources)
+        verdict = arbitrate(evaluation, rendered, grid, sources, language)
         rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:
             break
         revised = _revise(
-            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept, language
-        )
+            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept, language,
+            context,
+        )  # fmt: skip
         if revised is None:
             break
         dossier = revised

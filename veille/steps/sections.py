@@ -28,8 +28,10 @@ __all__ = [
     "SECTIONS_FILE",
     "SectionCache",
     "branch_digests",
+    "changed_only",
     "conclusions_digest",
     "from_ids",
+    "merge_sections",
     "to_ids",
 ]
 
@@ -120,7 +122,7 @@ def _conclusions_ids(dossier: Dossier, sources: Sequence[SourceRef]) -> str:
             "synthesis": cited(dossier.synthesis),
             "contradictions": ledger,
             "uncertainties": cited(dossier.uncertainties),
-            "recommendation": cited(dossier.recommendation),
+            "recommendation": None if dossier.recommendation is None else cited(dossier.recommendation),
         },
         ensure_ascii=False,
     )
@@ -142,7 +144,9 @@ def _conclusions_numbers(text: str, sources: Sequence[SourceRef]) -> Dossier:
             for s, r, j, why in data["contradictions"]
         ],
         uncertainties=[CitedText(text=t, citations=nums(c)) for t, c in data["uncertainties"]],
-        recommendation=[CitedText(text=t, citations=nums(c)) for t, c in data["recommendation"]],
+        recommendation=None
+        if data["recommendation"] is None
+        else [CitedText(text=t, citations=nums(c)) for t, c in data["recommendation"]],
     )
 
 
@@ -218,3 +222,27 @@ class SectionCache:
                 con.execute(_sql("conclusions_put"), (conclusions_key, _conclusions_ids(dossier, sources)))
         except (sqlite3.DatabaseError, OSError):
             self._set_aside()
+
+
+# --- a night that keeps some sections ----------------------------------------------------------
+
+
+def changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterInput:
+    """The writer's input for the axes not in ``kept``: their findings and notes, the kept titles."""
+    changed = {axis: title for axis, title in data.axes.items() if axis not in kept}
+    return data.model_copy(
+        update={
+            "axes": changed,
+            "findings": [f for f in data.findings if f.subtask_id in changed],
+            "contradictions": [c for c in data.contradictions if c.subtask_id in changed],
+            "kept_axes": {axis: title for axis, title in data.axes.items() if axis in kept},
+        }
+    )
+
+
+def merge_sections(dossier: Dossier, kept: Mapping[str, AxisSection], axes: Iterable[str]) -> Dossier:
+    """``dossier``'s sections for the axes not in ``kept``, the kept ones for the others, in the
+    axes' order (a section the model wrote for a kept axis is dropped: the kept one stands)."""
+    written = {s.axis: s for s in dossier.sections if s.axis not in kept}
+    sections = [kept.get(axis) or written.get(axis) or AxisSection(axis=axis) for axis in axes]
+    return dossier.model_copy(update={"sections": [s.model_copy(deep=True) for s in sections]})

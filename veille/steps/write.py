@@ -10,7 +10,7 @@ the registry.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,16 +20,9 @@ from pydantic import BaseModel, Field
 from veille.alerts import Alert, Severity, alert
 from veille.citations import normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
+from veille.corpus.request_reading import RequestReading
 from veille.corpus.terms import derive_terms
-from veille.dossier import (
-    AxisSection,
-    CitedText,
-    Dossier,
-    KeyPoint,
-    LedgerEntry,
-    render_body,
-    supersedes,
-)
+from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry, render_body, supersedes
 from veille.grid import Grid
 from veille.language import request_language
 from veille.models.base import ModelError
@@ -38,18 +31,28 @@ from veille.roles.base import Asker
 from veille.roles.limits import Bounds
 from veille.roles.writer import WRITER, SourceRef, WriterInput
 from veille.steps.analyse import Analysis
+from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
+from veille.steps.empty_axes import fill_empty_branches
+from veille.steps.ledger_dates import drop_unknown_order
+from veille.steps.model_structure import drop_format_characters, strip_structure
 from veille.steps.numbering import number_findings
 from veille.steps.quotations import mark_dossier_quotations
 from veille.steps.research import WebResearch
-from veille.steps.sections import SectionCache, branch_digests, conclusions_digest
+from veille.steps.sections import (
+    SectionCache,
+    branch_digests,
+    changed_only,
+    conclusions_digest,
+    merge_sections,
+)
+from veille.steps.verify import VerifyContext, read_context, verify_dossier
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
 
 __all__ = [
     "WrittenDraft",
-    "merge_sections",
     "number_findings",
     "sanitize_dossier",
     "write_draft",
@@ -84,6 +87,7 @@ class _Tally:
     superseded: int = 0
     lookalikes: int = 0  # look-alike citations rewritten as [n]
     lookalikes_removed: int = 0
+    structure: int = 0  # items whose model-made structure was removed (veille.steps.model_structure)
     too_long: int = 0
     duplicates: int = 0
     over_cap: int = 0
@@ -102,6 +106,10 @@ class _Tally:
         if self.headings:
             add("report.model_heading", "warning",
                 f"{self.headings} élément(s) contenant un titre Markdown retiré(s) : les sections sont écrites par le code")  # fmt: skip
+        if self.structure:
+            add("report.model_structure", "warning",
+                f"{self.structure} élément(s) : structure écrite par le modèle retirée (front matter, titre, "
+                "liste, « ## Sources », phrase à l'impératif adressée au lecteur)")  # fmt: skip
         if self.uncited:
             add("report.uncited_point", "warning",
                 f"{self.uncited} point(s) clé(s) sans citation valide retiré(s) du rapport")  # fmt: skip
@@ -133,9 +141,11 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     """Text on one line without citation markers, and the valid numbers it carried inline. A text
     that writes a Markdown heading (a section of its own, "## Sources"...) is dropped: sections are
     code's, so their content is too."""
-    if _HEADING_RE.search(text):
+    if _HEADING_RE.search(text := drop_format_characters(text)):  # [\u200b9] is read as [9]
         tally.headings += 1
         return "", []
+    text, kinds = strip_structure(text)
+    tally.structure += bool(kinds)
     text, rewritten, removed = normalize_lookalikes(" ".join(text.split()), valid)
     tally.lookalikes += rewritten
     tally.lookalikes_removed += removed
@@ -239,6 +249,7 @@ def sanitize_dossier(
     bounds: Bounds | None = None,
     max_words: int | None = None,
     language: str = "",
+    context: VerifyContext | None = None,
 ) -> tuple[Dossier, list[Alert]]:
     """What code guarantees whatever the model wrote: citations among ``sources`` only (markers in
     the text moved to the lists, orphans removed), no key point without a citation, one section per
@@ -247,11 +258,13 @@ def sanitize_dossier(
     and, given the grid's ``max_words``, the whole report's: veille.steps.bounds). ``language``: the
     request's; each sentence in another language than it and the dossier's own is then marked as a
     quotation, « … » (en) (:func:`veille.language.mark_quotations`), whichever backend wrote it.
-    One alert per kind of change."""
+    ``context``: the cited documents' texts; then every figure is checked against them and each
+    key point and ledger entry gets its evidence (veille.steps.verify). One alert per kind of change."""
     valid = {s.number for s in sources}
     bounds = bounds or Bounds()
     tally = _Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
-    ledger = _ledger(dossier.contradictions, valid, tally)
+    # "Later wins" never orders a source of unknown date (veille.steps.ledger_dates).
+    ledger, unordered = drop_unknown_order(_ledger(dossier.contradictions, valid, tally), sources, stage)
     sections = _sections(dossier.sections, axes, valid, tally)
     for section in sections:
         for point in section.points:
@@ -263,66 +276,51 @@ def sanitize_dossier(
         sections=sections,
         contradictions=ledger,
         uncertainties=_cited(dossier.uncertainties, valid, tally),
-        recommendation=_cited(dossier.recommendation, valid, tally),
+        recommendation=dossier.recommendation and _cited(dossier.recommendation, valid, tally),  # None stays
     )
     if language:
         clean = mark_dossier_quotations(clean, language)
+    # Verified before the report's bound: what it cuts is then what the sources support.
+    clean, verified = verify_dossier(clean, context, stage) if context is not None else (clean, [])
     if max_words is None:
-        return clean, tally.alerts(stage)
+        return clean, tally.alerts(stage) + unordered + verified
     clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
-    return clean, tally.alerts(stage) + cut
+    return clean, tally.alerts(stage) + unordered + verified + cut
 
 
 def write_draft(
-    client: Asker, data: WriterInput, kept: Mapping[str, AxisSection] | None = None
-) -> tuple[Dossier, list[Alert]]:
+    client: Asker, data: WriterInput, kept: Mapping[str, AxisSection] | None = None,
+    context: VerifyContext | None = None,
+) -> tuple[Dossier, list[Alert]]:  # fmt: skip
     """The writer's structure, sanitised by code, and the alerts of what code removed; when the
     writer fails every attempt, the findings rendered by code (veille.steps.write_fallback).
 
     ``kept``: sections kept from a validated night (veille.steps.sections), in tonight's numbers;
     the writer is asked for the other axes only (``data.previous``: the conclusions to update), code
-    merges, and sanitising runs over every axis and source as for a whole dossier."""
-    asked = _changed_only(data, kept) if kept else data
+    merges, and sanitising (and verifying, given ``context``) runs over every axis and source."""
+    asked = changed_only(data, kept) if kept else data
     try:
         result = client.ask(WRITER, asked)
     except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
         rendered = code_dossier(data)  # the kept sections stand here too (validated on their night)
         rendered = merge_sections(rendered, kept, data.axes) if kept else rendered
-        dossier, alerts = sanitize_dossier(rendered, data.sources, list(data.axes), **_limits(data))
+        dossier, alerts = sanitize_dossier(rendered, data.sources, list(data.axes), **_limits(data, context))
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
+    dossier.recommendation = dossier.recommendation if data.kind == "choice" else None  # none asked
     if kept:
         dossier = merge_sections(dossier, kept, data.axes)
-    clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data))
-    return clean, [*foreign_answer_alerts("write", result, "rédacteur"), *alerts]
+    clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data, context))
+    language = foreign_answer_alerts("write", result, "rédacteur")
+    return clean, [*language, *dropped_items_alerts("write", result, "rédacteur"), *alerts]
 
 
-def _changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterInput:
-    """The writer's input for the axes not in ``kept``: their findings and notes, the kept titles."""
-    changed = {axis: title for axis, title in data.axes.items() if axis not in kept}
-    return data.model_copy(
-        update={
-            "axes": changed,
-            "findings": [f for f in data.findings if f.subtask_id in changed],
-            "contradictions": [c for c in data.contradictions if c.subtask_id in changed],
-            "kept_axes": {axis: title for axis, title in data.axes.items() if axis in kept},
-        }
-    )
-
-
-def merge_sections(dossier: Dossier, kept: Mapping[str, AxisSection], axes: Iterable[str]) -> Dossier:
-    """``dossier``'s sections for the axes not in ``kept``, the kept ones for the others, in the
-    axes' order (a section the model wrote for a kept axis is dropped: the kept one stands)."""
-    written = {s.axis: s for s in dossier.sections if s.axis not in kept}
-    sections = [kept.get(axis) or written.get(axis) or AxisSection(axis=axis) for axis in axes]
-    return dossier.model_copy(update={"sections": [s.model_copy(deep=True) for s in sections]})
-
-
-def _limits(data: WriterInput) -> dict[str, Any]:
+def _limits(data: WriterInput, context: VerifyContext | None) -> dict[str, Any]:
     return {
         "bounds": data.bounds,
         "max_words": data.max_words,
         "language": request_language(data.request_title, data.request),
+        "context": context,
     }
 
 
@@ -335,6 +333,7 @@ class WrittenDraft(BaseModel):
     kept_axes: list[str] = Field(default_factory=list)  # sections kept from a validated night
     digests: dict[str, str] = Field(default_factory=dict)  # axis -> digest of its inputs (sections cache)
     conclusions_key: str = ""
+    verify: VerifyContext | None = None  # the cited documents' texts: the review verifies each revision
 
 
 def write_sourced_draft(
@@ -347,12 +346,15 @@ def write_sourced_draft(
     bounds: Bounds | None = None,
     sections: SectionCache | None = None,
     writer_key: str = "",
+    *,
+    reading: RequestReading | None = None,
 ) -> WrittenDraft:
     """Number the cited sources (code, in order of first citation across branches), then have the
     writer turn the numbered findings into the structure: the model sees numbers, never document ids
     nor URLs. ``web``: the sub-tasks' web research (``--web``), numbered with the documents;
     ``sections``: the sections kept across nights (``writer_key``: the writer's model key), None to
     write every axis."""
+    analyses, filled = fill_empty_branches(analyses, db_path)  # no axis empty while its documents speak
     cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
     cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
     metadata = source_metadata(db_path, cited)
@@ -362,13 +364,14 @@ def write_sourced_draft(
         request_title=request.title,
         request=request.text,
         mandatory_mentions=grid.mandatory_mentions,
-        options=derive_terms(request),
+        options=list(reading.options) if reading and reading.options else derive_terms(request),
         min_words=grid.min_words,
         max_words=grid.max_words,
         max_sentence_words=grid.max_sentence_words,
         web=web,
         bounds=bounds,
     )
+    data = data.model_copy(update={"kind": reading.kind}) if reading else data  # the sections asked
     flags = {i: label for a in analyses for i, label in a.flags.items()}
     if flags:  # flagged documents kept by the plan are marked in the sources list
         sources = [s.model_copy(update={"flag": flags.get(s.id, s.flag)}) for s in sources]
@@ -383,9 +386,11 @@ def write_sourced_draft(
             kept = {}
         else:
             data = data.model_copy(update={"previous": previous})
-    dossier, alerts = write_draft(client, data, kept)
+    context = read_context(db_path, sources, data.options, request.text)
+    dossier, alerts = write_draft(client, data, kept, context)
+    alerts = [*filled, *alerts]
     draft = render_body(dossier, data.axes)
     return WrittenDraft(
         dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts,
-        kept_axes=list(kept), digests=digests, conclusions_key=key,
+        kept_axes=list(kept), digests=digests, conclusions_key=key, verify=context,
     )  # fmt: skip

@@ -38,7 +38,14 @@ def code_dossier(data: WriterInput) -> Dossier:
         for c in data.contradictions
     ]
     uncertain = [CitedText(text=q, citations=[]) for q in data.open_questions]
-    return Dossier(synthesis=synthesis, sections=sections, contradictions=ledger, uncertainties=uncertain)
+    advice: list[CitedText] | None = [] if data.kind == "choice" else None  # none when no choice is asked
+    return Dossier(
+        synthesis=synthesis,
+        sections=sections,
+        contradictions=ledger,
+        uncertainties=uncertain,
+        recommendation=advice,
+    )
 
 
 def rendered_by_code_alert(error: BaseException) -> Alert:

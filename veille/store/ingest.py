@@ -36,7 +36,7 @@ from veille.corpus.document import (
 )
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
-from veille.corpus.sections import split_sections, text_fingerprint
+from veille.corpus.sections import split_sections
 from veille.oserrors import environment_error
 from veille.store.connection import read_write, set_aside_unreadable
 from veille.store.conversions import ConversionCache
@@ -50,8 +50,10 @@ from veille.store.rows import (
     _TOUCH_SCHEMA,
     IngestReport,
     _columns,
+    _document_row,
     _load_state,
     _record_run,
+    _redated,
     _Stored,
 )
 
@@ -72,8 +74,10 @@ class _Ingestion:
         now: datetime,
         max_doc_bytes: int,
         stat_shortcut: bool,
+        file_clock: bool = False,
     ) -> None:
         self.con = con
+        self.file_clock = file_clock  # the user's opt-in: an undated document takes its file's day
         self.corpus_dir = corpus_dir
         self.docs_dir = os.path.join(corpus_dir, "docs")  # str paths: pathlib costs ~2 s per 100k files
         self.run_id = run_id
@@ -137,12 +141,12 @@ class _Ingestion:
             and prev is not None
             and (prev.file_size, prev.file_mtime_ns) == (st.st_size, st.st_mtime_ns)
             and known_id not in self.claimed
+            and prev.date_origin != ("unknown" if self.file_clock else "file_clock")  # setting changed
         ):
             self.claimed[known_id] = rel
             self.counts["unchanged"] += 1
             self.aggregates.unknown(rel, prev.unknown_fields)
-            if prev.date_origin == "file date":
-                self.aggregates.file_date(rel)
+            self.aggregates.date_origin(rel, prev.date_origin)
             return True
         return False
 
@@ -151,13 +155,15 @@ class _Ingestion:
         raw = read_file(path, max_bytes=self.max_doc_bytes, st=st)
         mtime = st.st_mtime if st is not None else None
         if detect_format(rel) in ("markdown", "text"):
-            return parse_document_fields(raw, path, rel=rel, mtime=mtime)
+            return parse_document_fields(raw, path, rel=rel, mtime=mtime, file_clock=self.file_clock)
         content_hash = hashlib.sha256(raw).hexdigest()
         try:
             converted = self.conversions.convert(raw, name=path, content_hash=content_hash)
         except ConversionError as exc:
             raise CorpusError(path, None, exc.expected, exc.problem) from None
-        return derive_fields(converted, path=path, rel=rel, content_hash=content_hash, mtime=mtime)
+        return derive_fields(
+            converted, path=path, rel=rel, content_hash=content_hash, mtime=mtime, file_clock=self.file_clock
+        )
 
     def _unique_id(self, doc: DocumentFields, path: str, rel: str) -> DocumentFields:
         """A derived id already taken (``a.md`` and ``a.pdf``) gets the format, then a number; a
@@ -199,8 +205,7 @@ class _Ingestion:
         """Added, updated or unchanged against the stored state; buffers the rows to write."""
         self.claimed[doc.id] = rel
         self.aggregates.unknown(rel, doc.unknown_fields)
-        if doc.origins.get("date") == "file date":
-            self.aggregates.file_date(rel)
+        self.aggregates.date_origin(rel, doc.origins["date"])
         for note in doc.notes:
             message = f"{path}: {note} (document loaded)"
             self.alerts.append(alert("ingest", "ingest.document_note", message, severity="info", subject=rel))
@@ -210,7 +215,7 @@ class _Ingestion:
             self.counts["added"] += 1
             self.record(rel, doc.id, "added", None, None)
             self._add_row(doc, rel, st, prev)
-        elif prev.content_hash != doc.content_hash:
+        elif prev.content_hash != doc.content_hash or _redated(prev.date_origin, doc.origins["date"]):
             self.counts["updated"] += 1
             self.record(rel, doc.id, "updated", None, None)
             self._add_row(doc, rel, st, prev)
@@ -227,23 +232,8 @@ class _Ingestion:
             self.replaced.append(doc.id)
         doc, masked = scrubbed_document(doc, rel)  # a configured secret never reaches the database
         self.alerts += masked
-        text_hash, sketch = text_fingerprint(doc.body)
-        self.rows.append(
-            (
-                *doc[:10],  # id .. content_hash
-                rel,
-                st.st_size,
-                st.st_mtime_ns,
-                doc.unknown_fields,
-                "valid",
-                prev.ingested_at if prev is not None else self.now,  # first ingestion date survives updates
-                self.now,
-                doc.format,
-                *(doc.origins.get(k, "front matter") for k in ("id", "title", "date", "source_type")),
-                text_hash,
-                sketch,
-            )
-        )
+        first = prev.ingested_at if prev is not None else self.now  # first ingestion date survives updates
+        self.rows.append(_document_row(doc, rel, st.st_size, st.st_mtime_ns, first, self.now))
         for section in split_sections(doc.body):
             values = (doc.id, section.n, section.heading, section.start, section.length, section.tokens)
             for key, value in zip(_SECTION_SCHEMA.names, values, strict=True):
@@ -295,6 +285,7 @@ def ingest_corpus(
     max_doc_bytes: int = DEFAULT_MAX_DOC_BYTES,
     batch_size: int = DEFAULT_BATCH_SIZE,
     trust_file_stat: bool = True,
+    file_clock: bool = False,
 ) -> IngestReport:
     """Load ``<corpus_dir>/docs/*.md`` into the DuckDB file ``db_path`` (created if missing).
 
@@ -302,10 +293,11 @@ def ingest_corpus(
     with ``strict=True`` every file is still checked, then :class:`StrictModeError` is raised for the
     first invalid one (its message counts the others) and nothing is written. Raises CorpusError (and
     writes nothing) when the corpus folder, ``request.md`` or ``docs/`` is missing or invalid, or when
-    no document is valid.
+    no document is valid. ``file_clock``: a document with no date of its own takes its file's day.
     """
     try:
-        return _ingest_corpus(corpus_dir, db_path, strict, max_doc_bytes, batch_size, trust_file_stat)
+        args = (strict, max_doc_bytes, batch_size, trust_file_stat, file_clock)
+        return _ingest_corpus(corpus_dir, db_path, *args)
     except (CorpusError, duckdb.Error) as exc:  # bad input or the machine's (disk full): not a bug, so
         if isinstance(exc, CorpusError) or environment_error(exc) is not None:  # drop the frames that keep
             raise exc.with_traceback(None) from None  # the connection alive in Prefect's failed state
@@ -313,7 +305,13 @@ def ingest_corpus(
 
 
 def _ingest_corpus(
-    corpus_dir: Path, db_path: Path, strict: bool, max_doc_bytes: int, batch_size: int, trust_file_stat: bool
+    corpus_dir: Path,
+    db_path: Path,
+    strict: bool,
+    max_doc_bytes: int,
+    batch_size: int,
+    trust_file_stat: bool,
+    file_clock: bool,
 ) -> IngestReport:
     started, clock = utcnow(), time.perf_counter()
     corpus_dir, db_path = Path(corpus_dir), Path(db_path)
@@ -342,6 +340,7 @@ def _ingest_corpus(
             now=utcnow(),
             max_doc_bytes=max_doc_bytes,
             stat_shortcut=trust_file_stat and last is not None and last[0] == corpus_key,
+            file_clock=file_clock,
         )
         con.execute("BEGIN TRANSACTION")
         try:

@@ -1,5 +1,6 @@
 """Alerts an ingestion raises about the corpus as a whole (not one per document): future dates, the
-reference naming unknown ids, front-matter fields veille does not use, documents dated by their file.
+reference naming unknown ids, front-matter fields veille does not use, dates not given by the author
+(read in the text, unknown, or the file clock when the user opted in).
 
 Per-document remarks that repeat across a corpus (extra fields of Jekyll or Hugo, dates taken from the
 file) are aggregated into ONE alert each, naming the count and the first few files, so a 20,000-document
@@ -24,6 +25,27 @@ from veille.store.queries import read_sql
 __all__ = ["Aggregates", "future_date_alerts", "reference_alerts", "scrubbed_document"]
 
 _EXAMPLES = 3
+# Dates the author did not give: one info alert each, saying where they came from (French).
+_DATE_ALERTS = {
+    "text": (
+        "ingest.text_date",
+        "datés par la première date de publication lue dans leur texte (« date lue dans le texte » "
+        "dans les sources)",
+    ),
+    "unknown": (
+        "ingest.unknown_date",
+        "sans date propre (ni front matter, ni propriétés du fichier qui soient les siennes, ni date de "
+        "publication dans le texte) : « date inconnue », jamais départagés par la date dans les "
+        "contradictions ; ajoutez « date: » à leur front matter, ou VEILLE_DATE_FROM_FILE_CLOCK=true pour "
+        "les dater par l'horloge du fichier",
+    ),
+    "file_clock": (
+        "ingest.file_date",
+        "datés par l'horloge de leur fichier (VEILLE_DATE_FROM_FILE_CLOCK=true ; « date du fichier » dans "
+        "le catalogue) : une copie ou un clone récent leur donne le jour de la copie ; ajoutez « date: » à "
+        "leur front matter si elle compte",
+    ),
+}
 
 
 class Aggregates:
@@ -33,8 +55,8 @@ class Aggregates:
         self.fields: Counter[str] = Counter()
         self.with_fields: list[str] = []
         self.with_fields_count = 0
-        self.file_dated: list[str] = []
-        self.file_dated_count = 0
+        # date origin -> (count, first files): dates the author did not give say where they came from
+        self.dated: dict[str, tuple[int, list[str]]] = {}
 
     def unknown(self, rel: str, fields: Sequence[str]) -> None:
         if fields:
@@ -43,10 +65,11 @@ class Aggregates:
             if len(self.with_fields) < _EXAMPLES:
                 self.with_fields.append(rel)
 
-    def file_date(self, rel: str) -> None:
-        self.file_dated_count += 1
-        if len(self.file_dated) < _EXAMPLES:
-            self.file_dated.append(rel)
+    def date_origin(self, rel: str, origin: str | None) -> None:
+        """A document's date origin; those in :data:`_DATE_ALERTS` are named in one alert each."""
+        if origin in _DATE_ALERTS:
+            count, examples = self.dated.get(origin, (0, []))
+            self.dated[origin] = (count + 1, examples if len(examples) >= _EXAMPLES else [*examples, rel])
 
     def alerts(self) -> list[Alert]:
         out: list[Alert] = []
@@ -63,18 +86,11 @@ class Aggregates:
                     subject=self.with_fields[0],
                 )
             )
-        if self.file_dated_count:
-            out.append(
-                alert(
-                    "ingest",
-                    "ingest.file_date",
-                    f"{self.file_dated_count} document(s) have no date of their own and are dated by their "
-                    f"file's modification time (« date du fichier » in the catalogue); e.g. "
-                    f"{', '.join(self.file_dated)}; add a date to their front matter if it matters",
-                    severity="info",
-                    subject=self.file_dated[0],
-                )
-            )
+        for origin, (code, text) in _DATE_ALERTS.items():
+            if origin in self.dated:
+                count, examples = self.dated[origin]
+                message = f"{count} document(s) {text} ; p. ex. {', '.join(examples)}"
+                out.append(alert("ingest", code, message, severity="info", subject=examples[0]))
         return out
 
 

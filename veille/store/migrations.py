@@ -44,6 +44,7 @@ def register(name: str) -> Migration:
 register("migration_001_corpus_schema.sql")
 register("migration_002_catalogue_view.sql")
 register("migration_003_formats_origins_sections.sql")
+register("migration_004_unknown_dates.sql")
 
 
 def latest_version() -> int:

@@ -52,6 +52,7 @@ class SourceMeta:
     source_type: str
     title: str
     url: str | None = None
+    date_origin: str | None = None  # veille.docdates.DATE_ORIGINS; date is « date inconnue » when unknown
 
 
 def read_catalogue(db_path: Path, *, with_summaries: bool = False) -> Catalogue:
@@ -119,4 +120,7 @@ def source_metadata(db_path: Path, ids: Sequence[str]) -> dict[str, SourceMeta]:
         rows = con.execute(sql, {"ids": wanted}).fetchall()
     finally:
         con.close()
-    return {str(r[0]): SourceMeta(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4] or None) for r in rows}
+    return {
+        str(r[0]): SourceMeta(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4] or None, r[5] or None)
+        for r in rows
+    }

@@ -13,6 +13,8 @@ import duckdb
 import pyarrow as pa
 
 from veille.alerts import Alert
+from veille.corpus.document import DocumentFields
+from veille.corpus.sections import text_fingerprint
 from veille.store.queries import read_sql, utcnow
 
 __all__ = ["IngestReport"]
@@ -146,3 +148,30 @@ def _record_run(con: duckdb.DuckDBPyConnection, values: dict[str, Any]) -> int:
         read_sql("insert_ingest_run.sql"), {**values, "finished_at": utcnow(), "documents": documents}
     )
     return documents
+
+
+def _document_row(
+    doc: DocumentFields, rel: str, size: int, mtime_ns: int, first: datetime, now: datetime
+) -> tuple[Any, ...]:
+    """One ``documents`` row in :data:`_DOC_SCHEMA` order (``first``: its first ingestion)."""
+    text_hash, sketch = text_fingerprint(doc.body)
+    return (
+        *doc[:10],  # id .. content_hash
+        rel,
+        size,
+        mtime_ns,
+        doc.unknown_fields,
+        "valid",
+        first,
+        now,
+        doc.format,
+        *(doc.origins.get(k, "front matter") for k in ("id", "title", "date", "source_type")),
+        text_hash,
+        sketch,
+    )
+
+
+def _redated(stored: str | None, origin: str) -> bool:
+    """Same bytes, yet the date to store differs: the file-clock setting changed (unknown <-> file
+    clock), or a file-clock date whose file was touched (its day may have changed)."""
+    return stored != origin or origin == "file_clock"

@@ -63,7 +63,8 @@ def model_override(model: Model) -> Iterator[Model]:
 
 
 def backend_label(settings: Settings) -> str:
-    """gemini | offline | scripted (run.json's ``backend``)."""
+    """The night's provider (veille/providers.py), or the handed-in model's name (run.json's
+    ``backend``)."""
     override = _MODEL_OVERRIDE.get()
     return override.name if override is not None else settings.resolved_backend()
 
@@ -93,8 +94,12 @@ class RunClient:
 
     @property
     def backend(self) -> str:
-        """The run's backend name (the live client's), e.g. for the offline web warning."""
+        """The night's provider name (the live client's)."""
         return self.client().backend
+
+    def role_backend(self, role: str) -> Model:
+        """The backend that answers ``role`` (what it declares: free, tools, answers by code)."""
+        return self.client().role_backend(role)
 
     def client(self) -> ModelClient:
         with _RUN_LOCK:
@@ -151,7 +156,9 @@ def open_client(settings: Settings, run_id: str, journal_path: Path) -> Iterator
 def offline_client(settings: Settings, run_id: str, journal_path: Path) -> Iterator[ModelClient]:
     """The offline engine as a client of the run, journaled (cost 0) in the run's calls.jsonl: what
     finishes the work the night's cost budget refused to the model (veille/models/budget.py)."""
-    engine = settings.model_copy(update={"backend": "offline"})
+    # Every role on the engine, a role's own provider included (the budget refused them all).
+    roles = {name: spec.model_copy(update={"provider": None}) for name, spec in settings.roles.items()}
+    engine = settings.model_copy(update={"backend": "offline", "roles": roles})
     client = build_client(engine, run_id=run_id, journal_path=journal_path)
     try:
         yield client
@@ -179,9 +186,11 @@ def model_key(settings: Settings, role: str) -> str:
     instructions, prompt and output schema), the step that handles its answer, each with what it
     imports, and the backend's own version (the offline engine's code and data digest)."""
     spec = settings.role(role)
+    override = _MODEL_OVERRIDE.get()
     modules = (f"veille.roles.{role}", *_STEP_MODULES.get(role, ()))
-    code = text_digest(code_digest(modules), backend_version(settings, _MODEL_OVERRIDE.get()))
-    return f"{backend_label(settings)}|{spec.model}|{spec.thinking}|{spec.temperature}|{code}"
+    code = text_digest(code_digest(modules), backend_version(settings, override, role))
+    label = override.name if override is not None else settings.role_provider(role)
+    return f"{label}|{spec.model}|{spec.thinking}|{spec.temperature}|{code}"
 
 
 def role_keys(settings: Settings) -> dict[str, str]:

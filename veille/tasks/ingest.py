@@ -34,6 +34,7 @@ def ingest(settings: Settings) -> IngestReport:
         settings.database,
         strict=settings.strict,
         max_doc_bytes=settings.max_doc_bytes,
+        file_clock=settings.date_from_file_clock,
     )
     log = _logger()
     log.info(

@@ -10,6 +10,7 @@ from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
 from veille.checkpoints import checkpoint
+from veille.corpus.request_reading import RequestReading
 from veille.delivery.header import report_page
 from veille.delivery.html import REPORT_HTML_FILE
 from veille.journal import read_journal
@@ -17,6 +18,8 @@ from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo
 from veille.steps.analyse import Analysis
+from veille.steps.headings import axis_anchors
+from veille.steps.request_read import reading_record
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
 
@@ -59,6 +62,7 @@ def write_outputs(
     *,
     plan: Plan | None,
     plan_basis: str = "",
+    reading: RequestReading | None = None,
     analyses: Sequence[Analysis],
     web: Sequence[WebResearch] = (),
     sources: Sequence[SourceRef],
@@ -72,7 +76,7 @@ def write_outputs(
     folder.create()
     folder.write_documents([{"id": i, "content_hash": h} for i, h in documents])
     if plan is not None:
-        folder.write_plan(plan, basis=plan_basis)
+        folder.write_plan(plan, basis=plan_basis, request=reading_record(reading) if reading else None)
     folder.write_findings(findings_document(analyses, web, analyst_basis))
     folder.write_sources(sources)
     folder.write_review(
@@ -90,6 +94,8 @@ def write_outputs(
             sources,
             documents_read=len(documents),
             failed_axes=failed,
+            dossier=review.final_dossier if review else None,
+            anchors=axis_anchors({a.subtask_id: a.question for a in analyses if a.status == "ok"}),
         )
         folder.write_text(REPORT_HTML_FILE, page)  # the same dossier for a browser and the e-mail
     checkpoint("outputs")  # observers (crash tests): run folder written but its run.json

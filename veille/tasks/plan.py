@@ -17,9 +17,9 @@ from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reading import read_by_text
 from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
+from veille.steps.request_read import document_texts, plan_reading
 from veille.steps.screen import flagged_documents
 from veille.steps.text_relevance import TextRelevance
-from veille.store.readers import fetch_documents
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
 from veille.tasks.reuse import Reuse
 
@@ -124,7 +124,7 @@ def plan_catalogue(
     outcome = planning(*args, **common, previous=previous, reused_note=note)
     crowded = crowded_out(outcome, changes) if previous is not None else []
     if not crowded:
-        return _read_by_text(outcome, shown, reuse)
+        return _settled(outcome, shown, reuse)
     # The reused plan has no room for tonight's material (caps): the planner chooses again what
     # to read, rather than the watch ignoring what is new.
     replanned = planning(*args, **common)
@@ -136,15 +136,17 @@ def plan_catalogue(
         severity="info",
     )
     replanned = replanned.model_copy(update={"alerts": [*replanned.alerts, abandoned]})
-    return _read_by_text(replanned, shown, reuse)
+    return _settled(replanned, shown, reuse)
 
 
-def _read_by_text(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> PlanOutcome:
-    """What each analyst reads, settled by the documents' passages per axis, for every backend
-    (veille.steps.plan_reading). Outside the cached task: pure code, a few seconds at 2,000
-    documents, and the bodies never enter a cache key."""
+def _settled(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> PlanOutcome:
+    """The outcome with the request read once (the planner's proposal checked against the request
+    and the documents' text, veille.steps.request_read), then what each analyst reads settled by
+    the documents' passages per axis of that reading (veille.steps.plan_reading) — the same code
+    for every backend. Outside the cached task: pure code, a few seconds at 2,000 documents, and
+    the bodies never enter a cache key."""
     data = shown.data
-    bodies = data.texts or {
-        d.id: d.body for d in fetch_documents(reuse.settings.database, [e.id for e in data.catalogue])
-    }
-    return read_by_text(outcome, data, bodies, budget=reuse.settings.analyst_token_budget)
+    bodies = data.texts or document_texts(reuse.settings.database, [e.id for e in data.catalogue])
+    reading = plan_reading(data, bodies, outcome.proposed)
+    outcome = outcome.model_copy(update={"reading": reading})
+    return read_by_text(outcome, data, bodies, reading, budget=reuse.settings.analyst_token_budget)

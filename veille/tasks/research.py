@@ -10,11 +10,14 @@ from prefect import task, unmapped
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
+from veille.models.grounding import GOOGLE_SEARCH
 from veille.roles.base import Asker
 from veille.roles.planner import SubTask
+from veille.roles.researcher import RESEARCHER
 from veille.run.inputs import collect_mapped
 from veille.settings import Settings
 from veille.steps.research import WebResearch, research_failed, research_plan, research_subtask
+from veille.tasks.clients import RunClient
 
 __all__ = ["PendingResearch", "collect_research", "research", "search_web"]
 
@@ -48,12 +51,12 @@ class PendingResearch:
 
 
 def search_web(
-    client: Asker, sub_tasks: Sequence[SubTask], settings: Settings, request_title: str, day: str
+    client: RunClient, sub_tasks: Sequence[SubTask], settings: Settings, request_title: str, day: str
 ) -> PendingResearch:
     """Start the ``--web`` research of the sub-tasks the budget allows (none without ``web``, none
     offline: a warning); it runs while the analysts do, :meth:`PendingResearch.collect` waits."""
-    backend = getattr(client, "backend", "scripted")  # the run's ModelClient names its backend
-    chosen, alerts = research_plan(sub_tasks, web=settings.web, backend=backend, budget=settings.web_budget)
+    searches = GOOGLE_SEARCH in client.role_backend(RESEARCHER.name).tools  # what the provider declares
+    chosen, alerts = research_plan(sub_tasks, web=settings.web, searches=searches, budget=settings.web_budget)
     futures = (
         list(
             research.map(

@@ -40,6 +40,7 @@ def review(
         contradictions=len(written.writer_input.contradictions),
         bounds=written.writer_input.bounds,
         kept=written.kept_axes,
+        context=written.verify,
     )
     if sections_path is not None and outcome.validated and written.digests:
         SectionCache(sections_path).store(

@@ -9,6 +9,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.corpus.request import Request
+from veille.corpus.request_reading import RequestReading
 from veille.grid import Grid
 from veille.roles.base import Asker
 from veille.roles.limits import Bounds
@@ -25,12 +26,13 @@ from veille.tasks.clients import MODEL_TASK_RETRIES
 __all__ = ["WrittenDraft", "finish_report", "sections_path", "write_report"]
 
 
-def sections_path(settings: Settings, backend: str) -> Path | None:
+def sections_path(settings: Settings, writer_by_code: bool) -> Path | None:
     """Where validated sections are kept across nights (veille.steps.sections), or None: without
-    the response cache (every call asked again, as asked), and offline, whose writer composes the
-    dossier as a whole (it merges twin statements across axes: a section is not a function of its
-    branch alone, so keeping one would not give the dossier a from-scratch run writes)."""
-    if not settings.use_cache or backend == "offline":
+    the response cache (every call asked again, as asked), and when code writes (the offline
+    engine, ``Model.answers_by_code``), whose writer composes the dossier as a whole (it merges twin
+    statements across axes: a section is not a function of its branch alone, so keeping one would
+    not give the dossier a from-scratch run writes)."""
+    if not settings.use_cache or writer_by_code:
         return None
     return settings.cache_dir / SECTIONS_FILE
 
@@ -50,12 +52,16 @@ def write_report(
     bounds: Bounds | None = None,
     sections_path: Path | None = None,
     writer_key: str = "",
+    reading: RequestReading | None = None,
 ) -> WrittenDraft:
     """Sources (documents and web pages) numbered in order of first citation across branches; the
     writer sees numbers only; ``bounds``: code's on what it writes (Settings); ``sections_path``:
-    the sections kept across nights (veille.steps.sections), None to write every axis."""
+    the sections kept across nights (veille.steps.sections), None to write every axis; ``reading``:
+    the request read once (its options and what it asks for shape the sections)."""
     sections = SectionCache(sections_path) if sections_path is not None else None
-    return write_sourced_draft(client, analyses, request, grid, db_path, web, bounds, sections, writer_key)
+    return write_sourced_draft(
+        client, analyses, request, grid, db_path, web, bounds, sections, writer_key, reading=reading
+    )
 
 
 def finish_report(
