@@ -38,6 +38,7 @@ from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
 from veille.steps.plan_assign import Branch, assign_branches
 from veille.steps.plan_groups import DocumentFacts, same_subject_groups
+from veille.steps.plan_reading_alerts import reading_alerts
 from veille.steps.plan_request import (
     AxisProtocol,
     InterimAxis,
@@ -292,81 +293,12 @@ def decide_reading(
         "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axes else {},
     }
     settled = settled.model_copy(update={"reading": report})
-    return Decision(settled, [*ignored, *_alerts(added, removed, dated_out, unplaced, groups, apart)])
+    return Decision(settled, [*ignored, *reading_alerts(added, removed, dated_out, unplaced, groups, apart)])
 
 
 def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
     flags = {k: v for s in plan.sub_tasks for k, v in s.flags.items()}
     return {i: flags[i] for i in st.doc_ids if i in flags}
-
-
-def _alerts(
-    added: Sequence[str],
-    removed: Sequence[str],
-    dated_out: Sequence[str],
-    unplaced: Sequence[str],
-    groups: Sequence[Sequence[str]],
-    apart: Sequence[Sequence[str]] = (),
-) -> list[Alert]:
-    out: list[Alert] = []
-    if added:
-        out.append(
-            alert(
-                "plan",
-                "plan.read_by_text",
-                f"documents ajoutés par le code (passage pertinent pour un axe) : {', '.join(added)}",
-                severity="info",
-            )
-        )
-    if removed:
-        out.append(
-            alert(
-                "plan",
-                "plan.no_relevant_passage",
-                f"documents retirés (aucun passage ne concerne un axe de la demande) : {', '.join(removed)}",
-                severity="warning",
-            )
-        )
-    if dated_out:
-        out.append(
-            alert(
-                "plan",
-                "plan.out_of_period",
-                f"documents hors de la période de la demande, non lus : {', '.join(dated_out)}",
-                severity="info",
-            )
-        )
-    if unplaced:
-        out.append(
-            alert(
-                "plan",
-                "plan.reading_cap",
-                "documents pertinents non lus, toutes les sous-tâches sont pleines "
-                f"(relever max_subtasks ou max_docs) : {', '.join(unplaced)}",
-                severity="error",
-            )
-        )
-    if apart:
-        split = " ; ".join(", ".join(g) for g in apart)
-        out.append(
-            alert(
-                "plan",
-                "plan.group_apart",
-                f"documents sur la même mesure lus par des sous-tâches différentes, faute de place : {split}",
-                severity="warning",
-            )
-        )
-    if groups:
-        together = " ; ".join(", ".join(g) for g in groups)
-        out.append(
-            alert(
-                "plan",
-                "plan.same_subject",
-                f"documents lus ensemble (même mesure) : {together}",
-                severity="info",
-            )
-        )
-    return out
 
 
 def reading_forecast(plan: Plan, bodies: Mapping[str, str], budget: int) -> dict[str, Any]:
