@@ -21,6 +21,7 @@ from veille.steps.analyse import analyse_subtask
 from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
 from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
+from veille.steps.plan_reading import read_by_text
 from veille.steps.request_read import document_texts, plan_reading
 from veille.steps.review import review_loop
 from veille.steps.write import write_sourced_draft
@@ -59,13 +60,14 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
             if planner_reads_texts(client.role_backend("planner")):
                 shown = with_texts(shown, settings.database)
             planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
-            # The request read once, as the flow's plan task reads it (veille.tasks.plan).
+            # The request read once, and what each analyst reads settled by the documents' passages,
+            # as the flow's plan task does (veille.tasks.plan).
             bodies = shown.data.texts or document_texts(
                 settings.database, [e.id for e in shown.data.catalogue]
             )
-            planned = planned.model_copy(
-                update={"reading": plan_reading(shown.data, bodies, planned.proposed)}
-            )
+            reading = plan_reading(shown.data, bodies, planned.proposed)
+            planned = planned.model_copy(update={"reading": reading})
+            planned = read_by_text(planned, shown.data, bodies, reading, budget=settings.analyst_token_budget)
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks

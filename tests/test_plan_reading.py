@@ -47,7 +47,12 @@ def _decide(
 
 ENGLISH = "## Results\n\nZorblax sustains a p99 throughput of 40 000 messages per second on our cluster."
 FRENCH = "## Mesures\n\nLa latence de Quimby reste sous 12 ms au p99 sur notre grappe de test."
-MENU = "## Menu\n\nLundi : gratin, salade verte, compote. Mardi : poisson, riz, yaourt nature."
+MENU = "## Menu\n\n" + " ".join(
+    f"{day} : gratin dauphinois, salade verte, compote de pommes, pain complet, fromage blanc, "
+    "soupe de légumes, tarte aux poires, jus d'orange pressé."
+    for day in ("Lundi", "Mardi", "Mercredi", "Jeudi", "Vendredi")
+)  # a long text: the absence of the axes' words means something (min_words_to_judge)
+SIZING = "## Dimensionnement\n\nLa plateforme aura 12 GPU en 2027."
 
 
 def test_the_planners_search_terms_find_documents_the_requests_words_miss() -> None:
@@ -75,6 +80,11 @@ def test_a_placed_document_with_no_relevant_passage_is_removed_with_its_reason()
     reasons = {e.id: e.reason for e in plan.exclusions}
     assert reasons == {"doc-03": "no_relevant_passage"}
     assert plan.reading["removed"] == ["doc-03"]
+    # A one-line sizing note the planner placed stays: too short for absence to mean anything.
+    entries.append(_entry("doc-04"))
+    bodies["doc-04"] = SIZING
+    plan = _decide(_plan([["doc-01", "doc-04"]], [e.id for e in entries]), entries, bodies, reading)
+    assert "doc-04" in {i for st in plan.sub_tasks for i in st.doc_ids}
 
 
 def test_same_measure_of_the_same_option_at_two_dates_is_one_group() -> None:
@@ -146,6 +156,20 @@ def test_interim_reading_keeps_the_requests_axes_and_options() -> None:
     assert [a.title for a in reading.axes] == ["Latence au p99", "Coût des licences", "Sécurité"]
     assert reading.options == OPTIONS and reading.period_start is None
     assert not any("zorblax" in t.lower() for a in reading.axes for t in a.terms)
+
+
+def test_a_branch_shown_the_sections_of_its_axis_reads_only_those() -> None:
+    from veille.roles.analyst import DocumentText
+    from veille.steps.reading import axis_passages
+
+    body = "## Prix\n\nLa licence coûte 900 EUR.\n\n## Déploiement\n\nChart Helm pour Kubernetes.\n\n## Feuille de route\n\nVersion 2.6 en été."
+    doc = DocumentText(id="doc-08", date="2026-01-01", source_type="fiche", title="Orvet", body=body)
+    other = doc.model_copy(update={"id": "doc-09"})
+    shown = axis_passages([doc, other], {"doc-08": [1, 2]})
+    assert "Kubernetes" in shown[0].body and "Version 2.6" in shown[0].body and "900 EUR" not in shown[0].body
+    assert shown[0].read_percent is not None and 0 < shown[0].read_percent < 100
+    assert shown[1] == other  # not listed: whole
+    assert axis_passages([doc], {"doc-08": [0, 1, 2]})[0] == doc  # every section: whole
 
 
 def test_a_period_no_dated_document_falls_in_is_set_aside_with_an_alert() -> None:

@@ -70,6 +70,10 @@ class SubTask(BaseModel):
     # Set by code, never by the model (hidden from its schema): documents of this sub-task the
     # screen flagged, id -> label, shown to the analyst next to the document.
     flags: SkipJsonSchema[dict[str, str]] = Field(default_factory=dict)
+    # Set by code (veille.steps.plan_reading), hidden from the model's schema: for a document code
+    # added to this branch that another branch reads whole, the sections of its axis (their numbers
+    # in veille.corpus.sections.split_sections), so each branch reads what answers its axis.
+    passages: SkipJsonSchema[dict[str, list[int]]] = Field(default_factory=dict)
 
 
 class Exclusion(BaseModel):
@@ -321,7 +325,9 @@ class _Proposal(Plan):
         value = {k: v for k, v in value.items() if k not in ("exclusions", "reading")}
         if isinstance(value.get("sub_tasks"), list):
             value["sub_tasks"] = [
-                {k: v for k, v in st.items() if k != "flags"} if isinstance(st, dict) else st
+                {k: v for k, v in st.items() if k not in ("flags", "passages")}
+                if isinstance(st, dict)
+                else st
                 for st in value["sub_tasks"]
             ]
         return value

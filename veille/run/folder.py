@@ -162,6 +162,10 @@ class RunFolder:
                 "sub_tasks": [
                     {"id": s.id, "question": s.question, "doc_ids": s.doc_ids}
                     | ({"flags": dict(s.flags)} if s.flags else {})
+                    # What the branch's passages are ranked by, and the sections it reads of a
+                    # document another branch reads whole (issue 37, veille.steps.plan_reading).
+                    | ({"search_terms": list(s.search_terms)} if s.search_terms else {})
+                    | ({"passages": dict(s.passages)} if s.passages else {})
                     for s in plan.sub_tasks
                 ],
                 "excluded": list(plan.excluded),

@@ -19,7 +19,7 @@ from veille.roles.planner import SubTask
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
-from veille.steps.reading import PartRead, read_documents, reading_alert, reading_query
+from veille.steps.reading import PartRead, axis_passages, read_documents, reading_alert, reading_query
 
 __all__ = [
     "Analysis",
@@ -140,6 +140,7 @@ def analyse_subtask(
     bounds = bounds or Bounds()
     # A document the screen flagged and the plan kept carries its flag to the analyst.
     shown = [d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents]
+    shown = axis_passages(shown, sub_task.passages)  # a document read whole by another branch
     parts: dict[str, PartRead] = {}
     if budget is not None:
         shown, parts = read_documents(shown, reading_query(sub_task), budget)

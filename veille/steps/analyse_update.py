@@ -32,7 +32,7 @@ from veille.steps.analyse import Analysis, branch_analysis, missing_documents, r
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
-from veille.steps.reading import PartRead, read_documents, reading_alert, reading_query
+from veille.steps.reading import PartRead, axis_passages, read_documents, reading_alert, reading_query
 
 __all__ = [
     "Decision",
@@ -263,6 +263,7 @@ def update_subtask(
     shown = [
         d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents if d.id in new_set
     ]
+    shown = axis_passages(shown, sub_task.passages)  # a document read whole by another branch
     parts: dict[str, PartRead] = {}
     if budget is not None:
         shown, parts = read_documents(shown, reading_query(sub_task), budget)

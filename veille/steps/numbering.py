@@ -43,8 +43,11 @@ def _numbered_findings(
 def _numbered_contradictions(
     ok: Sequence[Analysis], catalogue: Mapping[str, Any], registry: SourceRegistry
 ) -> list[NumberedContradiction]:
-    """The analysts' contradiction notes whose documents are sources, retained side first."""
+    """The analysts' contradiction notes whose documents are sources, retained side first. The same
+    contradiction noted by two branches (same documents, same side retained: a same-subject group
+    read by two axes, veille.steps.plan_reading) is one contradiction, the first branch's."""
     out: list[NumberedContradiction] = []
+    seen: set[tuple[int, tuple[int, ...]]] = set()
     for analysis in ok:
         for note in analysis.findings.contradictions:
             ids = [i for i in note.doc_ids if i in catalogue]
@@ -52,7 +55,8 @@ def _numbered_contradictions(
                 continue
             kept = registry.number(note.retained)
             rejected = [n for n in registry.numbers(ids) if n != kept]
-            if rejected:
+            if rejected and (kept, tuple(sorted(rejected))) not in seen:
+                seen.add((kept, tuple(sorted(rejected))))
                 out.append(
                     NumberedContradiction(
                         subtask_id=analysis.subtask_id, retained=[kept], rejected=rejected, reason=note.reason

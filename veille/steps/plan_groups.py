@@ -8,9 +8,9 @@ moyen de 85 ppm » / « écart de mesure ± 30 ppm »). Dated differently, or fr
 source, they are the two sides of a possible contradiction: they go in one group (union-find), so
 they land in one branch. Titles are never read for this: only what the texts state.
 
-A group never exceeds ``max_docs`` (one sub-task's cap): pairs are joined strongest first (most
-measures in common, then ids) and a join that would outgrow the cap is skipped, so a group is never
-split by the caps. Pure and independent of the order of the files (everything is sorted by id).
+A group never exceeds ``max_group_docs`` (veille/data/coverage.toml) nor ``max_docs`` (one
+sub-task's cap): pairs are joined strongest first (most measures in common, then ids) and a join
+that would outgrow the bound is skipped, so a group is never split by the caps. Pure and independent of the order of the files (everything is sorted by id).
 """
 
 from __future__ import annotations
@@ -104,11 +104,12 @@ def same_subject_groups(
             fa, fb = documents[a], documents[b]
             if fa.date != fb.date or fa.source_type != fb.source_type:
                 shared[(a, b)] += 1
+    largest = min(max_docs, int(passage_setting("max_group_docs")))
     parent = {d: d for d in stated}
     size = dict.fromkeys(stated, 1)
     for (a, b), _ in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0])):
         ra, rb = _find(parent, a), _find(parent, b)
-        if ra == rb or size[ra] + size[rb] > max_docs:
+        if ra == rb or size[ra] + size[rb] > largest:
             continue  # a group outgrowing one sub-task would be split by the caps: not joined
         low, high = sorted((ra, rb))
         parent[high] = low

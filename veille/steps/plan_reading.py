@@ -38,6 +38,7 @@ from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
 from veille.steps.plan_assign import Branch, assign_branches
 from veille.steps.plan_groups import DocumentFacts, same_subject_groups
+from veille.steps.plan_reading_alerts import reading_alerts
 from veille.steps.plan_request import (
     AxisProtocol,
     InterimAxis,
@@ -49,6 +50,7 @@ from veille.steps.plan_request import (
 )
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
 from veille.steps.reading import reading_query
+from veille.steps.text_relevance import setting
 
 __all__ = [
     "AxisProtocol",
@@ -80,6 +82,46 @@ def _relevant(scores: PassageScores, has_options: bool) -> dict[str, set[str]]:
     return out
 
 
+def _axis_sections(
+    scores: PassageScores, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]
+) -> dict[str, dict[str, list[int]]]:
+    """Per axis key and document, the numbers of its sections about the axis: those naming an
+    option and one of the axis's terms, and the best-scoring section on the axis of each document
+    relevant to it (at least one, so a document read for an axis shows what made it relevant)."""
+    out: dict[str, dict[str, list[int]]] = {a.key: {} for a in axes}
+    for axis in axes:
+        keys = [term_keys(t) for t in axis.terms]
+        shares = scores.shares[axis.key]
+        best: dict[str, tuple[float, int]] = {}
+        for n, passage in enumerate(scores.passages):
+            if passage.doc_id not in relevant[axis.key]:
+                continue
+            if passage.options and passage.names_terms(keys):
+                out[axis.key].setdefault(passage.doc_id, []).append(passage.n)
+            if passage.doc_id not in best or shares[n] > best[passage.doc_id][0]:
+                best[passage.doc_id] = (shares[n], passage.n)
+        for doc_id, (_, n) in best.items():
+            found = out[axis.key].setdefault(doc_id, [])
+            if n not in found:
+                found.append(n)
+    return {k: {d: sorted(ns) for d, ns in v.items()} for k, v in out.items()}
+
+
+def _passages(
+    st: SubTask, axis: str, final: Sequence[SubTask], plan: Plan, sections: Mapping[str, dict[str, list[int]]]
+) -> dict[str, list[int]]:
+    """The sections ``st`` reads of each document code added to it that a branch the planner chose
+    for that document reads whole: each branch reads what answers its axis, nothing is lost."""
+    chosen = {d: {p.question for p in plan.sub_tasks if d in p.doc_ids} for d in st.doc_ids}
+    out: dict[str, list[int]] = {}
+    for doc_id in st.doc_ids:
+        if st.question in chosen[doc_id] or doc_id not in sections.get(axis, {}):
+            continue  # the planner's own choice, or no section of the axis: read whole
+        if any(o is not st and doc_id in o.doc_ids and o.question in chosen[doc_id] for o in final):
+            out[doc_id] = sections[axis][doc_id]
+    return out
+
+
 def _must_read(scores: PassageScores, axes: Sequence[AxisProtocol]) -> dict[str, str]:
     """Documents with a passage naming an option and one of an axis's terms -> the axis their best
     such passage scores highest on: read by some branch whatever their score (property-tested)."""
@@ -102,14 +144,16 @@ def _question(request_title: str, axis: AxisProtocol) -> str:
 
 
 def _axis_of(st: SubTask, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]) -> str:
-    """The axis a planner's sub-task serves: most of its documents relevant to it, then the words
-    of its question and search terms, then request order."""
+    """The axis a planner's sub-task serves: the share of the axis's words its question and search
+    terms use (the planner's framing is honoured), then how many of its documents are relevant to
+    the axis, then request order."""
     words = set().union(*(term_keys(t) for t in (st.question, *st.search_terms)))
 
-    def rank(k: int) -> tuple[int, int, int]:
+    def rank(k: int) -> tuple[float, int, int]:
         axis = axes[k]
-        overlap = len(words & set().union(*(term_keys(t) for t in axis.terms)))
-        return (len(set(st.doc_ids) & relevant[axis.key]), overlap, -k)
+        own = set().union(*(term_keys(t) for t in axis.terms))
+        overlap = len(words & own) / len(own) if own else 0.0
+        return (overlap, len(set(st.doc_ids) & relevant[axis.key]), -k)
 
     return axes[max(range(len(axes)), key=rank)].key
 
@@ -172,8 +216,14 @@ def decide_reading(
         wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
     # Removal both ways, conservatively (precision): a placed document goes only when no passage
     # names a compared option and none scores as relevant to an axis (a framing document dense in
-    # the request's words scores; a canteen menu sharing « prix » with an axis does not).
-    linked = wanted | {p.doc_id for p in passages if p.options}
+    # the request's words scores; a canteen menu sharing « prix » with an axis does not), and its
+    # text is long enough for the absence of the axes' words to mean something (« La plateforme
+    # aura 12 GPU en 2027. » is a sizing note the planner placed: text_relevance's same bar).
+    words: dict[str, int] = {}
+    for p in passages:
+        words[p.doc_id] = words.get(p.doc_id, 0) + len(p.keys)
+    short = {i for i in placed if words.get(i, 0) < setting("min_words_to_judge")}
+    linked = wanted | short | {p.doc_id for p in passages if p.options}
     kept = (placed & linked if measured else placed) - never
     base = wanted | kept
     facts = {
@@ -190,16 +240,19 @@ def decide_reading(
     ]
     needed = {a.key: sorted(relevant[a.key] & read) for a in axes} if measured else {}
     questions = {a.key: _question(request_title, a) for a in axes}
-    sub_tasks, unplaced = assign_branches(
+    sub_tasks, unplaced, apart = assign_branches(
         branches, needed, groups, read, questions, max_subtasks=max_subtasks, max_docs=max_docs
     )
     # Each branch ranks its passages by its axis: the planner's search terms and the axis's terms.
     terms = {a.key: list(a.terms) for a in axes}
+    sections = _axis_sections(scores, axes, relevant)
+    axis_of = {st.id: _axis_of(st, axes, relevant) for st in sub_tasks}
     sub_tasks = [
         st.model_copy(
             update={
                 "flags": _flags(plan, st),
-                "search_terms": list(dict.fromkeys([*st.search_terms, *terms[_axis_of(st, axes, relevant)]])),
+                "search_terms": list(dict.fromkeys([*st.search_terms, *terms[axis_of[st.id]]])),
+                "passages": _passages(st, axis_of[st.id], sub_tasks, plan, sections),
             }
         )
         for st in sub_tasks
@@ -220,7 +273,6 @@ def decide_reading(
             f"({len(dated_out)} document(s) hors période)"
         )
     settled = rebuild_plan(sub_tasks, [e.id for e in catalogue], reasons, details)
-    axis_of = [a.key for a in axes]
     report = {
         "measured": measured,
         "axes": [
@@ -237,73 +289,16 @@ def decide_reading(
         "removed": removed,
         "out_of_period": dated_out,
         "unplaced": unplaced,
-        "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axis_of else {},
+        "groups_apart": apart,
+        "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axes else {},
     }
     settled = settled.model_copy(update={"reading": report})
-    return Decision(settled, [*ignored, *_alerts(added, removed, dated_out, unplaced, groups)])
+    return Decision(settled, [*ignored, *reading_alerts(added, removed, dated_out, unplaced, groups, apart)])
 
 
 def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
     flags = {k: v for s in plan.sub_tasks for k, v in s.flags.items()}
     return {i: flags[i] for i in st.doc_ids if i in flags}
-
-
-def _alerts(
-    added: Sequence[str],
-    removed: Sequence[str],
-    dated_out: Sequence[str],
-    unplaced: Sequence[str],
-    groups: Sequence[Sequence[str]],
-) -> list[Alert]:
-    out: list[Alert] = []
-    if added:
-        out.append(
-            alert(
-                "plan",
-                "plan.read_by_text",
-                f"documents ajoutés par le code (passage pertinent pour un axe) : {', '.join(added)}",
-                severity="info",
-            )
-        )
-    if removed:
-        out.append(
-            alert(
-                "plan",
-                "plan.no_relevant_passage",
-                f"documents retirés (aucun passage ne concerne un axe de la demande) : {', '.join(removed)}",
-                severity="warning",
-            )
-        )
-    if dated_out:
-        out.append(
-            alert(
-                "plan",
-                "plan.out_of_period",
-                f"documents hors de la période de la demande, non lus : {', '.join(dated_out)}",
-                severity="info",
-            )
-        )
-    if unplaced:
-        out.append(
-            alert(
-                "plan",
-                "plan.reading_cap",
-                "documents pertinents non lus, toutes les sous-tâches sont pleines "
-                f"(relever max_subtasks ou max_docs) : {', '.join(unplaced)}",
-                severity="error",
-            )
-        )
-    if groups:
-        together = " ; ".join(", ".join(g) for g in groups)
-        out.append(
-            alert(
-                "plan",
-                "plan.same_subject",
-                f"documents lus ensemble (même mesure) : {together}",
-                severity="info",
-            )
-        )
-    return out
 
 
 def reading_forecast(plan: Plan, bodies: Mapping[str, str], budget: int) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from veille.corpus.sections import read_within_budget, split_sections
 from veille.offline.text import STOP_WORDS
 from veille.roles.analyst import DocumentText
 
-__all__ = ["PartRead", "read_documents", "read_note", "reading_alert", "reading_query"]
+__all__ = ["PartRead", "axis_passages", "read_documents", "read_note", "reading_alert", "reading_query"]
 
 
 class SubTaskLike(Protocol):
@@ -52,6 +52,30 @@ class PartRead(BaseModel):
         if self.tokens_read <= 0:
             return 0
         return max(1, min(99, self.tokens_read * 100 // self.tokens_total))
+
+
+def axis_passages(
+    documents: Sequence[DocumentText], passages: Mapping[str, Sequence[int]]
+) -> list[DocumentText]:
+    """``documents`` with each one listed in ``passages`` (a sub-task's, veille.steps.plan_reading:
+    a document another branch reads whole) shown through those sections only, in reading order,
+    joined like budgeted reading, with its share of the text; the others unchanged."""
+    out: list[DocumentText] = []
+    for d in documents:
+        wanted = set(passages.get(d.id, ()))
+        sections = split_sections(d.body)
+        chosen = [s.text(d.body).strip() for s in sections if s.n in wanted]
+        chosen = [t for t in chosen if t]
+        if not wanted or not chosen or len(chosen) == len(sections):
+            out.append(d)
+            continue
+        text = _GAP.join(chosen)
+        percent = max(1, min(99, len(text) * 100 // max(1, len(d.body))))
+        out.append(d.model_copy(update={"body": text, "read_percent": percent}))
+    return out
+
+
+_GAP = "\n\n[…]\n\n"
 
 
 def reading_query(sub_task: SubTaskLike) -> str:

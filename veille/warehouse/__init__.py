@@ -11,6 +11,8 @@
 The warehouse reads the call journal's records (:mod:`veille.journal`), never the model layer.
 """
 
+# Schema version 8 registers itself after the migrations of veille.warehouse.schema.
+from veille.warehouse import reading_columns  # noqa: F401
 from veille.warehouse.commit import (
     RecordResult,
     committed_files,

@@ -96,13 +96,35 @@ def _plan_rows(run_dir: Path, run_id: str, missing: list[str]) -> tuple[list[Row
                 "documents": len(planned_docs),
                 "excluded": as_str_list(plan.get("excluded")),
                 "plan_json": json.dumps(plan, ensure_ascii=False, sort_keys=True),
+                "relevant_not_read": as_str_list(_reading(plan).get("unplaced")),
             }
         )
+    reading = _reading(plan or {})
+    raw_forecast = reading.get("not_read")
+    forecast: dict[str, Any] = raw_forecast if isinstance(raw_forecast, dict) else {}
     subtasks = [
         _subtask_row(run_id, sub_id, planned.get(sub_id, {}), findings.get(sub_id))
+        | _reading_row(reading.get("budget"), findings.get(sub_id), forecast.get(sub_id))
         for sub_id in list(planned) + [k for k in findings if k not in planned]
     ]
     return plans, subtasks
+
+
+def _reading(plan: dict[str, Any]) -> dict[str, Any]:
+    reading = plan.get("reading")
+    return reading if isinstance(reading, dict) else {}
+
+
+def _reading_row(budget: Any, raw_found: Any, forecast: Any) -> Row:
+    """Schema version 8: the analyst's reading budget and the documents it read in part (what it
+    recorded in findings.json ``read``; the plan's forecast for a branch that did not run)."""
+    found = raw_found if isinstance(raw_found, dict) else {}
+    read = found.get("read") if isinstance(found.get("read"), dict) else None
+    partial = read if read is not None else (forecast if isinstance(forecast, dict) else {})
+    return {
+        "reading_budget": budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
+        "docs_read_in_part": sorted(str(i) for i in partial),
+    }
 
 
 def _subtask_row(run_id: str, sub_id: str, sub: dict[str, Any], raw_found: Any) -> Row:

@@ -36,7 +36,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -77,9 +77,8 @@ TABLES: dict[str, pa.Schema] = {
             _f("subtasks_failed", pa.int32()),
             # Per-run summary, so trend queries read one small file per run (see docs/warehouse.md).
             _f("calls", pa.int32(), False),
-            _f(
-                "call_attempts", pa.int32(), False
-            ),  # llm_calls rows: backend requests of every call (v7 name)
+            # llm_calls rows: backend requests of every call (v7 name)
+            _f("call_attempts", pa.int32(), False),
             _f("failed_calls", pa.int32(), False),
             _f("input_tokens", pa.int64(), False),
             _f("output_tokens", pa.int64(), False),
@@ -141,6 +140,7 @@ TABLES: dict[str, pa.Schema] = {
             _f("documents", pa.int32(), False),
             _f("excluded", _STR_LIST),
             _f("plan_json", pa.string()),
+            _f("relevant_not_read", _STR_LIST),  # v9 (veille.warehouse.reading_columns)
         ],
     ),
     "subtasks": _schema(
@@ -156,6 +156,8 @@ TABLES: dict[str, pa.Schema] = {
             _f("contradictions", pa.int32()),
             _f("open_questions", pa.int32()),
             _f("figures", pa.int32()),
+            _f("reading_budget", pa.int32()),  # v9, as relevant_not_read
+            _f("docs_read_in_part", _STR_LIST),
         ],
     ),
     "alerts": _schema(
