@@ -1,4 +1,4 @@
-"""Schema version 8 (issue 37 item 4): the reading budget and what was not read reach the Parquet
+"""Schema version 9 (issue 37 item 4): the reading budget and what was not read reach the Parquet
 tables, from plan.json ``reading`` and findings.json ``read``; a version-7 table gets NULLs."""
 
 from __future__ import annotations
