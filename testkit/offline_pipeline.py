@@ -21,8 +21,8 @@ from veille.steps.analyse import analyse_subtask
 from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
 from veille.steps.finalize import finalize_report
 from veille.steps.plan import make_plan
-from veille.steps.plan_reading import read_by_text
-from veille.steps.request_read import document_texts, plan_reading
+from veille.steps.plan_settle import settle_plan
+from veille.steps.request_read import document_texts
 from veille.steps.review import review_loop
 from veille.steps.write import write_sourced_draft
 from veille.store.ingest import ingest_corpus
@@ -65,9 +65,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
             bodies = shown.data.texts or document_texts(
                 settings.database, [e.id for e in shown.data.catalogue]
             )
-            reading = plan_reading(shown.data, bodies, planned.proposed)
-            planned = planned.model_copy(update={"reading": reading})
-            planned = read_by_text(planned, shown.data, bodies, reading, budget=settings.analyst_token_budget)
+            planned = settle_plan(planned, shown.data, bodies, budget=settings.analyst_token_budget)
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks

@@ -32,11 +32,18 @@ from veille.backends import build_client
 from veille.citations import invalid_citations
 from veille.corpus.reference import load_reference
 from veille.corpus.request import load_request
+from veille.roles.planner import Plan
 from veille.run.folder import new_run_id
 from veille.settings import Settings
-from veille.steps.catalogue import PlannerCatalogue, planner_catalogue, planner_reads_texts, with_texts
+from veille.steps.catalogue import (
+    PlannerCatalogue,
+    planner_catalogue,
+    planner_reads_texts,
+    text_relevance,
+    with_texts,
+)
 from veille.steps.plan import PlanOutcome, make_plan
-from veille.steps.plan_reading import read_by_text
+from veille.steps.plan_settle import settle_plan
 from veille.steps.screen_cache import screen_corpus
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
@@ -74,8 +81,8 @@ def _plan_corpus(corpus: Path, warehouse: Path) -> Planned:
     with build_client(settings, run_id=new_run_id()) as client:
         assert client.backend == "offline" and planner_reads_texts(client.role_backend("planner"))
         prepared = with_texts(prepared, settings.database)  # as the flow does for a free planner
-        outcome = make_plan(client, prepared.data)
-    outcome = read_by_text(outcome, prepared.data, prepared.data.texts)  # as the plan step does
+        outcome = make_plan(client, prepared.data, text=text_relevance(prepared, settings.database))
+    outcome = settle_plan(outcome, prepared.data, prepared.data.texts)  # as the plan step does
     traps = yaml.safe_load((corpus / "traps.yaml").read_text(encoding="utf-8")) or {}
     reference = load_reference(corpus)
     assert reference is not None
@@ -212,11 +219,13 @@ def test_the_next_night_with_one_new_document_reuses_the_plan(planned: Planned) 
     p = planned
     data = p.prepared.data
     shown = [e.id for e in data.catalogue]
-    tonight = p.outcome.plan
+    # A later night reuses the planner's validated plan (plan.json reading.validated) and code
+    # settles it again with the new document (veille.steps.plan_settle), as tonight's was.
+    tonight = Plan.model_validate(p.outcome.plan.reading.get("validated") or p.outcome.plan.model_dump())
     basis = planner_basis(data, "offline")
     checked = 0
     not_reused = _gaps(p, "not_reused")  # documents the reused plan is known to drop (traps.yaml)
-    for new in sorted(_placed(p)):
+    for new in sorted({i for st in tonight.sub_tasks for i in st.doc_ids}):
         if sum(new in st.doc_ids for st in tonight.sub_tasks) != 1:
             continue  # a document read by two sub-tasks: its second place is the planner's call
         last_night = tonight.model_copy(

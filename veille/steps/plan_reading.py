@@ -344,6 +344,11 @@ def read_by_text(
         max_docs=data.max_docs,
     )
     plan = decision.plan
+    # The plan as validated, before code settled what is read: a later night reuses it (issue 13),
+    # so one new document is placed in the planner's plan and settled again, not squeezed into
+    # branches code filled up to their caps (which re-planned the whole night).
+    validated = outcome.plan.model_dump(include={"sub_tasks", "excluded", "exclusions"})
+    plan = plan.model_copy(update={"reading": {**plan.reading, "validated": validated}})
     if budget is not None and plan.reading:
         plan = plan.model_copy(update={"reading": {**plan.reading, **reading_forecast(plan, bodies, budget)}})
     return outcome.model_copy(update={"plan": plan, "alerts": [*outcome.alerts, *decision.alerts]})

@@ -52,7 +52,10 @@ def reusable_plan(
         return None, "the request, its limits or the planner changed since the previous run"
     if max_new <= 0 or len(changes.new) > max_new:
         return None, f"{len(changes.new)} new document(s) (re-plan above {max_new})"
-    plan = _recorded_plan(previous.plan)
+    # The planner's validated plan when the night recorded it (veille.steps.plan_reading), not
+    # the plan code settled from it: code settles tonight's again, the new documents included.
+    validated = (previous.plan.get("reading") or {}).get("validated")
+    plan = _recorded_plan(validated if isinstance(validated, Mapping) else previous.plan)
     if plan is None:
         return None, "the previous plan could not be read"
     known = set(known_ids)

@@ -15,9 +15,9 @@ from veille.roles.planner import Plan, PlannerInput
 from veille.steps.catalogue import LeftOut, PlannerCatalogue
 from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
-from veille.steps.plan_reading import read_by_text
 from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
-from veille.steps.request_read import document_texts, plan_reading
+from veille.steps.plan_settle import settle_plan
+from veille.steps.request_read import document_texts
 from veille.steps.screen import flagged_documents
 from veille.steps.text_relevance import TextRelevance
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
@@ -147,6 +147,4 @@ def _settled(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> Pla
     the bodies never enter a cache key."""
     data = shown.data
     bodies = data.texts or document_texts(reuse.settings.database, [e.id for e in data.catalogue])
-    reading = plan_reading(data, bodies, outcome.proposed)
-    outcome = outcome.model_copy(update={"reading": reading})
-    return read_by_text(outcome, data, bodies, reading, budget=reuse.settings.analyst_token_budget)
+    return settle_plan(outcome, data, bodies, budget=reuse.settings.analyst_token_budget)
