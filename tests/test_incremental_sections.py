@@ -87,19 +87,27 @@ def test_one_new_document_rewrites_its_axis_only_and_keeps_the_others_as_from_sc
 
     (corpus / "docs" / "doc-90.md").write_text(NEW, encoding="utf-8")
     second, requests = night(tmp_path / "wh")
-    [receiving] = [s for s in _json(second / "plan.json")["sub_tasks"] if "doc-90" in s["doc_ids"]]
+    # The branches whose documents changed: the one receiving doc-90, and any branch code's
+    # settling of the plan moved a document in or out of (caps; veille.steps.plan_reading).
+    before = {s["id"]: set(s["doc_ids"]) for s in _json(first / "plan.json")["sub_tasks"]}
+    after = {s["id"]: set(s["doc_ids"]) for s in _json(second / "plan.json")["sub_tasks"]}
+    changed = sorted(i for i in after if after[i] != before.get(i))
+    assert any("doc-90" in after[i] for i in changed) and len(changed) < len(after), (before, after)
     calls = [json.loads(line) for line in (second / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
     roles = [c["role"] for c in calls if not c.get("cache_hit")]
-    assert roles.count("writer") == 1 and roles.count("analyst_update") == 1, roles
+    assert "planner" not in roles, roles  # the previous plan is reused: no planner call
+    # Only the changed branches call a model again (incrementally when they only gained documents).
+    assert roles.count("analyst") + roles.count("analyst_update") == len(changed), (roles, changed)
+    assert roles.count("writer") == 1, roles
     assert "reviser" not in roles and roles.count("critic") == 1, roles  # validated on the first round
 
-    # The writer is asked for the changed axis only; the others are named as kept.
+    # The writer is asked for the changed axes only; the others are named as kept.
     [writer] = [r for r in requests if role_of(r.body) == "writer"]
     prompt = _prompt(writer)
-    assert re.findall(r"^### (st-\d+) \(axe", prompt, flags=re.MULTILINE) == [receiving["id"]]
+    assert re.findall(r"^### (st-\d+) \(axe", prompt, flags=re.MULTILINE) == changed
     assert "Axes inchangés" in prompt and "Conclusions de la nuit précédente" in prompt
     schema = json.dumps(writer.body["generationConfig"]["responseJsonSchema"])
-    others = [s["id"] for s in _json(second / "plan.json")["sub_tasks"] if s["id"] != receiving["id"]]
+    others = [s["id"] for s in _json(second / "plan.json")["sub_tasks"] if s["id"] not in changed]
     assert others and not any(f'"{axis}"' in schema for axis in others)  # it cannot write a kept axis
 
     # The critic reads the rewritten parts; the kept axes are marked unchanged, not shown again.
@@ -110,7 +118,7 @@ def test_one_new_document_rewrites_its_axis_only_and_keeps_the_others_as_from_sc
     # Every axis, kept or rewritten, is what a from-scratch run on tonight's corpus ships.
     scratch, _ = night(tmp_path / "scratch")
     incremental, fresh = _sections_in_ids(second), _sections_in_ids(scratch)
-    assert list(incremental) == list(fresh) and len(incremental) == len(others) + 1
+    assert list(incremental) == list(fresh) and len(incremental) == len(others) + len(changed)
     assert incremental == fresh
     shipped = (second / "report.md").read_text(encoding="utf-8")
     assert "[doc-" not in shipped and "doc-90" in json.dumps(_json(second / "sources.json"))
