@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 
 __all__ = ["from_wire_schema"]
 
-_ANNOTATIONS = {"description", "title", "format", "propertyOrdering"}
+_ANNOTATIONS = {
+    "description",
+    "title",
+    "format",
+    "propertyOrdering",
+    "default",
+}  # default: a value, no constraint
 _HANDLED = {
     "type",
     "enum",

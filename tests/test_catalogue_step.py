@@ -11,6 +11,7 @@ import yaml
 from testkit.corpora.generate import generate_corpus
 from tests.test_offline_fixtures import bundled_documents
 from veille.corpus.request import load_request
+from veille.docdates import date_text
 from veille.roles.planner import CatalogueEntry, build_prompt, catalogue_line
 from veille.settings import PROJECT_ROOT, Settings
 from veille.steps.catalogue import planner_catalogue, planner_input, planner_tokens, rank_entries
@@ -22,7 +23,7 @@ CORPORA_DIR = PROJECT_ROOT / "tests" / "corpora"
 def _entries(corpus: Path) -> list[CatalogueEntry]:
     return [
         CatalogueEntry(
-            id=d.id, date=d.date.isoformat(), source_type=d.source_type, title=d.title, summary=d.summary
+            id=d.id, date=date_text(d.date), source_type=d.source_type, title=d.title, summary=d.summary
         )
         for d in bundled_documents(corpus)
     ]

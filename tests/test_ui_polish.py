@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from veille.flows.veille import veille_flow
 from veille.ops.latest import LATEST_MARK, latest_description, point_deployment_at
 from veille.ops.naming import RUN_TAG_PREFIX, name_flow_run, run_name
+from veille.providers import backend_choices
 
 RUN_A, RUN_B = "20261203T010000Z-aaaaaa", "20261204T010000Z-bbbbbb"
 
@@ -22,7 +23,8 @@ def test_the_parameter_form_has_descriptions_choices_and_no_settings_object() ->
     assert "settings" not in properties
     assert all(p.get("description") for p in properties.values()), properties
     (choices,) = [a for a in properties["backend"]["anyOf"] if "enum" in a]
-    assert choices["enum"] == ["auto", "gemini", "offline"]
+    assert choices["enum"] == list(backend_choices())  # "auto" and every registered provider
+    assert {"auto", "gemini", "openai", "offline"} <= set(choices["enum"])
 
 
 @pytest.mark.parametrize(

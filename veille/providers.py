@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from veille.models.base import Model
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AUTO",
     "PROVIDERS",
+    "BackendChoice",
     "Provider",
     "UnknownProviderError",
     "backend_choices",
@@ -157,3 +158,12 @@ def provider_version(name: str, settings: Settings) -> str:
     """The version of the code behind provider ``name``'s answers, without building it."""
     entry = provider(name)
     return "" if entry.version is None else str(_load(entry.version)(settings))
+
+
+if TYPE_CHECKING:
+    BackendChoice = str
+else:
+    # The flow's ``backend`` parameter as a Literal built from the registry, so the Prefect UI's
+    # form shows the choices (a select, not a free text box) and a new provider adds its own —
+    # without a provider's name written anywhere but the registry.
+    BackendChoice = Literal[backend_choices()]

@@ -22,6 +22,7 @@ from veille.ops.logfilter import install_expected_failure_filter
 from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
 from veille.ops.statescrub import install_state_scrubbing
+from veille.providers import BackendChoice
 from veille.run.folder import OUTPUT_FILES
 from veille.run.info import record_note
 from veille.run.inputs import corpus_inputs
@@ -58,7 +59,7 @@ install_state_scrubbing()  # a run's state message holds no secret (veille.ops.s
 @flow(name="veille", log_prints=False, task_runner=settings_task_runner())
 def veille_flow(
     corpus: str | None = None,
-    backend: str | None = None,  # a provider of veille/providers.py, or "auto" (checked by Settings)
+    backend: BackendChoice | None = None,  # "auto" or a provider of veille/providers.py
     strict: bool = False,
     max_rounds: int | None = None,
     use_cache: bool | None = None,
