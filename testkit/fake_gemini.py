@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from testkit.netkit import closed_port_url  # re-exported: the fakes' tests import it from here
+
 __all__ = [
     "FakeGemini",
     "RecordedRequest",
@@ -389,14 +391,6 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 fake._leave(record, status)
 
     return Handler
-
-
-def closed_port_url() -> str:
-    """A loopback URL on which nothing listens (connection refused)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/"
 
 
 @pytest.fixture()
