@@ -25,6 +25,8 @@ __all__ = [
     "ModelError",
     "ModelRequest",
     "ModelResult",
+    "ProviderError",
+    "ProviderTransientError",
     "RawResponse",
     "SchemaValidationError",
     "TransientModelError",
@@ -183,6 +185,23 @@ class TransientModelError(ModelError):
     """Rate limit, 5xx, timeout or connection error: the call's retry policy may send again."""
 
     retryable = True
+
+
+class ProviderError(ModelError):
+    """A provider's non-retryable failure (4xx, unexpected answer); ``error_class`` names the
+    cause, as journaled. Each provider subclasses it (GeminiError, OpenAICompatError)."""
+
+    def __init__(self, message: str, *, error_class: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+class ProviderTransientError(TransientModelError):
+    """A provider's rate limit, 5xx, time-out or connection error; ``error_class`` names it."""
+
+    def __init__(self, message: str, *, error_class: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
 
 
 class SchemaValidationError(ModelError):

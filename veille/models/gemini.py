@@ -30,8 +30,9 @@ from veille.models.base import (
     ModelDefaults,
     ModelError,
     ModelRequest,
+    ProviderError,
+    ProviderTransientError,
     RawResponse,
-    TransientModelError,
     Usage,
 )
 from veille.models.grounding import GOOGLE_SEARCH, grounded_answer, search_tools
@@ -71,20 +72,12 @@ _BUDGETS = {"none": 0, "low": 1024, "medium": 8192, "high": 24576}
 _PRO_MIN_BUDGET = 128
 
 
-class GeminiError(ModelError):
+class GeminiError(ProviderError):
     """A non-retryable Gemini failure (4xx, unexpected answer); ``error_class`` names the cause."""
 
-    def __init__(self, message: str, *, error_class: str) -> None:
-        super().__init__(message)
-        self.error_class = error_class
 
-
-class GeminiTransientError(TransientModelError):
+class GeminiTransientError(ProviderTransientError):
     """Rate limit, 5xx, timeout or connection error left after every retry."""
-
-    def __init__(self, message: str, *, error_class: str) -> None:
-        super().__init__(message)
-        self.error_class = error_class
 
 
 class GeminiConnectionError(GeminiTransientError):

@@ -39,8 +39,9 @@ from veille.models.base import (
     ModelDefaults,
     ModelError,
     ModelRequest,
+    ProviderError,
+    ProviderTransientError,
     RawResponse,
-    TransientModelError,
     Usage,
 )
 from veille.models.gemini import REASK_TEMPLATE, _never_sent, _transport_kind
@@ -67,20 +68,12 @@ _FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY", "
 _SCHEMA_NOTE = "\n\nRéponds uniquement avec un objet JSON conforme à ce schéma JSON, sans texte autour :\n"
 
 
-class OpenAICompatError(ModelError):
+class OpenAICompatError(ProviderError):
     """A non-retryable failure (4xx, unexpected answer); ``error_class`` names the cause."""
 
-    def __init__(self, message: str, *, error_class: str) -> None:
-        super().__init__(message)
-        self.error_class = error_class
 
-
-class OpenAICompatTransientError(TransientModelError):
+class OpenAICompatTransientError(ProviderTransientError):
     """Rate limit, 5xx, time-out or connection error: the call's retry policy may send again."""
-
-    def __init__(self, message: str, *, error_class: str) -> None:
-        super().__init__(message)
-        self.error_class = error_class
 
 
 def is_local_url(url: str) -> bool:
