@@ -166,6 +166,17 @@ def test_a_name_s_version_does_not_take_the_next_word_as_its_unit() -> None:
     assert [(r.role, r.unit) for r in found] == [("version", None), ("figure", Unit("measure", "byte/s"))]
 
 
+def test_a_dotted_name_s_number_is_its_version_not_a_count() -> None:
+    """« Node.js 21 release » named the release, it counted nothing: two such announcements were
+    opposed as « 21 release retenu contre 20 release » (nodejs-securite's first run)."""
+    for text in ("Node.js 21 release", "ASP.NET 8 release", "Vue.js 3 apporte"):
+        [first, *_] = read_numbers(text)
+        assert first.role != "figure" and first.unit is None, (text, first)
+    # A sentence's full stop is no dotted name: « fin. 21 jours » stays a duration.
+    [days] = read_numbers("fin. 21 jours")
+    assert days.role == "figure" and days.unit is not None
+
+
 def test_key_figures_are_decimals_percents_points_and_amounts() -> None:
     text = "En 2026, 12 sites et 12 GPU ; 9,91 % ; +2 points ; 2 000 € ; 3 M ; 1 705 utilisateurs ; 7 pannes."
     assert [r.text for r in key_figures(text)] == [

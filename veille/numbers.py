@@ -72,7 +72,9 @@ _MASKS: tuple[tuple[Role, re.Pattern[str]], ...] = (
 _MONTH_WORD = re.compile(r"(?<![\w])[^\W\d_]{3,}\.?")
 _DAY_BEFORE = re.compile(rf"(?:1er|\d{{1,2}}){_SP}$")
 _AFTER_MONTH = re.compile(rf"{_SP}(?:\d{{1,2}}(?:,{_SP}?\d{{4}})?|\d{{4}})(?!\d)")
-_NAME_BEFORE = re.compile(rf"([^\W\d_][\w-]*){_SP}$")
+# A name before a number, dotted parts included (« Node.js 21 », « ASP.NET 8 »): the number is
+# the name's version, not a count of what follows it (« Node.js 21 release »).
+_NAME_BEFORE = re.compile(rf"([^\W\d_][\w-]*(?:\.[^\W\d_][\w-]*)*){_SP}$")
 
 
 @dataclass(frozen=True)
