@@ -346,9 +346,13 @@ def _first_string(data: Any, change: Callable[[str], str], *, ids: bool = False)
 
 
 def small_model(responder: Responder, faults: Sequence[str] = FAULTS) -> Responder:
-    """``responder`` whose successive answers are spoiled in turn by each of ``faults`` (then
-    again), like a small local model; the answers it spoiled are in ``respond.spoiled``."""
+    """``responder`` whose answers are spoiled in turn by each of ``faults`` (then again), like a
+    small local model; the answers it spoiled are in ``respond.spoiled``. The turn is kept per
+    conversation (its first messages; a re-ask only adds to them): one request's re-asks get the
+    next faults, so its answers are never cut twice in a row however the branches' requests
+    interleave (a global turn let one branch draw « truncated » on every attempt)."""
     count = 0
+    turns: dict[str, int] = {}
     lock = threading.Lock()
     spoiled: list[str] = []
 
@@ -357,9 +361,14 @@ def small_model(responder: Responder, faults: Sequence[str] = FAULTS) -> Respond
         reply = responder(body)
         if reply.status != 200:
             return reply
+        messages = body.get("messages") or []
+        key = json.dumps([m.get("content") for m in messages[:2]], ensure_ascii=False)[:2000]
         with lock:
-            fault = faults[count % len(faults)]
-            count += 1
+            if key not in turns:  # a new conversation starts where the turn stands
+                turns[key] = count
+                count += 1
+            fault = faults[turns[key] % len(faults)]
+            turns[key] += 1
             spoiled.append(fault)
         data = json.loads(reply.body)
         text = data["choices"][0]["message"]["content"]
