@@ -99,6 +99,9 @@ def test_setup_creates_one_automation_per_watch_idempotently(
         (infra,) = client.read_automations_by_name(automation_name("veille-infra"))
         assert len(client.read_automations_by_name(automation_name("veille-securite"))) == 1
         assert not client.read_automations_by_name(automation_name("veille-lecteurs-seuls"))
+    # and the block that held the readers' webhook URL is gone with it.
+    with pytest.raises(ValueError, match="Unable to find block document"):
+        SlackWebhook.load("veille-veille-lecteurs-seuls-chat-lecteurs")
     assert infra.trigger.expect == set(FAILED_STATES)  # type: ignore[union-attr]
     assert infra.trigger.match_related.model_dump() == {  # type: ignore[union-attr]
         "prefect.resource.role": "deployment",

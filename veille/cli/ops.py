@@ -89,6 +89,8 @@ def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
         automation_name,
         channel_urls,
         ensure_failure_automation,
+        former_reader_blocks,
+        remove_blocks,
         remove_failure_automation,
     )
     from veille.ops.watches import read_watches
@@ -111,6 +113,8 @@ def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
             why = "no delivery.toml" if config is None else "no [operators] in the delivery.toml of"
             with get_client(sync_client=True) as client:  # an older setup's automation told the readers
                 removed = remove_failure_automation(client, watch.deployment)
+                if config is not None:
+                    remove_blocks(client, former_reader_blocks(watch.deployment, config))
             typer.echo(
                 f"{watch.deployment}: {why} {watch.corpus_dir}, failures not notified"
                 + (" (its former automation, which notified the readers, is deleted)" if removed else "")
@@ -123,6 +127,7 @@ def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
             )
         with get_client(sync_client=True) as client:
             status = ensure_failure_automation(client, watch.deployment, channels)
+            remove_blocks(client, former_reader_blocks(watch.deployment, config))
         typer.echo(f"automation {automation_name(watch.deployment)!r} ({len(channels)} channel(s)): {status}")
 
 

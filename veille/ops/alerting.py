@@ -33,6 +33,8 @@ __all__ = [
     "automation_name",
     "channel_urls",
     "ensure_failure_automation",
+    "former_reader_blocks",
+    "remove_blocks",
     "remove_failure_automation",
     "same_automation",
 ]
@@ -151,3 +153,26 @@ def remove_failure_automation(client: SyncPrefectClient, deployment: str) -> boo
     for automation in existing:
         client.delete_automation(automation.id)
     return bool(existing)
+
+
+def former_reader_blocks(deployment: str, config: DeliveryConfig) -> list[str]:
+    """The blocks an older setup stored for the readers' channels of ``deployment`` (their URLs,
+    credentials included): nothing uses them once the automation notifies the operators."""
+    return [f"veille-{deployment}-email", *(f"veille-{deployment}-chat-{c.name}" for c in config.chat)]
+
+
+def remove_blocks(client: SyncPrefectClient, names: Sequence[str]) -> int:
+    """Delete the notification blocks of these names that exist; returns how many."""
+    from prefect.blocks.notifications import SlackWebhook
+    from prefect.exceptions import ObjectNotFound
+
+    slug = SlackWebhook.get_block_type_slug()
+    removed = 0
+    for name in names:
+        try:
+            block = client.read_block_document_by_name(name, slug, include_secrets=False)
+        except ObjectNotFound:
+            continue
+        client.delete_block_document(block.id)
+        removed += 1
+    return removed
