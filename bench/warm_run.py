@@ -10,7 +10,7 @@ run that warms everything (bytecode, the shared Prefect API, the task and model 
 caches of veille/tree_cache.py). Each run is its own process; CPU time is user + system of it and
 its children (``RUSAGE_CHILDREN``: the detached shared Prefect API is not counted), with the load
 average before it. Then one more run under cProfile: its ``--top`` heaviest functions by cumulative
-time, and the share of the run spent importing modules (the top-level ``import`` statements' time).
+time and by own time, and the share of the run spent importing modules (the top-level ``import`` statements' time).
 """
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ def main() -> None:
             f"{total:.2f} s, of which imports {imports:.2f} s ({100 * imports / total:.0f} %)"
         )
         stats.sort_stats("cumulative").print_stats(args.top)
+        print(f"the same run, top {args.top} by own time (where the CPU goes, callers aside):")
+        stats.sort_stats("tottime").print_stats(args.top)
 
 
 if __name__ == "__main__":
