@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
     from veille.alerts import Alert
     from veille.journal import CallJournal
-    from veille.models.base import Model, ModelResult
-    from veille.roles.base import Role
+    from veille.models.base import Model
+    from veille.roles.base import AskMethod
 
 __all__ = [
     "MODEL_TASK_RETRIES",
@@ -101,8 +101,11 @@ class RunClient:
             _RUN_CLIENTS[self.run_id] = built
             return built
 
-    def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
-        return self.client().ask(role, data, subtask_id=subtask_id)
+    @property
+    def ask(self) -> AskMethod:
+        """The live client's own ``ask`` (``handle.ask(ROLE, data)`` calls it directly): the handle
+        resolves the client and steps aside, so it adds no function to the call path."""
+        return self.client().ask
 
     @property
     def journal(self) -> CallJournal:
