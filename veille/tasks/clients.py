@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from prefect.tasks import exponential_backoff
 
@@ -27,8 +27,6 @@ from veille.providers import provider
 from veille.settings import Settings
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from veille.alerts import Alert
     from veille.journal import CallJournal
     from veille.models.base import Model
@@ -52,12 +50,11 @@ def backend_label(settings: Settings) -> str:
     return settings.resolved_backend()
 
 
-# The live clients of this process, by run id (RunClient.client).
+# The live clients of this process, by run id (RunClient.client). A table, not a field of the
+# handle: a handle copied by pickling in the flow's own process must reach the same live client
+# (one journal, one loop), and only the run id survives pickling. Written by open_client alone.
 _RUN_CLIENTS: dict[str, ModelClient] = {}
 _RUN_LOCK = threading.Lock()
-
-In = TypeVar("In", bound="BaseModel")
-Out = TypeVar("Out", bound="BaseModel")
 
 
 @dataclass(frozen=True)
