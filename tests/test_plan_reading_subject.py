@@ -6,8 +6,8 @@ naming an axis's term or not, lengths varying) and arbitrary planner plans, afte
 
 - a document with an axis's words but none of the request's subject words is never read, whatever
   the planner placed (it is long enough for the absence to mean something);
-- in an inventory, every document carrying the subject is read (one entry per item found), unless
-  the planner explicitly excluded it and its plan reads most of what the text asks for;
+- in an inventory, every document carrying the subject is read (one entry per item found), whatever
+  the planner placed or excluded;
 - the result does not depend on the order of the files.
 """
 
@@ -136,12 +136,7 @@ def test_an_inventory_reads_every_document_carrying_the_subject(data: st.DataObj
     proposal = data.draw(proposals(ids))
     plan = _decide(proposal, entries, bodies, "inventory")
     used = {i for s in plan.sub_tasks for i in s.doc_ids}
-    placed = {i for s in proposal.sub_tasks for i in s.doc_ids}
-    explicitly_out = set(proposal.excluded) - placed
-    if len(placed & on) >= 0.5 * len(on):  # a sensible plan: its exclusions stand
-        assert on - explicitly_out <= used, (sorted(on - used), plan)
-    else:  # a broken plan: every document on the subject is read
-        assert on <= used, (sorted(on - used), plan)
+    assert on <= used, (sorted(on - used), plan)  # whatever the planner placed or excluded
     assert len(plan.sub_tasks) <= MAX_SUBTASKS and all(len(s.doc_ids) <= MAX_DOCS for s in plan.sub_tasks)
 
 

@@ -229,8 +229,10 @@ def decide_reading(
     for doc_id, axis_key in _must_read(scores, axes).items():
         if not any(doc_id in docs for docs in relevant.values()):
             relevant[axis_key].add(doc_id)
+    items: set[str] = set()
     if getattr(reading, "kind", None) == "inventory" and subject.measured:
-        _inventory_items(relevant, {i for i in heads if subject.carries(i)}, axes)
+        items = {i for i in heads if subject.carries(i)}
+        _inventory_items(relevant, items, axes)
     never = {i for i, r in reasons.items() if r in ("injection", "shortlist", "duplicate")}
     never |= set(dated_out)
     wanted = set().union(*relevant.values()) - never
@@ -240,6 +242,9 @@ def decide_reading(
         # A plan reading most of what the text asks for: its exclusions stand (a homonym is written
         # with the request's words by design); a broken plan's are overruled.
         wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
+        # An inventory asks for every item: a document carrying the subject is read whatever the
+        # planner judged (the subject's measure is the guard against another field's sheets).
+        wanted |= items - never
     # Removal both ways, conservatively (precision): a placed document goes only when no passage
     # names a compared option and none scores as relevant to an axis (a framing document dense in
     # the request's words scores; a canteen menu sharing « prix » with an axis does not), and its
