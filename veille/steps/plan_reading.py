@@ -55,7 +55,7 @@ from veille.steps.plan_request import (
 )
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
 from veille.steps.reading import reading_query
-from veille.steps.subject import measure_subject, subject_keys
+from veille.steps.subject import inventory_items, measure_subject, subject_keys
 from veille.steps.text_relevance import setting
 
 __all__ = [
@@ -143,18 +143,6 @@ def _must_read(scores: PassageScores, axes: Sequence[AxisProtocol]) -> dict[str,
     return {d: k for d, (_, k) in out.items()}
 
 
-def _inventory_items(relevant: dict[str, set[str]], carriers: set[str], axes: Sequence[AxisProtocol]) -> None:
-    """An inventory asks for one entry per item found: every document carrying the request's
-    subject is read, by an axis it has a passage on, else by the first axis no word identifies
-    (« ce qu'il fait et pour qui » is answered by the whole sheet), else by the first axis."""
-    if not axes:
-        return
-    home = next((a.key for a in axes if not any(term_keys(t) for t in a.terms)), axes[0].key)
-    placed = set().union(*relevant.values())
-    for doc_id in sorted(carriers - placed):
-        relevant[home].add(doc_id)
-
-
 def _question(request_title: str, axis: AxisProtocol) -> str:
     title = request_title.strip().rstrip("?!. ")
     context = f"Dans le cadre de « {title} », q" if title else "Q"
@@ -192,10 +180,12 @@ def decide_reading(
     max_subtasks: int,
     max_docs: int,
     request: str = "",
+    proposed: Plan | None = None,
 ) -> Decision:
     """The plan settled by the documents' text (module docstring); ``plan.reading`` says what each
     axis reads and why documents were added, removed or left out. ``request``: the request's text,
-    whose subject a document must carry to be read for an axis (with ``request_title``)."""
+    whose subject a document must carry to be read for an axis (with ``request_title``);
+    ``proposed``: the planner's own answer (what it placed, before code's coverage)."""
     entries = {e.id: e for e in catalogue}
     ids = sorted(entries)
     options = list(reading.options)
@@ -232,7 +222,7 @@ def decide_reading(
     items: set[str] = set()
     if getattr(reading, "kind", None) == "inventory" and subject.measured:
         items = {i for i in heads if subject.carries(i)}
-        _inventory_items(relevant, items, axes)
+        inventory_items(relevant, items, axes)
     never = {i for i, r in reasons.items() if r in ("injection", "shortlist", "duplicate")}
     never |= set(dated_out)
     wanted = set().union(*relevant.values()) - never
@@ -258,7 +248,10 @@ def decide_reading(
     # A placed document of another field (long enough to judge, not carrying the request's subject)
     # is removed whatever the axes measured: precision before recall.
     elsewhere = {i for i in placed if not subject.carries(i) and i not in short}
-    kept = (placed & linked if measured else placed) - never - elsewhere
+    # What code placed after the planner (coverage's closest sub-task) is no planner's judgment:
+    # it stays only when the text asks for it (or is too short to judge).
+    chosen = placed if proposed is None else placed & {i for st in proposed.sub_tasks for i in st.doc_ids}
+    kept = ((chosen & linked) | (placed & short) if measured else placed) - never - elsewhere
     if axes and not wanted | kept:
         # Only documents of another field were placed and no passage answers an axis: the documents
         # carrying the subject are read by the first axis (reading nothing answers no request).
@@ -386,6 +379,7 @@ def read_by_text(
         reading,
         request_title=data.request_title,
         request=data.request,
+        proposed=outcome.proposed,
         max_subtasks=data.max_subtasks,
         max_docs=data.max_docs,
     )

@@ -31,7 +31,7 @@ from veille.steps.coverage import REQUEST_META
 from veille.steps.passages import Passage, passage_setting, term_keys
 from veille.steps.plan_request import AxisProtocol
 
-__all__ = ["Subject", "measure_subject", "subject_keys"]
+__all__ = ["Subject", "inventory_items", "measure_subject", "subject_keys"]
 
 
 def subject_keys(
@@ -107,3 +107,15 @@ def measure_subject(passages: Sequence[Passage], keys: frozenset[str]) -> Subjec
         return Subject(tuple(query), naming=frozenset(naming))
     shares = {i: round(s / reference, 4) for i, s in scores.items()}
     return Subject(tuple(query), shares, frozenset(naming))
+
+
+def inventory_items(relevant: dict[str, set[str]], carriers: set[str], axes: Sequence[AxisProtocol]) -> None:
+    """An inventory asks for one entry per item found: every document carrying the request's
+    subject is read, by an axis it has a passage on, else by the first axis no word identifies
+    (« ce qu'il fait et pour qui » is answered by the whole sheet), else by the first axis."""
+    if not axes:
+        return
+    home = next((a.key for a in axes if not any(term_keys(t) for t in a.terms)), axes[0].key)
+    placed = set().union(*relevant.values())
+    for doc_id in sorted(carriers - placed):
+        relevant[home].add(doc_id)
