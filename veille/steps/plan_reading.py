@@ -180,12 +180,10 @@ def decide_reading(
     max_subtasks: int,
     max_docs: int,
     request: str = "",
-    proposed: Plan | None = None,
 ) -> Decision:
     """The plan settled by the documents' text (module docstring); ``plan.reading`` says what each
     axis reads and why documents were added, removed or left out. ``request``: the request's text,
-    whose subject a document must carry to be read for an axis (with ``request_title``);
-    ``proposed``: the planner's own answer (what it placed, before code's coverage)."""
+    whose subject a document must carry to be read for an axis (with ``request_title``)."""
     entries = {e.id: e for e in catalogue}
     ids = sorted(entries)
     options = list(reading.options)
@@ -248,10 +246,7 @@ def decide_reading(
     # A placed document of another field (long enough to judge, not carrying the request's subject)
     # is removed whatever the axes measured: precision before recall.
     elsewhere = {i for i in placed if not subject.carries(i) and i not in short}
-    # What code placed after the planner (coverage's closest sub-task) is no planner's judgment:
-    # it stays only when the text asks for it (or is too short to judge).
-    chosen = placed if proposed is None else placed & {i for st in proposed.sub_tasks for i in st.doc_ids}
-    kept = ((chosen & linked) | (placed & short) if measured else placed) - never - elsewhere
+    kept = (placed & linked if measured else placed) - never - elsewhere
     if axes and not wanted | kept:
         # Only documents of another field were placed and no passage answers an axis: the documents
         # carrying the subject are read by the first axis (reading nothing answers no request).
@@ -379,7 +374,6 @@ def read_by_text(
         reading,
         request_title=data.request_title,
         request=data.request,
-        proposed=outcome.proposed,
         max_subtasks=data.max_subtasks,
         max_docs=data.max_docs,
     )
