@@ -133,14 +133,14 @@ def _whole_names(
     """Each term, or the longer name the request writes it in: a word the request writes only
     inside a run of capitalised words the corpus writes together (« France » and « Travail », terms
     derived from « France Travail ») stands for that run, not for the common word (« travail »)."""
-    runs = []
-    for run in _capital_runs(text):
-        whole = [w for w, _ in run]
+    runs: list[str] = []
+    for capitals in _capital_runs(text):
+        whole = [w for w, _ in capitals]
         while whole and fold(whole[0]) in stop:
             whole = whole[1:]
         if len(whole) > 1 and _in_any(" ".join(whole), corpus_texts):
             runs.append(" ".join(whole))
-    out = []
+    out: list[str] = []
     for term in terms:
         key = fold(term).strip()
         inside = [r for r in runs if " " not in key and key in fold(r).split()]
