@@ -8,6 +8,8 @@ naming an axis's term or not, lengths varying) and arbitrary planner plans, afte
   the planner placed (it is long enough for the absence to mean something);
 - in an inventory, every document carrying the subject is read (one entry per item found), whatever
   the planner placed or excluded;
+- for any kind of request, a document on the subject whose axis passage names a compared option is
+  read, unless the planner explicitly excluded it;
 - the result does not depend on the order of the files.
 """
 
@@ -54,28 +56,33 @@ def _sentence(words: list[str]) -> str:
 
 
 @st.composite
-def documents(draw: st.DrawFn, on_subject: bool) -> str:
-    """A sheet: a passage on its field (the subject's words or another field's), one on an axis."""
+def documents(draw: st.DrawFn, on_subject: bool, option: str = "") -> str:
+    """A sheet: a passage on its field (the subject's words or another field's), one on an axis
+    (naming ``option`` when given)."""
     field = SUBJECT if on_subject else OTHER_FIELD[:4]
     fill = draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=5))
     first = _sentence([*fill[:2], *field, *fill[2:]])
     term = draw(st.sampled_from(AXIS_WORDS))
-    second = _sentence([*draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=5)), term])
+    named = [option] if option else []
+    second = _sentence([*draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=5)), *named, term])
     # Another field's sheet is long: the absence of the subject's words then means something.
     extra = "" if on_subject else "\n\n" + " ".join(_sentence([*OTHER_FIELD, *FILLER]) for _ in range(3))
     return f"## Présentation\n\n{first}\n\n## Bilan\n\n{second}{extra}"
 
 
 @st.composite
-def corpora(draw: st.DrawFn) -> tuple[list[CatalogueEntry], dict[str, str], set[str], set[str]]:
-    """(catalogue, bodies, documents on the subject, documents of another field)."""
+def corpora(
+    draw: st.DrawFn, option: str = ""
+) -> tuple[list[CatalogueEntry], dict[str, str], set[str], set[str]]:
+    """(catalogue, bodies, documents on the subject, documents of another field); the documents on
+    the subject name ``option`` in their axis passage when given."""
     n_on = draw(st.integers(min_value=1, max_value=7))
     n_off = draw(st.integers(min_value=1, max_value=4))
     kinds = draw(st.permutations([True] * n_on + [False] * n_off))
     entries, bodies, on, off = [], {}, set(), set()
     for i, on_subject in enumerate(kinds, 1):
         doc_id = f"doc-{i:02d}"
-        bodies[doc_id] = draw(documents(on_subject))
+        bodies[doc_id] = draw(documents(on_subject, option if on_subject else ""))
         (on if on_subject else off).add(doc_id)
         entries.append(CatalogueEntry(id=doc_id, date="date inconnue", source_type="note", title="Fiche"))
     return entries, bodies, on, off
@@ -105,9 +112,15 @@ def proposals(draw: st.DrawFn, ids: list[str]) -> Plan:
     return plan
 
 
-def _decide(plan: Plan, entries: list[CatalogueEntry], bodies: dict[str, str], kind: str) -> Plan:
+def _decide(
+    plan: Plan,
+    entries: list[CatalogueEntry],
+    bodies: dict[str, str],
+    kind: str,
+    options: tuple[str, ...] = (),
+) -> Plan:
     return decide_reading(
-        plan, entries, bodies, Reading(AXES, kind=kind), request_title=TITLE, request=REQUEST,
+        plan, entries, bodies, Reading(AXES, options, kind=kind), request_title=TITLE, request=REQUEST,
         max_subtasks=MAX_SUBTASKS, max_docs=MAX_DOCS,
     ).plan  # fmt: skip
 
@@ -138,6 +151,22 @@ def test_an_inventory_reads_every_document_carrying_the_subject(data: st.DataObj
     used = {i for s in plan.sub_tasks for i in s.doc_ids}
     assert on <= used, (sorted(on - used), plan)  # whatever the planner placed or excluded
     assert len(plan.sub_tasks) <= MAX_SUBTASKS and all(len(s.doc_ids) <= MAX_DOCS for s in plan.sub_tasks)
+
+
+@_SETTINGS
+@given(st.data())
+def test_a_document_on_the_subject_with_an_axis_passage_naming_an_option_is_read(data: st.DataObject) -> None:
+    """Any kind of request: a sheet on the subject whose axis passage names a compared option is read
+    by some branch (unless the planner explicitly excluded it), the other field's sheets never."""
+    entries, bodies, on, off = data.draw(corpora("Zorblax"))
+    ids = [e.id for e in entries]
+    proposal = data.draw(proposals(ids))
+    kind = data.draw(st.sampled_from(["survey", "choice", "inventory"]))
+    plan = _decide(proposal, entries, bodies, kind, ("Zorblax",))
+    used = {i for s in plan.sub_tasks for i in s.doc_ids}
+    explicitly_out = set(proposal.excluded) - {i for s in proposal.sub_tasks for i in s.doc_ids}
+    assert on - explicitly_out <= used, (sorted(on - used), plan)
+    assert not used & off, (sorted(used & off), plan)
 
 
 @_SETTINGS
