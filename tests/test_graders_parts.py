@@ -30,7 +30,9 @@ _LINE = st.lists(_WORDS, min_size=1, max_size=6).map(lambda w: "- " + " ".join(w
 
 @st.composite
 def reports(draw: st.DrawFn) -> tuple[str, list[str]]:
-    titles = draw(st.lists(st.sampled_from(["Débit", "Latence", "Coût", "Sécurité"]), unique=True, max_size=4))
+    titles = draw(
+        st.lists(st.sampled_from(["Débit", "Latence", "Coût", "Sécurité"]), unique=True, max_size=4)
+    )
     lines = ["## Synthèse", *draw(st.lists(_LINE, max_size=3)), "## Points clés"]
     for title in titles:
         lines += [f"### {title}", *draw(st.lists(_LINE, min_size=1, max_size=3))]
@@ -73,7 +75,13 @@ def _judged(tmp_path: Path, body: str, sources: list[dict[str, object]], *, keep
     how = PartJudging(JudgedParts(tmp_path / "judged.sqlite"), "judge-key", "run-1")
     try:
         final, parts = judge_by_parts(
-            JudgeGrader(client, criteria="dossier_part"), "Demande ?", "Référence.", body, sources, how, keep=keep
+            JudgeGrader(client, criteria="dossier_part"),
+            "Demande ?",
+            "Référence.",
+            body,
+            sources,
+            how,
+            keep=keep,
         )
     finally:
         client.close()
@@ -89,14 +97,18 @@ def test_unchanged_parts_are_carried_over_and_changed_ones_judged(tmp_path: Path
 
     # The same report, its sources numbered the other way round: nothing to judge again.
     swapped = REPORT.replace("[1]", "[x]").replace("[2]", "[1]").replace("[x]", "[2]")
-    again, carried, asked = _judged(tmp_path, swapped, [{"number": 2, "id": "doc-01"}, {"number": 1, "id": "doc-02"}])
+    again, carried, asked = _judged(
+        tmp_path, swapped, [{"number": 2, "id": "doc-01"}, {"number": 1, "id": "doc-02"}]
+    )
     assert asked == [] and all(p.carried_over for p in carried.values())
     assert again.score == final.score
     assert {k: p.result.score for k, p in carried.items()} == {k: p.result.score for k, p in parts.items()}
     assert all(p.result.details["from_run"] == "run-1" for p in carried.values())
 
     # One axis rewritten: that axis alone is judged; the others keep their scores.
-    changed = REPORT.replace("Orvet garde la latence la plus basse [2].", "Orvet baisse sa latence de 9 % [2].")
+    changed = REPORT.replace(
+        "Orvet garde la latence la plus basse [2].", "Orvet baisse sa latence de 9 % [2]."
+    )
     _, mixed, asked = _judged(tmp_path, changed, SOURCES)
     assert asked == [[report_parts(changed)["axe:Latence"]]]
     assert {k for k, p in mixed.items() if not p.carried_over} == {"axe:Latence"}
@@ -138,7 +150,9 @@ def test_grades_json_marks_the_carried_parts_and_a_revised_night_is_judged_whole
     try:
         one = _run_folder(tmp_path / "one", reference, rounds=1)  # validated on its first round
         review = json.loads((one / "review.json").read_text(encoding="utf-8"))
-        (one / "report.md").write_text(review["rounds"][0]["draft"], encoding="utf-8")
+        # The report is its one round's draft, finalised (here: a line more): judged by parts.
+        draft = review["rounds"][0]["draft"]
+        (one / "report.md").write_text(draft + "\n\n## Nouveautés\n- Rien de neuf.", encoding="utf-8")
         review["validated"] = True
         (one / "review.json").write_text(json.dumps(review), encoding="utf-8")
         first = grade_dossier(one, reference, request="Demande ?", client=client, parts=how)
@@ -150,8 +164,11 @@ def test_grades_json_marks_the_carried_parts_and_a_revised_night_is_judged_whole
     parts_one = [g for g in first if g.target.startswith("part:")]
     assert parts_one and not any(g.carried_over for g in parts_one)
     parts_two = [g for g in second if g.target.startswith("part:")]
-    assert [g.target for g in parts_two] == [g.target for g in parts_one] and all(g.carried_over for g in parts_two)
+    assert [g.target for g in parts_two] == [g.target for g in parts_one] and all(
+        g.carried_over for g in parts_two
+    )
     judge = {g.target: g for g in second if g.grader == "judge"}
+    assert judge["round-1"].score == judge["final"].score  # its one round: the same dossier
     assert judge["final"].score == {g.target: g for g in first if g.grader == "judge"}["final"].score
     assert not [g for g in whole if g.target.startswith("part:")]  # rounds compared with the report, whole
     assert {g.target for g in whole if g.grader == "judge"} == {"round-1", "round-2", "final"}

@@ -271,15 +271,17 @@ def grade_dossier(
         pairs = _judge_targets(graded, review)
         # Identical texts (a validated last draft is the final report) are judged once.
         unique = list(dict.fromkeys(text for _, text in pairs))
-        by_parts = parts is not None and graded is not None and len(unique) == 1
+        # By parts when no revised draft is to be compared with the report: one round (the
+        # report is that draft, finalised: news placed, citations renumbered).
+        by_parts = parts is not None and graded is not None and len(pairs) <= 2
         judge = JudgeGrader(client, criteria="dossier_part" if by_parts else "dossier")
         try:
             if by_parts and parts is not None:
                 keep = bool((review or {}).get("validated"))
                 final, part_grades = judge_by_parts(
-                    judge, request, reference_body, unique[0], sources, parts, keep=keep
+                    judge, request, reference_body, unique[-1], sources, parts, keep=keep
                 )
-                judged = {unique[0]: final}
+                judged = dict.fromkeys(unique, final)  # its one round: the same dossier
                 grades += [
                     TargetedGrade(
                         **g.result.model_dump(), target=f"part:{g.key}", carried_over=g.carried_over
