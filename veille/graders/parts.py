@@ -192,6 +192,6 @@ def judge_by_parts(
             "carried_over": [g.key for g in out if g.carried_over],
             "formula": "mean of the parts' scores weighted by their words",
         },
-        model=next((g.result.model for g in out if not g.carried_over and g.result.model), None),
+        model=next((g.result.model for g in out if g.result.model), None),  # the model that scored them
     )
     return final, out
