@@ -154,3 +154,36 @@ def test_an_untouched_document_keeps_last_nights_exclusion() -> None:
     )
     assert [s.doc_ids for s in plan.sub_tasks] == [["doc-01", "doc-03"]] and unplaced == []
     assert [(e.id, e.reason) for e in plan.exclusions] == [("doc-02", "no_relevant_passage")]
+
+
+def test_the_reading_alerts_are_those_of_the_stable_plan() -> None:
+    """Tonight's fresh settling removed doc-02 and read doc-04 by text; the stable plan kept doc-02
+    where it was and had no room for doc-04: no alert about doc-02, doc-04 named as left out."""
+    from veille.alerts import alert
+    from veille.steps.plan_stable import stable_alerts
+
+    previous = Previous([SubTask(id="st-1", question="Q ?", doc_ids=["doc-01", "doc-02"])], {"st-1": "a1"})
+    settled = Plan(
+        sub_tasks=[SubTask(id="st-1", question="Q ?", doc_ids=["doc-01", "doc-04"])],
+        reading={
+            "sub_task_axes": {"st-1": "a1"},
+            "validated": {"sub_tasks": [{"id": "st-1", "question": "Q ?", "doc_ids": ["doc-01", "doc-02"]}]},
+        },
+    )
+    fresh = [
+        alert("plan", "plan.no_relevant_passage", "doc-02 retiré", subject="doc-02"),
+        alert("plan", "plan.read_by_text", "doc-04 ajouté", subject="doc-04"),
+        alert("plan", "plan.reused", "plan repris", severity="info"),
+    ]
+    catalogue = ["doc-01", "doc-02", "doc-03", "doc-04"]
+    plan, unplaced = stable_plan(previous, settled, catalogue, ["doc-04"], max_subtasks=1, max_docs=2)
+    assert [s.doc_ids for s in plan.sub_tasks] == [["doc-01", "doc-02"]] and unplaced == ["doc-04"]
+    plan, alerts = stable_alerts(plan, fresh)
+    codes = [a.code for a in alerts]
+    assert codes == ["plan.reused", "plan.reading_cap"], codes
+    assert "doc-04" in alerts[-1].message and not any("doc-02" in a.message for a in alerts)
+    assert (
+        plan.reading["added"] == []
+        and plan.reading["removed"] == []
+        and plan.reading["unplaced"] == ["doc-04"]
+    )

@@ -25,10 +25,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from veille.alerts import Alert
 from veille.roles.planner import Exclusion, ExclusionReason, Plan, SubTask
+from veille.steps.plan_reading_alerts import reading_alerts
 from veille.steps.plan_validate import rebuild_plan
 
-__all__ = ["HARD_REASONS", "Previous", "stable_plan"]
+__all__ = ["HARD_REASONS", "READING_CODES", "Previous", "stable_alerts", "stable_plan"]
 
 # Reasons tonight's settling refuses a document that no previous placement overrules: what the
 # screen, the duplicate check or the request's period say does not depend on the other documents.
@@ -153,3 +155,44 @@ def stable_plan(
         reading["unplaced"] = sorted(set(reading.get("unplaced") or []) | set(unplaced))
         reading["stable"] = {"kept_from_previous": len(previous.sub_tasks)}
     return plan.model_copy(update={"reading": reading}), unplaced
+
+
+# The alerts of code's reading of the plan (veille.steps.plan_reading_alerts): tonight's fresh
+# settling raised them about its own plan; the stable plan's are raised again from it.
+READING_CODES: frozenset[str] = frozenset(
+    {
+        "plan.read_by_text",
+        "plan.no_relevant_passage",
+        "plan.out_of_period",
+        "plan.reading_cap",
+        "plan.group_apart",
+        "plan.same_subject",
+    }
+)
+
+
+def stable_alerts(plan: Plan, alerts: Sequence[Alert]) -> tuple[Plan, list[Alert]]:
+    """``alerts`` (tonight's fresh settling's) with the reading's alerts said of the stable
+    ``plan`` instead: documents code added to, or removed from, the planner's validated plan
+    (``reading.validated``, the one reused),
+    and those left out for lack of room — never an alert about a move the stable plan did not make.
+    The plan's ``reading`` report says the same (``added``, ``removed``)."""
+    reading = dict(plan.reading or {})
+    placed = {i for st in plan.sub_tasks for i in st.doc_ids}
+    validated = reading.get("validated") or {}
+    asked = {str(i) for st in validated.get("sub_tasks") or [] for i in st.get("doc_ids") or []}
+    reasons = {e.id: e.reason for e in plan.exclusions}
+    added = sorted(placed - asked)
+    removed = sorted(i for i in asked - placed if reasons.get(i) == "no_relevant_passage")
+    unplaced = sorted(i for i in reading.get("unplaced") or [] if reasons.get(i) == "cap")
+    reading.update({"added": added, "removed": removed, "unplaced": unplaced})
+    fresh = reading_alerts(
+        added,
+        removed,
+        list(reading.get("out_of_period") or []),
+        unplaced,
+        list(reading.get("groups") or []),
+        list(reading.get("groups_apart") or []),
+    )
+    kept = [a for a in alerts if a.code not in READING_CODES]
+    return plan.model_copy(update={"reading": reading}), [*kept, *fresh]

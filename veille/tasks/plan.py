@@ -18,7 +18,7 @@ from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reading import reading_forecast
 from veille.steps.plan_reuse import planner_basis, previous_settled, reusable_plan
 from veille.steps.plan_settle import settle_plan
-from veille.steps.plan_stable import Previous, stable_plan
+from veille.steps.plan_stable import Previous, stable_alerts, stable_plan
 from veille.steps.request_read import document_texts
 from veille.steps.screen import flagged_documents
 from veille.steps.text_relevance import TextRelevance
@@ -151,7 +151,7 @@ def _stable(
     if budget is not None and plan.reading:
         bodies = data.texts or document_texts(reuse.settings.database, [e.id for e in data.catalogue])
         plan = plan.model_copy(update={"reading": {**plan.reading, **reading_forecast(plan, bodies, budget)}})
-    alerts = list(settled.alerts)
+    plan, alerts = stable_alerts(plan, settled.alerts)
     crowded = [i for i in unplaced if i in set(changes.new)]
     if crowded:
         alerts.append(
