@@ -74,10 +74,21 @@ def test_an_added_document_is_read_alone_against_the_previous_findings() -> None
     assert decision.update.new_ids == ["doc-09"] and decision.carry is None
 
 
-def test_an_edited_document_means_a_full_analysis() -> None:
+def test_an_edited_document_is_read_again_alone_and_what_it_supported_dropped() -> None:
+    """Issue 40: an edit is read like a new document; every previous finding or contradiction
+    citing the edited document is dropped first (it may no longer hold), the others stand."""
     decision = _decide(["doc-01", "doc-02", "doc-03", "doc-09"], HASHES | {"doc-02": "h2-edited"}, _branch())
-    assert decision.kind == "full" and "doc-02" in decision.reason
-    assert decision.update is None and decision.carry is None
+    assert (decision.kind, decision.new_ids, decision.edited) == ("update", ("doc-09", "doc-02"), ("doc-02",))
+    assert "doc-02" in decision.reason and decision.carry is None
+    assert decision.update is not None
+    previous = decision.update.previous
+    assert [f.doc_ids for f in previous.findings] == [["doc-01"]]  # doc-02's finding gone, doc-01's kept
+    assert previous.contradictions == [] and previous.open_questions == PREVIOUS.open_questions
+    only_edited = _decide(["doc-01", "doc-02", "doc-03"], HASHES | {"doc-01": "h1-edited"}, _branch())
+    assert only_edited.new_ids == ("doc-01",) and only_edited.update is not None
+    assert [f.doc_ids for f in only_edited.update.previous.findings] == [["doc-02", "doc-03"]]
+    unknown_hash = _branch(doc_hashes={"doc-01": "h1", "doc-02": "", "doc-03": "h3"})
+    assert _decide(["doc-01", "doc-02", "doc-03"], HASHES, unknown_hash).kind == "full"
 
 
 def test_a_removed_document_means_a_full_analysis() -> None:

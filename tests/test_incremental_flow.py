@@ -4,7 +4,7 @@ the flow through the real google-genai SDK against the fake Gemini server.
 Night 2 adds one document: the sub-task that receives it asks the incremental analyst once, with
 the new document and not the text of the ones it already read; its findings are the previous ones
 plus the new one. Night 3 changes nothing: no analyst at all. Night 4 edits a document of that
-sub-task: its analyst reads every document again."""
+sub-task: every branch reading it reads it again, alone, what it supported dropped first."""
 
 from __future__ import annotations
 
@@ -111,69 +111,62 @@ def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
     logged.lines.clear()
     second, requests = night()
     [receiving] = [s for s in _json(second, "plan.json")["sub_tasks"] if "doc-90" in s["doc_ids"]]
-    # The plan is reused (no planner call); code's settling of it may move a document between full
-    # branches (caps, veille.steps.plan_reading): exactly the branches whose documents changed
-    # call an analyst again — incrementally when they only gained documents, else in full.
-    plan_one = {s["id"]: set(s["doc_ids"]) for s in _json(first, "plan.json")["sub_tasks"]}
-    plan_two = {s["id"]: set(s["doc_ids"]) for s in _json(second, "plan.json")["sub_tasks"]}
-    changed = sorted(i for i in plan_two if plan_two[i] != plan_one.get(i))
-    assert receiving["id"] in changed and len(changed) < len(plan_two), (plan_one, plan_two)
+    # The plan is reused (no planner call) and kept stable (veille.steps.plan_stable): the new
+    # document goes to one sub-task and moves no other, so exactly one branch calls a model.
+    plan_one = {s["id"]: s["doc_ids"] for s in _json(first, "plan.json")["sub_tasks"]}
+    plan_two = {s["id"]: s["doc_ids"] for s in _json(second, "plan.json")["sub_tasks"]}
+    assert {i: [d for d in docs if d != "doc-90"] for i, docs in plan_two.items()} == plan_one
     assert not [r for r in requests if role_of(r.body) == "planner"]
-    calls = [json.loads(line) for line in (second / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
-    analysed = {c["subtask_id"]: c["role"] for c in calls if c["role"].startswith("analyst")}
-    assert sorted(analysed) == changed, (analysed, changed)
-    for sid in changed:  # the journal's role follows what the branch's documents did
-        gained_only = plan_one.get(sid, set()) < plan_two[sid]
-        assert analysed[sid] == ("analyst_update" if gained_only and sid in plan_one else "analyst"), sid
+    analysts = [r for r in requests if role_of(r.body).startswith("analyst")]
+    assert [role_of(r.body) for r in analysts] == ["analyst_update"], [role_of(r.body) for r in requests]
+    [update] = analysts
+    assert _blocks(update) == ["doc-90"]
+    prompt = _prompt(update)
+    assert "2 100 tokens/s par GPU sur la charge de référence" in prompt  # the new document, in full
+    texts = bundled_document_texts(corpus)
     old = [i for i in receiving["doc_ids"] if i != "doc-90"]
-    if analysed[receiving["id"]] == "analyst":  # it also lost a document: read again in full
-        [full] = [r for r in requests if role_of(r.body) == "analyst" and "doc-90" in _blocks(r)]
-        assert sorted(_blocks(full)) == sorted(receiving["doc_ids"])
-        lines = [line for line in logged.lines if line.startswith(f"analyse {receiving['id']}:")]
-        assert any("full analysis: document(s) no longer in the sub-task" in line for line in lines), lines
-        entry = _json(second, "findings.json")[receiving["id"]]
-    else:
-        analysts = [r for r in requests if role_of(r.body) == "analyst_update"]
-        [update] = analysts
-        assert _blocks(update) == ["doc-90"]
-        prompt = _prompt(update)
-        assert "2 100 tokens/s par GPU sur la charge de référence" in prompt  # the new document, in full
-        texts = bundled_document_texts(corpus)
-        old = [i for i in receiving["doc_ids"] if i != "doc-90"]
-        assert old and all(i in prompt for i in old)  # the documents already read are listed...
-        for doc_id in old:  # ...but none of their text is sent again
-            lines = [line for line in texts[doc_id].body.splitlines() if len(line) > 40]
-            assert lines and not any(line in prompt for line in lines), doc_id
-        assert "<constats>" in prompt and "Constat tiré de" in prompt  # the previous findings, as data
-        entry = _json(second, "findings.json")[receiving["id"]]
-        before = findings_one[receiving["id"]]["findings"]
-        assert entry["findings"][: len(before)] == before  # the previous findings, kept as they were
-        assert entry["findings"][len(before) :] == [
-            {"statement": "Constat tiré de doc-90.", "doc_ids": ["doc-90"], "figures": []}
-        ]
-        lines = [line for line in logged.lines if line.startswith(f"analyse {receiving['id']}:")]
-        assert any(
-            f"incremental (1 new document(s), since {first.name}): 1 new document(s) read, {len(before)} finding(s) "
-            "carried over" in line
-            for line in lines
-        ), lines
+    assert old and all(i in prompt for i in old)  # the documents already read are listed...
+    for doc_id in old:  # ...but none of their text is sent again
+        lines = [line for line in texts[doc_id].body.splitlines() if len(line) > 40]
+        assert lines and not any(line in prompt for line in lines), doc_id
+    assert "<constats>" in prompt and "Constat tiré de" in prompt  # the previous findings, as data
+    entry = _json(second, "findings.json")[receiving["id"]]
+    before = findings_one[receiving["id"]]["findings"]
+    assert entry["findings"][: len(before)] == before  # the previous findings, kept as they were
+    assert entry["findings"][len(before) :] == [
+        {"statement": "Constat tiré de doc-90.", "doc_ids": ["doc-90"], "figures": []}
+    ]
+    lines = [line for line in logged.lines if line.startswith(f"analyse {receiving['id']}:")]
+    assert any(
+        f"incremental (1 new document(s), since {first.name}): 1 new document(s) read, {len(before)} finding(s) "
+        "carried over" in line
+        for line in lines
+    ), lines
+    calls = [json.loads(line) for line in (second / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(c["role"], c["subtask_id"]) for c in calls if c["role"].startswith("analyst")] == [
+        ("analyst_update", receiving["id"])
+    ]  # its own role in the journal (its settings follow the analyst's)
 
     # Night 3: nothing changed: no analyst (the incremental branch's result is carried over).
     third, requests = night()
     assert not [r for r in requests if role_of(r.body).startswith("analyst")]
     assert _json(third, "findings.json")[receiving["id"]]["findings"] == entry["findings"]
 
-    # Night 4: a document the branch had read is edited: it reads all of them again.
+    # Night 4: a document the branch had read is edited: every branch reading it reads it again,
+    # alone (issue 40), the previous findings citing it dropped first (they may no longer hold).
     edited = corpus / "docs" / f"{old[0]}.md"
     edited.write_text(edited.read_text(encoding="utf-8") + "\n\nMise à jour : chiffres confirmés.\n", "utf-8")
     logged.lines.clear()
     fourth, requests = night()
     analysts = [r for r in requests if role_of(r.body).startswith("analyst")]
-    # Every branch reading the edited document (code may show it to several axes) reads again in
-    # full, and only those: the receiving branch among them, with all its documents.
     reading_it = [s for s in _json(fourth, "plan.json")["sub_tasks"] if old[0] in s["doc_ids"]]
-    assert [role_of(r.body) for r in analysts] == ["analyst"] * len(reading_it)
-    assert sorted(sorted(_blocks(r)) for r in analysts) == sorted(sorted(s["doc_ids"]) for s in reading_it)
-    assert sorted(receiving["doc_ids"]) in [sorted(_blocks(r)) for r in analysts]
+    assert _json(fourth, "plan.json")["sub_tasks"] == _json(third, "plan.json")["sub_tasks"]
+    assert [role_of(r.body) for r in analysts] == ["analyst_update"] * len(reading_it)
+    assert all(_blocks(r) == [old[0]] for r in analysts)  # the edited document alone
     lines = [line for line in logged.lines if line.startswith(f"analyse {receiving['id']}:")]
-    assert any(f"full analysis: document(s) changed since: {old[0]}" in line for line in lines), lines
+    assert any(f"incremental (edited: {old[0]}, since {third.name})" in line for line in lines), lines
+    after = _json(fourth, "findings.json")[receiving["id"]]["findings"]
+    standing = [f for f in entry["findings"] if old[0] not in f["doc_ids"]]
+    assert len(standing) < len(entry["findings"])  # the edited document had findings of its own
+    assert after[: len(standing)] == standing  # the others, as they were
+    assert [f["doc_ids"] for f in after[len(standing) :]] == [[old[0]]]  # what it says tonight

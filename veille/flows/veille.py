@@ -162,7 +162,8 @@ def veille_flow(
         write_outputs(folder, info, **run.outputs(), analyst_basis=basis)
         if run.final is not None:
             with run.grading(log):  # grading informs; it must not fail a run whose report is written
-                grades = grade_run(folder.path, reference, request, asker)
+                # By parts where sections are kept: the judge grades what changed (veille.graders.parts).
+                grades = grade_run(folder.path, reference, request, asker, kept, model_key(settings, "judge"))
                 log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
                 if regressed := run.keep_quality(quality_alerts(settings, folder.path, grades)):
                     log.warning("quality: %s", regressed[0].message)

@@ -43,6 +43,7 @@ from veille.graders.base import GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
 from veille.graders.judge import JudgeGrader
 from veille.graders.numeric import NumericGrader, contains_verbatim
+from veille.graders.parts import PartJudging, judge_by_parts
 from veille.graders.rouge import RougeL
 from veille.gradestatus import GRADES_FILE
 from veille.models.base import ModelError
@@ -62,9 +63,11 @@ _CITATION = re.compile(r"\[(\d+)\]")
 
 
 class TargetedGrade(GraderResult):
-    """A grader result for one text of the run: ``final`` (report.md) or ``round-N`` (a review draft)."""
+    """A grader result for one text of the run: ``final`` (report.md), ``round-N`` (a review draft)
+    or ``part:<key>`` (a part of the final report, veille.graders.parts)."""
 
     target: str = "final"
+    carried_over: bool = False  # a part's score from the night that graded it unchanged
 
 
 def _targeted(result: GraderResult, target: str) -> TargetedGrade:
@@ -236,8 +239,11 @@ def grade_dossier(
     *,
     request: str,
     client: Asker | None = None,
+    parts: PartJudging | None = None,
 ) -> list[TargetedGrade]:
-    """Grade one run folder against the reference. ``client`` None skips the judge and its combinations."""
+    """Grade one run folder against the reference. ``client`` None skips the judge and its
+    combinations; ``parts``: judge the final report by parts, carrying over the unchanged ones
+    (veille.graders.parts) when no revised draft has to be compared with it."""
     run_dir = Path(run_dir)
     report_path = run_dir / "report.md"
     report = report_path.read_text(encoding="utf-8") if report_path.exists() else None
@@ -265,9 +271,25 @@ def grade_dossier(
         pairs = _judge_targets(graded, review)
         # Identical texts (a validated last draft is the final report) are judged once.
         unique = list(dict.fromkeys(text for _, text in pairs))
-        judge = JudgeGrader(client, criteria="dossier")
+        # By parts when no revised draft is to be compared with the report: one round (the
+        # report is that draft, finalised: news placed, citations renumbered).
+        by_parts = parts is not None and graded is not None and len(pairs) <= 2
+        judge = JudgeGrader(client, criteria="dossier_part" if by_parts else "dossier")
         try:
-            judged = dict(zip(unique, judge.grade_group(request, reference_body, unique), strict=True))
+            if by_parts and parts is not None:
+                keep = bool((review or {}).get("validated"))
+                final, part_grades = judge_by_parts(
+                    judge, request, reference_body, unique[-1], sources, parts, keep=keep
+                )
+                judged = dict.fromkeys(unique, final)  # its one round: the same dossier
+                grades += [
+                    TargetedGrade(
+                        **g.result.model_dump(), target=f"part:{g.key}", carried_over=g.carried_over
+                    )
+                    for g in part_grades
+                ]
+            else:
+                judged = dict(zip(unique, judge.grade_group(request, reference_body, unique), strict=True))
         except ModelError as exc:
             failure = judge.result(None, {"error": f"{type(exc).__name__}: {exc}"})
             judged = dict.fromkeys(unique, failure)

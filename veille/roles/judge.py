@@ -52,7 +52,7 @@ class JudgeVerdict(BaseModel):
         return [getattr(self, response_key(i)) for i in range(len(type(self).model_fields))]
 
 
-CriteriaKind = Literal["dossier", "generic"]
+CriteriaKind = Literal["dossier", "dossier_part", "generic"]
 
 
 class JudgeInput(BaseModel):
@@ -102,6 +102,12 @@ CRITERIA_TEXT: dict[str, str] = {
 - usefulness : la réponse aide à décider (comparaison, chiffres, contradictions tranchées) ;
 - tone : neutre et factuel ;
 - format : respecte la structure demandée (sections, puces, sources citées).""",
+    # One part of a dossier (veille.graders.parts): an axis's key points, or the conclusions.
+    "dossier_part": """Chaque réponse est une partie d'un dossier : les points clés d'un axe, ou les conclusions (synthèse, contradictions tranchées, incertitudes, recommandation). Évalue-la sur ce qu'elle couvre, sans la pénaliser pour les parties qu'elle ne contient pas.
+- accuracy : les faits et chiffres qu'elle donne concordent avec la référence ;
+- usefulness : elle aide à décider sur ce qu'elle couvre (comparaison, chiffres, contradictions tranchées) ;
+- tone : neutre et factuel ;
+- format : puces, sources citées.""",
     "generic": """- accuracy : les faits, les chiffres et la conclusion concordent avec la référence (un autre destinataire, une autre valeur ou une autre étape est une erreur) ;
 - usefulness : la réponse traite ce que la demande pose, sans manque ni détour ;
 - tone : adapté à la demande, clair et sans emphase ;

@@ -7,8 +7,9 @@ findings.json and plan, and fetches the documents):
 - :func:`previous_branches`: the previous run's branches as recorded (question, documents and
   their content hashes, flags, status, findings, the analyst basis they were written under);
 - :func:`decide`: for one of tonight's sub-tasks, ``full`` (with the reason), ``carry`` (nothing
-  changed: the previous findings are this sub-task's analysis, no model call) or ``update`` (only
-  documents were added: ask :data:`~veille.roles.analyst_update.ANALYST_UPDATE` with them);
+  changed: the previous findings are this sub-task's analysis, no model call) or ``update``
+  (documents were added or edited: ask :data:`~veille.roles.analyst_update.ANALYST_UPDATE` with
+  them alone; an edited document's previous findings and contradictions are dropped first, issue 40);
 - :func:`merge_update`: the previous findings kept, the new ones appended, contradictions merged
   without duplicates, every citation restricted to the sub-task's documents;
 - :func:`update_subtask` / :func:`carried_analysis`: the branch's :class:`Analysis`.
@@ -16,7 +17,7 @@ findings.json and plan, and fetches the documents):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -43,6 +44,7 @@ __all__ = [
     "merge_update",
     "previous_branches",
     "update_subtask",
+    "without_documents",
 ]
 
 
@@ -71,13 +73,27 @@ class PreviousBranch:
     read: Mapping[str, PartRead] = field(default_factory=dict)  # documents read in part then
 
 
+def without_documents(findings: Findings, ids: Collection[str]) -> Findings:
+    """The previous findings that still stand when ``ids`` were edited: none citing an edited
+    document, no contradiction naming one (what it said may no longer hold: precision before
+    recall; the update reads it again). Open questions cite nothing and stay."""
+    gone = set(ids)
+    return findings.model_copy(
+        update={
+            "findings": [f for f in findings.findings if not gone & set(f.doc_ids)],
+            "contradictions": [c for c in findings.contradictions if not gone & set(c.doc_ids)],
+        }
+    )
+
+
 @dataclass(frozen=True)
 class Decision:
     kind: Literal["full", "carry", "update"]
     reason: str
-    new_ids: tuple[str, ...] = ()
+    new_ids: tuple[str, ...] = ()  # read by the update: documents added, then edited
     previous: PreviousBranch | None = None
     previous_run: str = ""
+    edited: tuple[str, ...] = ()  # among ``new_ids``, documents read then and edited since
 
     @property
     def update(self) -> UpdateJob | None:
@@ -85,8 +101,8 @@ class Decision:
             return None
         return UpdateJob(
             new_ids=list(self.new_ids),
-            previous=self.previous.findings,
-            previous_read=dict(self.previous.read),
+            previous=without_documents(self.previous.findings, self.edited),
+            previous_read={i: p for i, p in self.previous.read.items() if i not in set(self.edited)},
         )
 
     @property
@@ -160,9 +176,9 @@ def decide(
 ) -> Decision:
     """Full analysis, carry-over or incremental update for one of tonight's sub-tasks.
 
-    Incremental only when the sub-task differs from the previous run's by added documents alone:
+    Incremental when the sub-task differs from the previous run's by added or edited documents:
     same question, same analyst basis (model key and version), every document read then still in
-    the sub-task with the same content hash and flag, the previous branch ok and its findings read.
+    the sub-task with the same flag, the previous branch ok and its findings read.
     """
 
     def full(reason: str) -> Decision:
@@ -182,21 +198,25 @@ def decide(
     removed = [i for i in previous.doc_ids if i not in now]
     if removed:
         return full(f"document(s) no longer in the sub-task: {', '.join(removed)}")
-    edited = [
-        i
-        for i in previous.doc_ids
-        if not previous.doc_hashes.get(i) or previous.doc_hashes[i] != doc_hashes.get(i)
-    ]
-    if edited:
-        return full(f"document(s) changed since: {', '.join(edited)}")
     reflagged = [i for i in previous.doc_ids if previous.flags.get(i) != sub_task.flags.get(i)]
     if reflagged:
         return full(f"flag changed on: {', '.join(reflagged)}")
+    if any(not previous.doc_hashes.get(i) for i in previous.doc_ids):
+        return full("a document's content hash was not recorded then")
+    edited = tuple(i for i in previous.doc_ids if previous.doc_hashes[i] != doc_hashes.get(i))
     added = tuple(i for i in dict.fromkeys(sub_task.doc_ids) if i not in set(previous.doc_ids))
-    if not added:
+    if not added and not edited:
         return Decision("carry", "unchanged", previous=previous, previous_run=previous_run)
+    # An edited document is read again alone, like a new one, its previous findings dropped
+    # (without_documents): the findings of the documents that did not change still hold.
+    reason = ", ".join(
+        [
+            *([f"{len(added)} new document(s)"] if added else []),
+            *([f"edited: {', '.join(edited)}"] if edited else []),
+        ]
+    )
     return Decision(
-        "update", f"{len(added)} new document(s)", new_ids=added, previous=previous, previous_run=previous_run
+        "update", reason, new_ids=added + edited, previous=previous, previous_run=previous_run, edited=edited
     )
 
 

@@ -21,8 +21,9 @@ from pydantic import ValidationError
 from veille.roles.planner import Plan, PlannerInput
 from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome
+from veille.steps.plan_stable import Previous
 
-__all__ = ["crowded_out", "planner_basis", "reusable_plan"]
+__all__ = ["crowded_out", "planner_basis", "previous_settled", "reusable_plan"]
 
 
 def planner_basis(data: PlannerInput, model_key: str) -> str:
@@ -75,3 +76,21 @@ def crowded_out(outcome: PlanOutcome, changes: Changes | None) -> list[str]:
     """New documents a reused plan left out for lack of room (reason ``cap``): then re-plan."""
     new = set(changes.new) if changes is not None else set()
     return [e.id for e in outcome.plan.exclusions if e.reason == "cap" and e.id in new]
+
+
+def previous_settled(changes: Changes | None) -> Previous | None:
+    """The plan the previous completed run settled and read (its plan.json), which tonight's keeps
+    stable (veille.steps.plan_stable); None when it cannot be read."""
+    previous = changes.previous if changes is not None else None
+    if previous is None or previous.plan is None:
+        return None
+    raw = previous.plan
+    try:
+        plan = Plan.model_validate({k: raw.get(k) or [] for k in ("sub_tasks", "excluded", "exclusions")})
+    except ValidationError:
+        return None
+    if not plan.sub_tasks:
+        return None
+    axes = (raw.get("reading") or {}).get("sub_task_axes") or {}
+    clean = {str(k): str(v) for k, v in axes.items()} if isinstance(axes, Mapping) else {}
+    return Previous(plan.sub_tasks, clean, plan.exclusions)

@@ -15,8 +15,10 @@ from veille.roles.planner import Plan, PlannerInput
 from veille.steps.catalogue import LeftOut, PlannerCatalogue
 from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
-from veille.steps.plan_reuse import crowded_out, planner_basis, reusable_plan
+from veille.steps.plan_reading import reading_forecast
+from veille.steps.plan_reuse import planner_basis, previous_settled, reusable_plan
 from veille.steps.plan_settle import settle_plan
+from veille.steps.plan_stable import Previous, stable_alerts, stable_plan
 from veille.steps.request_read import document_texts
 from veille.steps.screen import flagged_documents
 from veille.steps.text_relevance import TextRelevance
@@ -122,21 +124,46 @@ def plan_catalogue(
         "text": text,
     }
     outcome = planning(*args, **common, previous=previous, reused_note=note)
-    crowded = crowded_out(outcome, changes) if previous is not None else []
-    if not crowded:
-        return _settled(outcome, shown, reuse)
-    # The reused plan has no room for tonight's material (caps): the planner chooses again what
-    # to read, rather than the watch ignoring what is new.
-    replanned = planning(*args, **common)
-    abandoned = alert(
-        "plan",
-        "plan.reuse_abandoned",
-        "plan du dossier précédent non repris : pas de place dans ses sous-tâches (plafonds) pour "
-        f"{len(crowded)} document(s) nouveau(x) ({', '.join(crowded)}) ; le planificateur est interrogé",
-        severity="info",
+    settled = _settled(outcome, shown, reuse)
+    last = previous_settled(changes) if previous is not None else None
+    if last is None or changes is None:
+        return settled
+    # A reused plan keeps last night's settled sub-tasks: a new document goes to its axis's
+    # sub-task, or to one more when they are full, and moves no other (veille.steps.plan_stable).
+    # No re-plan: code already splits an axis whose sub-tasks are full, so asking the planner
+    # again would only move every branch (and make a new document cost a full night).
+    return _stable(settled, last, changes, shown, reuse)
+
+
+def _stable(
+    settled: PlanOutcome, last: Previous, changes: Changes, shown: PlannerCatalogue, reuse: Reuse
+) -> PlanOutcome:
+    data = shown.data
+    plan, unplaced = stable_plan(
+        last,
+        settled.plan,
+        [e.id for e in data.catalogue],
+        changes.touched,
+        max_subtasks=data.max_subtasks,
+        max_docs=data.max_docs,
     )
-    replanned = replanned.model_copy(update={"alerts": [*replanned.alerts, abandoned]})
-    return _settled(replanned, shown, reuse)
+    budget = reuse.settings.analyst_token_budget
+    if budget is not None and plan.reading:
+        bodies = data.texts or document_texts(reuse.settings.database, [e.id for e in data.catalogue])
+        plan = plan.model_copy(update={"reading": {**plan.reading, **reading_forecast(plan, bodies, budget)}})
+    plan, alerts = stable_alerts(plan, settled.alerts)
+    crowded = [i for i in unplaced if i in set(changes.new)]
+    if crowded:
+        alerts.append(
+            alert(
+                "plan",
+                "plan.new_crowded_out",
+                f"{len(crowded)} document(s) nouveau(x) non lu(s) : toutes les sous-tâches du plan repris "
+                f"sont pleines ({', '.join(crowded)}) ; relever max_subtasks ou max_docs pour les lire",
+                severity="error",
+            )
+        )
+    return settled.model_copy(update={"plan": plan, "alerts": alerts})
 
 
 def _settled(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> PlanOutcome:

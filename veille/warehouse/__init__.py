@@ -11,8 +11,11 @@
 The warehouse reads the call journal's records (:mod:`veille.journal`), never the model layer.
 """
 
-# Schema version 8 registers itself after the migrations of veille.warehouse.schema.
-from veille.warehouse import reading_columns  # noqa: F401
+# Schema versions 9 and 10 register themselves after the migrations of veille.warehouse.schema.
+from veille.warehouse import (
+    grade_columns,  # noqa: F401  # version 10 (it imports version 9 first)
+    reading_columns,  # noqa: F401
+)
 from veille.warehouse.commit import (
     RecordResult,
     committed_files,

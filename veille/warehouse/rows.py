@@ -198,6 +198,7 @@ def _grade_rows(run_dir: Path, run_id: str) -> list[Row]:
                 "score": float(score) if score is not None else None,
                 "model": raw.get("model"),
                 "details_json": json.dumps(raw.get("details") or {}, ensure_ascii=False, sort_keys=True),
+                "carried_over": bool(raw.get("carried_over")),  # v10 (veille.graders.parts)
             }
         )
     return rows

@@ -36,7 +36,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -196,6 +196,7 @@ TABLES: dict[str, pa.Schema] = {
             _f("score", pa.float64()),
             _f("model", pa.string()),
             _f("details_json", pa.string()),
+            _f("carried_over", pa.bool_()),  # v10: a score carried over from an earlier night
         ],
     ),
     "reports": _schema(

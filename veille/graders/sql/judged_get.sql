@@ -1,0 +1,1 @@
+SELECT key, score, details, run_id FROM judged WHERE key IN ({marks})
