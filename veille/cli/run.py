@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from veille.store.ingest import IngestReport
     from veille.store.readers import Catalogue
 
-__all__ = ["print_ingest_summary", "quiet_corpus_tracebacks", "register"]
+__all__ = ["print_ingest_summary", "quiet_corpus_tracebacks", "register", "request_setting"]
 
 T = TypeVar("T")
 
@@ -30,13 +30,21 @@ CorpusOption = Annotated[
     Path | None,
     typer.Option(
         "--corpus",
-        help="Corpus folder (request.md, docs/ with Markdown, text, HTML, PDF, DOCX files). "
-        "Default: the bundled corpus.",
+        help="Corpus folder: a request (request.md or demande.md) and the documents (Markdown, text, "
+        "HTML, PDF, DOCX) in docs/ or at its root. Default: the bundled corpus.",
     ),
 ]
 StrictOption = Annotated[
     bool,
     typer.Option("--strict", help="Fail the run on the first invalid document instead of skipping it."),
+]
+RequestOption = Annotated[
+    str | None,
+    typer.Option(
+        "--request",
+        help="The request: a file (any name, front matter optional) or its text in quotes. "
+        "Default: request.md or demande.md in the corpus folder.",
+    ),
 ]
 WarehouseOption = Annotated[
     Path | None,
@@ -149,6 +157,13 @@ def print_ingest_summary(
         out.print(listing.text, markup=False, highlight=False, soft_wrap=True)
 
 
+def request_setting(value: str | None) -> str | None:
+    """``--request``'s value as the settings keep it: a file as an absolute path, a text as written."""
+    from veille.corpus.layout import given_request
+
+    return None if value is None else str(_guarded(lambda: given_request(value)))
+
+
 def _run_ingest_flow(settings: Settings) -> IngestReport:
     from veille.flows.ingest import ingest_flow
 
@@ -158,6 +173,7 @@ def _run_ingest_flow(settings: Settings) -> IngestReport:
 
 def run(
     corpus: CorpusOption = None,
+    request: RequestOption = None,
     strict: StrictOption = False,
     warehouse: WarehouseOption = None,
     backend: Annotated[
@@ -206,6 +222,7 @@ def run(
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
             web=web,
+            request=request_setting(request),
         )
     )
     from veille.warehouse.place import UnusableWarehouseError, check_warehouse
@@ -237,6 +254,7 @@ def run(
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
             web=web,
+            request=settings.request,
             return_state=True,
         )
     result = state.result(raise_on_failure=False)
@@ -257,13 +275,19 @@ def run(
 
 
 def ingest(
-    corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None
+    corpus: CorpusOption = None,
+    request: RequestOption = None,
+    strict: StrictOption = False,
+    warehouse: WarehouseOption = None,
 ) -> None:
     """Ingest the corpus into DuckDB (incremental, one transaction), without Prefect orchestration."""
     from veille.settings import Settings
     from veille.store.ingest import ingest_corpus
 
-    settings = _guarded(lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse))
+    given = request_setting(request)
+    settings = _guarded(
+        lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse, request=given)
+    )
     report = _environment_guarded(
         lambda: ingest_corpus(
             settings.corpus_dir,
@@ -271,6 +295,7 @@ def ingest(
             strict=settings.strict,
             max_doc_bytes=settings.max_doc_bytes,
             file_clock=settings.date_from_file_clock,
+            request=settings.request,
         ),
         settings.database,
     )
