@@ -138,7 +138,12 @@ def _check_documents(found: FolderCheck, strict: bool, max_doc_bytes: int) -> No
         return
     for a in alerts:
         if a.code == "ingest.ignored_files":
-            found.add("warning", place.folder, a.message.split(": ", 1)[-1], "convert them to a format read")
+            found.add(
+                "warning",
+                place.folder,
+                a.message.split(": ", 1)[-1],
+                "convert them to a format read, or leave them",
+            )
     for exc in refused:
         found.add_corpus_error("error" if strict else "warning", exc)
     where = "docs/" if not place.at_root else "the folder's root"
