@@ -400,7 +400,7 @@ def test_no_docs_folder_and_nothing_at_the_root(tmp_path: Path, db: Path) -> Non
     (corpus / "request.md").write_text("---\ntitle: T\n---\n\nX.\n", encoding="utf-8")
     (corpus / "README.md").write_text("# Ce dossier\n\nNotes.\n", encoding="utf-8")
     with pytest.raises(
-        CorpusError, match="no document found; expected .* under docs/ or, without one there, at"
+        CorpusError, match=r"no document found; expected .* under docs/ or, without one there, at"
     ):
         ingest_corpus(corpus, db)
     assert not db.exists()

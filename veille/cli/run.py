@@ -254,7 +254,7 @@ def run(
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
             web=web,
-            request=settings.request,
+            request_source=settings.request,
             return_state=True,
         )
     result = state.result(raise_on_failure=False)

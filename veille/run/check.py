@@ -144,8 +144,8 @@ def _check_documents(found: FolderCheck, strict: bool, max_doc_bytes: int) -> No
                 a.message.split(": ", 1)[-1],
                 "convert them to a format read, or leave them",
             )
-    for exc in refused:
-        found.add_corpus_error("error" if strict else "warning", exc)
+    for link in refused:
+        found.add_corpus_error("error" if strict else "warning", link)
     where = "docs/" if not place.at_root else "the folder's root"
     found.notes.append(f"documents read in {where}: {len(names)} file(s)")
     if not place.at_root:
