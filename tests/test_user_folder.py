@@ -287,3 +287,32 @@ def test_a_new_users_folder_through_init_check_and_run(app: typer.Typer, tmp_pat
     assert plan["request"]["options"] == ["Kestrel", "Tamaris", "Orvet"]
     report = (run_dir / "report.md").read_text(encoding="utf-8")
     assert "Kestrel" in report and "demande.md" not in report
+
+
+def test_a_warehouse_inside_the_folder_is_never_read_as_documents(tmp_path: Path) -> None:
+    from veille.store.ingest import ingest_corpus
+    from veille.store.readers import read_catalogue
+
+    folder = tmp_path / "dossier"
+    folder.mkdir()
+    (folder / "demande.md").write_text(PLAIN_DEMANDE, encoding="utf-8")
+    shutil.copy(MINI_DOCS / "doc-01.md", folder / "note.md")
+    report = folder / "entrepot" / "runs" / "r1" / "report.md"
+    report.parent.mkdir(parents=True)
+    report.write_text("# Dossier d'hier\n\nKestrel 9 999 tokens/s.\n", encoding="utf-8")
+    database = folder / "entrepot" / "veille.duckdb"
+    ingested = ingest_corpus(folder, database)
+    assert ingested.documents == 1 and not ingested.alerts
+    assert [e.id for e in read_catalogue(database).entries] == ["doc-01"]
+
+
+def test_check_warns_that_collected_pages_would_hide_the_roots_files(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    folder = users_folder(app, tmp_path / "ma-veille")
+    (folder / "sources.toml").write_text(
+        '[[source]]\nname = "s"\nurl = "https://example.org/feed"\n', encoding="utf-8"
+    )
+    code, out = invoke(app, "check", "--corpus", str(folder), "--warehouse", str(tmp_path / "w"))
+    assert code == 0, out
+    assert "collected pages are written in docs/" in out and "fix: move your documents into docs/" in out

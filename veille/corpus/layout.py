@@ -8,11 +8,13 @@ sit in ``docs/`` or at the folder's root. One rule, whatever the folder holds:
   files are an error (which one is meant is not guessed);
 - the documents are under ``docs/`` when it holds at least one document file, else at the folder's
   root, sub-folders included, minus what the corpus format itself uses there: the request files,
-  ``reference/``, ``docs/``, the corpus's TOML files and a ``README`` (the folder's own description).
+  ``reference/``, ``docs/``, the corpus's TOML files, a ``README`` (the folder's own description) and
+  the warehouse when it lies inside the folder (its reports are not documents).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -103,8 +105,11 @@ class DocumentsPlace:
         return self.prefix == ""
 
 
-def _left_out_at_root(corpus_dir: Path) -> frozenset[str]:
+def _left_out_at_root(corpus_dir: Path, warehouse: Path | None = None) -> frozenset[str]:
     names = set(_FORMAT_FILES | _FORMAT_FOLDERS)
+    if warehouse is not None:  # a warehouse inside the folder: its reports are not documents
+        with contextlib.suppress(ValueError, IndexError):  # outside the folder: nothing to leave out
+            names.add(warehouse.resolve().relative_to(corpus_dir.resolve()).parts[0])
     try:
         for entry in os.scandir(corpus_dir):
             lowered = entry.name.lower()
@@ -134,12 +139,13 @@ def _holds_a_document(folder: Path) -> bool:
     return False
 
 
-def documents_place(corpus_dir: Path) -> DocumentsPlace:
-    """``docs/`` when it holds a document file, else the folder's root (see the module's docstring)."""
+def documents_place(corpus_dir: Path, warehouse: Path | None = None) -> DocumentsPlace:
+    """``docs/`` when it holds a document file, else the folder's root (see the module's docstring);
+    ``warehouse``: the run's warehouse folder, left out when it lies inside the corpus folder."""
     docs = corpus_dir / DOCS_DIRNAME
     if docs.is_dir() and _holds_a_document(docs):
         return DocumentsPlace(corpus_dir, docs, DOCS_DIRNAME + "/", frozenset())
-    return DocumentsPlace(corpus_dir, corpus_dir, "", _left_out_at_root(corpus_dir))
+    return DocumentsPlace(corpus_dir, corpus_dir, "", _left_out_at_root(corpus_dir, warehouse))
 
 
 def root_documents(corpus_dir: Path) -> Iterator[str]:

@@ -78,7 +78,7 @@ def check_folder(
         found.add("error", exc.path, exc.problem, "give an existing folder: veille init DIR creates one")
         return found
     _check_request(found, request)
-    _check_documents(found, strict, max_doc_bytes)
+    _check_documents(found, strict, max_doc_bytes, warehouse_dir)
     _check_reference(found, strict)
     _check_delivery(found, os.environ if environ is None else environ)
     _check_sources(found)
@@ -122,9 +122,9 @@ def _check_request(found: FolderCheck, given: str | None) -> None:
         )
 
 
-def _check_documents(found: FolderCheck, strict: bool, max_doc_bytes: int) -> None:
+def _check_documents(found: FolderCheck, strict: bool, max_doc_bytes: int, warehouse: Path | None) -> None:
     corpus_dir = found.corpus_dir
-    place = documents_place(corpus_dir)
+    place = documents_place(corpus_dir, warehouse)
     root = os.path.realpath(corpus_dir)
     if escapes(place.folder, root):
         found.add("error", place.folder, "docs/ leads outside the corpus folder", "make docs/ a real folder")
@@ -159,6 +159,14 @@ def _check_documents(found: FolderCheck, strict: bool, max_doc_bytes: int) -> No
                 "the documents",
                 "move them into docs/",
             )
+    if place.at_root and (corpus_dir / "sources.toml").exists():
+        found.add(
+            "warning",
+            corpus_dir / "sources.toml",
+            "collected pages are written in docs/; once docs/ holds a document, the files at the "
+            "folder's root are no longer read",
+            "move your documents into docs/",
+        )
     if not names:
         found.add(
             "error",

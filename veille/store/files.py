@@ -110,9 +110,11 @@ def check_corpus(
     alerts: list[Alert],
     refused: list[CorpusError] | None = None,
     request: str | None = None,
+    warehouse: Path | None = None,
 ) -> tuple[list[str], Reference | None, DocumentsPlace]:
     """Corpus-level checks, before the database is opened: a missing request or documents folder is never
-    a per-document skip. ``request``: the one given (a file or its text), else the file at the root.
+    a per-document skip. ``request``: the one given (a file or its text), else the file at the root;
+    ``warehouse``: never read as documents.
     Returns the document file names (relative to the place's folder), the reference (None if absent or
     invalid) and where the documents are; links leaving the corpus are appended to ``refused`` (the ingestion
     counts them as invalid files)."""
@@ -128,7 +130,7 @@ def check_corpus(
                 subject=source.name,
             )
         )
-    place = documents_place(corpus_dir)
+    place = documents_place(corpus_dir, warehouse)
     root = os.path.realpath(corpus_dir)
     if escapes(place.folder, root):
         raise CorpusError(

@@ -320,7 +320,7 @@ def _ingest_corpus(
     corpus_dir, db_path = Path(corpus_dir), Path(db_path)
     alerts: list[Alert] = []
     refused: list[CorpusError] = []  # links leaving the corpus: invalid files (strict mode fails on them)
-    names, reference, place = check_corpus(corpus_dir, strict, alerts, refused, request)
+    names, reference, place = check_corpus(corpus_dir, strict, alerts, refused, request, db_path.parent)
 
     db_path.parent.mkdir(parents=True, exist_ok=True)
     if (aside := set_aside_unreadable(db_path)) is not None:  # a cache of the corpus files: rebuilt
