@@ -316,3 +316,17 @@ def test_check_warns_that_collected_pages_would_hide_the_roots_files(
     code, out = invoke(app, "check", "--corpus", str(folder), "--warehouse", str(tmp_path / "w"))
     assert code == 0, out
     assert "collected pages are written in docs/" in out and "fix: move your documents into docs/" in out
+
+
+@pytest.mark.parametrize("where", ["brief.md", "notes/brief.txt", "docs/brief.md"])
+def test_a_request_file_given_inside_the_folder_is_not_a_document(tmp_path: Path, where: str) -> None:
+    from veille.store.ingest import ingest_corpus
+
+    folder = tmp_path / "dossier"
+    (folder / "docs").mkdir(parents=True)
+    shutil.copy(MINI_DOCS / "doc-01.md", folder / ("docs" if where.startswith("docs/") else "") / "note.md")
+    brief = folder / where
+    brief.parent.mkdir(parents=True, exist_ok=True)
+    brief.write_text(PLAIN_DEMANDE, encoding="utf-8")
+    ingested = ingest_corpus(folder, tmp_path / "w" / "veille.duckdb", request=str(brief))
+    assert ingested.documents == 1, ingested.alerts

@@ -139,13 +139,24 @@ def _holds_a_document(folder: Path) -> bool:
     return False
 
 
-def documents_place(corpus_dir: Path, warehouse: Path | None = None) -> DocumentsPlace:
+def documents_place(
+    corpus_dir: Path, warehouse: Path | None = None, request: Path | None = None
+) -> DocumentsPlace:
     """``docs/`` when it holds a document file, else the folder's root (see the module's docstring);
-    ``warehouse``: the run's warehouse folder, left out when it lies inside the corpus folder."""
+    ``warehouse``: the run's warehouse folder, left out when it lies inside the corpus folder;
+    ``request``: a request file given (``--request``), never a document wherever it lies."""
     docs = corpus_dir / DOCS_DIRNAME
     if docs.is_dir() and _holds_a_document(docs):
-        return DocumentsPlace(corpus_dir, docs, DOCS_DIRNAME + "/", frozenset())
-    return DocumentsPlace(corpus_dir, corpus_dir, "", _left_out_at_root(corpus_dir, warehouse))
+        place = DocumentsPlace(corpus_dir, docs, DOCS_DIRNAME + "/", frozenset())
+    else:
+        place = DocumentsPlace(corpus_dir, corpus_dir, "", _left_out_at_root(corpus_dir, warehouse))
+    if request is None:
+        return place
+    try:
+        inside = request.resolve().relative_to(place.folder.resolve()).as_posix()
+    except ValueError:  # elsewhere: nothing to leave out
+        return place
+    return DocumentsPlace(corpus_dir, place.folder, place.prefix, place.left_out | {inside})
 
 
 def root_documents(corpus_dir: Path) -> Iterator[str]:

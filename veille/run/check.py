@@ -124,7 +124,8 @@ def _check_request(found: FolderCheck, given: str | None) -> None:
 
 def _check_documents(found: FolderCheck, strict: bool, max_doc_bytes: int, warehouse: Path | None) -> None:
     corpus_dir = found.corpus_dir
-    place = documents_place(corpus_dir, warehouse)
+    given = found.request_source if found.request_source and found.request_source.is_file() else None
+    place = documents_place(corpus_dir, warehouse, given)
     root = os.path.realpath(corpus_dir)
     if escapes(place.folder, root):
         found.add("error", place.folder, "docs/ leads outside the corpus folder", "make docs/ a real folder")

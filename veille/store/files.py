@@ -41,15 +41,15 @@ def _outside_link(docs_dir: Path, name: str, root: str) -> CorpusError:
 
 
 def _walk(docs_dir: Path, left_out: frozenset[str] = frozenset()) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """(path relative to ``docs_dir``, entry) of every file below it, hidden folders and the top-level
-    names ``left_out`` skipped; links to folders are not followed (no cycles), links to files are yielded."""
+    """(path relative to ``docs_dir``, entry) of every file below it, hidden folders and the relative
+    paths ``left_out`` skipped; links to folders are not followed (no cycles), links to files are yielded."""
     stack = [("", str(docs_dir))]
     while stack:
         prefix, folder = stack.pop()
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
         for entry in entries:
-            if skipped_silently(entry.name) or (not prefix and entry.name in left_out):
+            if skipped_silently(entry.name) or prefix + entry.name in left_out:
                 continue
             rel = prefix + entry.name
             if entry.is_dir(follow_symlinks=False):
@@ -130,7 +130,7 @@ def check_corpus(
                 subject=source.name,
             )
         )
-    place = documents_place(corpus_dir, warehouse)
+    place = documents_place(corpus_dir, warehouse, source if source.is_file() else None)
     root = os.path.realpath(corpus_dir)
     if escapes(place.folder, root):
         raise CorpusError(
