@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -330,3 +331,28 @@ def test_a_request_file_given_inside_the_folder_is_not_a_document(tmp_path: Path
     brief.write_text(PLAIN_DEMANDE, encoding="utf-8")
     ingested = ingest_corpus(folder, tmp_path / "w" / "veille.duckdb", request=str(brief))
     assert ingested.documents == 1, ingested.alerts
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (
+            lambda f: (f / "note.md").write_text("# Note\n\nKestrel.\n", encoding="utf-8"),
+            "request file not found",
+        ),
+        (lambda f: (f / "demande.md").write_text(PLAIN_DEMANDE, encoding="utf-8"), "no document found"),
+    ],
+)
+def test_run_refuses_a_folder_that_cannot_run_before_any_night(
+    app: typer.Typer, tmp_path: Path, make: Callable[[Path], object], said: str
+) -> None:
+    folder = tmp_path / "dossier"
+    (folder / "docs").mkdir(parents=True)
+    (folder / "README.md").write_text("# Ce dossier\n", encoding="utf-8")  # never a document
+    make(folder)
+    warehouse = tmp_path / "entrepot"
+    code, out = invoke(
+        app, "run", "--corpus", str(folder), "--warehouse", str(warehouse), "--backend", "offline"
+    )
+    assert code == 2 and said in out and "No night recorded" in out and "veille check" in out, out
+    assert not warehouse.exists()  # refused before the warehouse, a server or a flow run

@@ -171,6 +171,23 @@ def _run_ingest_flow(settings: Settings) -> IngestReport:
         return ingest_flow(settings=settings)
 
 
+def _runnable(settings: Settings) -> None:
+    """A folder that cannot run (no request, no document) stops here: one line, no night recorded."""
+    from veille.corpus.errors import CorpusError
+    from veille.store.files import check_runnable
+
+    try:
+        check_runnable(settings.corpus_dir, settings.request, settings.warehouse_dir)
+    except CorpusError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        typer.echo(
+            f"No night recorded. `veille check --corpus {settings.corpus_dir}` lists every problem of the "
+            "folder at once, each with its fix.",
+            err=True,
+        )
+        raise typer.Exit(2) from None
+
+
 def run(
     corpus: CorpusOption = None,
     request: RequestOption = None,
@@ -225,6 +242,7 @@ def run(
             request=request_setting(request),
         )
     )
+    _runnable(settings)
     from veille.warehouse.place import UnusableWarehouseError, check_warehouse
 
     try:  # before any server or flow starts: a bad path is one line, not a failed flow's traceback

@@ -21,7 +21,7 @@ from veille.corpus.layout import DOCS_DIRNAME, DocumentsPlace, documents_place, 
 from veille.corpus.reference import Reference, load_reference
 from veille.corpus.request import read_request_source
 
-__all__ = ["check_corpus", "escapes", "list_document_files"]
+__all__ = ["check_corpus", "check_runnable", "escapes", "list_document_files"]
 
 
 def escapes(path: str | Path, root: str) -> bool:
@@ -141,14 +141,30 @@ def check_corpus(
         )
     names = list_document_files(place, root, alerts, refused)
     if not names:
-        raise CorpusError(
-            place.folder if not place.at_root else corpus_dir / DOCS_DIRNAME,
-            None,
-            f"at least one document file under docs/ or, without one there, at the folder's root "
-            f"({', '.join(sorted(FORMATS))})",
-            "no document found",
-        )
+        raise _no_document(place)
     return names, _check_reference(corpus_dir, strict, alerts), place
+
+
+def check_runnable(corpus_dir: Path, request: str | None = None, warehouse: Path | None = None) -> None:
+    """The corpus-level errors of :func:`check_corpus` — the request, no document file — cheaply (the
+    walk stops at the first document): ``veille run`` calls it before any flow run, so a folder that
+    cannot run is one line, not a failed night (``veille check`` lists every problem)."""
+    _, _, source = read_request_source(corpus_dir, request)
+    place = documents_place(corpus_dir, warehouse, source if source.is_file() else None)
+    if escapes(place.folder, os.path.realpath(corpus_dir)):
+        return  # check_corpus says why, in the run
+    if not any(detect_format(rel) is not None for rel, _ in _walk(place.folder, place.left_out)):
+        raise _no_document(place)
+
+
+def _no_document(place: DocumentsPlace) -> CorpusError:
+    return CorpusError(
+        place.folder if not place.at_root else place.corpus / DOCS_DIRNAME,
+        None,
+        f"at least one document file under docs/ or, without one there, at the folder's root "
+        f"({', '.join(sorted(FORMATS))})",
+        "no document found",
+    )
 
 
 def _check_reference(corpus_dir: Path, strict: bool, alerts: list[Alert]) -> Reference | None:
