@@ -49,29 +49,41 @@ test-process: $(STAMP)
 	$(BIN)/pytest -q -n 2 -m process $(PYTEST_ARGS)
 
 # --- Operating with Prefect (docs/operations.md) -----------------------------------------
-# A local server on loopback (UI on http://127.0.0.1:4200), the nightly deployment, a worker.
+# This checkout's server on loopback (UI on http://127.0.0.1:4200), the nightly deployment, a worker.
 PREFECT_HOST ?= 127.0.0.1
 PREFECT_PORT ?= 4200
 PREFECT_API_URL ?= http://$(PREFECT_HOST):$(PREFECT_PORT)/api
 POOL ?= veille-process
 
+# deploy and worker refuse a server of another checkout on that port (`veille server --check`:
+# one checkout, one server), unless PREFECT_API_URL was given (environment or command line).
+ifeq ($(origin PREFECT_API_URL),file)
+CHECK_SERVER := PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/veille server --check
+else
+CHECK_SERVER := true
+endif
+
 .PHONY: server deploy worker
 
-# --port alone would leave the UI calling the API on 4200: give it the URL explicitly.
+# `veille server`: `prefect server start` with its database in this checkout's and venv's folder of
+# PREFECT_HOME (veille.ops.checkout), PREFECT_UI_URL and PREFECT_UI_API_URL set (--port alone would
+# leave the UI calling the API on 4200), refusing a port another checkout's server holds.
 server: $(STAMP)
-	PREFECT_SERVER_API_HOST=$(PREFECT_HOST) PREFECT_SERVER_API_PORT=$(PREFECT_PORT) \
-	PREFECT_UI_API_URL=$(PREFECT_API_URL) \
-	$(BIN)/prefect server start --host $(PREFECT_HOST) --port $(PREFECT_PORT) --analytics-off
+	$(BIN)/veille server --host $(PREFECT_HOST) --port $(PREFECT_PORT)
 
 # Creates the process work pool and the model-call concurrency limit if missing, and per watch
-# (deployment of prefect.yaml whose corpus has a delivery.toml) an automation notifying its channels
-# of a failed night; then deploys every deployment of prefect.yaml (run from the repository root).
+# (deployment of prefect.yaml whose corpus's delivery.toml names [operators]) an automation
+# notifying its operators of a failed night; then deploys every deployment of prefect.yaml (run from
+# the repository root).
 deploy: $(STAMP)
+	$(CHECK_SERVER)
 	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/veille setup --pool $(POOL) --deployments prefect.yaml
 	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/prefect --no-prompt deploy --all --pool $(POOL)
 
 worker: $(STAMP)
-	PREFECT_API_URL=$(PREFECT_API_URL) $(BIN)/prefect worker start --pool $(POOL) --type process
+	$(CHECK_SERVER)
+	PREFECT_API_URL=$(PREFECT_API_URL) PREFECT_UI_URL=$${PREFECT_UI_URL:-http://$(PREFECT_HOST):$(PREFECT_PORT)} \
+	$(BIN)/prefect worker start --pool $(POOL) --type process
 
 # Deletes persisted Prefect task results and cache records; ARGS=--responses also drops the
 # model response cache, ARGS=--dry-run only lists.

@@ -13,18 +13,21 @@ Token counts are estimated from text length (:func:`veille.tokens.estimate_token
 from __future__ import annotations
 
 import inspect
+import os
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel
 
-from veille.models.base import ModelDefaults, ModelRequest, RawResponse, Usage
+from veille.models.base import Model, ModelDefaults, ModelRequest, RawResponse, Usage
 from veille.models.grounding import GOOGLE_SEARCH
+from veille.providers import Provider, registered
 from veille.tokens import estimate_tokens
 
-__all__ = ["ScriptExhaustedError", "ScriptedItem", "ScriptedModel"]
+__all__ = ["ScriptExhaustedError", "ScriptedItem", "ScriptedModel", "as_provider", "night_on"]
 
 ScriptedItem = str | BaseModel | RawResponse | Exception
 ScriptFunction = Callable[[ModelRequest], ScriptedItem | Awaitable[ScriptedItem]]
@@ -117,3 +120,36 @@ class ScriptedModel(ModelDefaults):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+
+
+@contextmanager
+def as_provider(model: Model) -> Iterator[str]:
+    """``model`` registered as a provider named after it (``veille.providers.registered``) for the
+    block; yields the name, which settings then select (``backend`` or ``roles.<role>.provider``).
+    Its factory is the object itself: a run on it cannot be rebuilt in another process."""
+    entry = Provider(
+        model.name,
+        lambda _settings: model,
+        f"test double {type(model).__name__}",
+        version=lambda _settings: model.version,
+        free=model.free,
+    )
+    with registered(entry) as name:
+        yield name
+
+
+@contextmanager
+def night_on(model: Model) -> Iterator[Model]:
+    """Flows run in this block have ``model`` as their backend: registered as a provider
+    (:func:`as_provider`) and named by ``VEILLE_BACKEND``, as a user names one. Both are undone on
+    exit."""
+    before = os.environ.get("VEILLE_BACKEND")
+    with as_provider(model) as name:
+        os.environ["VEILLE_BACKEND"] = name
+        try:
+            yield model
+        finally:
+            if before is None:
+                os.environ.pop("VEILLE_BACKEND", None)
+            else:
+                os.environ["VEILLE_BACKEND"] = before

@@ -1,5 +1,6 @@
 """`veille setup` makes a failed night loud: per watch of prefect.yaml, an automation on Failed and
-Crashed flow runs of its deployment that notifies its delivery channels (test Prefect API)."""
+Crashed flow runs of its deployment that notifies its operators — never its readers (test Prefect
+API; the message itself, sent by a real server, is tests/test_operator_server.py's)."""
 
 from __future__ import annotations
 
@@ -31,16 +32,22 @@ deployments:
   - name: veille-sans-destinataire
     entrypoint: flows.veille:veille_flow
     parameters: {corpus: vide}
+  - name: veille-lecteurs-seuls
+    entrypoint: flows.veille:veille_flow
+    parameters: {corpus: lecteurs}
 """
+# Every watch has readers (a chat channel); the operators are a channel of their own.
+READERS = '[[chat]]\nname = "lecteurs"\nurl_env = "VEILLE_CHAT_READERS"\n'
 
 
 def _checkout(tmp_path: Path) -> Path:
     for name, channel in (("infra", "INFRA"), ("securite", "SECU")):
         corpus = write_corpus(tmp_path / name)
         (corpus / "delivery.toml").write_text(
-            f'[[chat]]\nname = "{name}"\nurl_env = "VEILLE_CHAT_{channel}"\n'
+            f'{READERS}\n[operators]\n[[operators.chat]]\nname = "{name}"\nurl_env = "VEILLE_CHAT_{channel}"\n'
         )
     write_corpus(tmp_path / "vide")
+    (write_corpus(tmp_path / "lecteurs") / "delivery.toml").write_text(READERS)  # written before [operators]
     (tmp_path / "prefect.yaml").write_text(PREFECT_YAML, encoding="utf-8")
     return tmp_path / "prefect.yaml"
 
@@ -51,6 +58,7 @@ def test_watches_are_the_deployments_and_their_corpora(tmp_path: Path) -> None:
         ("veille-infra", tmp_path / "infra"),
         ("veille-securite", tmp_path / "securite"),
         ("veille-sans-destinataire", tmp_path / "vide"),
+        ("veille-lecteurs-seuls", tmp_path / "lecteurs"),
     ]
 
 
@@ -66,6 +74,15 @@ def test_setup_creates_one_automation_per_watch_idempotently(
     prefect_yaml = _checkout(tmp_path)
     monkeypatch.setenv("VEILLE_CHAT_INFRA", f"json://u:{CANARY}@127.0.0.1:{httpserver.port}/infra")
     monkeypatch.setenv("VEILLE_CHAT_SECU", f"json://127.0.0.1:{httpserver.port}/secu")
+    monkeypatch.setenv("VEILLE_CHAT_READERS", f"json://127.0.0.1:{httpserver.port}/lecteurs")
+    # An automation an older setup made for the readers-only watch: it would tell its readers.
+    from veille.ops.alerting import Channel, ensure_failure_automation
+
+    with get_client(sync_client=True) as client:
+        old = Channel(
+            "veille-veille-lecteurs-seuls-chat-lecteurs", f"json://127.0.0.1:{httpserver.port}/lecteurs"
+        )
+        ensure_failure_automation(client, "veille-lecteurs-seuls", [old])
     args = ["setup", "--deployments", str(prefect_yaml)]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
@@ -74,19 +91,25 @@ def test_setup_creates_one_automation_per_watch_idempotently(
     assert "automation 'veille: veille-infra en échec' (1 channel(s)): created" in first.output
     assert "automation 'veille: veille-infra en échec' (1 channel(s)): unchanged" in second.output
     assert "veille-sans-destinataire: no delivery.toml" in first.output
+    assert "veille-lecteurs-seuls: no [operators]" in first.output
+    assert "former automation, which notified the readers, is deleted" in first.output
     assert CANARY not in first.output + second.output
 
     with get_client(sync_client=True) as client:
         (infra,) = client.read_automations_by_name(automation_name("veille-infra"))
         assert len(client.read_automations_by_name(automation_name("veille-securite"))) == 1
+        assert not client.read_automations_by_name(automation_name("veille-lecteurs-seuls"))
+    # and the block that held the readers' webhook URL is gone with it.
+    with pytest.raises(ValueError, match="Unable to find block document"):
+        SlackWebhook.load("veille-veille-lecteurs-seuls-chat-lecteurs")
     assert infra.trigger.expect == set(FAILED_STATES)  # type: ignore[union-attr]
     assert infra.trigger.match_related.model_dump() == {  # type: ignore[union-attr]
         "prefect.resource.role": "deployment",
         "prefect.resource.name": "veille-infra",
     }
-    (action,) = infra.actions
+    (action,) = infra.actions  # the operators' channel only: not the readers' chat
     # The action's block is what the server calls: it reaches the channel of this watch only.
-    block = SlackWebhook.load("veille-veille-infra-chat-infra")
+    block = SlackWebhook.load("veille-veille-infra-operators-chat-infra")
     assert CANARY not in repr(block) and CANARY not in json.dumps(block.model_dump(mode="json"))
     httpserver.expect_oneshot_request("/infra", method="POST").respond_with_data("ok")
     block.notify("La veille « veille-infra » a échoué", subject=action.subject)  # type: ignore[union-attr]

@@ -137,3 +137,70 @@ def test_chat_text_keeps_model_text_as_text(text: str) -> None:
     line = " ".join(text.split()) or "x"
     body = chat_text(f"# T\n\n## Synthèse\n\n{line}\n", "Sujet", "https://x.example/r")
     assert body.startswith("Sujet\n") and body.endswith("Dossier : https://x.example/r")
+
+
+def test_operators_are_optional_and_checked_like_the_readers(tmp_path: Path) -> None:
+    # A delivery.toml written before [operators] stays valid: no operators, nobody told of a failure.
+    (tmp_path / "delivery.toml").write_text('[email]\nto = ["equipe@example.org"]\n')
+    loaded = load_delivery(tmp_path)
+    assert loaded is not None and loaded.operators is None
+    for body, field in (
+        ("[operators]\n", "operators"),  # nobody: refused rather than silently notifying no one
+        ('[operators]\nto = ["pas une adresse"]\n', "operators.to"),
+        (
+            f'[operators]\nto = ["a@example.org"]\nserver_env = "mailto://u:{CANARY}@h"\n',
+            "operators.server_env",
+        ),
+        (f'[[operators.chat]]\nname = "astreinte"\nurl_env = "json://{CANARY}@h"\n', "operators.chat"),
+    ):
+        (tmp_path / "delivery.toml").write_text(body)
+        with pytest.raises(DeliveryError) as caught:
+            load_delivery(tmp_path)
+        assert field in str(caught.value) and CANARY not in str(caught.value), str(caught.value)
+    (tmp_path / "delivery.toml").write_text(
+        '[operators]\nto = ["astreinte@example.org"]\n[[operators.chat]]\nname = "ops"\nurl_env = "VEILLE_OPS"\n'
+    )
+    operators = load_delivery(tmp_path).operators  # type: ignore[union-attr]
+    assert operators is not None and operators.to == ["astreinte@example.org"]
+    assert operators.server_env == "VEILLE_SMTP_URL" and [c.url_env for c in operators.chat] == ["VEILLE_OPS"]
+
+
+_NAMES = st.lists(st.sampled_from(["a", "b", "c", "d"]), unique=True, max_size=3)
+
+
+@given(readers=_NAMES, operators=_NAMES, to=st.booleans(), reader_mail=st.booleans())
+def test_a_failure_is_sent_to_operators_never_to_readers(
+    readers: list[str], operators: list[str], to: bool, reader_mail: bool
+) -> None:
+    """Whatever the channels, the failure automation's channels are the operators' ones only."""
+    from veille.ops.alerting import channel_urls
+
+    raw: dict[str, object] = {"chat": [{"name": n, "url_env": f"READER_{n.upper()}"} for n in readers]}
+    if reader_mail:
+        raw["email"] = {"to": ["lectrice@example.org"], "server_env": "READER_SMTP"}
+    if operators or to:
+        raw["operators"] = {
+            "to": ["astreinte@example.org"] if to else [],
+            "server_env": "OPS_SMTP",
+            "chat": [{"name": n, "url_env": f"OPS_{n.upper()}"} for n in operators],
+        }
+    variables = [f"READER_{n.upper()}" for n in readers] + [f"OPS_{n.upper()}" for n in operators]
+    environ = {v: f"json://127.0.0.1/{v}" for v in variables} | {
+        "READER_SMTP": "mailto://127.0.0.1/READER_SMTP",
+        "OPS_SMTP": "mailto://127.0.0.1/OPS_SMTP",
+    }
+    channels, missing = channel_urls("veille-x", _config(**raw), environ)
+    assert not missing
+    assert all("READER" not in c.url and "lectrice" not in c.url for c in channels)
+    assert len(channels) == len(operators) + int(to)
+    assert all(c.block_name.startswith("veille-veille-x-operators-") for c in channels)
+
+
+def test_operators_urls_are_masked_from_the_first_line(tmp_path: Path) -> None:
+    from veille.delivery.config import register_delivery_secrets
+    from veille.secrets import scrub_text
+
+    (tmp_path / "delivery.toml").write_text('[[operators.chat]]\nname = "ops"\nurl_env = "VEILLE_OPS"\n')
+    url = f"json://u:{CANARY}@127.0.0.1/ops"
+    assert register_delivery_secrets(tmp_path, {"VEILLE_OPS": url}) == 1
+    assert CANARY not in scrub_text(f"envoi vers {url} refusé")

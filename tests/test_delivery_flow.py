@@ -12,10 +12,9 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from testkit.flowkit import read_json, responder, write_corpus
-from testkit.scripted import ScriptedModel
+from testkit.scripted import ScriptedModel, night_on
 from tests.mailkit import free_port, smtp_server
 from veille.flows.veille import veille_flow
-from veille.tasks.clients import model_override
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -36,7 +35,7 @@ def _night(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **params: Any) -> tu
     (corpus / "delivery.toml").write_text(DELIVERY_TOML, encoding="utf-8")
     warehouse = tmp_path / "warehouse"
     monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
-    with model_override(ScriptedModel(function=responder())):
+    with night_on(ScriptedModel(function=responder())):
         state = veille_flow(corpus=str(corpus), return_state=True, **params)
     (run_dir,) = (warehouse / "runs").iterdir()
     return state, run_dir

@@ -10,14 +10,13 @@ from typing import Any
 import pytest
 
 from testkit.flowkit import AXES, PERFECT, dossier_from, read_json, responder, write_corpus
-from testkit.scripted import ScriptedModel
+from testkit.scripted import ScriptedModel, night_on
 from veille.citations import invalid_citations
 from veille.dossier import NEWS_SECTION
 from veille.flows.veille import veille_flow
 from veille.journal import read_journal
 from veille.roles.planner import Plan, SubTask
 from veille.steps.headings import axis_titles
-from veille.tasks.clients import model_override
 from veille.textstats import MODEL_SECTIONS, section_order, split_sections
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
@@ -37,7 +36,7 @@ def warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _run(model: ScriptedModel, corpus: Path, warehouse: Path, **params: Any) -> tuple[Any, Path]:
     """Run the flow with ``model`` as backend; return its final state and its (newest) run folder."""
-    with model_override(model):
+    with night_on(model):
         state = veille_flow(corpus=str(corpus), return_state=True, **params)
     run_dirs = sorted((warehouse / "runs").iterdir(), key=lambda p: p.stat().st_mtime_ns)
     return state, run_dirs[-1]

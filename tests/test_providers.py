@@ -136,3 +136,29 @@ def test_nothing_outside_the_registry_names_a_provider() -> None:
             ):
                 found.append(f"{rel}:{node.lineno} probes {node.args[1].value!r}")
     assert found == []
+
+
+def test_a_double_is_handed_in_as_a_registered_provider_selected_by_name(tmp_path: Path) -> None:
+    """The explicit way a test hands a model to a night: registered for a block, chosen by the
+    settings like any provider, gone after; a name already taken is refused (never shadowed)."""
+    from testkit.scripted import ScriptedModel, as_provider
+    from veille.providers import registered
+    from veille.tasks.clients import backend_label, model_key
+
+    model = ScriptedModel(function=lambda request: Answer(verdict="ok", score=1))
+    with as_provider(model) as name:
+        assert PROVIDERS[name].in_process and not PROVIDERS["offline"].in_process
+        settings = Settings(backend=name, warehouse_dir=tmp_path)
+        with build_client(settings, run_id="r") as client:
+            assert client.role_backend("critic") is model
+            assert client.call("critic", "S", "P", Answer).output.verdict == "ok"
+        assert backend_label(settings) == name and model_key(settings, "critic").startswith(f"{name}|")
+        with pytest.raises(ValueError, match="already registered"), registered(PROVIDERS[name]):
+            pass
+        assert name in PROVIDERS  # the refused registration removed nothing
+    assert name not in PROVIDERS and len(model.requests) == 1
+    with pytest.raises(ValueError, match="already registered"), registered(Provider("gemini", "x:y", "")):
+        pass
+    assert PROVIDERS["gemini"].factory == "veille.models.gemini:GeminiModel"
+    with pytest.raises(ValidationError):
+        Settings(backend=name)

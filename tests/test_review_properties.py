@@ -258,9 +258,8 @@ def test_any_schema_valid_answers_through_the_flow(
     scores: list[JudgeScore],
 ) -> None:
     from testkit.flowkit import read_json, responder, write_corpus
-    from testkit.scripted import ScriptedModel
+    from testkit.scripted import ScriptedModel, night_on
     from veille.flows.veille import veille_flow
-    from veille.tasks.clients import model_override
 
     root = tmp_path_factory.mktemp("prop")
     corpus = write_corpus(root / "corpus")
@@ -285,7 +284,7 @@ def test_any_schema_valid_answers_through_the_flow(
     warehouse = root / "warehouse"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
-        with model_override(model):
+        with night_on(model):
             state = veille_flow(corpus=str(corpus), max_rounds=3, return_state=True)
     assert state.is_completed(), state.message
     run_dir = next((warehouse / "runs").iterdir())

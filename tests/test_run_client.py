@@ -18,11 +18,11 @@ import pytest
 from pydantic import BaseModel
 
 from testkit.fake_gemini import FakeGemini, Reply
-from testkit.scripted import ScriptedModel
+from testkit.scripted import ScriptedModel, as_provider
 from veille.backends import build_client
 from veille.journal import read_journal
 from veille.settings import PROJECT_ROOT, Settings
-from veille.tasks.clients import RunClient, model_override, open_client
+from veille.tasks.clients import RunClient, open_client
 
 
 class Answer(BaseModel):
@@ -36,13 +36,15 @@ def test_a_live_client_is_never_pickled(tmp_path: Path) -> None:
 
 
 def test_the_handle_pickles_as_data_and_reaches_the_runs_live_client(tmp_path: Path) -> None:
-    settings = Settings(backend="offline", warehouse_dir=tmp_path)
     model = ScriptedModel(function=lambda request: Answer(verdict="ok"))  # a lambda: not picklable
-    with model_override(model), open_client(settings, "run-h", tmp_path / "calls.jsonl") as handle:
-        clone = pickle.loads(pickle.dumps(handle))
-        assert clone == handle and clone.client() is handle.client()
-        clone.client().call("critic", "S", "P", Answer)
-        assert [r.role for r in handle.journal.records()] == ["critic"]
+    with as_provider(model) as name:
+        settings = Settings(backend=name, warehouse_dir=tmp_path)
+        with open_client(settings, "run-h", tmp_path / "calls.jsonl") as handle:
+            clone = pickle.loads(pickle.dumps(handle))
+            assert clone == handle and clone.client() is handle.client()
+            clone.client().call("critic", "S", "P", Answer)
+            assert [r.role for r in handle.journal.records()] == ["critic"]
+            assert model.requests_for("critic")  # the registered object answered, nothing else
     # The run is over (or this is another process): an explicit model cannot be rebuilt.
     with pytest.raises(RuntimeError, match="explicit model object"):
         clone.client()

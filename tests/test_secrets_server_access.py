@@ -36,13 +36,54 @@ def _make_dry_run(target: str, *overrides: str) -> str:
 
 def test_make_server_binds_loopback_unless_told_otherwise() -> None:
     default = _make_dry_run("server")
-    assert "prefect server start --host 127.0.0.1 --port 4200" in default
-    assert "PREFECT_SERVER_API_HOST=127.0.0.1" in default
+    assert "veille server --host 127.0.0.1 --port 4200" in default
     assert "0.0.0.0" not in default
     exposed = _make_dry_run("server", "PREFECT_HOST=0.0.0.0", "PREFECT_PORT=4300")
-    assert "prefect server start --host 0.0.0.0 --port 4300" in exposed
-    # Workers and deployments talk to the loopback API by default.
-    assert "PREFECT_API_URL=http://127.0.0.1:4200/api" in _make_dry_run("worker")
+    assert "veille server --host 0.0.0.0 --port 4300" in exposed
+    # Workers and deployments talk to the loopback API by default, after checking it is this
+    # checkout's server (one checkout, one server).
+    worker = _make_dry_run("worker")
+    assert "PREFECT_API_URL=http://127.0.0.1:4200/api" in worker
+    assert "veille server --check" in worker
+
+
+def _exec_of_veille_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str) -> dict[str, Any]:
+    """What `veille server` would exec (the Prefect server command and its environment)."""
+    import typer
+
+    from veille.ops.server import free_port
+
+    execed: dict[str, Any] = {}
+
+    def fake_exec(path: str, argv: list[str], env: dict[str, str]) -> None:
+        execed.update(argv=list(argv), env=dict(env))
+
+    monkeypatch.setattr(os, "execve", fake_exec)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    for key in ("PREFECT_API_URL", "PREFECT_UI_URL"):
+        monkeypatch.delenv(key, raising=False)
+    app = typer.Typer()
+    cli_ops.register(app)
+    port = str(free_port())  # nothing answers there: no other server to refuse
+    result = CliRunner().invoke(app, ["server", "--port", port, *args])
+    assert result.exit_code == 0, result.output
+    execed["port"] = port
+    return execed
+
+
+def test_veille_server_binds_loopback_in_this_checkouts_folder_with_its_ui_url(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from veille.ops.checkout import SERVER_KIND, keyed_path
+
+    execed = _exec_of_veille_server(monkeypatch, tmp_path)
+    argv, env, port = execed["argv"], execed["env"], execed["port"]
+    assert argv[-6:] == ["start", "--host", "127.0.0.1", "--port", port, "--analytics-off"]
+    assert env["PREFECT_SERVER_API_HOST"] == "127.0.0.1"
+    assert env["PREFECT_UI_URL"] == f"http://127.0.0.1:{port}"  # the failure message's link
+    assert env["PREFECT_UI_API_URL"] == f"http://127.0.0.1:{port}/api"
+    assert env["PREFECT_HOME"] == str(keyed_path(tmp_path, SERVER_KIND))  # not ~/.prefect itself
+    assert env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
 
 
 def test_veille_serve_starts_its_server_on_loopback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from veille.ops.checkout import SHARED_API_KIND, keyed_path
 from veille.ops.shared_api import STATE_NAME, read_state
 
 pytestmark = [pytest.mark.process, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -140,8 +141,9 @@ def test_a_killed_keeper_takes_its_server_along_and_the_next_client_starts_anoth
 def test_two_veille_runs_use_one_shared_server_then_stop_it(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(PROJECT_ROOT / "corpus", corpus)
-    home = tmp_path / "prefect-home"
-    env = _env(home)
+    prefect_home = tmp_path / "prefect-home"
+    env = _env(prefect_home)
+    home = keyed_path(prefect_home, SHARED_API_KIND)  # this checkout's shared API folder
     veille = str(Path(sys.executable).with_name("veille"))
     argv = [
         veille,
@@ -224,6 +226,58 @@ def test_a_configured_api_or_temporary_mode_starts_no_shared_server(
     monkeypatch.setattr(shared_api, "_spawn_keeper", lambda h, _idle: spawned.append(h))
     lease = shared_api.early_lease(mode, 600)
     assert (lease is not None) == shared
-    assert spawned == ([home] if shared else [])
+    # In this checkout's and venv's folder of PREFECT_HOME (veille.ops.checkout), never in it directly.
+    assert spawned == ([keyed_path(home, SHARED_API_KIND)] if shared else [])
     if lease is not None:
         lease.release()
+
+
+# A client as `veille run` is one, through early_lease: the folder is this checkout's key.
+EARLY_CLIENT = """
+import sys, time
+from veille.ops.shared_api import early_lease
+api = early_lease("shared", 600.0)
+print(api.wait(300), flush=True)
+time.sleep(600)
+"""
+
+
+def test_two_checkouts_on_one_prefect_home_never_share_a_server(tmp_path: Path) -> None:
+    # Another checkout of the same code (the package copied), run by the same interpreter: it must
+    # start its own server rather than use this one's (issue 39: `make run` used a shared API
+    # another checkout's virtual environment had started).
+    prefect_home = tmp_path / "prefect-home"
+    other = tmp_path / "autre-clone"
+    shutil.copytree(PROJECT_ROOT / "veille", other / "veille", ignore=shutil.ignore_patterns("__pycache__"))
+    clients: list[subprocess.Popen[str]] = []
+    urls = []
+    try:
+        for extra, cwd in (({}, tmp_path), ({"PYTHONPATH": str(other)}, other)):
+            proc = subprocess.Popen(
+                [sys.executable, "-c", EARLY_CLIENT],
+                env={**_env(prefect_home), **extra},
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            clients.append(proc)
+            assert proc.stdout is not None
+            url = proc.stdout.readline().strip()
+            assert url.startswith("http://127.0.0.1:"), proc.stderr.read() if proc.poll() is not None else url
+            urls.append(url)
+        assert urls[0] != urls[1]  # two servers
+        folders = sorted((prefect_home / SHARED_API_KIND).iterdir())
+        states = {state.checkout: state for state in map(read_state, folders) if state is not None}
+        assert set(states) == {str(PROJECT_ROOT), str(other)}  # each keeper runs its own checkout's code
+        assert states[str(PROJECT_ROOT)].url == urls[0] and states[str(other)].url == urls[1]
+        assert keyed_path(prefect_home, SHARED_API_KIND) in folders
+    finally:
+        for proc in clients:
+            proc.kill()
+            proc.wait(timeout=30)
+        for folder in (prefect_home / SHARED_API_KIND).glob("*"):
+            state = read_state(folder)
+            if state is not None and _alive(state.keeper_pid):
+                os.kill(state.keeper_pid, signal.SIGTERM)  # the keepers this test started
+                _wait_gone([state.keeper_pid, state.server_pid], state.port, folder, within_s=30)

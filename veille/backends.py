@@ -44,12 +44,10 @@ def offline_version(settings: Settings) -> str:
     return engine_version(settings.authority_file)
 
 
-def backend_version(settings: Settings, model: Model | None = None, role: str | None = None) -> str:
-    """What names the code behind a backend's answers, for cache keys: a given ``model``'s
-    ``version``; else the version the registry gives for ``role``'s provider (the night's when no
-    role): the offline engine's digest, "" for a provider whose answers are its own."""
-    if model is not None:
-        return model.version
+def backend_version(settings: Settings, role: str | None = None) -> str:
+    """What names the code behind a backend's answers, for cache keys: the version the registry
+    gives for ``role``'s provider (the night's when no role): the offline engine's digest, "" for a
+    provider whose answers are its own."""
     name = settings.role_provider(role) if role is not None else settings.resolved_backend()
     return provider_version(name, settings)
 

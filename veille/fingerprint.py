@@ -3,23 +3,39 @@
 A cached plan, branch or answer is valid only for the code that made it. Instead of version
 constants bumped by hand, keys carry :func:`code_digest`: a SHA-256 over the source of some modules
 and of every ``veille`` module they import (statically, transitively), plus data files. Edit any
-of them and the digest changes; edit an unrelated module and it does not. Computed once per process
-for a given set of modules and files (files are read, not stat-ed: a copy keeps its digest).
+of them and the digest changes; edit an unrelated module and it does not.
+
+What it costs (issue 40): each file's SHA-256 and imports are read once per installed tree, not per
+run. They are kept in ``veille/__pycache__/fingerprints.json`` (veille/tree_cache.py) and reused
+while the file's size and modification time are unchanged, the rule CPython applies to its own
+``.pyc`` files; a file modified in the last two seconds is never recorded, so an edit within one
+tick of a coarse clock is read again next time (git's « racily clean » entries). Imports are read
+from tokens (veille/source_imports.py), never by compiling. The digest itself is of the files'
+bytes: a copy of the tree keeps its digests.
 """
 
 from __future__ import annotations
 
-import dis
 import hashlib
-from collections.abc import Iterable, Iterator
-from functools import lru_cache
+import json
+import threading
+import time
+import tokenize
+from collections.abc import Iterable
+from functools import cache, lru_cache
 from pathlib import Path
-from types import CodeType
+from typing import Any
+
+from veille.source_imports import ImportRef, resolve, source_imports
+from veille.tree_cache import tree_cache_dir, write_atomically
 
 __all__ = ["code_digest", "files_digest", "import_closure", "text_digest"]
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent  # .../veille
 _TOP = _PACKAGE_ROOT.name
+_CACHE_NAME = "fingerprints.json"
+_FORMAT = 1  # bumped when an entry's meaning changes (the file is then ignored, not misread)
+_RACY_NS = 2_000_000_000  # see the module docstring
 
 
 def text_digest(*parts: str) -> str:
@@ -32,6 +48,103 @@ def text_digest(*parts: str) -> str:
     return h.hexdigest()[:24]
 
 
+def _imports_of(data: bytes) -> list[ImportRef]:
+    try:
+        return list(source_imports(data))
+    except (tokenize.TokenError, SyntaxError):
+        return []  # a module that cannot run imports nothing; its bytes still enter the digest
+
+
+class _FileIndex:
+    """SHA-256 and imports of files by absolute path, reused while size and mtime are unchanged;
+    saved to ``cache_file`` when given (one JSON object, replaced atomically)."""
+
+    def __init__(self, cache_file: Path | None) -> None:
+        self._file = cache_file
+        self._lock = threading.Lock()
+        self._entries: dict[str, dict[str, Any]] = self._load()
+        self._dirty = False
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._file is None:
+            return {}
+        try:
+            data = json.loads(self._file.read_bytes())
+        except (OSError, ValueError):
+            return {}  # absent or damaged: derived state, rebuilt
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
+            return {}
+        entries = data.get("files")
+        return (
+            {str(k): v for k, v in entries.items() if isinstance(v, dict)}
+            if isinstance(entries, dict)
+            else {}
+        )
+
+    def entry(self, path: Path, with_imports: bool) -> dict[str, Any]:
+        key = str(path)
+        before = path.stat()
+        with self._lock:
+            known = self._entries.get(key)
+        if (
+            known is not None
+            and known.get("size") == before.st_size
+            and known.get("mtime_ns") == before.st_mtime_ns
+            and (not with_imports or "imports" in known)
+        ):
+            return known
+        data = path.read_bytes()
+        entry: dict[str, Any] = {
+            "size": before.st_size,
+            "mtime_ns": before.st_mtime_ns,
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+        if with_imports:
+            entry["imports"] = [[level, module, list(names)] for level, module, names in _imports_of(data)]
+        after = path.stat()
+        # Recorded only when nothing moved while it was read and the mtime is old enough to trust.
+        unchanged = len(data) == before.st_size == after.st_size and after.st_mtime_ns == before.st_mtime_ns
+        if unchanged and time.time_ns() - before.st_mtime_ns > _RACY_NS:
+            with self._lock:
+                self._entries[key] = entry
+                self._dirty = True
+        return entry
+
+    def sha256(self, path: Path) -> str:
+        return str(self.entry(path, with_imports=False)["sha256"])
+
+    def imports(self, path: Path) -> list[ImportRef]:
+        raw = self.entry(path, with_imports=True)["imports"]
+        return [(int(level), str(module), tuple(map(str, names))) for level, module, names in raw]
+
+    def save(self) -> None:
+        with self._lock:
+            if self._file is None or not self._dirty:
+                return
+            self._dirty = False
+            files = dict(self._entries)
+        payload = json.dumps({"format": _FORMAT, "files": files}, sort_keys=True).encode()
+        write_atomically(self._file, payload)
+
+
+@cache
+def _index(root: Path) -> _FileIndex:
+    folder = tree_cache_dir(root)
+    return _FileIndex(folder / _CACHE_NAME if folder is not None else None)
+
+
+_MEMORY = _FileIndex(None)  # files outside a package folder (a user's authority file): one process
+
+
+def _index_for(path: Path, base: Path | None) -> _FileIndex:
+    """The index of the package folder holding ``path`` (``base/<package>/...``), where its entry
+    is saved with the package's bytecode; files elsewhere are hashed once per process."""
+    if base is not None and path.is_relative_to(base) and len(path.relative_to(base).parts) > 1:
+        return _index(base / path.relative_to(base).parts[0])
+    return _MEMORY
+
+
+@lru_cache(maxsize=4096)  # the closures of the nine roles share most names (and many are attributes)
 def _module_file(name: str, root: Path) -> Path | None:
     rel = Path(*name.split(".")[1:])
     for candidate in (root / rel / "__init__.py", root.joinpath(rel).with_suffix(".py")):
@@ -40,57 +153,20 @@ def _module_file(name: str, root: Path) -> Path | None:
     return None
 
 
-def _jump_target(instructions: list[dis.Instruction], i: int) -> int | None:
-    """Offset the ``if`` at ``instructions[i]`` (a load of ``TYPE_CHECKING``) jumps to when false."""
-    for ins in instructions[i + 1 : i + 3]:  # 3.13 puts a TO_BOOL between the load and the jump
-        if "JUMP" in ins.opname and "IF_FALSE" in ins.opname:
-            return int(ins.argval)
-        if ins.opname != "TO_BOOL":
-            return None
-    return None
-
-
-def _code_imports(code: CodeType) -> Iterator[tuple[int, str, tuple[str, ...]]]:
-    """(level, module, fromlist) of every import ``code`` runs, nested functions and classes
-    included, except those under ``if TYPE_CHECKING:`` (annotations do not run)."""
-    instructions = list(dis.get_instructions(code))
-    skip_until = -1
-    for i, ins in enumerate(instructions):
-        if ins.offset < skip_until:
-            continue
-        if ins.argval == "TYPE_CHECKING" and ins.opname in {"LOAD_NAME", "LOAD_GLOBAL", "LOAD_ATTR"}:
-            skip_until = _jump_target(instructions, i) or -1
-        elif ins.opname == "IMPORT_NAME" and i >= 2:
-            level, fromlist = instructions[i - 2].argval, instructions[i - 1].argval
-            yield int(level or 0), str(ins.argval), tuple(fromlist or ())
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            yield from _code_imports(const)
-
-
-def _imports(path: Path, name: str) -> set[str]:
-    """``veille.*`` modules ``path`` imports when it runs (not under ``if TYPE_CHECKING:``).
-
-    Read from the bytecode, not from ``ast.parse``: CPython 3.11's ast.parse fails ("AST constructor
-    recursion depth mismatch") when another thread parses at the same time, and Prefect and Dask
-    workers do; compiling to bytecode builds no Python AST objects."""
-    code = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
+def _imports(index: _FileIndex, path: Path, name: str) -> set[str]:
+    """``veille.*`` modules ``path`` imports when it runs (veille/source_imports.py)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for level, module, fromlist in _code_imports(code):
-        base = module
-        if level:
-            parts = package.split(".")
-            parent = parts[: len(parts) - level + 1]
-            base = ".".join([*parent, module] if module else parent)
-        found.add(base)
-        found.update(f"{base}.{a}" for a in fromlist if a != "*")  # ``from pkg import module``
+    for ref in index.imports(path):
+        found |= resolve(ref, package)
     return {m for m in found if m == _TOP or m.startswith(_TOP + ".")}
 
 
 def import_closure(modules: Iterable[str], root: Path = _PACKAGE_ROOT) -> list[Path]:
     """Source files of ``modules`` and of every module of the package they import, transitively
     (a package's ``__init__`` included). Names that are not modules (imported attributes) drop out."""
+    root = root.resolve()
+    index = _index(root)
     seen: dict[str, Path] = {}
     todo = list(modules)
     while todo:
@@ -101,16 +177,23 @@ def import_closure(modules: Iterable[str], root: Path = _PACKAGE_ROOT) -> list[P
         if path is None:
             continue
         seen[name] = path
-        todo.extend(_imports(path, name))
+        todo.extend(_imports(index, path, name))
+    index.save()
     return sorted(set(seen.values()))
 
 
 def files_digest(paths: Iterable[Path], root: Path | None = None) -> str:
     """Digest of the files' contents, each named by its path relative to ``root`` (sorted)."""
+    base = root.resolve() if root is not None else None
     parts: list[str] = []
-    for path in sorted(set(paths)):
-        label = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else path.name
-        parts += [label, hashlib.sha256(path.read_bytes()).hexdigest()]
+    used: set[_FileIndex] = set()
+    for path in sorted({p.resolve() for p in paths}):
+        label = str(path.relative_to(base)) if base is not None and path.is_relative_to(base) else path.name
+        index = _index_for(path, base)
+        parts += [label, index.sha256(path)]
+        used.add(index)
+    for index in used:
+        index.save()
     return text_digest(*parts)
 
 

@@ -10,7 +10,8 @@ texts misread. Its thresholds are ``[language]`` of veille/data/lang/weights.tom
 
 Here rather than in ``veille.offline``: the seam (``veille.models``) checks the language of model
 answers and must not import the engine (import-linter contract ``seam-and-engine-apart``), so this
-module reads its two data tables itself and imports nothing of veille but resources.
+module reads its two data tables itself and imports nothing of veille but resources and the
+model's loader (veille/language_model.py).
 
 :func:`language` names one text's language (``""`` when too short or unsure). :func:`prose_language`
 judges a model answer: its free text (every string of three words or more), quotations left out
@@ -81,12 +82,11 @@ def _languages() -> list[str]:
 
 @cache
 def _identifier() -> Any:
-    # Imported here: the model loads in ~0.2 s, paid only by runs that read languages.
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    # Loaded on first use, so a run that reads no language pays nothing, and once per process; the
+    # model's decompression is paid once per installed tree (veille/language_model.py, issue 40).
+    from veille.language_model import load_identifier
 
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    identifier.set_languages(_languages())
-    return identifier
+    return load_identifier(_languages())
 
 
 @lru_cache(maxsize=8192)

@@ -15,7 +15,8 @@ neither the seam nor the offline engine (it sits beside :mod:`veille.backends`, 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -37,6 +38,7 @@ __all__ = [
     "provider",
     "provider_names",
     "provider_version",
+    "registered",
 ]
 
 AUTO = "auto"  # the first provider whose ``configured`` says so, in registry order; else "offline"
@@ -51,15 +53,18 @@ class Provider:
     """One registry entry."""
 
     name: str
-    # "module:callable": called with the Settings, returns the backend (a ``Model``).
-    factory: str
+    # "module:callable": called with the Settings, returns the backend (a ``Model``). A callable
+    # instead (a provider registered at run time by :func:`registered`, e.g. a test double) is an
+    # object of this process: a run on it cannot be rebuilt in another one (``in_process``).
+    factory: str | Callable[[Settings], object]
     summary: str  # one line, shown by ``veille run --help``
     # Whether ``backend = "auto"`` picks this provider (a key or address is configured). None: only
     # when named — a provider that would send documents somewhere must be asked for by name.
     configured: Callable[[Settings], bool] | None = None
-    # "module:callable" giving the version of the code behind the answers (cache keys) without
-    # building the backend; None: the answers are a provider's ("", the request decides them).
-    version: str | None = None
+    # "module:callable" (or a callable) giving the version of the code behind the answers (cache
+    # keys) without building the backend; None: the answers are a provider's ("", the request
+    # decides them).
+    version: str | Callable[[Settings], object] | None = None
     # Whether the default role models (veille.settings, Gemini ids) are this provider's; False: a
     # role on it without a model of its own gets "" (the provider's default model).
     uses_default_role_models: bool = True
@@ -69,6 +74,12 @@ class Provider:
     # Code answers and nothing is billed (the offline engine): ``veille grade`` asks no confirmation.
     # The seam reads the same fact from the built backend (``Model.free``).
     free: bool = False
+
+    @property
+    def in_process(self) -> bool:
+        """Whether the backend is an object of this process (a callable factory), so that another
+        process (a Dask worker) cannot build it from the settings."""
+        return not isinstance(self.factory, str)
 
 
 def _gemini_configured(settings: Settings) -> bool:
@@ -142,7 +153,25 @@ def provider(name: str) -> Provider:
         ) from None
 
 
-def _load(target: str) -> Callable[[Settings], object]:
+@contextmanager
+def registered(entry: Provider) -> Iterator[str]:
+    """Within this block, ``entry`` is a provider like the others, selected by its name (the
+    ``backend`` setting or a role's ``provider``); its name is yielded. How a test hands a double
+    to a night explicitly: nothing reads it unless the settings name it. A name already in the
+    registry is refused: a double never shadows a real provider."""
+    if entry.name in PROVIDERS or entry.name == AUTO:
+        raise ValueError(f"provider {entry.name!r} is already registered")
+    PROVIDERS[entry.name] = entry
+    try:
+        yield entry.name
+    finally:
+        if PROVIDERS.get(entry.name) is entry:
+            del PROVIDERS[entry.name]
+
+
+def _load(target: str | Callable[[Settings], object]) -> Callable[[Settings], object]:
+    if not isinstance(target, str):
+        return target
     module, _, attribute = target.partition(":")
     loaded: Callable[[Settings], object] = getattr(importlib.import_module(module), attribute)
     return loaded

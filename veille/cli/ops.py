@@ -33,7 +33,7 @@ def setup(
     ] = Path("prefect.yaml"),
 ) -> None:
     """Create the process work pool, the model-call concurrency limit and, per deployment whose
-    corpus has a delivery.toml, an automation notifying its channels of a failed or crashed night."""
+    corpus's delivery.toml names [operators], an automation notifying them of a failed or crashed night."""
     from prefect.client.orchestration import get_client
     from prefect.settings import get_current_settings
 
@@ -60,6 +60,22 @@ def setup(
         f"{'created' if created_limit else 'exists'}"
     )
     _failure_automations(deployments, settings.corpus_dir)
+    _warn_without_ui_url(url)
+
+
+def _warn_without_ui_url(api_url: str) -> None:
+    """The failure message links the flow run through the server's PREFECT_UI_URL: say when the
+    server has none (the link would read « None »)."""
+    from veille.ops.checkout import server_facts
+
+    facts = server_facts(api_url)
+    if facts is not None and facts.ui_url is None:
+        typer.echo(
+            "warning: the Prefect server has no PREFECT_UI_URL: failure messages would carry no link to "
+            "the flow run; start it with `make server` or `veille server`, or set PREFECT_UI_URL in its "
+            "environment",
+            err=True,
+        )
 
 
 def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
@@ -69,7 +85,14 @@ def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
     from prefect.client.orchestration import get_client
 
     from veille.delivery.config import DeliveryError, load_delivery
-    from veille.ops.alerting import automation_name, channel_urls, ensure_failure_automation
+    from veille.ops.alerting import (
+        automation_name,
+        channel_urls,
+        ensure_failure_automation,
+        former_reader_blocks,
+        remove_blocks,
+        remove_failure_automation,
+    )
     from veille.ops.watches import read_watches
 
     if not prefect_yaml.is_file():
@@ -86,8 +109,16 @@ def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
         except DeliveryError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
-        if config is None:
-            typer.echo(f"{watch.deployment}: no delivery.toml in {watch.corpus_dir}, failures not notified")
+        if config is None or config.operators is None:
+            why = "no delivery.toml" if config is None else "no [operators] in the delivery.toml of"
+            with get_client(sync_client=True) as client:  # an older setup's automation told the readers
+                removed = remove_failure_automation(client, watch.deployment)
+                if config is not None:
+                    remove_blocks(client, former_reader_blocks(watch.deployment, config))
+            typer.echo(
+                f"{watch.deployment}: {why} {watch.corpus_dir}, failures not notified"
+                + (" (its former automation, which notified the readers, is deleted)" if removed else "")
+            )
             continue
         channels, missing = channel_urls(watch.deployment, config, os.environ)
         for variable in missing:
@@ -96,6 +127,7 @@ def _failure_automations(prefect_yaml: Path, default_corpus: Path) -> None:
             )
         with get_client(sync_client=True) as client:
             status = ensure_failure_automation(client, watch.deployment, channels)
+            remove_blocks(client, former_reader_blocks(watch.deployment, config))
         typer.echo(f"automation {automation_name(watch.deployment)!r} ({len(channels)} channel(s)): {status}")
 
 
@@ -180,6 +212,7 @@ def _serve_with_own_server(port: int, banner: str, serve_options: dict[str, Any]
     from prefect.settings import PREFECT_API_URL, PREFECT_HOME, temporary_settings
 
     from veille.flows.veille import veille_flow
+    from veille.ops.checkout import SERVER_KIND, keyed_home
     from veille.ops.server import (
         LOOPBACK,
         api_url,
@@ -189,7 +222,7 @@ def _serve_with_own_server(port: int, banner: str, serve_options: dict[str, Any]
         wait_healthy,
     )
 
-    home = Path(PREFECT_HOME.value())
+    home = keyed_home(Path(PREFECT_HOME.value()), SERVER_KIND)  # this checkout's, as `veille server`
     log_path = home / "veille-serve-server.log"
     server = start_prefect_process(
         ["server", "start", "--host", LOOPBACK, "--port", str(port), "--analytics-off"],
@@ -231,9 +264,9 @@ def shared_api(
     stop: Annotated[bool, typer.Option("--stop", help="Stop it now (a run using it then fails).")] = False,
 ) -> None:
     """Show (or stop) the background Prefect API that `veille run` shares between runs."""
-    from veille.ops.shared_api import default_home, read_state, stop_shared_api, usable
+    from veille.ops.shared_api import read_state, shared_home, stop_shared_api, usable
 
-    home = default_home()
+    home = shared_home()  # this checkout's and virtual environment's (veille.ops.checkout)
     if stop:
         stopped = stop_shared_api(home)
         typer.echo(f"stopped the shared Prefect API on {stopped.url}" if stopped else "no shared Prefect API")
@@ -251,6 +284,9 @@ def shared_api(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    from veille.cli.server import server
+
+    app.command("server")(server)
     app.command("shared-api")(shared_api)
     app.command("setup")(setup)
     app.command("serve")(serve)

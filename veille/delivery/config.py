@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from veille.secrets import register_secret, url_password
 from veille.tomlconfig import load_toml_model
@@ -21,6 +21,7 @@ __all__ = [
     "DeliveryConfig",
     "DeliveryError",
     "EmailChannel",
+    "Operators",
     "load_delivery",
     "register_delivery_secrets",
 ]
@@ -42,6 +43,13 @@ def _env_name(value: str) -> str:
     return value
 
 
+def _addresses(value: list[str]) -> list[str]:
+    bad = [v for v in value if not _EMAIL_RE.fullmatch(v)]
+    if bad:
+        raise ValueError(f"expected e-mail addresses such as equipe@example.org, got {bad}")
+    return value
+
+
 class EmailChannel(BaseModel):
     """The dossier as an e-mail: HTML body, report.md attached."""
 
@@ -53,10 +61,7 @@ class EmailChannel(BaseModel):
     @field_validator("to")
     @classmethod
     def _to(cls, value: list[str]) -> list[str]:
-        bad = [v for v in value if not _EMAIL_RE.fullmatch(v)]
-        if bad:
-            raise ValueError(f"expected e-mail addresses such as equipe@example.org, got {bad}")
-        return value
+        return _addresses(value)
 
     @field_validator("server_env")
     @classmethod
@@ -86,6 +91,33 @@ class ChatChannel(BaseModel):
         return _env_name(value)
 
 
+class Operators(BaseModel):
+    """Who is told that a night failed (``veille setup``'s failure automation): the people who can
+    rerun it, never the readers of the dossier, who get the partial dossier marked partial."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    to: list[str] = Field(default_factory=list)  # e-mail addresses, through server_env
+    server_env: str = "VEILLE_SMTP_URL"
+    chat: list[ChatChannel] = Field(default_factory=list)
+
+    @field_validator("to")
+    @classmethod
+    def _to(cls, value: list[str]) -> list[str]:
+        return _addresses(value)
+
+    @field_validator("server_env")
+    @classmethod
+    def _server_env(cls, value: str) -> str:
+        return _env_name(value)
+
+    @model_validator(mode="after")
+    def _someone(self) -> Operators:
+        if not self.to and not self.chat:
+            raise ValueError("expected at least one operator: `to` addresses or a [[operators.chat]] channel")
+        return self
+
+
 class DeliveryConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -94,6 +126,8 @@ class DeliveryConfig(BaseModel):
     link: str | None = None
     email: EmailChannel | None = None
     chat: list[ChatChannel] = Field(default_factory=list)
+    # Optional (configs written before it stay valid): without it a failed night notifies nobody.
+    operators: Operators | None = None
 
 
 def load_delivery(corpus_dir: Path) -> DeliveryConfig | None:
@@ -102,7 +136,11 @@ def load_delivery(corpus_dir: Path) -> DeliveryConfig | None:
     if not path.exists():
         return None
     return load_toml_model(
-        path, DeliveryConfig, error=DeliveryError, what="delivery", expected="[email] and/or [[chat]] tables"
+        path,
+        DeliveryConfig,
+        error=DeliveryError,
+        what="delivery",
+        expected="[email], [[chat]] and [operators] tables",
     )
 
 
@@ -118,6 +156,8 @@ def register_delivery_secrets(corpus_dir: Path, environ: Mapping[str, str]) -> i
         return 0
     variables = [config.email.server_env] if config.email is not None else []
     variables += [c.url_env for c in config.chat]
+    if config.operators is not None:
+        variables += [config.operators.server_env, *(c.url_env for c in config.operators.chat)]
     urls = [environ.get(v, "").strip() for v in variables]
     for url in filter(None, urls):
         register_secret(url)

@@ -194,16 +194,15 @@ class LogicalCall(Generic[T]):
         self.cache, self.key = cache, key
         self.started = time.perf_counter()
 
-    async def run(self) -> ModelResult[T]:
+    def begin(self) -> ModelResult[T] | None:
+        """In the caller's thread, before anything is sent: the response cache's answer (then the
+        call is over, no loop needed), else ``None`` once a grounded call is counted (billed by
+        Google: counted before it is made; :class:`GroundingBudgetError` past the run's budget).
+        :meth:`run` follows a ``None``."""
         hit = self._from_cache()
-        if hit is not None:
-            return hit
-        if self.request.tools:  # a grounded call is billed by Google: counted before it is made
+        if hit is None and self.request.tools:
             self.owner.take_grounded_call(self.request)
-        try:
-            return await self._loop()
-        finally:  # every attempt is journaled by now; a bug that skipped one must not hold budget
-            self.owner.release(self.recorder.call_id)
+        return hit
 
     def _from_cache(self) -> ModelResult[T] | None:
         if self.key is None or self.cache is None:
@@ -270,82 +269,88 @@ class LogicalCall(Generic[T]):
                 raise
             return raw, time.perf_counter() - t0, started_at
 
-    async def _loop(self) -> ModelResult[T]:
-        policy = self.owner.retry_policy
-        max_answers = policy.answers(grounded=bool(self.request.tools))
-        total_usage, total_cost = Usage(), 0.0
-        costs_known = True
-        feedback: tuple[tuple[str, str], ...] = ()
-        attempt = answers = failures = 0
-        # The prose's language earns one re-ask, within the same bound; the answer it replaced is
-        # kept (and returned) should every later one be unusable: a valid answer is never lost to it.
-        foreign_answer: tuple[Kept[T], RawResponse] | None = None
-        while True:
-            attempt += 1
-            request = replace(self.request, feedback=feedback) if feedback else self.request
-            try:
-                raw, latency, started_at = await self._send(attempt, request)
-            except ModelError as exc:
-                failures += 1
-                delay = policy.delay_before_resend(exc, failures)
-                if delay is None:
-                    raise
-                logger.info(
-                    "%s: %s, request %d; sending again in %.3f s",
-                    self.request.role,
-                    getattr(exc, "error_class", None) or type(exc).__name__,
-                    attempt,
-                    delay,
-                )
-                await asyncio.sleep(delay)
-                continue
-            answers += 1
-            # An answer echoing a secret (the key in a field) is masked before anything reads it:
-            # validation errors, the re-ask's feedback, the cache, every file built from the output.
-            raw = replace(raw, text=scrub_text(scrub(raw.text, *self.recorder.secrets)))
-            cost = self.owner.cost(raw)
-            total_usage = add_usage(total_usage, raw.usage)
-            costs_known = costs_known and cost is not None
-            total_cost += cost or 0.0
-            grounding = self.owner.grounding_cost(raw)
-            answered = Answered(
-                raw.model, raw.usage, cost, latency, started_at, raw.search_queries, grounding,
-                raw.http_requests,
-            )  # fmt: skip
-            if raw.blocked_reason:
-                error = BlockedPromptError(self.request.role, raw.blocked_reason)
-                self.recorder.record(attempt, "error", error=error, answered=answered)
-                raise error
-            kept = keep_items(self.schema, raw.text, self.request.items)
-            if isinstance(kept, Unusable):  # nothing usable left: asked again with the errors only
-                last_error = self.recorder.scrub(describe_unusable(kept, raw.finish_reason))
-                error_class = "MaxTokens" if raw.finish_reason == "MAX_TOKENS" else "ValidationError"
-                self.recorder.record(
-                    attempt,
-                    "schema_error",
-                    error_class=error_class,
-                    error_message=last_error,
-                    answered=answered,
-                )
-                if answers >= max_answers and foreign_answer is not None:
-                    kept, raw = foreign_answer
-                    return self._result(kept, raw, total_usage, total_cost if costs_known else None, answers)
-                if answers >= max_answers:
-                    raise SchemaValidationError(self.request.role, answers, last_error) from None
-                # The errors, not the answer: echoing a runaway answer would bill it again as input.
-                feedback = (*feedback, ("", last_error))
-                continue
-            foreign = self._foreign(kept.output)
-            if foreign and foreign_answer is None and answers < max_answers:
-                foreign_answer = (kept, raw)
-                note = LANGUAGE_NOTE.format(found=foreign, expected=self.request.language)
-                self.recorder.record(
-                    attempt, "schema_error", error_class="Language", error_message=note, answered=answered
-                )
-                feedback = (*feedback, ("", note))
-                continue
-            self.recorder.record(attempt, "ok", answered=answered)
-            return self._result(kept, raw, total_usage, total_cost if costs_known else None, answers)
+    async def run(self) -> ModelResult[T]:
+        """The request loop (after :meth:`begin`): the only place a request is sent again."""
+        try:
+            policy = self.owner.retry_policy
+            max_answers = policy.answers(grounded=bool(self.request.tools))
+            total_usage, total_cost = Usage(), 0.0
+            costs_known = True
+            feedback: tuple[tuple[str, str], ...] = ()
+            attempt = answers = failures = 0
+            # The prose's language earns one re-ask, within the same bound; the answer it replaced is
+            # kept (and returned) should every later one be unusable: a valid answer is never lost to it.
+            foreign_answer: tuple[Kept[T], RawResponse] | None = None
+            while True:
+                attempt += 1
+                request = replace(self.request, feedback=feedback) if feedback else self.request
+                try:
+                    raw, latency, started_at = await self._send(attempt, request)
+                except ModelError as exc:
+                    failures += 1
+                    delay = policy.delay_before_resend(exc, failures)
+                    if delay is None:
+                        raise
+                    logger.info(
+                        "%s: %s, request %d; sending again in %.3f s",
+                        self.request.role,
+                        getattr(exc, "error_class", None) or type(exc).__name__,
+                        attempt,
+                        delay,
+                    )
+                    await asyncio.sleep(delay)
+                    continue
+                answers += 1
+                # An answer echoing a secret (the key in a field) is masked before anything reads it:
+                # validation errors, the re-ask's feedback, the cache, every file built from the output.
+                raw = replace(raw, text=scrub_text(scrub(raw.text, *self.recorder.secrets)))
+                cost = self.owner.cost(raw)
+                total_usage = add_usage(total_usage, raw.usage)
+                costs_known = costs_known and cost is not None
+                total_cost += cost or 0.0
+                grounding = self.owner.grounding_cost(raw)
+                answered = Answered(
+                    raw.model, raw.usage, cost, latency, started_at, raw.search_queries, grounding,
+                    raw.http_requests,
+                )  # fmt: skip
+                if raw.blocked_reason:
+                    error = BlockedPromptError(self.request.role, raw.blocked_reason)
+                    self.recorder.record(attempt, "error", error=error, answered=answered)
+                    raise error
+                kept = keep_items(self.schema, raw.text, self.request.items)
+                if isinstance(kept, Unusable):  # nothing usable left: asked again with the errors only
+                    last_error = self.recorder.scrub(describe_unusable(kept, raw.finish_reason))
+                    error_class = "MaxTokens" if raw.finish_reason == "MAX_TOKENS" else "ValidationError"
+                    self.recorder.record(
+                        attempt,
+                        "schema_error",
+                        error_class=error_class,
+                        error_message=last_error,
+                        answered=answered,
+                    )
+                    if answers >= max_answers and foreign_answer is not None:
+                        kept, raw = foreign_answer
+                        return self._result(
+                            kept, raw, total_usage, total_cost if costs_known else None, answers
+                        )
+                    if answers >= max_answers:
+                        raise SchemaValidationError(self.request.role, answers, last_error) from None
+                    # The errors, not the answer: echoing a runaway answer would bill it again as input.
+                    feedback = (*feedback, ("", last_error))
+                    continue
+                foreign = self._foreign(kept.output)
+                if foreign and foreign_answer is None and answers < max_answers:
+                    foreign_answer = (kept, raw)
+                    note = LANGUAGE_NOTE.format(found=foreign, expected=self.request.language)
+                    self.recorder.record(
+                        attempt, "schema_error", error_class="Language", error_message=note, answered=answered
+                    )
+                    feedback = (*feedback, ("", note))
+                    continue
+                self.recorder.record(attempt, "ok", answered=answered)
+                return self._result(kept, raw, total_usage, total_cost if costs_known else None, answers)
+        finally:  # every attempt is journaled by now; a bug that skipped one must not hold budget
+            self.owner.release(self.recorder.call_id)
 
     def _result(
         self, kept: Kept[T], raw: RawResponse, usage: Usage, cost: float | None, answers: int

@@ -10,14 +10,13 @@ as :class:`~veille.models.retry.RetryPolicy` decides (the one retry layer: see
 :mod:`veille.models.attempts`). Every request is a journal record; cost comes from the price table;
 validated answers of paid backends go to the response cache.
 
-Threads. Prefect runs mapped tasks in a thread pool, each thread possibly with its own event loop,
-while an async HTTP client must stay on the loop it was first used on. So the client owns one
-event-loop thread (started on first use) where the backend, its SDK client and the semaphore live;
-``call`` (any thread) and ``acall`` (any loop) submit coroutines to it.
+Threads. Prefect runs tasks in a thread pool, while an async HTTP client must stay on the loop it
+was first used on: the client owns one event-loop thread (started on first use) where the backends
+and the semaphore live. A call is prepared in the caller's thread (a cache hit ends there); only its
+request loop runs on the loop thread (``call`` blocks for it, ``acall`` awaits it from any loop).
 
 Pickling. A ``ModelClient`` is a live object (a thread, an event loop, connections, an open journal
-file): it is never pickled. Tasks receive a plain-data handle instead (``tasks.clients.RunClient``:
-run id, settings, journal path) that finds the run's live client in its process, or builds one there.
+file): never pickled. Tasks get a plain-data handle (``tasks.clients.RunClient``) instead.
 """
 
 from __future__ import annotations
@@ -114,10 +113,6 @@ class ModelClient:
         return self._journal
 
     @property
-    def reask_attempts(self) -> int:
-        return self.settings.reask_attempts
-
-    @property
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy.from_settings(self.settings)
 
@@ -211,26 +206,35 @@ class ModelClient:
         role's typed input the prompt was built from (what a function backend answers from);
         ``language``: the one the answer's prose must be in ("": not checked); ``items``: the
         answer's lists kept item by item (veille.models.salvage)."""
-        loop_thread = self._ensure_loop()
-        if threading.current_thread() is loop_thread.thread:
-            raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
+        loop_thread = self._caller_loop()
         ids = prefect_run_ids()  # here, in the caller's thread: the loop thread has no Prefect context
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
-        return self._submit(loop_thread, coro).result()
+        logical = self._logical(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
+        hit = logical.begin()
+        if hit is not None:
+            return hit
+        return self._submit(loop_thread, logical.run()).result()
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
-        """Ask ``role`` about ``data``: its instructions, its prompt for the data, its schema for it."""
-        return self.call(
+        """Ask ``role`` about ``data``: its instructions, its prompt for the data, its schema for it.
+        The call path's first function (docs/architecture.md): prepared here, in the caller's thread
+        (a cache hit returns from here), only the request loop (``LogicalCall.run``) hops threads."""
+        loop_thread = self._caller_loop()
+        logical = self._logical(
             role.name,
             role.instructions,
             role.build_prompt(data),
             role.schema_for(data),
-            input=data,
-            subtask_id=subtask_id,
-            tools=role.tools,
-            language=role.language_for(data),
-            items=role.items,
+            data,
+            subtask_id,
+            prefect_run_ids(),
+            role.tools,
+            role.language_for(data),
+            role.items,
         )
+        hit = logical.begin()
+        if hit is not None:
+            return hit
+        return self._submit(loop_thread, logical.run()).result()
 
     async def acall(
         self,
@@ -248,10 +252,13 @@ class ModelClient:
         """Awaitable call, from any event loop."""
         loop_thread = self._ensure_loop()
         ids = prefect_run_ids()
-        coro = self._call(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
+        logical = self._logical(role, system, prompt, schema, input, subtask_id, ids, tools, language, items)
+        hit = logical.begin()
+        if hit is not None:
+            return hit
         if asyncio.get_running_loop() is loop_thread.loop:
-            return await coro
-        return await asyncio.wrap_future(self._submit(loop_thread, coro))
+            return await logical.run()
+        return await asyncio.wrap_future(self._submit(loop_thread, logical.run()))
 
     def close(self) -> None:
         """Cancel calls still in flight, close the backend's connections, stop the loop thread and
@@ -293,6 +300,13 @@ class ModelClient:
         )
 
     # --- loop plumbing ----------------------------------------------------------------------
+    def _caller_loop(self) -> LoopThread:
+        """The loop thread, for a blocking caller other than the loop thread (it would wait on itself)."""
+        loop_thread = self._ensure_loop()
+        if threading.current_thread() is loop_thread.thread:
+            raise RuntimeError("ModelClient.call() from the client's own event loop; use `await acall()`")
+        return loop_thread
+
     def _ensure_loop(self) -> LoopThread:
         with self._lock:
             if self._closed:
@@ -316,8 +330,8 @@ class ModelClient:
             self._semaphore = asyncio.Semaphore(max(1, self.settings.max_concurrent_calls))
         return self._semaphore
 
-    # --- one logical call (runs on the loop thread) -------------------------------------------
-    async def _call(
+    # --- one logical call (prepared in the caller's thread, its requests sent on the loop thread) --
+    def _logical(
         self,
         role: str,
         system: str,
@@ -329,7 +343,7 @@ class ModelClient:
         tools: tuple[str, ...] = (),
         language: str = "",
         items: ItemPolicy | None = None,
-    ) -> ModelResult[T]:
+    ) -> LogicalCall[T]:
         try:
             role_model = self.settings.roles[role]
         except KeyError:
@@ -359,7 +373,7 @@ class ModelClient:
         recorder = Recorder(self._journal, self.run_id, backend.name, request, ids, new_call_id(), secrets)
         cache = self._cache if backend.cacheable else None
         key = cache_key(request, backend.name, backend.version) if cache is not None else None
-        return await LogicalCall(route, request, schema, recorder, cache, key).run()
+        return LogicalCall(route, request, schema, recorder, cache, key)
 
     def take_grounded_call(self, request: ModelRequest) -> None:
         """Count one grounded call against ``settings.web_budget`` (per run and per process: the

@@ -1,5 +1,11 @@
-"""A failed night is never silent: a Prefect automation per watch notifies its delivery channels
-when a flow run of its deployment ends Failed or Crashed.
+"""A failed night is never silent: a Prefect automation per watch notifies its operators (the
+``[operators]`` of delivery.toml, never the readers) when a flow run of its deployment ends Failed or
+Crashed. The readers get the night's partial dossier, marked partial, from the flow itself.
+
+The message is French and holds no text of the run: the deployment, the flow run's name and id, and
+its link in the UI (``ui_url``, from the server's PREFECT_UI_URL — `veille server` and `make server`
+set it). The state message is left out on purpose: a failed step's message may quote a path of the
+worker or a document's text, and the link shows it to whoever may see it.
 
 The automation runs on the Prefect server, so each channel's Apprise URL (read from the
 environment of ``veille setup``, never from a file) is stored as a notification block — a secret
@@ -27,14 +33,19 @@ __all__ = [
     "automation_name",
     "channel_urls",
     "ensure_failure_automation",
+    "former_reader_blocks",
+    "remove_blocks",
+    "remove_failure_automation",
     "same_automation",
 ]
 
 FAILED_STATES = ("prefect.flow-run.Failed", "prefect.flow-run.Crashed")
 _BODY = (
-    "La veille « {{ deployment.name }} » a échoué : exécution {{ flow_run.name }} "
-    "({{ flow_run.id }}), état {{ flow_run.state.name }} — {{ flow_run.state.message }}.\n"
-    "Relancer depuis l'interface Prefect (Retry) ou attendre la prochaine nuit : {{ flow_run|ui_url }}"
+    "La nuit de la veille « {{ deployment.name }} » "
+    '{% if flow_run.state.name == "Crashed" %}s\'est interrompue{% else %}a échoué{% endif %} : '
+    "exécution {{ flow_run.name }} ({{ flow_run.id }}).\n"
+    "Si un dossier partiel a pu être écrit, ses lecteurs l'ont reçu, marqué partiel.\n"
+    "Détails, journaux et relance (Retry) dans l'interface Prefect : {{ flow_run|ui_url }}"
 )
 
 
@@ -51,16 +62,21 @@ def automation_name(deployment: str) -> str:
 def channel_urls(
     deployment: str, config: DeliveryConfig, environ: Mapping[str, str]
 ) -> tuple[list[Channel], list[str]]:
-    """The channels whose URL is set, and the variables that are missing (named, never valued)."""
-    found, missing = [], []
-    if config.email is not None:
-        if url := environ.get(config.email.server_env, "").strip():
-            found.append(Channel(f"veille-{deployment}-email", with_recipients(url, config.email.to)))
+    """The operators' channels whose URL is set, and the variables that are missing (named, never
+    valued). The readers' channels (``[email]``, ``[[chat]]``) are never among them."""
+    found: list[Channel] = []
+    missing: list[str] = []
+    operators = config.operators
+    if operators is None:
+        return found, missing
+    if operators.to:
+        if url := environ.get(operators.server_env, "").strip():
+            found.append(Channel(f"veille-{deployment}-operators-email", with_recipients(url, operators.to)))
         else:
-            missing.append(config.email.server_env)
-    for chat in config.chat:
+            missing.append(operators.server_env)
+    for chat in operators.chat:
         if url := environ.get(chat.url_env, "").strip():
-            found.append(Channel(f"veille-{deployment}-chat-{chat.name}", url))
+            found.append(Channel(f"veille-{deployment}-operators-chat-{chat.name}", url))
         else:
             missing.append(chat.url_env)
     return found, missing
@@ -105,7 +121,7 @@ def ensure_failure_automation(client: SyncPrefectClient, deployment: str, channe
         )
     wanted = AutomationCore(
         name=automation_name(deployment),
-        description=f"Notifie les destinataires de {deployment} (delivery.toml) quand une nuit échoue.",
+        description=f"Notifie les opérateurs de {deployment} ([operators] de delivery.toml) quand une nuit échoue.",
         enabled=True,
         trigger=EventTrigger(
             expect=set(FAILED_STATES),
@@ -128,3 +144,35 @@ def ensure_failure_automation(client: SyncPrefectClient, deployment: str, channe
         return "unchanged"
     client.update_automation(existing[0].id, wanted)
     return "updated"
+
+
+def remove_failure_automation(client: SyncPrefectClient, deployment: str) -> bool:
+    """Delete the automation of ``deployment`` (a watch without operators: an automation made by an
+    older setup would keep notifying its readers); True when one was deleted."""
+    existing = client.read_automations_by_name(automation_name(deployment))
+    for automation in existing:
+        client.delete_automation(automation.id)
+    return bool(existing)
+
+
+def former_reader_blocks(deployment: str, config: DeliveryConfig) -> list[str]:
+    """The blocks an older setup stored for the readers' channels of ``deployment`` (their URLs,
+    credentials included): nothing uses them once the automation notifies the operators."""
+    return [f"veille-{deployment}-email", *(f"veille-{deployment}-chat-{c.name}" for c in config.chat)]
+
+
+def remove_blocks(client: SyncPrefectClient, names: Sequence[str]) -> int:
+    """Delete the notification blocks of these names that exist; returns how many."""
+    from prefect.blocks.notifications import SlackWebhook
+    from prefect.exceptions import ObjectNotFound
+
+    slug = SlackWebhook.get_block_type_slug()
+    removed = 0
+    for name in names:
+        try:
+            block = client.read_block_document_by_name(name, slug, include_secrets=False)
+        except ObjectNotFound:
+            continue
+        client.delete_block_document(block.id)
+        removed += 1
+    return removed

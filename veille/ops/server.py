@@ -54,7 +54,7 @@ def server_env(
     """Environment for `prefect server start`, workers and clients talking to that server.
 
     ``--port`` alone does not reach the UI: it would still call the API on the default port
-    4200, so the UI's API URL is set explicitly.
+    4200, so the UI's API URL is set explicitly, and the UI's own address (``PREFECT_UI_URL``).
     """
     env = dict(os.environ if base is None else base)
     env.update(telemetry_off_env())
@@ -67,6 +67,11 @@ def server_env(
             "PREFECT_API_URL": url,
         }
     )
+    # The UI's own address: a failure notification links the flow run through it (``ui_url``); without
+    # it the server knows none and the message ended « : None ». A value already set (a public
+    # address behind a proxy) is kept.
+    if not env.get("PREFECT_UI_URL"):
+        env["PREFECT_UI_URL"] = url.removesuffix("/api")
     if home is not None:
         env["PREFECT_HOME"] = str(home)
     return env

@@ -12,8 +12,11 @@ every second; once nobody has held the lease for ``idle_s`` seconds it keeps the
 (no client can start using it meanwhile), removes the state file, stops uvicorn and exits. The
 uvicorn process dies with its keeper (parent-death signal), so killing the keeper leaves nothing.
 
-Starting is serialised with the temporary API's lock (veille.ops.ephemeral): one server starts at a
-time on a ``PREFECT_HOME``, so the database migrations never run twice at once.
+Starting is serialised with a start lock in its folder: one server starts at a time on a database,
+so the migrations never run twice at once.
+
+One checkout, one server (veille.ops.checkout): these files and the database are in this checkout's
+and venv's ``<PREFECT_HOME>/veille-shared-api/<key>``; a client uses only a keeper of its own (usable).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from veille.ops.checkout import SHARED_API_KIND, current_identity, keyed_home
+
 __all__ = [
     "LEASE_NAME",
     "STATE_NAME",
@@ -46,6 +51,7 @@ __all__ = [
     "prefect_api",
     "prefect_version",
     "read_state",
+    "shared_home",
     "stop_shared_api",
     "usable",
 ]
@@ -72,6 +78,8 @@ class SharedApiState:
     prefect_version: str
     idle_s: float
     started_utc: str
+    checkout: str  # veille.ops.checkout.Identity of the keeper: whose code it serves
+    environment: str
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> SharedApiState:
@@ -83,7 +91,15 @@ class SharedApiState:
             prefect_version=str(raw["prefect_version"]),
             idle_s=float(raw["idle_s"]),
             started_utc=str(raw["started_utc"]),
+            checkout=str(raw["checkout"]),
+            environment=str(raw["environment"]),
         )
+
+    def ours(self) -> bool:
+        """Started by this checkout and virtual environment (a state file of another layout, or
+        copied from elsewhere, is not)."""
+        me = current_identity()
+        return (self.checkout, self.environment) == (me.checkout, me.environment)
 
 
 def read_state(home: Path) -> SharedApiState | None:
@@ -122,9 +138,11 @@ def healthy(url: str, timeout_s: float = 2.0) -> bool:
 
 
 def usable(state: SharedApiState | None) -> bool:
-    """A state whose keeper lives, of this Prefect version, whose server answers."""
+    """A state of this checkout and environment whose keeper lives, of this Prefect version, whose
+    server answers."""
     return (
         state is not None
+        and state.ours()
         and state.prefect_version == prefect_version()
         and _alive(state.keeper_pid)
         and healthy(state.url)
@@ -218,6 +236,7 @@ def _serving_slowly(state: SharedApiState | None) -> bool:
     Replacing it would start a second server on the same database."""
     return (
         state is not None
+        and state.ours()
         and state.prefect_version == prefect_version()
         and _alive(state.keeper_pid)
         and _alive(state.server_pid)
@@ -237,8 +256,9 @@ def _stop_stale(home: Path, state: SharedApiState | None) -> None:
     """A state left by a keeper that no longer serves (killed, other Prefect version): stop it."""
     if state is None:
         return
-    if _alive(state.keeper_pid) and state.prefect_version != prefect_version():
-        # Another Prefect version's server on this database: stop it rather than run two at once.
+    if _alive(state.keeper_pid) and (state.prefect_version != prefect_version() or not state.ours()):
+        # Another Prefect version's (or another code's) server on this database: stop it rather
+        # than run two at once.
         with contextlib.suppress(OSError):
             os.kill(state.keeper_pid, signal.SIGTERM)
         for _ in range(100):
@@ -268,6 +288,7 @@ def _spawn_keeper(home: Path, idle_s: float) -> None:
             stderr=log,
             start_new_session=True,  # outlives this run, away from its terminal's signals
             env=_keeper_env(home),
+            cwd=home,  # `-m` puts the cwd first on sys.path: a caller's cwd in another checkout
         )
     # Written here too (the keeper rewrites it): a client that takes the start lock after this
     # one dies sees a keeper starting and waits for it instead of starting a second server.
@@ -294,6 +315,11 @@ def stop_shared_api(home: Path, timeout_s: float = 30.0) -> SharedApiState | Non
 def default_home() -> Path:
     """``PREFECT_HOME`` as Prefect defaults it (environment, else ~/.prefect), without importing it."""
     return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+
+
+def shared_home(prefect_home: Path | None = None) -> Path:
+    """This checkout's shared API folder under ``prefect_home`` (default :func:`default_home`)."""
+    return keyed_home(prefect_home or default_home(), SHARED_API_KIND)
 
 
 def _profile_sets_api(home: Path) -> bool:
@@ -327,7 +353,7 @@ def early_lease(mode: str, idle_s: float) -> SharedApi | None:
     home = default_home()
     if _profile_sets_api(home):
         return None
-    return acquire_shared_api(home, idle_s)
+    return acquire_shared_api(shared_home(home), idle_s)
 
 
 @contextlib.contextmanager
@@ -341,7 +367,10 @@ def prefect_api(shared: SharedApi | None, timeout_s: float | None = None) -> Ite
 
     url: str | None = None
     if shared is not None:
-        if PREFECT_API_URL.value() or Path(PREFECT_HOME.value()).resolve() != shared.home.resolve():
+        if (
+            PREFECT_API_URL.value()
+            or shared_home(Path(PREFECT_HOME.value())).resolve() != shared.home.resolve()
+        ):
             shared.release()  # Prefect's settings (a .env, prefect.toml ...) say otherwise: theirs win
         else:
             try:

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from veille.ops.checkout import current_identity
 from veille.ops.shared_api import (
     LEASE_NAME,
     STARTING_NAME,
@@ -86,6 +87,7 @@ def keep(home: Path, idle_s: float) -> int:
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
     (home / STARTING_NAME).write_text(str(os.getpid()), encoding="utf-8")
+    me = current_identity()  # the code this keeper runs, imported here: what clients compare
     try:
         process, port = _start_server(home)
         state = SharedApiState(
@@ -96,6 +98,8 @@ def keep(home: Path, idle_s: float) -> int:
             prefect_version=prefect_version(),
             idle_s=idle_s,
             started_utc=datetime.now(UTC).isoformat(timespec="seconds"),
+            checkout=me.checkout,
+            environment=me.environment,
         )
         _write_state(home, state)
     finally:

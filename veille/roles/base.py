@@ -18,7 +18,7 @@ from veille.itempolicy import ItemPolicy
 if TYPE_CHECKING:  # the roles describe calls; only the client's answer type comes from the seam
     from veille.models.base import ModelResult
 
-__all__ = ["Asker", "Role"]
+__all__ = ["AskMethod", "Asker", "Role"]
 
 In = TypeVar("In", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel)
@@ -52,3 +52,11 @@ class Asker(Protocol):
     """What steps and graders need from the model client: one way to ask a role."""
 
     def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]: ...
+
+
+class AskMethod(Protocol):
+    """An :meth:`Asker.ask` as a value (a bound method handed on: ``tasks.clients.RunClient.ask``)."""
+
+    def __call__(
+        self, role: Role[In, Out], data: In, *, subtask_id: str | None = None
+    ) -> ModelResult[Out]: ...

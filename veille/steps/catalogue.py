@@ -31,8 +31,8 @@ from veille.corpus.terms import derive_terms
 from veille.models.base import Model
 from veille.roles.planner import INSTRUCTIONS, CatalogueEntry, PlannerInput, build_prompt, catalogue_line
 from veille.settings import Settings
-from veille.steps.duplicates import collapse_duplicates
 from veille.steps.text_relevance import TextRelevance, fold_ascii, keys, measure
+from veille.steps.unchanged import remembered_collapse
 from veille.store.readers import fetch_documents
 from veille.tokens import estimate_tokens
 
@@ -184,7 +184,9 @@ def planner_catalogue(
         return PlannerCatalogue(
             data=data, documents=len(catalogue), tokens=planner_tokens(data), budget=budget
         )
-    collapsed = collapse_duplicates(data.catalogue, fingerprints)
+    # Kept for the same catalogue and texts: an unchanged night does not compare every pair again.
+    memo = settings.cache_dir if settings.use_cache else None
+    collapsed = remembered_collapse(data.catalogue, fingerprints, memo)
     left_out = [
         LeftOut.model_construct(
             id=copy, reason="duplicate", detail=f"copie de {rep}"

@@ -1,4 +1,4 @@
-"""The run's model client, the test seam to swap its backend, and the retry rule shared by tasks.
+"""The run's model client and the retry rule shared by tasks.
 
 The flow opens one live client per run (``open_client``) and hands the tasks a :class:`RunClient`:
 plain data (run id, settings, journal path), never the live object. In the flow's process it reaches
@@ -12,27 +12,25 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from prefect.tasks import exponential_backoff
 
 from veille.backends import backend_version, build_client
 from veille.fingerprint import code_digest, text_digest
-from veille.models.base import Model, ModelError
+from veille.models.base import ModelError
 from veille.models.caller import ModelClient
 from veille.ops.limits import amodel_call_slot
+from veille.providers import provider
 from veille.settings import Settings
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from veille.alerts import Alert
     from veille.journal import CallJournal
-    from veille.models.base import ModelResult
-    from veille.roles.base import Role
+    from veille.models.base import Model
+    from veille.roles.base import AskMethod
 
 __all__ = [
     "MODEL_TASK_RETRIES",
@@ -40,41 +38,23 @@ __all__ = [
     "backend_label",
     "is_retryable",
     "model_key",
-    "model_override",
     "offline_client",
     "open_client",
     "retry_transient",
     "role_keys",
 ]
 
-# Tests run the real flow with a ScriptedModel: set here, read when the flow builds its client.
-# A context variable (not a module global) so parallel tests in one process do not see each other's.
-_MODEL_OVERRIDE: ContextVar[Model | None] = ContextVar("veille_model_override", default=None)
-
-
-@contextmanager
-def model_override(model: Model) -> Iterator[Model]:
-    """Within this block, flows run in this context use ``model`` as their backend."""
-    token = _MODEL_OVERRIDE.set(model)
-    try:
-        yield model
-    finally:
-        _MODEL_OVERRIDE.reset(token)
-
 
 def backend_label(settings: Settings) -> str:
-    """The night's provider (veille/providers.py), or the handed-in model's name (run.json's
-    ``backend``)."""
-    override = _MODEL_OVERRIDE.get()
-    return override.name if override is not None else settings.resolved_backend()
+    """The night's provider (veille/providers.py): run.json's ``backend``."""
+    return settings.resolved_backend()
 
 
-# The live clients of this process, by run id (RunClient.client).
+# The live clients of this process, by run id (RunClient.client). A table, not a field of the
+# handle: a handle copied by pickling in the flow's own process must reach the same live client
+# (one journal, one loop), and only the run id survives pickling. Written by open_client alone.
 _RUN_CLIENTS: dict[str, ModelClient] = {}
 _RUN_LOCK = threading.Lock()
-
-In = TypeVar("In", bound="BaseModel")
-Out = TypeVar("Out", bound="BaseModel")
 
 
 @dataclass(frozen=True)
@@ -83,8 +63,9 @@ class RunClient:
 
     ``client()`` is the run's live client in this process (registered by :func:`open_client`), or
     one built for the run here from the settings (a Dask worker: a fresh backend and key lookup,
-    appending to the same ``journal_path``). A run whose backend was handed in (``model_override``,
-    tests) cannot be rebuilt in another process: that raises a clear error.
+    appending to the same ``journal_path``). A run whose backend is an object of the flow's process
+    (a provider registered at run time, ``veille.providers.registered``: tests) cannot be rebuilt in
+    another process: that raises a clear error.
     """
 
     run_id: str
@@ -108,8 +89,8 @@ class RunClient:
                 return live
             if not self.rebuildable:
                 raise RuntimeError(
-                    f"run {self.run_id}: its model client was built around an explicit model object "
-                    "and lives in another process; it cannot be rebuilt here"
+                    f"run {self.run_id}: its backend is an explicit model object (a provider registered "
+                    "at run time) of another process; it cannot be rebuilt here"
                 )
             built = build_client(
                 self.settings, run_id=self.run_id, journal_path=self.journal_path, call_slot=amodel_call_slot
@@ -117,8 +98,11 @@ class RunClient:
             _RUN_CLIENTS[self.run_id] = built
             return built
 
-    def ask(self, role: Role[In, Out], data: In, *, subtask_id: str | None = None) -> ModelResult[Out]:
-        return self.client().ask(role, data, subtask_id=subtask_id)
+    @property
+    def ask(self) -> AskMethod:
+        """The live client's own ``ask`` (``handle.ask(ROLE, data)`` calls it directly): the handle
+        resolves the client and steps aside, so it adds no function to the call path."""
+        return self.client().ask
 
     @property
     def journal(self) -> CallJournal:
@@ -136,15 +120,14 @@ class RunClient:
 def open_client(settings: Settings, run_id: str, journal_path: Path) -> Iterator[RunClient]:
     """The run's client, appending every call to ``journal_path`` (calls.jsonl), registered for the
     run's tasks and closed at the end. Each Gemini request holds one slot of the Prefect global limit
-    on model calls (a no-op without a server or limit)."""
-    override = _MODEL_OVERRIDE.get()
-    live = build_client(
-        settings, run_id=run_id, journal_path=journal_path, model=override, call_slot=amodel_call_slot
-    )
+    on model calls (a no-op without a server or limit). The backends are the settings' providers,
+    nothing else: a test hands its double in by registering it as a provider and naming it."""
+    live = build_client(settings, run_id=run_id, journal_path=journal_path, call_slot=amodel_call_slot)
     with _RUN_LOCK:
         _RUN_CLIENTS[run_id] = live
+    rebuildable = not any(provider(settings.role_provider(role)).in_process for role in settings.roles)
     try:
-        yield RunClient(run_id, settings, journal_path, rebuildable=override is None)
+        yield RunClient(run_id, settings, journal_path, rebuildable=rebuildable)
     finally:
         with _RUN_LOCK:
             if _RUN_CLIENTS.get(run_id) is live:
@@ -186,10 +169,9 @@ def model_key(settings: Settings, role: str) -> str:
     instructions, prompt and output schema), the step that handles its answer, each with what it
     imports, and the backend's own version (the offline engine's code and data digest)."""
     spec = settings.role(role)
-    override = _MODEL_OVERRIDE.get()
     modules = (f"veille.roles.{role}", *_STEP_MODULES.get(role, ()))
-    code = text_digest(code_digest(modules), backend_version(settings, override, role))
-    label = override.name if override is not None else settings.role_provider(role)
+    code = text_digest(code_digest(modules), backend_version(settings, role=role))
+    label = settings.role_provider(role)
     return f"{label}|{spec.model}|{spec.thinking}|{spec.temperature}|{code}"
 
 
