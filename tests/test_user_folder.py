@@ -85,7 +85,7 @@ def test_init_writes_a_template_that_is_a_valid_request_and_explains_itself(
     from veille.delivery.config import load_delivery
 
     config = load_delivery(folder)
-    assert config is not None and config.email is None and config.chat == []
+    assert config is not None and config.email is None and config.chat == [] and config.operators is None
 
 
 def test_init_never_overwrites_nor_adds_a_second_request(app: typer.Typer, tmp_path: Path) -> None:

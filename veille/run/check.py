@@ -238,12 +238,14 @@ def _check_delivery(found: FolderCheck, environ: Mapping[str, str]) -> None:
         return
     variables = [config.email.server_env] if config.email is not None else []
     variables += [c.url_env for c in config.chat]
-    for name in variables:
+    if config.operators is not None:
+        variables += [config.operators.server_env, *(c.url_env for c in config.operators.chat)]
+    for name in dict.fromkeys(variables):  # one line per variable, however many channels name it
         if not environ.get(name, "").strip():
             found.add(
                 "warning",
                 path,
-                f"environment variable {name} is not set: that channel will not be sent the dossier",
+                f"environment variable {name} is not set: the channels that name it receive nothing",
                 f"set {name} to the channel's Apprise URL in the environment of veille run",
             )
 
