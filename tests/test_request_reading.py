@@ -71,6 +71,24 @@ def test_a_run_of_names_the_corpus_writes_together_is_one_option() -> None:
     assert reading.options == ("France Travail",)
 
 
+def test_terms_written_only_inside_a_longer_name_stand_for_that_name() -> None:
+    """Terms derived word by word (veille.corpus.terms) from « France Travail » are that name, not
+    the common word « travail » a sheet of any field writes; a term also written alone stays."""
+    docs = [
+        "Le service France Travail publie 12 fiches. Selon France Travail, 40 % des inscrits l'utilisent.",
+        "Le travail des agents de transit reste manuel ; la France compte 12 escales.",
+    ]
+    request = "Recense les services incubés par France Travail."
+    reading = read_request(request, docs, terms=["France", "Travail"])
+    assert reading.options == ("France Travail",)
+    alone = read_request(
+        "Recense les services de France Travail et ce que la France en attend.",
+        docs,
+        terms=["France", "Travail"],
+    )
+    assert reading.options != alone.options and "France" in alone.options
+
+
 def test_language_names_and_aspects_are_not_options() -> None:
     reading = read_request("Rédige en anglais un dossier sur la latence, le coût et la sécurité.", CORPUS)
     assert reading.options == ()

@@ -127,6 +127,31 @@ def _in_any(phrase: str, texts: Sequence[str]) -> bool:
     return any(pattern.search(fold(t)) for t in texts)
 
 
+def _whole_names(
+    terms: Sequence[str], text: str, corpus_texts: Sequence[str], stop: frozenset[str]
+) -> list[str]:
+    """Each term, or the longer name the request writes it in: a word the request writes only
+    inside a run of capitalised words the corpus writes together (« France » and « Travail », terms
+    derived from « France Travail ») stands for that run, not for the common word (« travail »)."""
+    runs: list[str] = []
+    for capitals in _capital_runs(text):
+        whole = [w for w, _ in capitals]
+        while whole and fold(whole[0]) in stop:
+            whole = whole[1:]
+        if len(whole) > 1 and _in_any(" ".join(whole), corpus_texts):
+            runs.append(" ".join(whole))
+    out: list[str] = []
+    for term in terms:
+        key = fold(term).strip()
+        inside = [r for r in runs if " " not in key and key in fold(r).split()]
+        rest = text
+        for run in inside:
+            rest = re.sub(rf"(?<![\w-]){re.escape(run)}(?![\w-])", " ", rest)
+        alone = re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", fold(rest))
+        out.append(inside[0] if inside and not alone else term)
+    return list(dict.fromkeys(out))
+
+
 def read_options(
     request_text: str, terms: Sequence[str], corpus_texts: Sequence[str], title: str = ""
 ) -> list[str]:
@@ -156,7 +181,7 @@ def read_options(
             # In a list of names, the other short items are options too when the corpus names
             # them (« pgvector » beside « Qdrant » and « Milvus »).
             listed.extend(i for i in items if len(i.split()) == 1 and fold(i) not in stop)
-    candidates = [*terms, *listed]
+    candidates = [*_whole_names(terms, text, corpus_texts, stop), *listed]
     if not terms and not listed:
         # No list of options: the names the request writes mid-sentence, when the corpus writes
         # them as names too (« le service Patrimoine » is the team, not an option, when the corpus

@@ -11,6 +11,11 @@ the axis of their sub-task) and settles the plan:
   compared option and one of the axis's terms is always relevant;
 - same-subject documents (veille.steps.plan_groups: the same measure of the same option, at other
   dates or from other kinds of source) are read whole by one branch;
+- a document is relevant to an axis only when it also carries the request's subject
+  (veille.steps.subject: the request's own words that are not an axis's, relative to the corpus;
+  naming a compared option carries it): axis words alone (« résultats », « abandon ») are written
+  in documents of every field. An inventory reads every document carrying the subject (one entry
+  per item found);
 - a placed document none of whose passages concerns an axis is removed (``no_relevant_passage``):
   coverage both ways. What the planner placed and the text supports stays where it put it.
 
@@ -50,6 +55,7 @@ from veille.steps.plan_request import (
 )
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
 from veille.steps.reading import reading_query
+from veille.steps.subject import inventory_items, measure_subject, subject_keys
 from veille.steps.text_relevance import setting
 
 __all__ = [
@@ -173,9 +179,11 @@ def decide_reading(
     request_title: str,
     max_subtasks: int,
     max_docs: int,
+    request: str = "",
 ) -> Decision:
     """The plan settled by the documents' text (module docstring); ``plan.reading`` says what each
-    axis reads and why documents were added, removed or left out."""
+    axis reads and why documents were added, removed or left out. ``request``: the request's text,
+    whose subject a document must carry to be read for an axis (with ``request_title``)."""
     entries = {e.id: e for e in catalogue}
     ids = sorted(entries)
     options = list(reading.options)
@@ -202,9 +210,17 @@ def decide_reading(
     passages = passages_of({i: bodies.get(i, "") for i in heads}, heads, options)
     scores = score_axes(passages, {a.key: list(a.terms) for a in axes}, options)
     relevant = _relevant(scores, bool(options))
+    # An axis's words are written in documents of every field: a document is read for an axis only
+    # when it carries the request's subject too (veille.steps.subject; naming an option does).
+    subject = measure_subject(passages, subject_keys(request_title, request, axes, options))
+    relevant = {k: {i for i in docs if subject.carries(i)} for k, docs in relevant.items()}
     for doc_id, axis_key in _must_read(scores, axes).items():
         if not any(doc_id in docs for docs in relevant.values()):
             relevant[axis_key].add(doc_id)
+    items: set[str] = set()
+    if getattr(reading, "kind", None) == "inventory" and subject.measured:
+        items = {i for i in heads if subject.carries(i)}
+        inventory_items(relevant, items, axes)
     never = {i for i, r in reasons.items() if r in ("injection", "shortlist", "duplicate")}
     never |= set(dated_out)
     wanted = set().union(*relevant.values()) - never
@@ -214,6 +230,9 @@ def decide_reading(
         # A plan reading most of what the text asks for: its exclusions stand (a homonym is written
         # with the request's words by design); a broken plan's are overruled.
         wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
+        # An inventory asks for every item: a document carrying the subject is read whatever the
+        # planner judged (the subject's measure is the guard against another field's sheets).
+        wanted |= items - never
     # Removal both ways, conservatively (precision): a placed document goes only when no passage
     # names a compared option and none scores as relevant to an axis (a framing document dense in
     # the request's words scores; a canteen menu sharing « prix » with an axis does not), and its
@@ -224,7 +243,16 @@ def decide_reading(
         words[p.doc_id] = words.get(p.doc_id, 0) + len(p.keys)
     short = {i for i in placed if words.get(i, 0) < setting("min_words_to_judge")}
     linked = wanted | short | {p.doc_id for p in passages if p.options}
-    kept = (placed & linked if measured else placed) - never
+    # A placed document of another field (long enough to judge, not carrying the request's subject)
+    # is removed whatever the axes measured: precision before recall.
+    elsewhere = {i for i in placed if not subject.carries(i) and i not in short}
+    kept = (placed & linked if measured else placed) - never - elsewhere
+    if axes and not wanted | kept:
+        # Only documents of another field were placed and no passage answers an axis: the documents
+        # carrying the subject are read by the first axis (reading nothing answers no request).
+        wanted = {i for i in heads if subject.carries(i)} - never
+        relevant[axes[0].key] |= wanted
+        measured = bool(wanted)
     base = wanted | kept
     facts = {
         i: DocumentFacts(entries[i].date, entries[i].source_type, tuple(p for p in passages if p.doc_id == i))
@@ -284,6 +312,11 @@ def decide_reading(
             }
             for a in axes
         ],
+        "subject": {
+            "keys": list(subject.keys),
+            "measured": subject.measured,
+            "without_subject": sorted(i for i in heads if not subject.carries(i)),
+        },
         "groups": groups,
         "added": added,
         "removed": removed,
@@ -340,6 +373,7 @@ def read_by_text(
         bodies,
         reading,
         request_title=data.request_title,
+        request=data.request,
         max_subtasks=data.max_subtasks,
         max_docs=data.max_docs,
     )
