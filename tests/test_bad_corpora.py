@@ -456,7 +456,9 @@ CORPUS_CASES: list[CorpusCase] = [
         _request_without_title,
         "request.md: field 'title': missing required field; expected a non-empty string",
     ),
-    CorpusCase("docs/ folder missing", _rm("docs"), "docs: docs folder not found; expected a docs/ folder"),
+    CorpusCase(  # without docs/ the root is read (issue 39): request.md and README.md are not documents
+        "docs/ folder missing", _rm("docs"), "docs: no document found; expected at least one document file"
+    ),
     CorpusCase(
         "empty corpus (docs/ without any file)",
         _empty_docs,

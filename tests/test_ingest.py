@@ -392,12 +392,18 @@ def test_empty_corpus_is_an_error(tmp_path: Path, db: Path) -> None:
     assert not db.exists()
 
 
-def test_missing_docs_folder(tmp_path: Path, db: Path) -> None:
+def test_no_docs_folder_and_nothing_at_the_root(tmp_path: Path, db: Path) -> None:
+    # Without docs/ the documents are read at the root (issue 39); the request and a README are not
+    # documents, so nothing is left: one error naming both places.
     corpus = tmp_path / "c"
     corpus.mkdir()
     (corpus / "request.md").write_text("---\ntitle: T\n---\n\nX.\n", encoding="utf-8")
-    with pytest.raises(CorpusError, match="docs folder not found"):
+    (corpus / "README.md").write_text("# Ce dossier\n\nNotes.\n", encoding="utf-8")
+    with pytest.raises(
+        CorpusError, match=r"no document found; expected .* under docs/ or, without one there, at"
+    ):
         ingest_corpus(corpus, db)
+    assert not db.exists()
 
 
 def test_missing_request_is_an_error(tmp_path: Path, db: Path) -> None:

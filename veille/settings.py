@@ -123,6 +123,8 @@ class Settings(BaseSettings):
 
     # --- ingestion ---
     strict: bool = False
+    # A request file or its text (`veille run --request`); None: request.md or demande.md in the corpus.
+    request: str | None = None
     max_doc_bytes: int = 1_048_576
     # A document with no date of its own (front matter, its file's properties, its text) is « date
     # inconnue »; true dates it by its file's modification time instead — the user's opt-in, since a

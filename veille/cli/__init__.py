@@ -28,9 +28,9 @@ app = typer.Typer(
 
 
 def _register_all() -> None:
-    from veille.cli import collect, grade, ops, run, warehouse
+    from veille.cli import collect, folder, grade, ops, run, warehouse
 
-    for module in (run, collect, warehouse, grade, ops):
+    for module in (run, folder, collect, warehouse, grade, ops):
         module.register(app)
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from veille.store.ingest import IngestReport
     from veille.store.readers import Catalogue
 
-__all__ = ["print_ingest_summary", "quiet_corpus_tracebacks", "register"]
+__all__ = ["print_ingest_summary", "quiet_corpus_tracebacks", "register", "request_setting"]
 
 T = TypeVar("T")
 
@@ -30,13 +30,21 @@ CorpusOption = Annotated[
     Path | None,
     typer.Option(
         "--corpus",
-        help="Corpus folder (request.md, docs/ with Markdown, text, HTML, PDF, DOCX files). "
-        "Default: the bundled corpus.",
+        help="Corpus folder: a request (request.md or demande.md) and the documents (Markdown, text, "
+        "HTML, PDF, DOCX) in docs/ or at its root. Default: the bundled corpus.",
     ),
 ]
 StrictOption = Annotated[
     bool,
     typer.Option("--strict", help="Fail the run on the first invalid document instead of skipping it."),
+]
+RequestOption = Annotated[
+    str | None,
+    typer.Option(
+        "--request",
+        help="The request: a file (any name, front matter optional) or its text in quotes. "
+        "Default: request.md or demande.md in the corpus folder.",
+    ),
 ]
 WarehouseOption = Annotated[
     Path | None,
@@ -149,6 +157,13 @@ def print_ingest_summary(
         out.print(listing.text, markup=False, highlight=False, soft_wrap=True)
 
 
+def request_setting(value: str | None) -> str | None:
+    """``--request``'s value as the settings keep it: a file as an absolute path, a text as written."""
+    from veille.corpus.layout import given_request
+
+    return None if value is None else str(_guarded(lambda: given_request(value)))
+
+
 def _run_ingest_flow(settings: Settings) -> IngestReport:
     from veille.flows.ingest import ingest_flow
 
@@ -156,8 +171,26 @@ def _run_ingest_flow(settings: Settings) -> IngestReport:
         return ingest_flow(settings=settings)
 
 
+def _runnable(settings: Settings) -> None:
+    """A folder that cannot run (no request, no document) stops here: one line, no night recorded."""
+    from veille.corpus.errors import CorpusError
+    from veille.store.files import check_runnable
+
+    try:
+        check_runnable(settings.corpus_dir, settings.request, settings.warehouse_dir)
+    except CorpusError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        typer.echo(
+            f"No night recorded. `veille check --corpus {settings.corpus_dir}` lists every problem of the "
+            "folder at once, each with its fix.",
+            err=True,
+        )
+        raise typer.Exit(2) from None
+
+
 def run(
     corpus: CorpusOption = None,
+    request: RequestOption = None,
     strict: StrictOption = False,
     warehouse: WarehouseOption = None,
     backend: Annotated[
@@ -206,8 +239,10 @@ def run(
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
             web=web,
+            request=request_setting(request),
         )
     )
+    _runnable(settings)
     from veille.warehouse.place import UnusableWarehouseError, check_warehouse
 
     try:  # before any server or flow starts: a bad path is one line, not a failed flow's traceback
@@ -237,6 +272,7 @@ def run(
             max_rounds=max_rounds,
             use_cache=False if no_cache else None,
             web=web,
+            request_source=settings.request,
             return_state=True,
         )
     result = state.result(raise_on_failure=False)
@@ -257,13 +293,19 @@ def run(
 
 
 def ingest(
-    corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None
+    corpus: CorpusOption = None,
+    request: RequestOption = None,
+    strict: StrictOption = False,
+    warehouse: WarehouseOption = None,
 ) -> None:
     """Ingest the corpus into DuckDB (incremental, one transaction), without Prefect orchestration."""
     from veille.settings import Settings
     from veille.store.ingest import ingest_corpus
 
-    settings = _guarded(lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse))
+    given = request_setting(request)
+    settings = _guarded(
+        lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse, request=given)
+    )
     report = _environment_guarded(
         lambda: ingest_corpus(
             settings.corpus_dir,
@@ -271,6 +313,7 @@ def ingest(
             strict=settings.strict,
             max_doc_bytes=settings.max_doc_bytes,
             file_clock=settings.date_from_file_clock,
+            request=settings.request,
         ),
         settings.database,
     )

@@ -1,8 +1,8 @@
-"""Corpus format: parsing and validation of documents, ``request.md`` and ``reference/``.
+"""Corpus format: parsing and validation of documents, the request and ``reference/``.
 
-A corpus is a folder with ``request.md``, ``docs/*.md`` (one document per file, YAML front matter
-between ``---`` lines, then a non-empty Markdown body) and an optional ``reference/`` folder
-(``dossier.md`` + ``facts.yaml``). The format and every error message are described in
+A corpus is a folder with a request (``request.md`` or ``demande.md``, front matter optional), its
+documents under ``docs/`` or, without one there, at its root (``layout``: where each is found) and an
+optional ``reference/`` folder (``dossier.md`` + ``facts.yaml``). The format and every error message are described in
 docs/corpus-format.md.
 
 Modules: ``errors`` (CorpusError, StrictModeError), ``frontmatter`` (reading files, the YAML loader,

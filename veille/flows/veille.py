@@ -66,6 +66,7 @@ def veille_flow(
     fail_subtasks: list[str] | None = None,
     warehouse: str | None = None,
     web: bool = False,
+    request_source: str | None = None,
 ) -> str | State:
     """Write the dossier for ``corpus``; returns the run folder path (a Failed state if a step failed).
 
@@ -78,6 +79,7 @@ def veille_flow(
         fail_subtasks: Drills only: sub-task ids whose analysis fails on the first attempt, e.g. ["st-2"].
         warehouse: Warehouse folder (DuckDB, run folders, Parquet). Empty: the settings' warehouse_dir.
         web: Also one Google-Search-grounded call per sub-task (Gemini only, within web_budget).
+        request_source: The request, a file or its text. Empty: request.md or demande.md in the corpus.
     """
     settings = Settings.from_params(
         corpus=corpus,
@@ -87,6 +89,7 @@ def veille_flow(
         use_cache=use_cache,
         warehouse=warehouse,
         web=web,
+        request=request_source,
     )
     check_warehouse(settings.warehouse_dir, settings.database)  # deployments: one line, not frames
     # Delivery URLs are secrets from the first line written (the password of one is masked anyway).

@@ -40,7 +40,7 @@ class CorpusInputs(NamedTuple):
 
 def corpus_inputs(settings: Settings) -> CorpusInputs:
     """Read once per run, after ingestion, and handed to the steps that need them."""
-    request = load_request(settings.corpus_dir)
+    request = load_request(settings.corpus_dir, settings.request)
     grid = load_grid(settings.grid_file, extra_mentions=request.mandatory_mentions)
     snapshot = document_snapshot(settings.database)
     return CorpusInputs(request, reference_if_valid(settings.corpus_dir), grid, snapshot)

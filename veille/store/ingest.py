@@ -36,6 +36,7 @@ from veille.corpus.document import (
 )
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.corpus.frontmatter import read_file
+from veille.corpus.layout import DocumentsPlace
 from veille.corpus.sections import split_sections
 from veille.oserrors import environment_error
 from veille.store.connection import read_write, set_aside_unreadable
@@ -68,7 +69,7 @@ class _Ingestion:
     def __init__(
         self,
         con: duckdb.DuckDBPyConnection,
-        corpus_dir: Path,
+        place: DocumentsPlace,
         *,
         run_id: str,
         now: datetime,
@@ -78,8 +79,9 @@ class _Ingestion:
     ) -> None:
         self.con = con
         self.file_clock = file_clock  # the user's opt-in: an undated document takes its file's day
-        self.corpus_dir = corpus_dir
-        self.docs_dir = os.path.join(corpus_dir, "docs")  # str paths: pathlib costs ~2 s per 100k files
+        self.corpus_dir = place.corpus
+        self.docs_dir = str(place.folder)  # str paths: pathlib costs ~2 s per 100k files
+        self.prefix = place.prefix  # "docs/", or "" for documents at the folder's root
         self.run_id = run_id
         self.now = now
         self.max_doc_bytes = max_doc_bytes
@@ -106,7 +108,7 @@ class _Ingestion:
             self.log[key].append(value)
 
     def process(self, name: str) -> None:
-        path, rel = os.path.join(self.docs_dir, name), "docs/" + name
+        path, rel = os.path.join(self.docs_dir, name), self.prefix + name
         st: os.stat_result | None
         try:
             st = os.stat(path)
@@ -125,9 +127,9 @@ class _Ingestion:
         docs = Path(self.docs_dir)
         for exc in errors:
             try:
-                rel = "docs/" + exc.path.relative_to(docs).as_posix()
+                rel = self.prefix + exc.path.relative_to(docs).as_posix()
             except ValueError:
-                rel = "docs/" + exc.path.name
+                rel = self.prefix + exc.path.name
             self.errors.append(exc)
             self.counts["skipped"] += 1
             self.record(rel, None, "skipped", "ingest.symlink_outside", str(exc))
@@ -286,17 +288,17 @@ def ingest_corpus(
     batch_size: int = DEFAULT_BATCH_SIZE,
     trust_file_stat: bool = True,
     file_clock: bool = False,
+    request: str | None = None,
 ) -> IngestReport:
-    """Load ``<corpus_dir>/docs/*.md`` into the DuckDB file ``db_path`` (created if missing).
-
-    Invalid documents are skipped with an ``ingest.invalid_document`` (or ``ingest.duplicate_id``) alert;
-    with ``strict=True`` every file is still checked, then :class:`StrictModeError` is raised for the
-    first invalid one (its message counts the others) and nothing is written. Raises CorpusError (and
-    writes nothing) when the corpus folder, ``request.md`` or ``docs/`` is missing or invalid, or when
-    no document is valid. ``file_clock``: a document with no date of its own takes its file's day.
+    """Load the corpus's documents (``docs/`` or its root) into the DuckDB file ``db_path`` (created if
+    missing); ``request``: the one given (a file or its text), else the folder's. Invalid documents are
+    skipped with an ``ingest.invalid_document`` (or ``ingest.duplicate_id``) alert; with ``strict=True``
+    every file is still checked, then :class:`StrictModeError` is raised for the first invalid one (its
+    message counts the others) and nothing is written. Raises CorpusError (and writes nothing) when the
+    corpus folder, the request or the documents are missing or invalid, or when no document is valid. ``file_clock``: a document with no date of its own takes its file's day.
     """
     try:
-        args = (strict, max_doc_bytes, batch_size, trust_file_stat, file_clock)
+        args = (strict, max_doc_bytes, batch_size, trust_file_stat, file_clock, request)
         return _ingest_corpus(corpus_dir, db_path, *args)
     except (CorpusError, duckdb.Error) as exc:  # bad input or the machine's (disk full): not a bug, so
         if isinstance(exc, CorpusError) or environment_error(exc) is not None:  # drop the frames that keep
@@ -312,12 +314,13 @@ def _ingest_corpus(
     batch_size: int,
     trust_file_stat: bool,
     file_clock: bool,
+    request: str | None,
 ) -> IngestReport:
     started, clock = utcnow(), time.perf_counter()
     corpus_dir, db_path = Path(corpus_dir), Path(db_path)
     alerts: list[Alert] = []
     refused: list[CorpusError] = []  # links leaving the corpus: invalid files (strict mode fails on them)
-    names, reference = check_corpus(corpus_dir, strict, alerts, refused)
+    names, reference, place = check_corpus(corpus_dir, strict, alerts, refused, request, db_path.parent)
 
     db_path.parent.mkdir(parents=True, exist_ok=True)
     if (aside := set_aside_unreadable(db_path)) is not None:  # a cache of the corpus files: rebuilt
@@ -335,7 +338,7 @@ def _ingest_corpus(
         corpus_key = str(corpus_dir.resolve())
         run = _Ingestion(
             con,
-            corpus_dir,
+            place,
             run_id=uuid.uuid4().hex,
             now=utcnow(),
             max_doc_bytes=max_doc_bytes,
@@ -390,10 +393,6 @@ def _load_documents(run: _Ingestion, names: list[str], *, batch_size: int, stric
     if run.errors and strict:
         raise StrictModeError(sorted(run.errors, key=lambda e: str(e.path)))
     if not run.claimed:
-        raise CorpusError(
-            run.corpus_dir / "docs",
-            None,
-            "at least one valid document",
-            f"none of the {len(names)} document file(s) is valid (first error: {run.errors[0]})",
-        )
+        problem = f"none of the {len(names)} document file(s) is valid (first error: {run.errors[0]})"
+        raise CorpusError(Path(run.docs_dir), None, "at least one valid document", problem)
     run.mark_removed()

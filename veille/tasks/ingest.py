@@ -35,6 +35,7 @@ def ingest(settings: Settings) -> IngestReport:
         strict=settings.strict,
         max_doc_bytes=settings.max_doc_bytes,
         file_clock=settings.date_from_file_clock,
+        request=settings.request,
     )
     log = _logger()
     log.info(
