@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from veille.corpus.errors import CorpusError, quote
-from veille.corpus.frontmatter import MAX_DEPTH, MAX_FRONT_MATTER_BYTES, _front_matter_mapping, _load_yaml
+from veille.corpus.frontmatter import (
+    MAX_DEPTH,
+    _front_matter_mapping,
+    _load_yaml,
+    check_built_limits,
+    check_size,
+)
 
 __all__ = ["DATE_EXPECTED", "FIELD_CAPS", "clean_value", "parse_date", "read_front_matter"]
 
@@ -153,8 +159,7 @@ def _bracket_depth(text: str) -> int:
 
 def _toml(front: str, path: Path | str) -> dict[str, Any]:
     expected = "Hugo TOML front matter between '+++' lines, within limits"
-    if len(front) > MAX_FRONT_MATTER_BYTES:
-        raise CorpusError(path, None, expected, f"front matter is {len(front)} characters, over the limit")
+    check_size(front, path, expected)
     if _bracket_depth(front) > MAX_DEPTH:
         raise CorpusError(path, None, expected, f"TOML nested more than {MAX_DEPTH} levels deep")
     try:
@@ -171,6 +176,9 @@ def read_front_matter(
     if front is None or not front.strip():
         return {}, []
     notes: list[str] = []
+    # The documented limits hold whichever way the front matter is written (YAML checks its own).
+    within = "front matter 'key: value' lines within limits"
+    check_size(front, path, within)
     if kind == "toml":
         data: Any = _toml(front, path)
     elif kind == "pelican":
@@ -190,6 +198,7 @@ def read_front_matter(
             notes.append(f"front matter read as plain 'key: value' lines ({exc.problem})")
     if not isinstance(data, dict):
         raise CorpusError(path, None, "a mapping of 'key: value' lines", "front matter is not a mapping")
+    check_built_limits(data, path, within)
     lowered: dict[str, Any] = {}
     for key, value in data.items():
         lowered.setdefault(str(key).strip().lower()[:100], value)
