@@ -158,7 +158,7 @@ def _bracket_depth(text: str) -> int:
 
 
 def _toml(front: str, path: Path | str) -> dict[str, Any]:
-    expected = "Hugo TOML front matter between '+++' lines, within limits"
+    expected = _WITHIN["toml"]
     check_size(front, path, expected)
     if _bracket_depth(front) > MAX_DEPTH:
         raise CorpusError(path, None, expected, f"TOML nested more than {MAX_DEPTH} levels deep")
@@ -166,6 +166,13 @@ def _toml(front: str, path: Path | str) -> dict[str, Any]:
         return tomllib.loads(front)
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         raise CorpusError(path, None, expected, f"invalid TOML: {str(exc)[:100]}") from None
+
+
+_WITHIN = {
+    "yaml": "front matter 'key: value' lines in valid YAML, within limits",
+    "toml": "Hugo TOML front matter between '+++' lines, within limits",
+    "pelican": "'Key: value' header lines (Pelican) within limits",
+}
 
 
 def read_front_matter(
@@ -177,7 +184,7 @@ def read_front_matter(
         return {}, []
     notes: list[str] = []
     # The documented limits hold whichever way the front matter is written (YAML checks its own).
-    within = "front matter 'key: value' lines within limits"
+    within = _WITHIN.get(kind or "yaml", _WITHIN["yaml"])
     check_size(front, path, within)
     if kind == "toml":
         data: Any = _toml(front, path)
