@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -136,3 +137,33 @@ def test_an_ingested_binary_file_is_one_alert_naming_it(tmp_path: Path, name: st
     refused = [a for a in report.alerts if a.subject == f"docs/{name}"]
     assert [a.code for a in refused] == ["ingest.invalid_document"]
     assert "binary content" in refused[0].message and report.skipped == 1
+
+
+def test_a_page_stored_garbled_before_version_5_is_read_again_once(tmp_path: Path) -> None:
+    corpus = copy_mini_corpus(tmp_path / "corpus")
+    page = (
+        "<html><head><title>Été à Paris</title></head><body><article><h1>Été à Paris</h1>"
+        "<p>Les élèves ont été très nombreux à Paris cet été, déjà même avant la rentrée.</p>"
+        "</article></body></html>"
+    )
+    (corpus / "docs" / "paris.html").write_bytes(page.encode("latin-1"))
+    db = tmp_path / "veille.duckdb"
+    ingest_corpus(corpus, db)
+    con = duckdb.connect(str(db))
+    try:  # what version 4 stored: the page garbled, its conversion cached, migration 5 not applied
+        con.execute("UPDATE documents SET title = '╔tķ Ó Paris', body = '╔tķ Ó Paris' WHERE id = 'paris'")
+        con.execute("UPDATE conversions SET title = '╔tķ Ó Paris', text = '╔tķ Ó Paris'")
+        con.execute("DELETE FROM schema_migrations WHERE version = 5")
+    finally:
+        con.close()
+    report = ingest_corpus(corpus, db)
+    assert report.updated == 1  # the same bytes, read again and stored again
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        title, body = con.execute("SELECT title, body FROM documents WHERE id = 'paris'").fetchone() or (
+            "",
+            "",
+        )
+    finally:
+        con.close()
+    assert title == "Été à Paris" and "élèves" in body

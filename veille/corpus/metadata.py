@@ -5,7 +5,8 @@ TOML (Hugo ``+++``) and Pelican ``Key: value`` headers; values cleaned for the c
 (one line each, aggregated by the ingestion). YAML goes through the limited loader of
 :mod:`veille.corpus.frontmatter`; a block YAML refuses but that reads as plain ``key: value`` lines
 (an unquoted title holding ``": "``, normal in Jekyll and Pelican posts) is read that way, with a note.
-:func:`clean_value` removes control, bidirectional and zero-width characters and caps the length.
+:func:`clean_value` removes control and format characters (bidirectional, zero-width, tag characters:
+:mod:`veille.corpus.invisible`) and caps the length.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from veille.corpus.frontmatter import (
     check_built_limits,
     check_size,
 )
+from veille.corpus.invisible import INVISIBLE
 
 __all__ = ["DATE_EXPECTED", "FIELD_CAPS", "clean_value", "parse_date", "read_front_matter"]
 
@@ -32,17 +34,13 @@ DATE_EXPECTED = (
     "an ISO date YYYY-MM-DD that exists in the calendar, or an ISO date-time "
     "(e.g. 2026-07-08, 2025-01-27 20:45:32 +0530, 2025-01-27T20:45:32Z)"
 )
-# C0/C1 controls, bidirectional overrides and isolates, zero-width characters, BOM: never metadata.
-_INVISIBLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
-)
 
 
 def clean_value(value: str, name: str) -> tuple[str, bool]:
     """(the value on one line, without invisible characters and capped for ``name``; whether anything
     was removed or cut — line breaks and tabs are whitespace, collapsed without a word)."""
     spaced = " ".join(value.split())
-    text = " ".join(_INVISIBLE.sub("", spaced).split())
+    text = " ".join(INVISIBLE.sub("", spaced).split())
     cap = FIELD_CAPS.get(name, 1000)
     cut = len(text) > cap
     if cut:
