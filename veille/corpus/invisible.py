@@ -33,6 +33,7 @@ _HIDDEN = {
     "bidi": re.compile("[\u202a-\u202e\u2066-\u2069]"),
     "control": re.compile("[\x80-\x9f]"),  # C0 controls are already removed from every text
 }
+_ANY_HIDDEN = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x80-\x9f]")  # one pass first
 # A subdivision flag (England, Scotland, Wales: black flag, tag letters, cancel tag) is an emoji.
 _FLAG_SEQUENCE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,7}\U000e007f")
 _LABELS = {
@@ -44,6 +45,8 @@ _LABELS = {
 
 def hidden_characters(body: str) -> dict[str, int]:
     """How many characters of each hiding kind (French label -> count) the body carries; empty when none."""
+    if _ANY_HIDDEN.search(body) is None:  # nearly every body: one scan, nothing counted
+        return {}
     text = _FLAG_SEQUENCE.sub("", body) if "\U0001f3f4" in body else body
     found: dict[str, int] = {}
     for kind, pattern in _HIDDEN.items():
