@@ -11,6 +11,7 @@ import pytest
 from tests.fixtures.corpus_factory import doc_text, write_corpus
 from veille.roles.planner import CatalogueEntry
 from veille.store.ingest import ingest_corpus
+from veille.store.migrations import latest_version
 from veille.store.readers import document_snapshot, fetch_documents, read_catalogue
 from veille.tokens import estimate_tokens
 
@@ -121,5 +122,6 @@ def test_outdated_schema_is_reported(tmp_path: Path) -> None:
         con.execute("INSERT INTO schema_migrations VALUES (1, 'migration_001_corpus_schema.sql', now())")
     finally:
         con.close()
-    with pytest.raises(RuntimeError, match="schema version 1, this code needs 4: run `veille ingest`"):
+    needs = f"schema version 1, this code needs {latest_version()}: run `veille ingest`"
+    with pytest.raises(RuntimeError, match=needs):
         read_catalogue(path)

@@ -1,5 +1,7 @@
 """Printing query results: a table when it fits the terminal, else one record per block (vertical);
-Markdown, CSV and JSON on request (``veille sql --format``)."""
+Markdown, CSV and JSON on request (``veille sql --format``). :func:`write_batches` prints a result
+batch by batch (``veille sql --max-rows 0``): CSV, JSON, Markdown and vertical as one document, a table
+as one table per batch — never the whole result in memory."""
 
 from __future__ import annotations
 
@@ -7,12 +9,12 @@ import csv
 import io
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["FORMATS", "cell", "render", "table_width"]
+__all__ = ["FORMATS", "cell", "render", "table_width", "write_batches"]
 
 FORMATS = ("auto", "table", "vertical", "markdown", "csv", "json")
 
@@ -49,10 +51,12 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str | N
     return console.file.getvalue()  # type: ignore[attr-defined]
 
 
-def _vertical(columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None) -> str:
+def _vertical(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None, first: int = 1
+) -> str:
     label = max((len(c) for c in columns), default=0)
     out = [title] if title else []
-    for number, row in enumerate(rows, start=1):
+    for number, row in enumerate(rows, start=first):
         out.append(f"-[ row {number} ]" + "-" * max(0, label - 8))
         out += [f"{c.ljust(label)} | {cell(v)}" for c, v in zip(columns, row, strict=True)]
     return "\n".join(out) + "\n"
@@ -106,3 +110,56 @@ def render(
         records = [dict(zip(columns, row, strict=True)) for row in rows]
         return json.dumps(records, ensure_ascii=False, indent=2, default=_json_default) + "\n"
     raise ValueError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+
+
+def _json_records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    """Each row as the indented object ``render(..., "json")`` prints inside its list."""
+    return [
+        "  "
+        + json.dumps(
+            dict(zip(columns, row, strict=True)), ensure_ascii=False, indent=2, default=_json_default
+        ).replace("\n", "\n  ")
+        for row in rows
+    ]
+
+
+def write_batches(
+    columns: Sequence[str],
+    batches: Iterable[Sequence[Sequence[Any]]],
+    fmt: str,
+    write: Callable[[str], object],
+    *,
+    width: int | None = None,
+) -> int:
+    """Print ``batches`` of rows as they come (``write`` each piece); the number of rows printed.
+    CSV, JSON, Markdown and vertical read as :func:`render` of all the rows would; ``table`` is one
+    table per batch; ``auto`` chooses table or vertical on the first batch and keeps it."""
+    count = 0
+    for batch in batches:
+        if fmt == "auto":
+            limit = width or shutil.get_terminal_size().columns
+            fmt = "table" if table_width(columns, batch) <= limit else "vertical"
+        if fmt == "table":
+            write(_table(columns, batch, None))
+        elif fmt == "vertical":
+            write(_vertical(columns, batch, None, first=count + 1))
+        elif fmt == "markdown":
+            text = _markdown(columns, batch, None)
+            write(text if count == 0 else text.split("\n", 2)[2])  # the header once
+        elif fmt == "csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n")
+            if count == 0:
+                writer.writerow(columns)
+            writer.writerows([[cell(v) for v in row] for row in batch])
+            write(buffer.getvalue())
+        elif fmt == "json":
+            write(("[\n" if count == 0 else ",\n") + ",\n".join(_json_records(columns, batch)))
+        else:
+            raise ValueError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+        count += len(batch)
+    if count == 0:
+        write(render(columns, [], fmt))
+    elif fmt == "json":
+        write("\n]\n")
+    return count

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from veille.cli.chart import TREND_COLUMNS, render_chart, series_key, series_label
-from veille.cli.tables import FORMATS, render
+from veille.cli.tables import FORMATS, render, write_batches
 
 if TYPE_CHECKING:
     from veille.settings import Settings
@@ -51,7 +51,16 @@ def sql(
             "markdown | csv | json",
         ),
     ] = "auto",
-    max_rows: Annotated[int, typer.Option(help="Print at most this many rows (0: all).")] = 200,
+    max_rows: Annotated[
+        int, typer.Option(help="Print at most this many rows (0: all, printed as they come).")
+    ] = 200,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Stop the statement after this many seconds (default: setting query_timeout_s, 60).",
+        ),
+    ] = None,
 ) -> None:
     """Run one read-only SQL query over the warehouse views (runs, run_attempts, llm_calls, run_trends, ...)."""
     from veille.warehouse import ReadOnlyQueryError, WarehouseError
@@ -59,28 +68,37 @@ def sql(
 
     if output not in FORMATS:
         raise _fail(f"--format {output!r}: expected {', '.join(FORMATS)}", 2)
+    if timeout is not None and not timeout > 0:
+        raise _fail(f"--timeout {timeout:g}: expected a number of seconds above 0", 2)
     from veille.warehouse.limits import Limits
 
     settings = _settings(warehouse)
     limits = Limits(
         settings.query_memory_limit, settings.query_threads, settings.warehouse_dir / "scratch" / "duckdb"
     )
+    timeout_s = timeout if timeout is not None else settings.query_timeout_s
     try:
+        if max_rows <= 0:  # every row: printed batch by batch, never held whole
+            _stream(settings.parquet_dir, query, output, timeout_s, limits)
+            return
         columns, rows = run_query(
-            settings.parquet_dir,
-            query,
-            timeout_s=settings.query_timeout_s,
-            max_rows=max_rows if max_rows > 0 else None,
-            limits=limits,
+            settings.parquet_dir, query, timeout_s=timeout_s, max_rows=max_rows, limits=limits
         )
     except ReadOnlyQueryError as exc:
         raise _fail(str(exc), 2) from None
     except WarehouseError as exc:
         raise _fail(str(exc)) from None
-    shown = rows if max_rows <= 0 else rows[:max_rows]
+    shown = rows[:max_rows]
     _print(columns, shown, output)
     if len(shown) < len(rows):  # the limit was pushed into the query: more rows exist, not counted
         typer.echo(f"(more rows not shown: the first {max_rows}; use --max-rows 0 for all)", err=True)
+
+
+def _stream(parquet_dir: Path, query: str, output: str, timeout_s: float, limits: Any) -> None:
+    from veille.warehouse.stream import stream_query
+
+    with stream_query(parquet_dir, query, timeout_s=timeout_s, limits=limits) as (columns, batches):
+        write_batches(columns, batches, output, lambda text: typer.echo(text, nl=False))
 
 
 def runs(

@@ -17,24 +17,12 @@ from datetime import date
 from urllib.parse import unquote, urlsplit
 
 import trafilatura
-from charset_normalizer import from_bytes
-from w3lib.encoding import html_to_unicode
 
 from veille.collect.items import Item, first_sentence, plain_title
 from veille.corpus.convert import ConversionError, convert_bytes
+from veille.corpus.sniff import decode_html
 
 __all__ = ["PageError", "convert_document", "decode_page", "extract_page"]
-
-# Unicode blocks of Latin-script text (charset-normalizer's names for them).
-_LATIN_RANGES = (
-    "Basic Latin",
-    "Latin",
-    "Control character",
-    "General Punctuation",
-    "Spacing Modifier Letters",
-    "Currency Symbols",
-    "Letterlike Symbols",
-)
 
 
 class PageError(ValueError):
@@ -48,29 +36,10 @@ def _day(value: str | None) -> date | None:
         return None
 
 
-def _guess(data: bytes) -> str | None:
-    """No BOM, header charset or declaration: UTF-8 when the bytes are; else charset-normalizer's
-    guess, except that a text it reads as Latin script is windows-1252, the browsers' default for
-    undeclared pages (charset-normalizer cannot tell the Latin code pages apart on a page's worth of
-    text: it read a French windows-1252 page as cp1257, « déją »)."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        best = from_bytes(data[:200_000]).best()
-        if best is None or all(a.startswith(_LATIN_RANGES) for a in best.alphabets):
-            try:
-                data.decode("cp1252")
-            except UnicodeDecodeError:
-                return best.encoding if best is not None else None
-            return "cp1252"
-        return best.encoding
-    return "utf-8"
-
-
 def decode_page(data: bytes, content_type: str = "") -> str:
-    """The page's text, decoded by its BOM, the header's charset, its own declaration, else a guess."""
-    _encoding, text = html_to_unicode(content_type or None, data, auto_detect_fun=_guess)
-    return text
+    """The page's text, decoded by its BOM, the header's charset, its own declaration, else a guess
+    (the corpus's own HTML files are decoded the same way: :mod:`veille.corpus.sniff`)."""
+    return decode_html(data, content_type)
 
 
 def extract_page(data: bytes, url: str, content_type: str = "") -> Item:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from veille.corpus.formats import FORMAT_LIMITS, convert_docx, convert_html, convert_pdf
+from veille.corpus.sniff import binary_reason
 
 __all__ = [
     "FORMATS",
@@ -56,6 +57,7 @@ MEDIA_TYPES: dict[str, str] = {
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
 }
 _MAX_MESSAGE = 100  # characters of a library's message quoted in an error
+_TEXT_EXPECTED = {"markdown": "UTF-8 Markdown text", "text": "UTF-8 text", "html": "an HTML page (text)"}
 
 
 class ConversionError(ValueError):
@@ -115,6 +117,9 @@ def convert_bytes(data: bytes, *, name: str, media_type: str | None = None) -> C
     if fmt is None:
         known = ", ".join(sorted(FORMATS))
         raise ConversionError(name, f"unsupported format (expected one of {known})")
+    if fmt in ("markdown", "text", "html") and (binary := binary_reason(data)) is not None:
+        # Whatever the extension: random bytes named .html were read as garbled text.
+        raise ConversionError(name, binary, _TEXT_EXPECTED[fmt])
     try:
         if fmt in ("markdown", "text"):
             return _convert_text(data, name, fmt)
@@ -152,11 +157,6 @@ def clean_text(text: str) -> str:
 def _decode(data: bytes, name: str) -> str:
     if len(data) > FORMAT_LIMITS.max_text_bytes:
         raise ConversionError(name, f"text over {FORMAT_LIMITS.max_text_bytes} bytes")
-    nul = data.find(b"\x00")
-    if nul >= 0 and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ConversionError(
-            name, f"binary content (NUL byte at offset {nul}), not a text file", "UTF-8 Markdown text"
-        )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")

@@ -153,6 +153,11 @@ def _text(data: dict[str, Any], name: str, path: Path | str, notes: list[str]) -
     return cleaned
 
 
+def _property(value: str | None, name: str) -> str | None:
+    """A value from the file's own properties (PDF, DOCX, HTML), cleaned like a front-matter one."""
+    return (clean_value(value, name)[0] or None) if value else None
+
+
 def _check_id(value: str, path: Path | str) -> str:
     if ID_PATTERN.fullmatch(value) is None:
         hint = ""
@@ -252,7 +257,10 @@ def derive_fields(
         origins["title"] = "front matter"
     elif converted.title:  # first heading, else the file's own properties (convert's precedence)
         title, origins["title"] = converted.title, converted.origins.get("title", "document properties")
-    title = (plain_title(clean_value(title, "title")[0]) if title else None) or _file_name_title(rel)
+    # Every title, wherever it came from (a heading, a PDF's properties, the file name), is cleaned:
+    # no control, bidi, zero-width or tag character reaches the catalogue (veille.corpus.invisible).
+    title = plain_title(clean_value(title, "title")[0]) if title else None
+    title = title or plain_title(clean_value(_file_name_title(rel), "title")[0]) or doc_id
     origins.setdefault("title", "file name")
 
     date, origins["date"] = _date(data, converted, path, rel, mtime if file_clock else None)
@@ -288,7 +296,7 @@ def derive_fields(
         title,
         _text(data, "summary", path, notes),
         url,
-        _text(data, "author", path, notes) or converted.author,
+        _text(data, "author", path, notes) or _property(converted.author, "author"),
         body,
         len(body.split()),
         content_hash,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from veille.corpus.dates import docx_date_kept, pdf_date_kept
+from veille.corpus.sniff import decode_html
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # "EOF marker not found"...: the ingest alert says it
 
@@ -82,13 +83,16 @@ def _html_day(value: str | None) -> datetime.date | None:
 
 def convert_html(data: bytes) -> Parts:
     """Main text as Markdown (trafilatura, recall-oriented: local pages are documents, not news pages
-    with menus); the charset comes from the BOM or ``<meta charset>`` (trafilatura decodes bytes)."""
+    with menus); the charset comes from the BOM or the page's declaration, else is detected
+    (:func:`veille.corpus.sniff.decode_html`: trafilatura's own guess made « ╔tķ Ó Paris » of a
+    Latin-1 page)."""
     import trafilatura  # imported on first HTML file: ~0.3 s, not paid by Markdown-only corpora
 
     if len(data) > FORMAT_LIMITS.max_text_bytes:
         raise ValueError(f"HTML over {FORMAT_LIMITS.max_text_bytes} bytes")
+    page = decode_html(data)
     doc = trafilatura.bare_extraction(
-        data,
+        page,
         with_metadata=True,
         include_comments=False,
         include_tables=True,
@@ -105,15 +109,19 @@ def convert_html(data: bytes) -> Parts:
         meta.put("date", _html_day(getattr(doc, "date", None)), "html metadata")
         meta.put("author", getattr(doc, "author", None), "html metadata")
     if not text.strip():
-        text = _html_fallback_text(data)
+        text = _html_fallback_text(page)
     return Parts(_cap(text), meta.title, meta.date, meta.author, meta.origins)
 
 
-def _html_fallback_text(data: bytes) -> str:
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+
+def _html_fallback_text(page: str) -> str:
     """Every visible text node (scripts and styles dropped) when trafilatura finds no main text."""
     import lxml.html
 
-    root = lxml.html.document_fromstring(data)
+    # lxml refuses a decoded string that still declares its encoding (XHTML): already decoded.
+    root = lxml.html.document_fromstring(_XML_DECLARATION.sub("", page, count=1))
     for bad in root.xpath("//script|//style|//noscript|//template"):
         bad.drop_tree()
     body = root.find("body")

@@ -18,7 +18,15 @@ from yaml.nodes import MappingNode, ScalarNode
 
 from veille.corpus.errors import CorpusError
 
-__all__ = ["MAX_DEPTH", "MAX_FRONT_MATTER_BYTES", "MAX_KEYS", "MAX_SCALAR_CHARS", "read_file"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FRONT_MATTER_BYTES",
+    "MAX_KEYS",
+    "MAX_SCALAR_CHARS",
+    "check_built_limits",
+    "check_size",
+    "read_file",
+]
 
 # A front-matter delimiter line: '---' (or YAML's document end '...' to close), trailing blanks allowed.
 _CLOSING_LINE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
@@ -145,10 +153,7 @@ def _check_yaml_limits(text: str, path: Path | str, what: str) -> None:
     metadata never needs them; they are the billion-laughs vector), more than MAX_KEYS entries or a scalar
     over MAX_SCALAR_CHARS. Parse errors are left to the loader (it names the line)."""
     expected = f"{what} in valid YAML, within limits"
-    if len(text) > MAX_FRONT_MATTER_BYTES:
-        raise CorpusError(
-            path, None, expected, f"front matter is {len(text)} characters, over {MAX_FRONT_MATTER_BYTES}"
-        )
+    check_size(text, path, expected)
     depth = keys = 0
     try:
         for event in yaml.parse(text, Loader=_BaseLoader):
@@ -172,10 +177,46 @@ def _check_yaml_limits(text: str, path: Path | str, what: str) -> None:
                         expected,
                         f"a YAML value of {len(event.value)} characters, over {MAX_SCALAR_CHARS}",
                     )
-            if keys > 2 * MAX_KEYS:  # scalars count keys and values
+            # Scalars count keys and values, and every mapping one more: at most 3 x entries + 1
+            # events, so this bound never refuses what the exact count (check_built_limits) accepts.
+            if keys > 3 * MAX_KEYS + 1:
                 raise CorpusError(path, None, expected, f"more than {MAX_KEYS} YAML entries")
     except yaml.YAMLError:
         return  # reported with its line by _load_yaml
+
+
+def check_size(text: str, path: Path | str, expected: str) -> None:
+    """Refuse a front matter over MAX_FRONT_MATTER_BYTES, whichever way it is written (YAML, TOML,
+    Pelican lines, plain ``key: value`` lines)."""
+    if len(text) > MAX_FRONT_MATTER_BYTES:
+        raise CorpusError(
+            path, None, expected, f"front matter is {len(text)} characters, over {MAX_FRONT_MATTER_BYTES}"
+        )
+
+
+def check_built_limits(data: Any, path: Path | str, expected: str) -> None:
+    """Refuse a front matter already built (the flat-line fast path, TOML, Pelican or plain ``key:
+    value`` lines: none goes through YAML's event stream) holding more than MAX_KEYS entries (mapping
+    entries and list items, at any depth) or a string over MAX_SCALAR_CHARS — the limits the event
+    stream enforces on YAML, so a front matter is refused the same whichever reader built it. Its size
+    is already bounded (:func:`check_size`), so the walk is too; it is iterative (no recursion)."""
+    entries = 0
+    pending: list[Any] = [data]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            entries += len(value)
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list | tuple):
+            entries += len(value)
+            pending.extend(value)
+        elif isinstance(value, str) and len(value) > MAX_SCALAR_CHARS:
+            raise CorpusError(
+                path, None, expected, f"a value of {len(value)} characters, over {MAX_SCALAR_CHARS}"
+            )
+        if entries > MAX_KEYS:
+            raise CorpusError(path, None, expected, f"more than {MAX_KEYS} front-matter entries")
 
 
 def _load_yaml(text: str, path: Path | str, *, line_offset: int, what: str) -> Any:
@@ -277,10 +318,14 @@ def _split_front_matter(text: str, path: Path | str) -> tuple[str, str, int]:
 
 
 def _front_matter_mapping(front: str, path: Path | str) -> dict[Any, Any]:
+    expected = "front matter 'key: value' lines in valid YAML, within limits"
+    check_size(front, path, expected)
     fast = _simple_front_matter(front)
     if fast is not None:
+        check_built_limits(fast, path, expected)
         return fast
     data = _load_yaml(front, path, line_offset=1, what="front matter 'key: value' lines")
+    check_built_limits(data, path, expected)  # a 600-item list passes the event count (scalars)
     if data is None:
         raise CorpusError(
             path, None, "a YAML mapping with id, date, source_type and title", "front matter is empty"

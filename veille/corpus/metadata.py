@@ -5,7 +5,8 @@ TOML (Hugo ``+++``) and Pelican ``Key: value`` headers; values cleaned for the c
 (one line each, aggregated by the ingestion). YAML goes through the limited loader of
 :mod:`veille.corpus.frontmatter`; a block YAML refuses but that reads as plain ``key: value`` lines
 (an unquoted title holding ``": "``, normal in Jekyll and Pelican posts) is read that way, with a note.
-:func:`clean_value` removes control, bidirectional and zero-width characters and caps the length.
+:func:`clean_value` removes control and format characters (bidirectional, zero-width, tag characters:
+:mod:`veille.corpus.invisible`) and caps the length.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from veille.corpus.errors import CorpusError, quote
-from veille.corpus.frontmatter import MAX_DEPTH, MAX_FRONT_MATTER_BYTES, _front_matter_mapping, _load_yaml
+from veille.corpus.frontmatter import (
+    MAX_DEPTH,
+    _front_matter_mapping,
+    _load_yaml,
+    check_built_limits,
+    check_size,
+)
+from veille.corpus.invisible import INVISIBLE
 
 __all__ = ["DATE_EXPECTED", "FIELD_CAPS", "clean_value", "parse_date", "read_front_matter"]
 
@@ -26,17 +34,13 @@ DATE_EXPECTED = (
     "an ISO date YYYY-MM-DD that exists in the calendar, or an ISO date-time "
     "(e.g. 2026-07-08, 2025-01-27 20:45:32 +0530, 2025-01-27T20:45:32Z)"
 )
-# C0/C1 controls, bidirectional overrides and isolates, zero-width characters, BOM: never metadata.
-_INVISIBLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
-)
 
 
 def clean_value(value: str, name: str) -> tuple[str, bool]:
     """(the value on one line, without invisible characters and capped for ``name``; whether anything
     was removed or cut — line breaks and tabs are whitespace, collapsed without a word)."""
     spaced = " ".join(value.split())
-    text = " ".join(_INVISIBLE.sub("", spaced).split())
+    text = " ".join(INVISIBLE.sub("", spaced).split())
     cap = FIELD_CAPS.get(name, 1000)
     cut = len(text) > cap
     if cut:
@@ -152,15 +156,21 @@ def _bracket_depth(text: str) -> int:
 
 
 def _toml(front: str, path: Path | str) -> dict[str, Any]:
-    expected = "Hugo TOML front matter between '+++' lines, within limits"
-    if len(front) > MAX_FRONT_MATTER_BYTES:
-        raise CorpusError(path, None, expected, f"front matter is {len(front)} characters, over the limit")
+    expected = _WITHIN["toml"]
+    check_size(front, path, expected)
     if _bracket_depth(front) > MAX_DEPTH:
         raise CorpusError(path, None, expected, f"TOML nested more than {MAX_DEPTH} levels deep")
     try:
         return tomllib.loads(front)
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         raise CorpusError(path, None, expected, f"invalid TOML: {str(exc)[:100]}") from None
+
+
+_WITHIN = {
+    "yaml": "front matter 'key: value' lines in valid YAML, within limits",
+    "toml": "Hugo TOML front matter between '+++' lines, within limits",
+    "pelican": "'Key: value' header lines (Pelican) within limits",
+}
 
 
 def read_front_matter(
@@ -171,6 +181,9 @@ def read_front_matter(
     if front is None or not front.strip():
         return {}, []
     notes: list[str] = []
+    # The documented limits hold whichever way the front matter is written (YAML checks its own).
+    within = _WITHIN.get(kind or "yaml", _WITHIN["yaml"])
+    check_size(front, path, within)
     if kind == "toml":
         data: Any = _toml(front, path)
     elif kind == "pelican":
@@ -190,6 +203,7 @@ def read_front_matter(
             notes.append(f"front matter read as plain 'key: value' lines ({exc.problem})")
     if not isinstance(data, dict):
         raise CorpusError(path, None, "a mapping of 'key: value' lines", "front matter is not a mapping")
+    check_built_limits(data, path, within)
     lowered: dict[str, Any] = {}
     for key, value in data.items():
         lowered.setdefault(str(key).strip().lower()[:100], value)

@@ -208,6 +208,7 @@ class _Ingestion:
         self.claimed[doc.id] = rel
         self.aggregates.unknown(rel, doc.unknown_fields)
         self.aggregates.date_origin(rel, doc.origins["date"])
+        self.aggregates.hidden(rel, doc.body)  # named at the ingestion that reads the file
         for note in doc.notes:
             message = f"{path}: {note} (document loaded)"
             self.alerts.append(alert("ingest", "ingest.document_note", message, severity="info", subject=rel))

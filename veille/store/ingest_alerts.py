@@ -1,6 +1,7 @@
 """Alerts an ingestion raises about the corpus as a whole (not one per document): future dates, the
 reference naming unknown ids, front-matter fields veille does not use, dates not given by the author
-(read in the text, unknown, or the file clock when the user opted in).
+(read in the text, unknown, or the file clock when the user opted in), bodies carrying characters that
+hide text (tag characters, bidi controls, C1 controls: named at the ingestion that reads the file).
 
 Per-document remarks that repeat across a corpus (extra fields of Jekyll or Hugo, dates taken from the
 file) are aggregated into ONE alert each, naming the count and the first few files, so a 20,000-document
@@ -18,6 +19,7 @@ import duckdb
 
 from veille.alerts import Alert, alert
 from veille.corpus.document import DocumentFields
+from veille.corpus.invisible import hidden_characters
 from veille.corpus.reference import Reference, unknown_reference_ids
 from veille.secrets import scrub_text
 from veille.store.queries import read_sql
@@ -57,6 +59,10 @@ class Aggregates:
         self.with_fields_count = 0
         # date origin -> (count, first files): dates the author did not give say where they came from
         self.dated: dict[str, tuple[int, list[str]]] = {}
+        # bodies carrying characters that hide text (veille.corpus.invisible): kinds, count, first files
+        self.hidden_kinds: Counter[str] = Counter()
+        self.hidden_files: list[str] = []
+        self.hidden_count = 0
 
     def unknown(self, rel: str, fields: Sequence[str]) -> None:
         if fields:
@@ -71,8 +77,30 @@ class Aggregates:
             count, examples = self.dated.get(origin, (0, []))
             self.dated[origin] = (count + 1, examples if len(examples) >= _EXAMPLES else [*examples, rel])
 
+    def hidden(self, rel: str, body: str) -> None:
+        """A body read by this ingestion: named when it carries characters that hide text."""
+        found = hidden_characters(body)
+        if found:
+            self.hidden_kinds.update(found)
+            self.hidden_count += 1
+            if len(self.hidden_files) < _EXAMPLES:
+                self.hidden_files.append(rel)
+
     def alerts(self) -> list[Alert]:
         out: list[Alert] = []
+        if self.hidden_count:
+            kinds = ", ".join(f"{label} ({n})" for label, n in self.hidden_kinds.most_common())
+            out.append(
+                alert(
+                    "ingest",
+                    "ingest.hidden_characters",
+                    f"{self.hidden_count} document(s) portent dans leur texte des caractères invisibles, "
+                    f"où une instruction peut se cacher de qui relit le document : {kinds} ; documents "
+                    f"chargés, à vérifier ; p. ex. {', '.join(self.hidden_files)}",
+                    severity="warning",
+                    subject=self.hidden_files[0],
+                )
+            )
         if self.fields:
             names = ", ".join(f"{name} ({n})" for name, n in self.fields.most_common(12))
             more = f" and {len(self.fields) - 12} more" if len(self.fields) > 12 else ""

@@ -45,6 +45,7 @@ register("migration_001_corpus_schema.sql")
 register("migration_002_catalogue_view.sql")
 register("migration_003_formats_origins_sections.sql")
 register("migration_004_unknown_dates.sql")
+register("migration_005_bad_input.sql")
 
 
 def latest_version() -> int:

@@ -21,3 +21,11 @@ class ReadOnlyQueryError(WarehouseError):
 
 class QueryTimeoutError(WarehouseError):
     """A query ran longer than the query timeout (``Settings.query_timeout_s``) and was interrupted."""
+
+    @classmethod
+    def after(cls, elapsed_s: float, timeout_s: float) -> QueryTimeoutError:
+        """The one message of a stopped statement: how long it ran, the limit, where it is set."""
+        return cls(
+            f"query stopped after {elapsed_s:.1f} s: longer than the {timeout_s:g} s query timeout "
+            "(--timeout, setting query_timeout_s, VEILLE_QUERY_TIMEOUT_S)"
+        )

@@ -8,6 +8,7 @@ connection across threads.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
@@ -154,6 +155,11 @@ def connect(
         # Before locking: the only directory DuckDB may touch is the Parquet tree.
         # DuckDB allows reading its temp directory (default .tmp in the working directory).
         scratch = (limits or Limits()).scratch_dir or root.parent / "scratch" / "duckdb"
+        # DuckDB creates its temp directory but not the parents: a query past memory_limit failed
+        # (« IO Error: Failed to create directory ») instead of spilling. Unwritable: DuckDB says so
+        # if a query needs to spill, and every other query runs.
+        with contextlib.suppress(OSError):
+            scratch.mkdir(parents=True, exist_ok=True)
         con.execute("SET temp_directory = ?", [str(scratch)])
         if limits is not None:
             con.execute("SET memory_limit = ?", [limits.memory_limit])
@@ -354,10 +360,7 @@ def _within(timeout_s: float | None, con: duckdb.DuckDBPyConnection, fetch: Call
     try:
         return fetch()
     except duckdb.InterruptException as exc:
-        raise QueryTimeoutError(
-            f"query stopped after {time.monotonic() - started:.1f} s: longer than the "
-            f"{timeout_s:g} s query timeout (setting query_timeout_s, VEILLE_QUERY_TIMEOUT_S)"
-        ) from exc
+        raise QueryTimeoutError.after(time.monotonic() - started, timeout_s) from exc
     finally:
         timer.cancel()
 
