@@ -30,8 +30,7 @@ CorpusOption = Annotated[
     Path | None,
     typer.Option(
         "--corpus",
-        help="Corpus folder (request.md, docs/ with Markdown, text, HTML, PDF, DOCX files). "
-        "Default: the bundled corpus.",
+        help="Corpus folder (request.md, docs/ with Markdown, text, HTML, PDF, DOCX files).",
     ),
 ]
 StrictOption = Annotated[
@@ -40,7 +39,7 @@ StrictOption = Annotated[
 ]
 WarehouseOption = Annotated[
     Path | None,
-    typer.Option("--warehouse", help="Warehouse directory (DuckDB file, runs). Default: warehouse/data/."),
+    typer.Option("--warehouse", help="Warehouse directory (DuckDB file, runs)."),
 ]
 
 
