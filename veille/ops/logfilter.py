@@ -25,7 +25,13 @@ import logging
 from veille.oserrors import environment_error
 from veille.secrets import scrub_text
 
-__all__ = ["RUN_LOGGERS", "ExpectedFailureFilter", "install_expected_failure_filter"]
+__all__ = [
+    "RUN_LOGGERS",
+    "ExpectedFailureFilter",
+    "LibraryDebugFilter",
+    "install_expected_failure_filter",
+    "install_library_debug_filter",
+]
 
 # prefect.engine: the subprocess entry point of a deployed run logs the same exception there.
 RUN_LOGGERS = ("prefect.task_runs", "prefect.flow_runs", "prefect.engine")
@@ -64,3 +70,29 @@ def install_expected_failure_filter() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, ExpectedFailureFilter) for f in logger.filters):
             logger.addFilter(ExpectedFailureFilter())
+
+
+# Loggers whose level is this project's or Prefect's own setting (PREFECT_LOGGING_LEVEL...): never filtered.
+_OWN_LOGGERS = ("veille", "prefect")
+
+
+class LibraryDebugFilter(logging.Filter):
+    """Drops a library's DEBUG records unless the root logger itself is at DEBUG.
+
+    Prefect shows libraries at the root's level (WARNING by default, PREFECT_LOGGING_ROOT_LEVEL), but a
+    library that sets its own logger to DEBUG (bm25s does, at import) bypasses it and printed « DEBUG |
+    bm25s - Building index from tokens » in every run's output. On the handlers, so it holds whenever
+    the library is imported and whatever level it gives itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.INFO or logging.getLogger().getEffectiveLevel() <= logging.DEBUG:
+            return True
+        top = record.name.split(".", 1)[0]
+        return top in _OWN_LOGGERS
+
+
+def install_library_debug_filter() -> None:
+    """Add :class:`LibraryDebugFilter` to every handler of the root logger once (idempotent)."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, LibraryDebugFilter) for f in handler.filters):
+            handler.addFilter(LibraryDebugFilter())
