@@ -115,35 +115,38 @@ def print_ingest_summary(
     alerts_below: bool = False,
 ) -> None:
     """Counts, alerts and (if given) the catalogue, for people. Reused by the full pipeline's `veille run`,
-    whose own alert list repeats the ingest alerts: with ``alerts_below`` they are counted, not printed twice."""
+    whose own alert list holds the ingest alerts: with ``alerts_below`` no alert line is printed here (not
+    « Alerts: none » above « Alertes (6…) », nor the same alert twice)."""
     from rich.console import Console
 
     out = console or Console()
+    # French, like the run's summary below it; counts only: no alert line when the run lists them.
     out.print(
-        f"[bold]Ingestion[/bold] of {report.corpus_dir} into {report.database} ({report.duration_s:.2f} s)",
+        f"[bold]Ingestion[/bold] de {report.corpus_dir} dans {report.database} ({report.duration_s:.2f} s)",
         highlight=False,
         soft_wrap=True,
     )
     out.print(
-        f"  ingested {report.ingested} (added {report.added}, updated {report.updated}), "
-        f"unchanged {report.unchanged}, removed {report.removed}, skipped {report.skipped} invalid; "
-        f"[bold]{report.documents}[/bold] documents in the catalogue",
+        f"  {report.ingested} ingéré(s) ({report.added} ajouté(s), {report.updated} mis à jour), "
+        f"{report.unchanged} inchangé(s), {report.removed} retiré(s), {report.skipped} invalide(s) "
+        f"ignoré(s) ; [bold]{report.documents}[/bold] documents au catalogue",
         highlight=False,
         soft_wrap=True,
     )
-    if report.alerts and alerts_below:
-        out.print(f"[bold]Alerts[/bold]: {len(report.alerts)}, listed with the run's alerts below")
+    if alerts_below:
+        pass  # « Alertes (n, regroupées par code) » of the run holds them: printed once, counted once
     elif report.alerts:
         from veille.alertlines import alert_lines
 
-        out.print(f"[bold]Alerts[/bold] ({len(report.alerts)}, grouped by code)")
+        out.print(f"[bold]Alertes[/bold] ({len(report.alerts)}, regroupées par code) :")
         for line in alert_lines(report.alerts):
             out.print(line, markup=False, highlight=False, soft_wrap=True)
     else:
-        out.print("[bold]Alerts[/bold]: none")
+        out.print("[bold]Alertes[/bold] : aucune")
     if listing is not None:
         out.print(
-            f"[bold]Catalogue[/bold] ({len(listing.entries)} documents, ~{listing.token_estimate} tokens, estimated)"
+            f"[bold]Catalogue[/bold] ({len(listing.entries)} documents, ~{listing.token_estimate} tokens, "
+            "estimation)"
         )
         out.print(listing.text, markup=False, highlight=False, soft_wrap=True)
 
