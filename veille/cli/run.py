@@ -224,13 +224,14 @@ def run(
     except OSError as exc:  # e.g. PREFECT_HOME not writable: the temporary API still works
         typer.echo(f"warning: shared Prefect API unavailable ({exc}); using a temporary one", err=True)
         shared = None
+    from veille.cli.progress import showing_progress
     from veille.corpus.errors import CorpusError
     from veille.flows.veille import veille_flow
     from veille.run.folder import run_folder_of
     from veille.run.summary import format_summary, ingest_alerts_recorded, load_ingest_report
     from veille.store.readers import read_catalogue
 
-    with prefect_api(shared), quiet_corpus_tracebacks():
+    with prefect_api(shared), quiet_corpus_tracebacks(), showing_progress():
         state = veille_flow(  # the flow builds the same settings from its parameters
             corpus=str(settings.corpus_dir),
             warehouse=str(settings.warehouse_dir),
@@ -262,20 +263,22 @@ def ingest(
     corpus: CorpusOption = None, strict: StrictOption = False, warehouse: WarehouseOption = None
 ) -> None:
     """Ingest the corpus into DuckDB (incremental, one transaction), without Prefect orchestration."""
+    from veille.cli.progress import showing_progress
     from veille.settings import Settings
     from veille.store.ingest import ingest_corpus
 
     settings = _guarded(lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse))
-    report = _environment_guarded(
-        lambda: ingest_corpus(
-            settings.corpus_dir,
+    with showing_progress():
+        report = _environment_guarded(
+            lambda: ingest_corpus(
+                settings.corpus_dir,
+                settings.database,
+                strict=settings.strict,
+                max_doc_bytes=settings.max_doc_bytes,
+                file_clock=settings.date_from_file_clock,
+            ),
             settings.database,
-            strict=settings.strict,
-            max_doc_bytes=settings.max_doc_bytes,
-            file_clock=settings.date_from_file_clock,
-        ),
-        settings.database,
-    )
+        )
     print_ingest_summary(report, None)
 
 

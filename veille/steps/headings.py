@@ -98,9 +98,14 @@ def axis_anchors(questions: Mapping[str, str]) -> dict[str, str]:
 
 
 class _Branch(Protocol):
-    subtask_id: str
-    question: str
-    status: str
+    """An analysed branch as read here (veille.steps.analyse.Analysis), read-only."""
+
+    @property
+    def subtask_id(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def status(self) -> str: ...
 
 
 def failed_axis_titles(analyses: Sequence[_Branch]) -> list[str]:

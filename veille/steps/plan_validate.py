@@ -164,12 +164,11 @@ def validate_plan(
     dropped = [i for i in dict.fromkeys(truncated) if i not in used]
     if dropped:
         alerts.append(
-            grouped_alert(
+            _alert(  # a record of what validation did to this answer (no subjects: the final
+                # plan's alerts name each document under the reason it finally has)
                 "plan.dropped_documents",
-                stage="plan",
-                head=f"documents retirés par les plafonds ({max_docs} documents, {max_subtasks} sous-tâches) "
-                "et lus par aucune sous-tâche",
-                subjects=dropped,
+                f"documents retirés par les plafonds ({max_docs} documents, {max_subtasks} sous-tâches) "
+                f"et lus par aucune sous-tâche : {', '.join(dropped)}",
             )
         )
     reasons: dict[str, ExclusionReason] = dict.fromkeys(dropped, "cap")
