@@ -65,7 +65,7 @@ def test_a_run_reports_ingestion_analysis_and_review(tmp_path: Path, monkeypatch
     finally:
         stop()
     assert state.is_completed(), state.message
-    run_dir = Path(state.result())
+    run_dir = Path(str(state.result()))
     plan = json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
     rounds = json.loads((run_dir / "review.json").read_text(encoding="utf-8"))["rounds"]
     stages = list(dict.fromkeys(e.stage for e in seen))
