@@ -326,8 +326,8 @@ def _ingest_corpus(
             alert(
                 "ingest",
                 "ingest.database_rebuilt",
-                f"{db_path}: not a readable DuckDB database; moved aside to {aside.name} and rebuilt "
-                "from the corpus files",
+                f"{db_path}: base DuckDB illisible ; mise de côté sous {aside.name} et reconstruite à "
+                "partir des fichiers du corpus",
                 severity="warning",
             )
         )
