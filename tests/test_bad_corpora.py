@@ -275,8 +275,8 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-extra", extra='confidentiel: "oui"\n')),
         "note",
         "ingest.unknown_fields",
-        "1 document(s) carry front-matter fields veille does not use, ignored (documents loaded): "
-        "confidentiel (1)",
+        "1 document(s) portent des champs de front matter que veille n'utilise pas, ignorés (documents "
+        "chargés) : confidentiel (1)",
         names_file_first=False,
     ),
     DocCase(
@@ -285,7 +285,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-future", date='"2062-03-01"')),
         "warning",
         "ingest.future_date",
-        "field 'date': 2062-03-01 is after today",
+        "champ « date » : 2062-03-01 est après aujourd'hui",
     ),
     DocCase(
         "file of a format not read (spreadsheet) in docs/",

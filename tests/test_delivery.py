@@ -82,6 +82,7 @@ def test_a_chat_webhook_gets_the_synthesis_the_news_and_the_link(
     assert "Nouveau : « Kestrel 3.5 » (doc-41)" in text
     assert "https://x.example/r" in text
     assert body["title"] == dossier.subject
+    assert dossier.subject not in text  # the title once: Apprise sends it apart (issue 39)
 
 
 def test_mattermost_webhook_on_loopback(dossier: Dossier, httpserver: HTTPServer) -> None:
@@ -135,8 +136,8 @@ def test_chat_text_keeps_model_text_as_text(text: str) -> None:
     """Whatever the synthesis holds, the chat message is built as plain text around it (Apprise
     escapes TEXT per service) and always ends with the code-given link."""
     line = " ".join(text.split()) or "x"
-    body = chat_text(f"# T\n\n## Synthèse\n\n{line}\n", "Sujet", "https://x.example/r")
-    assert body.startswith("Sujet\n") and body.endswith("Dossier : https://x.example/r")
+    body = chat_text(f"# T\n\n## Synthèse\n\n{line}\n", "https://x.example/r")
+    assert body.startswith("Synthèse : ") and body.endswith("Dossier : https://x.example/r")
 
 
 def test_operators_are_optional_and_checked_like_the_readers(tmp_path: Path) -> None:
@@ -204,3 +205,57 @@ def test_operators_urls_are_masked_from_the_first_line(tmp_path: Path) -> None:
     url = f"json://u:{CANARY}@127.0.0.1/ops"
     assert register_delivery_secrets(tmp_path, {"VEILLE_OPS": url}) == 1
     assert CANARY not in scrub_text(f"envoi vers {url} refusé")
+
+
+NEWS_REPORT = """# T
+
+## Synthèse
+
+Kestrel mène [1].
+
+## Nouveautés depuis le 2 décembre 2026
+
+Comparé au dossier du 2 décembre 2026 (exécution r0) : 1 document(s) nouveau(x), 0 modifié(s), 0 retiré(s).
+
+### Documents nouveaux, modifiés ou retirés
+
+- Nouveau : « Kestrel 3.5 » (2026-12-01, note) [2]
+
+### Points clés nouveaux ou modifiés
+
+{points}
+
+## Points clés
+
+- Kestrel 3.4.2 : 1 420 tokens/s [1].
+
+## Sources
+
+- [1] **doc-01** — a
+"""
+
+
+def test_the_news_sub_headings_are_headings_not_bullets() -> None:
+    """« Points clés nouveaux ou modifiés » arrived as a bullet item of the webhook's message."""
+    body = chat_text(NEWS_REPORT.format(points="- Kestrel 3.5 : 1 610 tokens/s [2]."), "https://x.example/r")
+    lines = body.splitlines()
+    assert "Points clés nouveaux ou modifiés :" in lines
+    assert "Documents nouveaux, modifiés ou retirés :" in lines
+    assert not [
+        line for line in lines if line.startswith("- ") and ("Points clés" in line or "Documents" in line)
+    ]
+    assert "- Nouveau : « Kestrel 3.5 » (2026-12-01, note)" in lines
+    assert "- Kestrel 3.5 : 1 610 tokens/s." in lines
+    assert lines[lines.index("Points clés nouveaux ou modifiés :") + 1] == "- Kestrel 3.5 : 1 610 tokens/s."
+    assert "Comparé au dossier du 2 décembre 2026 (exécution r0)" in body
+    assert "Points clés :" not in body  # the dossier's own key points stay in the dossier
+
+
+@given(st.integers(0, 30))
+def test_the_news_teaser_shows_at_most_twelve_items_and_counts_the_rest(points: int) -> None:
+    text = "\n".join(f"- Point {i} [1]." for i in range(points))
+    body = chat_text(NEWS_REPORT.format(points=text or "Aucun point clé nouveau ou modifié."), "https://x/r")
+    bullets = [line for line in body.splitlines() if line.startswith("- ") and "… et" not in line]
+    total = points + 1  # the new document's line
+    assert len(bullets) == min(total, 12)
+    assert (f"- … et {total - 12} autre(s) dans le dossier" in body) == (total > 12)

@@ -129,6 +129,14 @@ def test_every_document_is_accounted_for_and_none_naming_a_term_is_lost_silently
             assert not rel.strong, doc_id
         if doc_id in flagged and not rel.shares_vocabulary:
             assert reasons[doc_id] == "injection"
+    # The unassigned alert names exactly the documents the final plan leaves out for the planner's
+    # silence alone, each once, by its subjects (not a Python list in its text).
+    unassigned = [a for a in outcome.alerts if a.code == "plan.unassigned_documents"]
+    assert len(unassigned) <= 1
+    assert (unassigned[0].subjects if unassigned else []) == [
+        i for i in plan.excluded if reasons[i] == "unassigned"
+    ]
+    assert not any("[" in a.message for a in unassigned)
     # Flagged documents that stay carry their flag to their sub-task; off-topic flagged ones never stay.
     for s in plan.sub_tasks:
         assert s.flags == {i: flagged[i] for i in s.doc_ids if i in flagged}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from typing import Annotated
 
 import typer
 
+from veille.cli.help import VeilleGroup, package_version
 from veille.secrets import scrub_text
 
 __all__ = ["app", "main"]
@@ -24,7 +26,27 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=VeilleGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every command
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"veille {package_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the package version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Cited, critic-checked technology-watch dossiers from a document corpus."""
 
 
 def _register_all() -> None:

@@ -40,7 +40,7 @@ def grade(
     case_sensitive: Annotated[bool, typer.Option(help="exact/contains/label compare case.")] = False,
     backend: Annotated[str | None, typer.Option(help="Judge backend: " + backend_help())] = None,
     warehouse: Annotated[
-        Path | None, typer.Option(help="Warehouse the judge's calls are recorded in (default: settings).")
+        Path | None, typer.Option(help="Warehouse the judge's calls are recorded in.")
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Start a paid judge run above --confirm-above.")

@@ -135,7 +135,7 @@ def serve(
     name: Annotated[str, typer.Option(help="Deployment name.")] = "veille-served",
     cron: Annotated[str, typer.Option(help="Cron expression, read in --timezone.")] = "0 2 * * *",
     timezone: Annotated[str, typer.Option(help="IANA time zone of the cron expression.")] = "Europe/Paris",
-    corpus: Annotated[Path | None, typer.Option(help="Corpus directory (default: settings).")] = None,
+    corpus: Annotated[Path | None, typer.Option(help="Corpus directory.")] = None,
     backend: Annotated[
         str | None, typer.Option(help="a provider: " + ", ".join(provider_names()) + " (default: settings).")
     ] = None,
@@ -244,9 +244,7 @@ def clean(
         bool, typer.Option("--responses", help="Also delete the model response cache (costs calls).")
     ] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be deleted.")] = False,
-    warehouse: Annotated[
-        Path | None, typer.Option(help="Warehouse directory (default: settings.warehouse_dir).")
-    ] = None,
+    warehouse: Annotated[Path | None, typer.Option(help="Warehouse directory.")] = None,
 ) -> None:
     """Delete persisted Prefect task results and cache records (and optionally the response cache)."""
     from veille.ops.clean import clean as remove_targets

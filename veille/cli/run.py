@@ -31,7 +31,7 @@ CorpusOption = Annotated[
     typer.Option(
         "--corpus",
         help="Corpus folder: a request (request.md or demande.md) and the documents (Markdown, text, "
-        "HTML, PDF, DOCX) in docs/ or at its root. Default: the bundled corpus.",
+        "HTML, PDF, DOCX) in docs/ or at its root.",
     ),
 ]
 StrictOption = Annotated[
@@ -48,7 +48,7 @@ RequestOption = Annotated[
 ]
 WarehouseOption = Annotated[
     Path | None,
-    typer.Option("--warehouse", help="Warehouse directory (DuckDB file, runs). Default: warehouse/data/."),
+    typer.Option("--warehouse", help="Warehouse directory (DuckDB file, runs)."),
 ]
 
 
@@ -124,35 +124,38 @@ def print_ingest_summary(
     alerts_below: bool = False,
 ) -> None:
     """Counts, alerts and (if given) the catalogue, for people. Reused by the full pipeline's `veille run`,
-    whose own alert list repeats the ingest alerts: with ``alerts_below`` they are counted, not printed twice."""
+    whose own alert list holds the ingest alerts: with ``alerts_below`` no alert line is printed here (not
+    « Alerts: none » above « Alertes (6…) », nor the same alert twice)."""
     from rich.console import Console
 
     out = console or Console()
+    # French, like the run's summary below it; counts only: no alert line when the run lists them.
     out.print(
-        f"[bold]Ingestion[/bold] of {report.corpus_dir} into {report.database} ({report.duration_s:.2f} s)",
+        f"[bold]Ingestion[/bold] de {report.corpus_dir} dans {report.database} ({report.duration_s:.2f} s)",
         highlight=False,
         soft_wrap=True,
     )
     out.print(
-        f"  ingested {report.ingested} (added {report.added}, updated {report.updated}), "
-        f"unchanged {report.unchanged}, removed {report.removed}, skipped {report.skipped} invalid; "
-        f"[bold]{report.documents}[/bold] documents in the catalogue",
+        f"  {report.ingested} ingéré(s) ({report.added} ajouté(s), {report.updated} mis à jour), "
+        f"{report.unchanged} inchangé(s), {report.removed} retiré(s), {report.skipped} invalide(s) "
+        f"ignoré(s) ; [bold]{report.documents}[/bold] documents au catalogue",
         highlight=False,
         soft_wrap=True,
     )
-    if report.alerts and alerts_below:
-        out.print(f"[bold]Alerts[/bold]: {len(report.alerts)}, listed with the run's alerts below")
+    if alerts_below:
+        pass  # « Alertes (n, regroupées par code) » of the run holds them: printed once, counted once
     elif report.alerts:
         from veille.alertlines import alert_lines
 
-        out.print(f"[bold]Alerts[/bold] ({len(report.alerts)}, grouped by code)")
+        out.print(f"[bold]Alertes[/bold] ({len(report.alerts)}, regroupées par code) :")
         for line in alert_lines(report.alerts):
             out.print(line, markup=False, highlight=False, soft_wrap=True)
     else:
-        out.print("[bold]Alerts[/bold]: none")
+        out.print("[bold]Alertes[/bold] : aucune")
     if listing is not None:
         out.print(
-            f"[bold]Catalogue[/bold] ({len(listing.entries)} documents, ~{listing.token_estimate} tokens, estimated)"
+            f"[bold]Catalogue[/bold] ({len(listing.entries)} documents, ~{listing.token_estimate} tokens, "
+            "estimation)"
         )
         out.print(listing.text, markup=False, highlight=False, soft_wrap=True)
 
@@ -257,13 +260,14 @@ def run(
     except OSError as exc:  # e.g. PREFECT_HOME not writable: the temporary API still works
         typer.echo(f"warning: shared Prefect API unavailable ({exc}); using a temporary one", err=True)
         shared = None
+    from veille.cli.progress import showing_progress
     from veille.corpus.errors import CorpusError
     from veille.flows.veille import veille_flow
     from veille.run.folder import run_folder_of
     from veille.run.summary import format_summary, ingest_alerts_recorded, load_ingest_report
     from veille.store.readers import read_catalogue
 
-    with prefect_api(shared), quiet_corpus_tracebacks():
+    with prefect_api(shared), quiet_corpus_tracebacks(), showing_progress():
         state = veille_flow(  # the flow builds the same settings from its parameters
             corpus=str(settings.corpus_dir),
             warehouse=str(settings.warehouse_dir),
@@ -299,6 +303,7 @@ def ingest(
     warehouse: WarehouseOption = None,
 ) -> None:
     """Ingest the corpus into DuckDB (incremental, one transaction), without Prefect orchestration."""
+    from veille.cli.progress import showing_progress
     from veille.settings import Settings
     from veille.store.ingest import ingest_corpus
 
@@ -306,17 +311,18 @@ def ingest(
     settings = _guarded(
         lambda: Settings.from_params(corpus=corpus, strict=strict, warehouse=warehouse, request=given)
     )
-    report = _environment_guarded(
-        lambda: ingest_corpus(
-            settings.corpus_dir,
+    with showing_progress():
+        report = _environment_guarded(
+            lambda: ingest_corpus(
+                settings.corpus_dir,
+                settings.database,
+                strict=settings.strict,
+                max_doc_bytes=settings.max_doc_bytes,
+                file_clock=settings.date_from_file_clock,
+                request=settings.request,
+            ),
             settings.database,
-            strict=settings.strict,
-            max_doc_bytes=settings.max_doc_bytes,
-            file_clock=settings.date_from_file_clock,
-            request=settings.request,
-        ),
-        settings.database,
-    )
+        )
     print_ingest_summary(report, None)
 
 

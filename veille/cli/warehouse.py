@@ -19,7 +19,7 @@ __all__ = ["register"]
 
 WarehouseOption = Annotated[
     Path | None,
-    typer.Option("--warehouse", help="Warehouse directory (default: settings.warehouse_dir)."),
+    typer.Option("--warehouse", help="Warehouse directory."),
 ]
 
 

@@ -10,16 +10,19 @@ from veille.dossier import Dossier
 from veille.journal import CallRecord
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunInfo, run_date
+from veille.run.summary import model_calls
 from veille.steps.news import french_date
 
 __all__ = ["report_header", "report_page"]
 
 
 def _cost(records: Iterable[CallRecord]) -> str:
-    costs = [r.cost_usd for r in records]
-    if any(c is None for c in costs):
-        return "inconnu (un appel au moins sans tarif)"
-    return f"{sum(c or 0.0 for c in costs):.4f} $ ({len(costs)} appel(s) au modèle)"
+    """The dossier's calls, counted as the console counts them (logical calls, not attempts); the
+    grading runs after this header is written and is counted apart there."""
+    dossier = model_calls(records, grading=False)
+    if dossier.cost_usd is None:
+        return f"inconnu (un appel au moins sans tarif ; {dossier.calls} appel(s) au modèle pour le dossier)"
+    return f"{dossier.cost_usd:.4f} $ ({dossier.calls} appel(s) au modèle pour le dossier)"
 
 
 def report_header(
@@ -30,7 +33,8 @@ def report_header(
     sources_cited: int,
     failed_axes: Sequence[str] = (),
 ) -> ReportHeader:
-    """``failed_axes``: the questions (or ids) of the sub-tasks whose analysis failed."""
+    """``failed_axes``: the titles of the axes whose analysis failed, as the dossier names its axes
+    (``veille.steps.headings.failed_axis_titles``)."""
     reasons: list[str] = []
     if failed_axes:
         reasons.append(

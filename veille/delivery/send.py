@@ -19,7 +19,7 @@ from urllib.parse import quote
 import apprise
 
 from veille.alerts import Alert
-from veille.delivery.blocks import news_section, parse_report, synthesis_text
+from veille.delivery.blocks import Block, news_section, parse_report, synthesis_text
 from veille.delivery.config import DeliveryConfig
 from veille.plaintext import md_unescape
 from veille.secrets import scrub_text
@@ -41,21 +41,43 @@ class Dossier:
     link: str
 
 
-def chat_text(markdown: str, subject: str, link: str) -> str:
-    """Plain text (Apprise escapes it per service): subject, synthesis, Nouveautés, link."""
+def chat_text(markdown: str, link: str) -> str:
+    """Plain text (Apprise escapes it per service): synthesis, Nouveautés, link. The subject is the
+    message's title (Apprise puts it first where a service has no title), never repeated here."""
     _, sections = parse_report(markdown)
-    lines = [subject, ""]
+    lines: list[str] = []
     if synthesis := synthesis_text(sections):
-        lines += ["Synthèse : " + md_unescape(_CITES_RE.sub("", synthesis).strip()), ""]
+        lines += ["Synthèse : " + _plain(synthesis), ""]
     if (news := news_section(sections)) is not None:
         lines.append(news.title + " :")
-        items = [b.text for b in news.blocks]
-        lines += [f"- {md_unescape(_CITES_RE.sub('', t).strip())}" for t in items[:_NEWS_ITEMS]]
-        if len(items) > _NEWS_ITEMS:
-            lines.append(f"- … et {len(items) - _NEWS_ITEMS} autre(s) dans le dossier")
+        lines += _news_lines(news.blocks)
         lines.append("")
     lines.append(f"Dossier : {link}")
     return "\n".join(lines)
+
+
+def _plain(text: str) -> str:
+    return md_unescape(_CITES_RE.sub("", text).strip())
+
+
+def _news_lines(blocks: list[Block]) -> list[str]:
+    """The news section as report.md shapes it: a sub-heading (« Points clés nouveaux ou modifiés »)
+    is a heading line, not a bullet; items are bullets (at most :data:`_NEWS_ITEMS`); text is text."""
+    lines: list[str] = []
+    items = [i for i, b in enumerate(blocks) if b.kind == "item"]
+    end = (
+        items[_NEWS_ITEMS] if len(items) > _NEWS_ITEMS else len(blocks)
+    )  # a teaser: the dossier has the rest
+    for block in blocks[:end]:
+        if block.kind == "item":
+            lines.append(f"- {_plain(block.text)}")
+        elif block.kind == "h3":
+            lines += ["", _plain(block.text) + " :"]
+        else:
+            lines.append(_plain(block.text))
+    if len(items) > _NEWS_ITEMS:
+        lines.append(f"- … et {len(items) - _NEWS_ITEMS} autre(s) dans le dossier")
+    return lines
 
 
 def _alert(code: str, severity: str, message: str, subject: str) -> Alert:
@@ -118,7 +140,7 @@ def deliver(config: DeliveryConfig, dossier: Dossier, environ: Mapping[str, str]
                 ok = _send(
                     url,
                     title=dossier.subject,
-                    body=chat_text(markdown, dossier.subject, dossier.link),
+                    body=chat_text(markdown, dossier.link),
                     html=False,
                     attach=None,
                 )

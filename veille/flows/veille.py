@@ -18,7 +18,7 @@ from prefect.states import State
 from veille.collect import sources_file
 from veille.delivery.config import register_delivery_secrets
 from veille.derived import collecting, set_aside_alerts
-from veille.ops.logfilter import install_expected_failure_filter
+from veille.ops.logfilter import install_expected_failure_filter, install_library_debug_filter
 from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
 from veille.ops.statescrub import install_state_scrubbing
@@ -52,6 +52,7 @@ from veille.warehouse.place import check_warehouse
 __all__ = ["veille_flow"]
 
 install_expected_failure_filter()  # expected failures: one ERROR line, no traceback
+install_library_debug_filter()  # a library's own DEBUG level (bm25s) does not reach the console
 install_state_scrubbing()  # a run's state message holds no secret (veille.ops.statescrub)
 
 

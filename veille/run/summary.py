@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,12 +18,15 @@ from veille.steps.reading import PartRead
 from veille.store.ingest import IngestReport
 
 __all__ = [
+    "GRADING_ROLES",
     "INGEST_FILE",
+    "ModelCalls",
     "RoleUsage",
     "format_summary",
     "ingest_alerts_recorded",
     "ingest_record",
     "load_ingest_report",
+    "model_calls",
     "role_usage",
     "usage_note",
 ]
@@ -85,6 +88,27 @@ def role_usage(calls_path: Path) -> list[RoleUsage]:
             )
         )
     return out
+
+
+# Roles that grade the dossier once it is written (after report.html): counted apart from the dossier's.
+GRADING_ROLES = frozenset({"judge"})
+
+
+@dataclass(frozen=True)
+class ModelCalls:
+    """Logical calls (a call's attempts share its call_id) and their cost, as every view counts them."""
+
+    calls: int
+    cost_usd: float | None  # None when any attempt could not be priced
+
+
+def model_calls(records: Iterable[CallRecord], *, grading: bool | None = None) -> ModelCalls:
+    """The count report.html's header and the console's summary both print: ``grading`` None for every
+    role, False for the dossier's roles only, True for the grading roles only."""
+    mine = [r for r in records if grading is None or (r.role in GRADING_ROLES) == grading]
+    costs = [r.cost_usd for r in mine]
+    cost = None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)
+    return ModelCalls(calls=len({r.call_id for r in mine}), cost_usd=cost)
 
 
 def _billed(record: CallRecord) -> bool:
@@ -241,6 +265,19 @@ def _reading_lines(plan: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _calls_note(run_dir: Path) -> str:
+    """The same count as report.html's header (the dossier's calls), and the grading's apart: the
+    header is written before grading, so a total alone disagreed with it (10 here, « 9 appel(s) »)."""
+    records = read_journal(run_dir / "calls.jsonl")
+    total, grading = model_calls(records), model_calls(records, grading=True)
+    if not grading.calls:
+        return f" ({total.calls} appel(s) au modèle)"
+    return (
+        f" ({total.calls} appel(s) au modèle : {total.calls - grading.calls} pour le dossier, comme "
+        f"l'en-tête de report.html, et {grading.calls} pour la notation)"
+    )
+
+
 def format_summary(run_dir: Path) -> str:
     """Sub-tasks and their documents, excluded documents, alerts, rounds and verdict, usage per role,
     report path: the lines ``make run`` prints."""
@@ -292,7 +329,9 @@ def format_summary(run_dir: Path) -> str:
             + (f", {u.cache_hits} depuis le cache" if u.cache_hits else "")
         )
         total_cost = None if total_cost is None or u.cost_usd is None else total_cost + u.cost_usd
-    lines.append(f"Coût total : {'inconnu' if total_cost is None else f'{total_cost:.4f} $'}")
+    lines.append(
+        f"Coût total : {'inconnu' if total_cost is None else f'{total_cost:.4f} $'}{_calls_note(run_dir)}"
+    )
     report = run_dir / "report.md"
     lines.append(f"Rapport : {report if report.exists() else '(non écrit)'}")
     lines.append(f"Dossier du run : {run_dir}")

@@ -16,12 +16,13 @@ Pure text: imports nothing of veille but veille.plaintext and veille.steps.model
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from veille.plaintext import clean_text
 from veille.steps.model_structure import strip_markup
 
-__all__ = ["axis_anchors", "axis_titles"]
+__all__ = ["axis_anchors", "axis_titles", "failed_axis_titles"]
 
 # A question's framing, in either language the offline planner writes it (docs/offline-engine.md).
 _FRAME_RE = re.compile(r"^(?:dans le cadre de|within) «[^»]*»\s*,\s*", re.IGNORECASE)
@@ -94,3 +95,21 @@ def axis_anchors(questions: Mapping[str, str]) -> dict[str, str]:
     return {
         title: sid for sid, title in axis_titles({k: clean_text(q) for k, q in questions.items()}).items()
     }
+
+
+class _Branch(Protocol):
+    """An analysed branch as read here (veille.steps.analyse.Analysis), read-only."""
+
+    @property
+    def subtask_id(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+
+
+def failed_axis_titles(analyses: Sequence[_Branch]) -> list[str]:
+    """The failed branches as the dossier names its axes (report.html's header said « st-2 (question) »):
+    titles made among every branch's question, so two axes never read alike, without ids."""
+    titles = axis_titles({a.subtask_id: clean_text(a.question) for a in analyses})
+    return [titles[a.subtask_id] for a in analyses if a.status == "failed"]

@@ -58,7 +58,13 @@ from veille.steps.plan_alerts import (
     outcome_alerts,
 )
 from veille.steps.plan_fallback import by_code, propose
-from veille.steps.plan_validate import PlanUnusableError, rebuild_plan, validate_plan
+from veille.steps.plan_validate import (
+    UNASSIGNED,
+    PlanUnusableError,
+    rebuild_plan,
+    unassigned_alerts,
+    validate_plan,
+)
 from veille.steps.text_relevance import TextRelevance
 
 __all__ = [
@@ -320,6 +326,9 @@ def make_plan(
         placed_by_planner=placed_by_planner,
         **done,
     )
+    # The planner's answer left some documents unassigned; code then placed or excluded some: the
+    # alert names those still unassigned in the final plan (doc-38, excluded as injection, was twice).
+    alerts = [a for a in alerts if a.code != UNASSIGNED] + unassigned_alerts(plan)
     alerts += outcome_alerts(plan, report, data.catalogue, vocabulary)
     alerts += [left_out_alert(left)] if left else []
     alerts += _summaries_alert(data)

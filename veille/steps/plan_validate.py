@@ -11,11 +11,21 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 
-from veille.alerts import Alert, Severity, alert
+from veille.alerts import Alert, Severity, alert, grouped_alert
 from veille.roles.limits import TITLE_CHARS
 from veille.roles.planner import Exclusion, ExclusionReason, Plan, SubTask
 
-__all__ = ["PlanUnusableError", "id_key", "rebuild_plan", "repair_ids", "validate_plan"]
+__all__ = [
+    "UNASSIGNED",
+    "PlanUnusableError",
+    "id_key",
+    "rebuild_plan",
+    "repair_ids",
+    "unassigned_alerts",
+    "validate_plan",
+]
+
+UNASSIGNED = "plan.unassigned_documents"
 
 _QUOTES = "\"'`«»“”‘’„‹›"
 
@@ -154,10 +164,11 @@ def validate_plan(
     dropped = [i for i in dict.fromkeys(truncated) if i not in used]
     if dropped:
         alerts.append(
-            _alert(
+            _alert(  # a record of what validation did to this answer (no subjects: the final
+                # plan's alerts name each document under the reason it finally has)
                 "plan.dropped_documents",
                 f"documents retirés par les plafonds ({max_docs} documents, {max_subtasks} sous-tâches) "
-                f"et lus par aucune sous-tâche : {dropped}",
+                f"et lus par aucune sous-tâche : {', '.join(dropped)}",
             )
         )
     reasons: dict[str, ExclusionReason] = dict.fromkeys(dropped, "cap")
@@ -165,16 +176,28 @@ def validate_plan(
         if doc_id in known and doc_id not in used:
             reasons.setdefault(doc_id, "planner_excluded")
     unassigned = [i for i in _ordered(known_ids) if i not in used and i not in reasons]
-    if unassigned:
-        alerts.append(
-            _alert(
-                "plan.unassigned_documents",
-                f"documents ni attribués ni écartés par le planificateur, considérés écartés : {unassigned}",
-                severity="info",
-            )
-        )
     reasons.update(dict.fromkeys(unassigned, "unassigned"))
-    return rebuild_plan(kept, _ordered(known_ids), reasons), alerts
+    valid = rebuild_plan(kept, _ordered(known_ids), reasons)
+    return valid, alerts + unassigned_alerts(valid)
+
+
+def unassigned_alerts(plan: Plan) -> list[Alert]:
+    """One info alert naming the documents ``plan`` leaves out for no reason but the planner's silence.
+    Made from a plan's exclusions, so a caller that changes the plan afterwards (code places a
+    document, excludes a flagged one) makes it again from its final plan: each document counted once,
+    under the reason it finally has."""
+    unassigned = [e.id for e in plan.exclusions if e.reason == "unassigned"]
+    if not unassigned:
+        return []
+    return [
+        grouped_alert(
+            UNASSIGNED,
+            stage="plan",
+            head="documents ni attribués ni écartés par le planificateur, considérés écartés",
+            subjects=unassigned,
+            severity="info",
+        )
+    ]
 
 
 def rebuild_plan(

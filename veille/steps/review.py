@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from veille import progress
 from veille.alerts import Alert, alert
 from veille.arbiter import Verdict, arbitrate
 from veille.checkpoints import checkpoint
@@ -232,6 +233,7 @@ def review_loop(
         context=context,
     )  # fmt: skip
     for number in range(1, max_rounds + 1):
+        progress.report("review", number - 1, max_rounds, f"tour {number} : critique")
         rendered = render_body(dossier, axes)
         shown = _shown_to_critic(dossier, axes, kept)
         evaluation = _evaluate(
@@ -242,6 +244,7 @@ def review_loop(
         rounds.append(_round_record(number, verdict, rendered, dossier, evaluation))
         if verdict.valid or number == max_rounds:
             break
+        progress.report("review", number - 1, max_rounds, f"tour {number} : révision")
         revised = _revise(
             client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept, language,
             context,
@@ -249,6 +252,7 @@ def review_loop(
         if revised is None:
             break
         dossier = revised
+    progress.report("review", len(rounds), len(rounds), "validé" if rounds[-1].valid else "non validé")
     validated = rounds[-1].valid
     if not validated:
         alerts.append(

@@ -25,6 +25,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from veille import progress
 from veille.alerts import Alert, alert
 from veille.checkpoints import checkpoint
 from veille.corpus.convert import ConversionError, detect_format
@@ -329,8 +330,8 @@ def _ingest_corpus(
             alert(
                 "ingest",
                 "ingest.database_rebuilt",
-                f"{db_path}: not a readable DuckDB database; moved aside to {aside.name} and rebuilt "
-                "from the corpus files",
+                f"{db_path}: base DuckDB illisible ; mise de côté sous {aside.name} et reconstruite à "
+                "partir des fichiers du corpus",
                 severity="warning",
             )
         )
@@ -385,10 +386,10 @@ def _ingest_corpus(
 
 
 def _load_documents(run: _Ingestion, names: list[str], *, batch_size: int, strict: bool) -> None:
-    """Every file, batch by batch, then the removed documents; raises when strict mode or no valid document
-    forbids the commit."""
+    """Every file, batch by batch (progress per file: veille.progress), then the removed documents;
+    raises when strict mode or no valid document forbids the commit."""
     for start in range(0, len(names), batch_size):
-        for name in names[start : start + batch_size]:
+        for name in progress.counting("ingest", names[start : start + batch_size], start, len(names)):
             run.process(name)
         run.flush()
     if run.errors and strict:

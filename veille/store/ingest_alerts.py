@@ -103,13 +103,14 @@ class Aggregates:
             )
         if self.fields:
             names = ", ".join(f"{name} ({n})" for name, n in self.fields.most_common(12))
-            more = f" and {len(self.fields) - 12} more" if len(self.fields) > 12 else ""
+            more = f" et {len(self.fields) - 12} autre(s)" if len(self.fields) > 12 else ""
             out.append(
                 alert(
                     "ingest",
                     "ingest.unknown_fields",
-                    f"{self.with_fields_count} document(s) carry front-matter fields veille does not use, "
-                    f"ignored (documents loaded): {names}{more}; e.g. {', '.join(self.with_fields)}",
+                    f"{self.with_fields_count} document(s) portent des champs de front matter que veille "
+                    f"n'utilise pas, ignorés (documents chargés) : {names}{more} ; p. ex. "
+                    f"{', '.join(self.with_fields)}",
                     severity="info",
                     subject=self.with_fields[0],
                 )
@@ -131,8 +132,9 @@ def future_date_alerts(con: duckdb.DuckDBPyConnection, corpus_dir: Path, now: da
         alert(
             "ingest",
             "ingest.future_date",
-            f"{corpus_dir / path}: field 'date': {date.isoformat()} is after today ({today.isoformat()}, UTC); "
-            "expected the document's publication date (document loaded: check for a typo)",
+            f"{corpus_dir / path}: champ « date » : {date.isoformat()} est après aujourd'hui "
+            f"({today.isoformat()}, UTC) ; attendu : la date de publication du document (document chargé : "
+            "vérifiez une faute de frappe)",
             severity="warning",
             subject=path,
         )
@@ -148,8 +150,8 @@ def reference_alerts(corpus_dir: Path, reference: Reference, valid_ids: Collecti
         alert(
             "ingest",
             "ingest.reference_unknown_ids",
-            f"{corpus_dir / 'reference' / 'facts.yaml'}: names document(s) {', '.join(missing)} "
-            "that are not valid documents of the corpus; expected ids of documents under docs/",
+            f"{corpus_dir / 'reference' / 'facts.yaml'}: nomme des documents ({', '.join(missing)}) "
+            "qui ne sont pas des documents valides du corpus ; attendu : des identifiants de documents de docs/",
             severity="warning",
             subject="reference/facts.yaml",
         )

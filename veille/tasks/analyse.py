@@ -16,8 +16,10 @@ from typing import Any
 
 from prefect import get_run_logger, task, unmapped
 from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
+from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
+from veille import progress
 from veille.alerts import alert
 from veille.checkpoints import checkpoint
 from veille.models.budget import BudgetExceededError
@@ -273,6 +275,9 @@ def analyse_sub_tasks(
         carry_read=[dict(d.previous.read) if d.kind == "carry" and d.previous else None for d in decisions],
         why=[_why(d) for d in decisions],
     )
+    progress.report("analyse", 0, len(ids))
+    for _ in as_completed(branches):  # whatever each one's state: collect_branches reads them
+        progress.advance("analyse")
     return collect_branches(sub_tasks, branches)
 
 

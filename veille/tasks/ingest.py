@@ -29,6 +29,8 @@ def _logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:
 @task(name="ingest", cache_policy=NO_CACHE)
 def ingest(settings: Settings) -> IngestReport:
     """Incremental ingestion of ``settings.corpus_dir`` into ``settings.database`` (one transaction)."""
+    # Said before it starts: a first ingestion (conversions, the Arrow writer's imports) takes seconds.
+    _logger().info("ingest: reading %s into %s", settings.corpus_dir, settings.database)
     report = ingest_corpus(
         settings.corpus_dir,
         settings.database,

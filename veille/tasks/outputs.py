@@ -18,7 +18,7 @@ from veille.roles.planner import Plan
 from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo
 from veille.steps.analyse import Analysis
-from veille.steps.headings import axis_anchors
+from veille.steps.headings import axis_anchors, failed_axis_titles
 from veille.steps.request_read import reading_record
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
@@ -86,7 +86,7 @@ def write_outputs(
     folder.write_alerts(alerts)
     if report is not None:
         folder.write_report(report)
-        failed = [f"{a.subtask_id} ({a.question})" for a in analyses if a.status == "failed"]
+        failed = failed_axis_titles(analyses)
         page = report_page(
             info,
             read_journal(folder.calls_path),
