@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from prefect import task
-from prefect.cache_policies import INPUTS
 from pydantic import BaseModel
 
 from veille.models.base import ModelResult
 from veille.roles.base import Asker, Role
+from veille.tasks.answer_key import AnswerKey
 
 __all__ = ["ASK_CACHE_POLICY", "CACHED_ROLES", "CachedAsker", "ask"]
 
@@ -32,8 +32,8 @@ Out = TypeVar("Out", bound=BaseModel)
 CACHED_ROLES: frozenset[str] = frozenset({"writer", "critic", "reviser", "judge"})
 
 # The client is not data; the Role object holds functions (its name is keyed through role_name,
-# its code through model_key).
-ASK_CACHE_POLICY = INPUTS - "client" - "role"
+# its code through model_key). The answer cache's one fingerprint (tasks/answer_key.py).
+ASK_CACHE_POLICY = AnswerKey("ask") - "client" - "role"
 
 
 @task(name="ask", task_run_name="ask-{role_name}", cache_policy=ASK_CACHE_POLICY, persist_result=True)
