@@ -26,9 +26,9 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any

@@ -131,7 +131,7 @@ def _update_digest(_ctx: Any, inputs: dict[str, Any]) -> str:
 # from in part) are the analysis of this very job, and
 # ``why`` is a log line.
 ANALYSE_CACHE_POLICY = (
-    AnswerKey("analyse", derived=_update_digest)
+    AnswerKey(task="analyse", derived=_update_digest)
     - "client"
     - "db_path"
     - "fault"

@@ -1,7 +1,7 @@
 """The answer cache's task layer: the Prefect cache key of the steps that call the model.
 
 ``plan``, ``analyse`` and ``ask`` keep their result under ``<warehouse>/prefect-results``, keyed by
-:func:`veille.models.cache.fingerprint` (the function that keys the response cache) over the task's
+``veille.models.cache.fingerprint`` (the function that keys the response cache) over the task's
 name and its parameters, minus those that are not data (the client, a database path, a log line).
 The parameters hold the role's input and its model key (``tasks.clients.model_key``: settings and a
 digest of the code behind the answer) and the ``cache_scope`` (which runs may reuse the result,
@@ -18,21 +18,21 @@ from typing import Any
 from prefect.cache_policies import CachePolicy
 from prefect.context import TaskRunContext
 
-from veille.models.cache import fingerprint
+from veille.models import cache as answer_cache
 
 __all__ = ["AnswerKey"]
 
 Derived = Callable[[Any, dict[str, Any]], str]
 
 
-@dataclass
+@dataclass(kw_only=True)  # after the base fields (key_storage, …): never positional
 class AnswerKey(CachePolicy):
     """A Prefect cache policy: ``fingerprint({"task": task, "inputs": …})``. ``exclude``: parameters
-    left out of the key (``AnswerKey("plan") - "client"`` adds one, like Prefect's ``INPUTS``);
+    left out of the key (``AnswerKey(task="plan") - "client"`` adds one, like Prefect's ``INPUTS``);
     ``derived``: a function of the task context and parameters whose value enters the key in place
     of the excluded parameters it summarises."""
 
-    task: str = ""
+    task: str
     exclude: tuple[str, ...] = ()
     derived: Derived | None = field(default=None)
 
@@ -47,7 +47,7 @@ class AnswerKey(CachePolicy):
         material: dict[str, Any] = {"task": self.task, "inputs": kept}
         if self.derived is not None:
             material["derived"] = self.derived(task_ctx, inputs)
-        return fingerprint(material)
+        return answer_cache.fingerprint(material)  # looked up here: the one function, spied by tests
 
     def __sub__(self, other: str) -> AnswerKey:
         if not isinstance(other, str):  # the same contract as Prefect's INPUTS

@@ -33,7 +33,7 @@ CACHED_ROLES: frozenset[str] = frozenset({"writer", "critic", "reviser", "judge"
 
 # The client is not data; the Role object holds functions (its name is keyed through role_name,
 # its code through model_key). The answer cache's one fingerprint (tasks/answer_key.py).
-ASK_CACHE_POLICY = AnswerKey("ask") - "client" - "role"
+ASK_CACHE_POLICY = AnswerKey(task="ask") - "client" - "role"
 
 
 @task(name="ask", task_run_name="ask-{role_name}", cache_policy=ASK_CACHE_POLICY, persist_result=True)

@@ -31,7 +31,7 @@ __all__ = ["PLAN_CACHE_POLICY", "plan", "plan_catalogue"]
 # a changed prompt, plan validation or engine gives another key, with no version to bump. The
 # client is excluded: it is not data (and a live object). The answer cache's one fingerprint
 # (tasks/answer_key.py).
-PLAN_CACHE_POLICY = AnswerKey("plan") - "client"
+PLAN_CACHE_POLICY = AnswerKey(task="plan") - "client"
 
 
 @task(
