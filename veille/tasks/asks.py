@@ -2,8 +2,8 @@
 
 Those roles are asked inside the write, review and grade steps (several times in a review loop), so
 the cache sits around each call rather than around the step: :class:`CachedAsker` wraps the run's
-client and routes the asks of those roles through the ``ask`` task, whose cache policy keys on the
-role, its input (the exact data the prompt is built from) and the role's model key (its settings
+client and routes the asks of those roles through the ``ask`` task, whose cache policy (the answer
+cache's task layer, tasks/answer_key.py) is the fingerprint of the role, its input (the exact data the prompt is built from) and the role's model key (its settings
 and a digest of its code and of the backend's: tasks.clients.model_key). A
 call that raises (transient error, schema exhausted, blocked) is a failed task run and is never
 cached, so a critic failure does not outlive its run. The result (output, raw text, usage) is
