@@ -1,6 +1,11 @@
-"""Content-addressed cache of validated model responses (``<warehouse>/cache``).
+"""Content-addressed cache of validated model responses (``<warehouse>/cache``), and the one
+fingerprint function of the answer cache (:func:`fingerprint`).
 
-The key is the SHA-256 of everything that determines the answer: backend and its version (the
+The answer cache has two layers keyed by that one function (docs/architecture.md « One answer
+cache »): this file's layer, around each model request, and the Prefect task layer around the steps
+that call the model (``veille.tasks.answer_key``), whose key is the fingerprint of the task's inputs.
+
+The key here is the fingerprint of everything that determines the answer: backend and its version (the
 code behind a function backend's answers), model id, role, system instruction, prompt, output JSON
 schema, temperature, thinking level and tools: all computed from the request, nothing to bump when
 a prompt or a schema changes. Only responses that passed
@@ -21,6 +26,7 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -28,13 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from veille.derived import set_aside
 from veille.models.base import ModelRequest, Usage
 from veille.oserrors import writing
 from veille.secrets import scrub_text
 
-__all__ = ["CACHE_FORMAT", "CachedResponse", "ResponseCache", "cache_key"]
+__all__ = ["CACHE_FORMAT", "CachedResponse", "ResponseCache", "cache_key", "fingerprint"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,9 +54,34 @@ def _schema_json(schema: type[BaseModel]) -> Any:
     return schema.model_json_schema()
 
 
+def _canonical(value: Any) -> Any:
+    """``value`` as plain JSON data, the same for equal values whatever their construction order:
+    models as their fields, mappings with string keys (``json.dumps`` sorts them), sets sorted (their
+    iteration order differs between processes), other leaves as pydantic serialises them."""
+    if isinstance(value, BaseModel):
+        return _canonical(value.model_dump())
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    if isinstance(value, set | frozenset):
+        items = [_canonical(v) for v in value]
+        return sorted(items, key=lambda item: json.dumps(item, sort_keys=True, ensure_ascii=False))
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return _canonical(to_jsonable_python(value))
+
+
+def fingerprint(material: Mapping[str, Any]) -> str:
+    """The answer cache's one key function: hex SHA-256 over a canonical JSON of ``material``
+    (:func:`_canonical`). Both layers compute their keys with it, so neither has a version to bump."""
+    canonical = json.dumps(_canonical(material), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def cache_key(request: ModelRequest, backend: str, version: str = "") -> str:
-    """Hex SHA-256 over a canonical JSON of the inputs that determine the answer; ``version``: the
-    backend's (``Model.version`` when it has one)."""
+    """The :func:`fingerprint` of the inputs that determine the answer; ``version``: the backend's
+    (``Model.version`` when it has one)."""
     material = {
         "format": CACHE_FORMAT,
         "backend": backend,
@@ -65,8 +97,7 @@ def cache_key(request: ModelRequest, backend: str, version: str = "") -> str:
         material["version"] = version
     if request.tools:  # only then: the keys of tool-less requests stay what they were
         material["tools"] = list(request.tools)
-    canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return fingerprint(material)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import get_run_logger, task, unmapped
-from prefect.cache_policies import INPUTS, CacheKeyFnPolicy
 from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
@@ -42,6 +41,7 @@ from veille.steps.analyse_update import (
 from veille.steps.news import Changes
 from veille.steps.reading import PartRead, read_note
 from veille.store.readers import fetch_documents
+from veille.tasks.answer_key import AnswerKey
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key, offline_client
 from veille.tasks.reuse import Reuse
 
@@ -133,7 +133,7 @@ def _update_digest(_ctx: Any, inputs: dict[str, Any]) -> str:
 # from in part) are the analysis of this very job, and
 # ``why`` is a log line.
 ANALYSE_CACHE_POLICY = (
-    INPUTS
+    AnswerKey(task="analyse", derived=_update_digest)
     - "client"
     - "db_path"
     - "fault"
@@ -141,7 +141,6 @@ ANALYSE_CACHE_POLICY = (
     - "carry"
     - "carry_read"
     - "why"
-    + CacheKeyFnPolicy(cache_key_fn=_update_digest)
 )
 
 

@@ -2,8 +2,8 @@
 
 Those roles are asked inside the write, review and grade steps (several times in a review loop), so
 the cache sits around each call rather than around the step: :class:`CachedAsker` wraps the run's
-client and routes the asks of those roles through the ``ask`` task, whose cache policy keys on the
-role, its input (the exact data the prompt is built from) and the role's model key (its settings
+client and routes the asks of those roles through the ``ask`` task, whose cache policy (the answer
+cache's task layer, tasks/answer_key.py) is the fingerprint of the role, its input (the exact data the prompt is built from) and the role's model key (its settings
 and a digest of its code and of the backend's: tasks.clients.model_key). A
 call that raises (transient error, schema exhausted, blocked) is a failed task run and is never
 cached, so a critic failure does not outlive its run. The result (output, raw text, usage) is
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from prefect import task
-from prefect.cache_policies import INPUTS
 from pydantic import BaseModel
 
 from veille.models.base import ModelResult
 from veille.roles.base import Asker, Role
+from veille.tasks.answer_key import AnswerKey
 
 __all__ = ["ASK_CACHE_POLICY", "CACHED_ROLES", "CachedAsker", "ask"]
 
@@ -32,8 +32,8 @@ Out = TypeVar("Out", bound=BaseModel)
 CACHED_ROLES: frozenset[str] = frozenset({"writer", "critic", "reviser", "judge"})
 
 # The client is not data; the Role object holds functions (its name is keyed through role_name,
-# its code through model_key).
-ASK_CACHE_POLICY = INPUTS - "client" - "role"
+# its code through model_key). The answer cache's one fingerprint (tasks/answer_key.py).
+ASK_CACHE_POLICY = AnswerKey(task="ask") - "client" - "role"
 
 
 @task(name="ask", task_run_name="ask-{role_name}", cache_policy=ASK_CACHE_POLICY, persist_result=True)

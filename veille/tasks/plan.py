@@ -6,7 +6,7 @@ from contextlib import suppress
 from typing import Any
 
 from prefect import get_run_logger, task
-from prefect.cache_policies import INPUTS, NO_CACHE
+from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import MissingContextError
 
 from veille.alerts import Alert, alert
@@ -22,6 +22,7 @@ from veille.steps.plan_stable import Previous, stable_alerts, stable_plan
 from veille.steps.request_read import document_texts
 from veille.steps.screen import flagged_documents
 from veille.steps.text_relevance import TextRelevance
+from veille.tasks.answer_key import AnswerKey
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
 from veille.tasks.reuse import Reuse
 
@@ -30,8 +31,9 @@ __all__ = ["PLAN_CACHE_POLICY", "plan", "plan_catalogue"]
 # Keyed on what determines the plan: the planner input (request, catalogue, limits) and the model
 # key, which carries a digest of the planner's code and of the backend's (tasks.clients.model_key):
 # a changed prompt, plan validation or engine gives another key, with no version to bump. The
-# client is excluded: it is not data (and a live object).
-PLAN_CACHE_POLICY = INPUTS - "client"
+# client is excluded: it is not data (and a live object). The answer cache's one fingerprint
+# (tasks/answer_key.py).
+PLAN_CACHE_POLICY = AnswerKey(task="plan") - "client"
 
 
 @task(
