@@ -201,3 +201,27 @@ def test_an_edited_role_prompt_sends_that_role_again_and_no_other(
     writers = [r for r in server.requests if role_of(r.body) == "writer"]
     assert writers and all(MARKER in _text(r.body) for r in writers)
     assert not {"planner", "analyst"} & set(_roles(server))  # their answers still served
+
+
+def test_an_edited_data_file_changes_every_model_backends_role_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The steps read word lists from veille/data (dates, request, numbers, coverage): on a model
+    backend too, an edit there must give the roles another key, or a stale plan is served."""
+    from veille.fingerprint import code_digest
+    from veille.settings import Settings
+    from veille.tasks.clients import model_key
+
+    data = tmp_path / "data"
+    data.mkdir()
+    words = data / "words.toml"
+    words.write_text('cue = ["publié le"]\n', encoding="utf-8")
+    monkeypatch.setattr(veille.tasks.clients, "data_dir", lambda: data)
+    settings = Settings(backend="gemini", warehouse_dir=tmp_path / "w")
+    before = {role: model_key(settings, role) for role in ("planner", "analyst")}
+    code_digest.cache_clear()
+    assert {role: model_key(settings, role) for role in ("planner", "analyst")} == before
+    words.write_text('cue = ["publié le", "mis à jour le"]\n', encoding="utf-8")
+    code_digest.cache_clear()
+    after = {role: model_key(settings, role) for role in ("planner", "analyst")}
+    assert all(after[role] != before[role] for role in before)

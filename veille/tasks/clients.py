@@ -24,6 +24,7 @@ from veille.models.base import ModelError
 from veille.models.caller import ModelClient
 from veille.ops.limits import amodel_call_slot
 from veille.providers import provider
+from veille.resources import data_dir
 from veille.settings import Settings
 
 if TYPE_CHECKING:
@@ -167,10 +168,14 @@ def model_key(settings: Settings, role: str) -> str:
     """What determines a role's cached result, computed, never bumped by hand: the backend and
     the role's model settings, plus a digest of the code behind it: the role's module (its
     instructions, prompt and output schema), the step that handles its answer, each with what it
-    imports, and the backend's own version (the offline engine's code and data digest)."""
+    imports, and the backend's own version (the offline engine's code and data digest). The
+    bundled data files count for every provider: the steps read word lists and thresholds from
+    them (dates, request, numbers, coverage), so an edit there must not serve a stale plan or
+    analysis on a model backend either. Which file a role reads is not traced: all of them count."""
     spec = settings.role(role)
     modules = (f"veille.roles.{role}", *_STEP_MODULES.get(role, ()))
-    code = text_digest(code_digest(modules), backend_version(settings, role=role))
+    bundled = tuple(sorted(p for p in data_dir().rglob("*") if p.is_file()))
+    code = text_digest(code_digest(modules, bundled), backend_version(settings, role=role))
     label = settings.role_provider(role)
     return f"{label}|{spec.model}|{spec.thinking}|{spec.temperature}|{code}"
 
