@@ -8,6 +8,9 @@ if its rule is removed.
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from veille.offline.analyst import analyse
 from veille.offline.authority import AuthorityRanking
 from veille.offline.axes import parse_axes
@@ -120,3 +123,25 @@ def test_a_later_fix_settles_a_post_saying_the_flaw_is_not_fixed(authority: Auth
         AnalystInput(subtask_id="st-1", question=question, documents=[forum, bulletin]), authority
     )
     assert [(n.doc_ids, n.retained) for n in result.contradictions] == [(["d-1", "d-2"], "d-2")]
+
+
+_LOWER = st.text(alphabet="abcdefghijklmnopqrstuvwxyzéè", min_size=3, max_size=9)
+_NAME = _LOWER.map(str.capitalize)
+
+
+@given(
+    before=st.lists(_LOWER, min_size=1, max_size=3),
+    names=st.lists(_NAME, min_size=2, max_size=4, unique=True),
+    after=st.lists(_LOWER, min_size=0, max_size=3),
+)
+def test_a_comma_between_two_names_never_cuts_a_facet(
+    before: list[str], names: list[str], after: list[str]
+) -> None:
+    """« stabilité de Atlas, Borea et Cirrus sur la charge »: the commas of an enumeration of
+    names are the enumeration's, not the axis's; the other commas still cut facets. Fails with the
+    plain cut at every comma (a facet « Borea et Cirrus sur la charge » of its own)."""
+    enumeration = ", ".join(names[:-1]) + f" et {names[-1]}"
+    phrase = f"stabilité de {enumeration} sur la charge"
+    request = f"- Performances : {', '.join([*before, phrase, *after])}\n- Coûts : licence, support\n"
+    facets = parse_axes(request, names)[0].facets
+    assert facets == [*before, phrase, *after]

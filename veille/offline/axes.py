@@ -43,6 +43,26 @@ def _clean(text: str) -> str:
     return re.sub(r"[*_`]", "", text).strip().rstrip(".;:").strip()
 
 
+def _names_at(piece: str, end: bool) -> bool:
+    words = piece.split()
+    word = (words[-1] if end else words[0]).strip("«»\"'()") if words else ""
+    return word[:1].isupper()
+
+
+def _facets(detail: str) -> list[str]:
+    """The detail's facets, cut at commas and semicolons outside parentheses, except a comma
+    between two names: in « stabilité de Atlas, Borea et Cirrus sur la charge » it belongs to
+    the enumeration of names, and cutting there would give « Borea et Cirrus sur la charge » as a
+    facet of its own (a cut phrase in a sub-task's question and heading)."""
+    facets: list[str] = []
+    for piece in _pieces(detail):
+        if facets and _names_at(facets[-1], end=True) and _names_at(piece, end=False):
+            facets[-1] = f"{facets[-1]}, {piece}"
+        else:
+            facets.append(piece)
+    return facets
+
+
 def _bullet_axes(request: str) -> list[Axis]:
     """Top-level Markdown bullets, as axes (label before ':' and facets after)."""
     axes: list[Axis] = []
@@ -56,7 +76,7 @@ def _bullet_axes(request: str) -> list[Axis]:
         label, sep, rest = text.partition(" : ")
         if not sep:
             label, sep, rest = text.partition(": ")
-        facets = [f.strip() for f in re.split(r",|;", rest) if f.strip()] if sep else []
+        facets = _facets(rest) if sep else []
         axes.append(Axis(label=label.strip() if sep else text, facets=facets, text=text, detail=rest.strip()))
     return axes
 
@@ -75,7 +95,7 @@ def _heading_axes(request: str) -> list[Axis]:
         paragraph = " ".join(lines)
         # Only the paragraph's first sentence describes the axis; later ones may be general advice.
         detail = _clean(re.split(r"(?<=[.!?])\s+", paragraph, maxsplit=1)[0])
-        facets = [f.strip() for f in re.split(r",|;", detail) if f.strip()]
+        facets = _facets(detail)
         axes.append(
             Axis(label=label, facets=facets, text=f"{label} : {detail}" if detail else label, detail=detail)
         )
