@@ -124,7 +124,7 @@ def plan_catalogue(
     outcome = planning(*args, **common, previous=previous, reused_note=note)
     crowded = crowded_out(outcome, changes) if previous is not None else []
     if not crowded:
-        return _settled(outcome, shown, reuse)
+        return _settled(outcome, shown, reuse, common)
     # The reused plan has no room for tonight's material (caps): the planner chooses again what
     # to read, rather than the watch ignoring what is new.
     replanned = planning(*args, **common)
@@ -136,10 +136,12 @@ def plan_catalogue(
         severity="info",
     )
     replanned = replanned.model_copy(update={"alerts": [*replanned.alerts, abandoned]})
-    return _settled(replanned, shown, reuse)
+    return _settled(replanned, shown, reuse, common)
 
 
-def _settled(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> PlanOutcome:
+def _settled(
+    outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse, common: dict[str, Any]
+) -> PlanOutcome:
     """The outcome with the request read once (the planner's proposal checked against the request
     and the documents' text, veille.steps.request_read), then what each analyst reads settled by
     the documents' passages per axis of that reading (veille.steps.plan_reading) — the same code
@@ -147,4 +149,14 @@ def _settled(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> Pla
     the bodies never enter a cache key."""
     data = shown.data
     bodies = data.texts or document_texts(reuse.settings.database, [e.id for e in data.catalogue])
-    return settle_plan(outcome, data, bodies, budget=reuse.settings.analyst_token_budget)
+    settings = reuse.settings
+    return settle_plan(
+        outcome,
+        data,
+        bodies,
+        budget=settings.analyst_token_budget,
+        authority_file=settings.authority_file,
+        flagged=common["flagged"],
+        left_out=common["left_out"],
+        text=common["text"],
+    )
