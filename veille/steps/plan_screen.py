@@ -7,9 +7,12 @@ the text asks for (excludes everything, invents ids, or is another corpus's plan
 exclusions overruled wholesale: every document naming a compared option was then read, homonyms and
 injection documents included. Code now falls back on a proposal of its own: the one the offline
 engine's planner makes from the same catalogue and the same texts (``veille.offline.planner.plan``,
-its relevance screen), checked by the same rule (it stands when its own placement reads most of
-what the text asks for). So a broken model plan reads what the offline plan reads, whatever the
-backend. A plan to honour keeps its exclusions and placements; code's proposal judges only the
+its relevance screen), checked like a planner's answer (make_plan) and by the same rule (it stands
+when its own placement reads most of what the text asks for). Code's screen alone never takes out a
+document whose own words carry the request's subject or whose passages score as relevant to an axis
+(``spared``: the screen misses some on-topic documents, two text measures must agree), unless the
+injection screen flagged it. So a broken model plan reads what the offline plan reads plus only
+those spared documents, whatever the backend. A plan to honour keeps its exclusions and placements; code's proposal judges only the
 documents it said nothing of (its silence is no judgement: a homonym it neither placed nor excluded
 was placed by code's coverage because it names an option). On the offline backend the planner's
 proposal is that proposal: nothing changes there.
@@ -65,6 +68,7 @@ class CodeProposal:
 
     raw: Screen
     checked: Screen
+    flagged: frozenset[str] = frozenset()  # the injection screen's documents: never spared
 
 
 class _NoModel:
@@ -92,16 +96,17 @@ def code_proposal(
     proposal = deterministic_plan(data.model_copy(update={"texts": None}), framing, bodies=bodies)
     ids = [e.id for e in data.catalogue]
     raw = Screen.of(proposal, ids)
+    marked = frozenset(flagged or ())
     if proposed is not None and Screen.of(proposed, ids) == raw:
-        return CodeProposal(raw, raw)
+        return CodeProposal(raw, raw, marked)
     try:
         checked = make_plan(
             _NoModel(), data, previous=proposal, flagged=flagged, left_out=left_out, reask=False, text=text
         ).plan
     except PlanUnusableError:  # nothing to read by code's proposal: it covers nothing, stands for nothing
-        return CodeProposal(raw, Screen(frozenset(), frozenset()))
+        return CodeProposal(raw, Screen(frozenset(), frozenset()), marked)
     out = frozenset(e.id for e in checked.exclusions if e.reason in _HONOURED)
-    return CodeProposal(raw, Screen.of(checked, ids)._replace_excluded(out))
+    return CodeProposal(raw, Screen.of(checked, ids)._replace_excluded(out), marked)
 
 
 @dataclass(frozen=True)
@@ -139,8 +144,11 @@ def withheld(
     # The planner's proposal is code's (the offline backend): it went through the same checks.
     if code is None or code.raw == proposed or not covers(code.checked.placed):
         return Withheld(own, frozenset(), False)
-    screen = Screen(code.checked.placed, code.checked.excluded - frozenset(spared))
-    kept = code.checked.excluded & frozenset(spared)
+    # A document the injection screen flagged and code's proposal excludes is out whatever its
+    # words: two signals against it, and its words are the ones written to be read.
+    spared = frozenset(spared) - code.flagged
+    screen = Screen(code.checked.placed, code.checked.excluded - spared)
+    kept = code.checked.excluded & spared
     if proposed.excluded and covers(placed):
         # A plan to honour: its exclusions and placements stand; on the documents it said nothing
         # of (neither placed nor excluded, then placed or not by code's coverage), code's proposal.
