@@ -252,7 +252,7 @@ def decide_reading(
     # A placed document of another field (long enough to judge, not carrying the request's subject)
     # is removed whatever the axes measured: precision before recall.
     elsewhere = {i for i in placed if not subject.carries(i) and i not in short}
-    kept = (placed & linked if measured else placed) - never - elsewhere - out.placed
+    kept = (placed & linked if measured else placed) - never - elsewhere - (out.placed - short)
     if axes and not wanted | kept:
         # Only documents of another field were placed and no passage answers an axis: the documents
         # carrying the subject are read by the first axis (reading nothing answers no request).

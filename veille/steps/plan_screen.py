@@ -31,6 +31,7 @@ from veille.roles.base import In, Out, Role
 from veille.roles.planner import ExclusionReason, Plan, PlannerInput
 from veille.steps.plan import LeftOutLike, PlanUnusableError, make_plan
 from veille.steps.plan_alerts import LOW_COVERAGE
+from veille.steps.plan_validate import repair_ids
 
 if TYPE_CHECKING:
     from veille.models.base import ModelResult
@@ -52,9 +53,12 @@ class Screen:
 
     @classmethod
     def of(cls, plan: Plan, known: Collection[str]) -> Screen:
+        """``plan``'s ids as validation reads them (« DOC-03 » is doc-03), unknown ones left out."""
         ids = set(known)
-        placed = frozenset(i for st in plan.sub_tasks for i in st.doc_ids if i in ids)
-        return cls(placed, frozenset(i for i in plan.excluded if i in ids) - placed)
+        placed_ids, _ = repair_ids([i for st in plan.sub_tasks for i in st.doc_ids], ids)
+        excluded_ids, _ = repair_ids(list(plan.excluded), ids)
+        placed = frozenset(i for i in placed_ids if i in ids)
+        return cls(placed, frozenset(i for i in excluded_ids if i in ids) - placed)
 
     def _replace_excluded(self, excluded: frozenset[str]) -> Screen:
         return Screen(self.placed, excluded - self.placed)
