@@ -59,13 +59,21 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
             shown = planner_catalogue(request, listing.entries, settings)
             if planner_reads_texts(client.role_backend("planner")):
                 shown = with_texts(shown, settings.database)
-            planned = make_plan(client, shown.data, text=text_relevance(shown, settings.database))
+            text = text_relevance(shown, settings.database)
+            planned = make_plan(client, shown.data, text=text)
             # The request read once, and what each analyst reads settled by the documents' passages,
             # as the flow's plan task does (veille.tasks.plan).
             bodies = shown.data.texts or document_texts(
                 settings.database, [e.id for e in shown.data.catalogue]
             )
-            planned = settle_plan(planned, shown.data, bodies, budget=settings.analyst_token_budget)
+            planned = settle_plan(
+                planned,
+                shown.data,
+                bodies,
+                budget=settings.analyst_token_budget,
+                authority_file=settings.authority_file,
+                text=text,
+            )
             analyses = [
                 analyse_subtask(client, st, fetch_documents(settings.database, st.doc_ids))
                 for st in planned.plan.sub_tasks

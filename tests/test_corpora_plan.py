@@ -81,8 +81,11 @@ def _plan_corpus(corpus: Path, warehouse: Path) -> Planned:
     with build_client(settings, run_id=new_run_id()) as client:
         assert client.backend == "offline" and planner_reads_texts(client.role_backend("planner"))
         prepared = with_texts(prepared, settings.database)  # as the flow does for a free planner
-        outcome = make_plan(client, prepared.data, text=text_relevance(prepared, settings.database))
-    outcome = settle_plan(outcome, prepared.data, prepared.data.texts)  # as the plan step does
+        text = text_relevance(prepared, settings.database)
+        outcome = make_plan(client, prepared.data, text=text)
+    outcome = settle_plan(  # as the plan step does
+        outcome, prepared.data, prepared.data.texts, authority_file=settings.authority_file, text=text
+    )
     traps = yaml.safe_load((corpus / "traps.yaml").read_text(encoding="utf-8")) or {}
     reference = load_reference(corpus)
     assert reference is not None

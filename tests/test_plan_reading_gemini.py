@@ -1,7 +1,8 @@
 """Issue 37 through the real google-genai SDK against the fake Gemini server: what is read is decided
-by the documents' text. On a test corpus (French request, English documents), a planner that
-excludes everything, places everything, invents ids or proposes one sub-task gets the same documents read as a
-sensible planner; a planner's search terms reach the axes."""
+by the documents' text. A planner that excludes everything, places everything, invents ids or
+proposes one sub-task gets the same documents read as the offline engine's plan of the same corpus
+(code's own proposal stands in for a plan with nothing to honour, veille.steps.plan_screen) and as a
+sensible planner; homonym and injection documents stay out; a planner's search terms reach the axes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from testkit.fake_gemini import FakeGemini, Reply
 from tests.gemini_env import use_fake_gemini
@@ -17,31 +19,69 @@ from veille.backends import build_client
 from veille.corpus.request import load_request
 from veille.run.folder import new_run_id
 from veille.settings import Settings
-from veille.steps.catalogue import planner_catalogue
+from veille.steps.catalogue import planner_catalogue, text_relevance, with_texts
 from veille.steps.plan import make_plan
 from veille.steps.plan_reading import read_by_text
+from veille.steps.plan_settle import settle_plan
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import fetch_documents, read_catalogue
 
-CORPUS = Path(__file__).resolve().parent / "corpora" / "passerelles-api-en"
+CORPORA = Path(__file__).resolve().parent / "corpora"
+CORPUS = CORPORA / "passerelles-api-en"
+# Corpora whose off-topic documents (traps.yaml) are homonyms or injections naming a compared option:
+# a plan with nothing to honour used to read them (code overruled its exclusions wholesale).
+WITH_HOMONYMS = (
+    "bases-vectorielles",
+    "capteurs-co2",
+    "clients-http",
+    "passerelles-api-en",
+    "pompes-chaleur",
+    "visio-salles",
+)
 
 
 def _read(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answer: Callable[[list[str]], dict[str, Any]]
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    answer: Callable[[list[str]], dict[str, Any]],
+    corpus: Path = CORPUS,
+    settle: bool = True,
 ) -> Any:
     """The plan after make_plan and read_by_text, the planner answering ``answer(catalogue ids)``."""
     with FakeGemini() as fake:
         use_fake_gemini(monkeypatch, fake, tmp_path / "wh")
-        settings = Settings.from_params(corpus=str(CORPUS), backend="gemini", use_cache=False)
+        settings = Settings.from_params(corpus=str(corpus), backend="gemini", use_cache=False)
         ingest_corpus(settings.corpus_dir, settings.database, strict=True)
         listing = read_catalogue(settings.database, with_summaries=settings.planner_sees_summaries)
-        shown = planner_catalogue(load_request(CORPUS), listing.entries, settings)
+        shown = planner_catalogue(load_request(corpus), listing.entries, settings)
         ids = [e.id for e in shown.data.catalogue]
         fake.responder = lambda body, model: Reply.json(answer(ids), model_version=model)
         with build_client(settings, run_id=new_run_id()) as client:
-            outcome = make_plan(client, shown.data)
+            text = text_relevance(shown, settings.database)
+            outcome = make_plan(client, shown.data, text=text)
         bodies = {d.id: d.body for d in fetch_documents(settings.database, ids)}
-        return read_by_text(outcome, shown.data, bodies).plan
+        if not settle:  # the interim reading: request terms and the planner's search terms
+            return read_by_text(outcome, shown.data, bodies).plan
+        settled = settle_plan(outcome, shown.data, bodies, authority_file=settings.authority_file, text=text)
+        return settled.plan
+
+
+def _offline(tmp_path: Path, corpus: Path) -> Any:
+    """The offline backend's plan of ``corpus``, as the flow's plan step makes it."""
+    settings = Settings.from_params(
+        corpus=str(corpus), backend="offline", use_cache=False, warehouse=str(tmp_path / "wh")
+    )
+    ingest_corpus(settings.corpus_dir, settings.database, strict=True)
+    listing = read_catalogue(settings.database, with_summaries=settings.planner_sees_summaries)
+    shown = with_texts(planner_catalogue(load_request(corpus), listing.entries, settings), settings.database)
+    with build_client(settings, run_id=new_run_id()) as client:
+        text = text_relevance(shown, settings.database)
+        outcome = make_plan(client, shown.data, text=text)
+    assert shown.data.texts is not None
+    settled = settle_plan(
+        outcome, shown.data, shown.data.texts, authority_file=settings.authority_file, text=text
+    )
+    return settled.plan
 
 
 def _sensible(ids: list[str]) -> dict[str, Any]:
@@ -97,13 +137,34 @@ def test_a_broken_planner_gets_the_documents_a_sensible_one_gets(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("corpus", WITH_HOMONYMS)
+def test_a_planner_with_nothing_to_honour_reads_what_the_offline_plan_reads(
+    corpus: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = CORPORA / corpus
+    offline = _used(_offline(tmp_path / "offline", folder))
+    traps = yaml.safe_load((folder / "traps.yaml").read_text(encoding="utf-8"))
+    off_topic = set(traps["off_topic"]) | set(traps["injection"])
+    for name, planner in sorted(PLANNERS.items()):
+        plan = _read(monkeypatch, tmp_path / name.replace(" ", "-"), planner, folder)
+        used = _used(plan)
+        # Code's own proposal stood in: what the offline plan reads, nothing less; more only where
+        # the document's own words carry the request's subject (code's screen alone never takes
+        # those out), so no homonym or injection is placed by code merely for naming an option.
+        spared = set(plan.reading.get("screen", {}).get("spared", []))
+        assert offline <= used, (name, sorted(offline - used))
+        assert used - offline <= spared, (name, sorted(used - offline - spared))
+        assert not (used & off_topic) - offline - spared, (name, sorted(used & off_topic))
+
+
+@pytest.mark.slow
 def test_the_planners_search_terms_reach_the_axes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def answer(ids: list[str]) -> dict[str, Any]:
         plan = _sensible(ids)
         plan["sub_tasks"][0]["search_terms"] = ["throughput", "p99 latency"]
         return plan
 
-    plan = _read(monkeypatch, tmp_path, answer)
+    plan = _read(monkeypatch, tmp_path, answer, settle=False)
     terms = [t for axis in plan.reading["axes"] for t in axis["terms"]]
     assert "throughput" in terms and "p99 latency" in terms
     assert any("throughput" in st.search_terms for st in plan.sub_tasks)

@@ -73,10 +73,13 @@ def assign_branches(
     *,
     max_subtasks: int,
     max_docs: int,
-) -> tuple[list[SubTask], list[str], list[list[str]]]:
-    """(sub-tasks, documents that could not be placed, groups read apart for lack of room). ``branches``: the planner's sub-tasks mapped
+) -> tuple[list[SubTask], list[str], list[list[str]], dict[str, str]]:
+    """(sub-tasks, documents that could not be placed, groups read apart for lack of room, sub-task
+    id -> its axis). ``branches``: the planner's sub-tasks mapped
     to axes, their documents already restricted to ``read``; ``needed``: axis key -> documents that
-    axis must read (in axis order); ``questions``: the question of a new branch of an axis."""
+    axis must read (in axis order); ``questions``: the question of a new branch of an axis. The axis
+    is returned, not re-derived from the question: a continuation keeps its axis's first question,
+    which may be the planner's and name no axis (« Que disent les documents ? »)."""
     out = [Branch(b.axis, b.question, list(b.doc_ids), list(b.search_terms)) for b in branches]
     unplaced: list[str] = []
     apart: list[list[str]] = []  # groups no branch could take whole (every sub-task full)
@@ -94,8 +97,14 @@ def assign_branches(
         if not _place(group, axis, out, questions, max_subtasks, max_docs, holders):
             unplaced += [d for d in group if not any(d in b.doc_ids for b in out)]
             apart.append(list(group))
+    filled = [b for b in out if b.doc_ids]
     sub_tasks = [
         SubTask(id=f"st-{n}", question=b.question, doc_ids=b.doc_ids, search_terms=b.search_terms)
-        for n, b in enumerate((b for b in out if b.doc_ids), 1)
+        for n, b in enumerate(filled, 1)
     ]
-    return sub_tasks, sorted(set(unplaced)), apart
+    return (
+        sub_tasks,
+        sorted(set(unplaced)),
+        apart,
+        {st.id: b.axis for st, b in zip(sub_tasks, filled, strict=True)},
+    )

@@ -53,6 +53,7 @@ from veille.steps.plan_request import (
     is_dated,
     out_of_period,
 )
+from veille.steps.plan_screen import CodeProposal, Screen, code_proposal, withheld
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
 from veille.steps.reading import reading_query
 from veille.steps.subject import inventory_items, measure_subject, subject_keys
@@ -180,10 +181,13 @@ def decide_reading(
     max_subtasks: int,
     max_docs: int,
     request: str = "",
+    proposed: Plan | None = None,
+    screen: CodeProposal | None = None,
 ) -> Decision:
     """The plan settled by the documents' text (module docstring); ``plan.reading`` says what each
     axis reads and why documents were added, removed or left out. ``request``: the request's text,
-    whose subject a document must carry to be read for an axis (with ``request_title``)."""
+    whose subject a document must carry to be read for an axis (with ``request_title``);
+    ``proposed``: the planner's answer (default ``plan``); ``screen``: code's own proposal."""
     entries = {e.id: e for e in catalogue}
     ids = sorted(entries)
     options = list(reading.options)
@@ -214,6 +218,7 @@ def decide_reading(
     # when it carries the request's subject too (veille.steps.subject; naming an option does).
     subject = measure_subject(passages, subject_keys(request_title, request, axes, options))
     relevant = {k: {i for i in docs if subject.carries(i)} for k, docs in relevant.items()}
+    spared = set().union(*relevant.values()) | subject.by_words()  # their own words carry the subject
     for doc_id, axis_key in _must_read(scores, axes).items():
         if not any(doc_id in docs for docs in relevant.values()):
             relevant[axis_key].add(doc_id)
@@ -226,10 +231,11 @@ def decide_reading(
     wanted = set().union(*relevant.values()) - never
     placed = {i for st in plan.sub_tasks for i in st.doc_ids}
     measured = bool(wanted)
+    # A plan reading most of what the text asks for: its exclusions stand (homonyms are written with the
+    # request's words); a broken plan's give way to code's own (plan_screen), never on ``spared``.
+    out = withheld(reasons, placed, wanted, Screen.of(proposed or plan, ids), screen, spared)
+    wanted -= out.wanted
     if measured and len(placed & wanted) >= LOW_COVERAGE * len(wanted):
-        # A plan reading most of what the text asks for: its exclusions stand (a homonym is written
-        # with the request's words by design); a broken plan's are overruled.
-        wanted -= {i for i, r in reasons.items() if r in ("planner_excluded", "off_topic")}
         # An inventory asks for every item: a document carrying the subject is read whatever the
         # planner judged (the subject's measure is the guard against another field's sheets).
         wanted |= items - never
@@ -246,7 +252,7 @@ def decide_reading(
     # A placed document of another field (long enough to judge, not carrying the request's subject)
     # is removed whatever the axes measured: precision before recall.
     elsewhere = {i for i in placed if not subject.carries(i) and i not in short}
-    kept = (placed & linked if measured else placed) - never - elsewhere
+    kept = (placed & linked if measured else placed) - never - elsewhere - (out.placed - short)
     if axes and not wanted | kept:
         # Only documents of another field were placed and no passage answers an axis: the documents
         # carrying the subject are read by the first axis (reading nothing answers no request).
@@ -268,13 +274,12 @@ def decide_reading(
     ]
     needed = {a.key: sorted(relevant[a.key] & read) for a in axes} if measured else {}
     questions = {a.key: _question(request_title, a) for a in axes}
-    sub_tasks, unplaced, apart = assign_branches(
+    sub_tasks, unplaced, apart, axis_of = assign_branches(
         branches, needed, groups, read, questions, max_subtasks=max_subtasks, max_docs=max_docs
     )
     # Each branch ranks its passages by its axis: the planner's search terms and the axis's terms.
     terms = {a.key: list(a.terms) for a in axes}
     sections = _axis_sections(scores, axes, relevant)
-    axis_of = {st.id: _axis_of(st, axes, relevant) for st in sub_tasks}
     sub_tasks = [
         st.model_copy(
             update={
@@ -318,12 +323,13 @@ def decide_reading(
             "without_subject": sorted(i for i in heads if not subject.carries(i)),
         },
         "groups": groups,
+        "screen": {"by_code": out.by_code, "spared": sorted(out.spared)},
         "added": added,
         "removed": removed,
         "out_of_period": dated_out,
         "unplaced": unplaced,
         "groups_apart": apart,
-        "sub_task_axes": {st.id: _axis_of(st, axes, relevant) for st in settled.sub_tasks} if axes else {},
+        "sub_task_axes": {st.id: axis_of[st.id] for st in settled.sub_tasks} if axes else {},
     }
     settled = settled.model_copy(update={"reading": report})
     return Decision(settled, [*ignored, *reading_alerts(added, removed, dated_out, unplaced, groups, apart)])
@@ -356,10 +362,14 @@ def read_by_text(
     bodies: Mapping[str, str],
     reading: RequestReadingLike | None = None,
     budget: int | None = None,
+    screen: CodeProposal | None = None,
 ) -> PlanOutcome:
     """``outcome`` (veille.steps.plan.make_plan's) settled by :func:`decide_reading`, for every
     backend. ``reading``: the request read once (branch ``request``); by default
-    :func:`interim_reading` over the request terms and the planner's search terms."""
+    :func:`interim_reading` over the request terms and the planner's search terms. ``screen``:
+    code's own proposal (veille.steps.plan_screen), by default the deterministic engine's."""
+    if screen is None:
+        screen = code_proposal(data, bodies, proposed=outcome.proposed)
     interim = interim_reading(data.request_title, data.request, data.terms, outcome.proposed.sub_tasks)
     if reading is None:
         reading = interim
@@ -376,6 +386,8 @@ def read_by_text(
         request=data.request,
         max_subtasks=data.max_subtasks,
         max_docs=data.max_docs,
+        proposed=outcome.proposed,
+        screen=screen,
     )
     plan = decision.plan
     # The plan as validated, before code settled what is read: a later night reuses it (issue 13),

@@ -76,6 +76,11 @@ class Subject:
     def measured(self) -> bool:
         return bool(self.shares)
 
+    def by_words(self) -> frozenset[str]:
+        """The documents whose own words carry the subject (naming an option aside)."""
+        bar = passage_setting("subject_share")
+        return frozenset(i for i, share in self.shares.items() if share >= bar)
+
     def carries(self, doc_id: str) -> bool:
         """Whether ``doc_id`` carries the subject (always, when nothing was measured)."""
         if not self.measured or doc_id in self.naming:

@@ -126,7 +126,7 @@ def plan_catalogue(
         "text": text,
     }
     outcome = planning(*args, **common, previous=previous, reused_note=note)
-    settled = _settled(outcome, shown, reuse)
+    settled = _settled(outcome, shown, reuse, common)
     last = previous_settled(changes) if previous is not None else None
     if last is None or changes is None:
         return settled
@@ -168,7 +168,9 @@ def _stable(
     return settled.model_copy(update={"plan": plan, "alerts": alerts})
 
 
-def _settled(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> PlanOutcome:
+def _settled(
+    outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse, common: dict[str, Any]
+) -> PlanOutcome:
     """The outcome with the request read once (the planner's proposal checked against the request
     and the documents' text, veille.steps.request_read), then what each analyst reads settled by
     the documents' passages per axis of that reading (veille.steps.plan_reading) — the same code
@@ -176,4 +178,14 @@ def _settled(outcome: PlanOutcome, shown: PlannerCatalogue, reuse: Reuse) -> Pla
     the bodies never enter a cache key."""
     data = shown.data
     bodies = data.texts or document_texts(reuse.settings.database, [e.id for e in data.catalogue])
-    return settle_plan(outcome, data, bodies, budget=reuse.settings.analyst_token_budget)
+    settings = reuse.settings
+    return settle_plan(
+        outcome,
+        data,
+        bodies,
+        budget=settings.analyst_token_budget,
+        authority_file=settings.authority_file,
+        flagged=common["flagged"],
+        left_out=common["left_out"],
+        text=common["text"],
+    )
