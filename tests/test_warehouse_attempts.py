@@ -154,7 +154,7 @@ def test_a_query_over_the_timeout_is_interrupted(tmp_path: Path) -> None:
     _record(tmp_path, T0, 1)
     started = time.monotonic()
     with pytest.raises(
-        wh.QueryTimeoutError, match=r"longer than the 1 s query timeout \(setting query_timeout_s"
+        wh.QueryTimeoutError, match=r"longer than the 1 s query timeout \(--timeout, setting query_timeout_s"
     ):
         # range(1e11) does not bind in DuckDB 2 (DOUBLE): the same 10^11 rows as a BIGINT.
         wh.query(tmp_path / "parquet", "SELECT count(*) FROM range(100000000000)", timeout_s=1)

@@ -98,9 +98,12 @@ def test_nightly_deployment_fails_on_a_branch_then_ui_retry_reruns_only_that_bra
     # --- make deploy: pool + model-call limit (veille setup), then deploy from prefect.yaml ---------
     out = _veille("setup", env=prefect_server.env)
     assert "created" in out
-    # The failure automation of a watch whose corpus has recipients (a loopback webhook here).
+    # The failure automation of a watch whose corpus names its operators (a loopback webhook here):
+    # failures go to them, never to the readers (issue 39).
     watched = write_corpus(tmp_path / "watched")
-    (watched / "delivery.toml").write_text('[[chat]]\nname = "e2e"\nurl_env = "VEILLE_E2E_CHAT"\n')
+    (watched / "delivery.toml").write_text(
+        '[operators]\n\n[[operators.chat]]\nname = "e2e"\nurl_env = "VEILLE_E2E_CHAT"\n'
+    )
     watches = tmp_path / "prefect.yaml"
     watches.write_text(f"deployments:\n  - name: veille-nightly\n    parameters: {{corpus: {watched}}}\n")
     httpserver.expect_request("/failed", method="POST").respond_with_data("ok")
