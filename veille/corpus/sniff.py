@@ -19,6 +19,7 @@ undeclared pages. Without this, a Latin-1 page became « ╔tķ Ó Paris » (tra
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from charset_normalizer import from_bytes
 from w3lib.encoding import html_to_unicode
@@ -47,26 +48,22 @@ def binary_reason(data: bytes) -> str | None:
     return None
 
 
-# Unicode blocks of Latin-script text (charset-normalizer's names for them).
-_LATIN_RANGES = (
-    "Basic Latin",
-    "Latin",
-    "Control character",
-    "General Punctuation",
-    "Spacing Modifier Letters",
-    "Currency Symbols",
-    "Letterlike Symbols",
-)
+def _latin_letters(text: str) -> bool:
+    """Every letter of ``text`` is a Latin one: the guess read a Latin-script text, whatever symbols
+    (box drawing, punctuation) its code page put where windows-1252 has accented letters."""
+    return all(unicodedata.name(ch, "").startswith("LATIN") for ch in text if ch.isalpha())
 
 
 def _guess(data: bytes) -> str | None:
     """No BOM, header charset or declaration: UTF-8 when the bytes are; else charset-normalizer's
-    guess, windows-1252 for a Latin-script one (module docstring)."""
+    guess, windows-1252 for a Latin-script one (module docstring). Latin-script is judged on the
+    letters the guess decodes, not on its Unicode blocks: on a short page of « été à côté » its
+    best guess was cp775, whose box-drawing symbols made a block list look non-Latin (« ╔tķ »)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
         best = from_bytes(data[:200_000]).best()
-        if best is None or all(a.startswith(_LATIN_RANGES) for a in best.alphabets):
+        if best is None or _latin_letters(str(best)):
             try:
                 data.decode("cp1252")
             except UnicodeDecodeError:
