@@ -21,7 +21,7 @@ def quote(value: object) -> str:
     if isinstance(value, str):
         text = repr(value[: MAX_QUOTE + 1])
     elif isinstance(value, (list, tuple, dict, set)):  # never repr a container: aliases can make it huge
-        return f"<{type(value).__name__} of {len(value)} item(s)>"
+        return f"<{type(value).__name__} de {len(value)} élément(s)>"
     else:
         text = repr(value)[: MAX_QUOTE + 1]
     return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1] + "…"

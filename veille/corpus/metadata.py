@@ -24,6 +24,7 @@ from veille.corpus.frontmatter import (
     MAX_DEPTH,
     _front_matter_mapping,
     _load_yaml,
+    _yaml_type,
     check_built_limits,
     check_size,
 )
@@ -63,7 +64,7 @@ def parse_date(value: object, path: Path | str) -> datetime.date:
     if isinstance(value, datetime.date):
         return value
     if not isinstance(value, str):
-        raise CorpusError(path, "date", DATE_EXPECTED, f"reçu : {type(value).__name__} YAML ({quote(value)})")
+        raise CorpusError(path, "date", DATE_EXPECTED, f"reçu : {_yaml_type(value)} YAML ({quote(value)})")
     text = value.strip()
     if _ISO_DAY.match(text) is None or len(text) > 40:
         raise CorpusError(path, "date", DATE_EXPECTED, f"reçu : {quote(value)}, pas de la forme AAAA-MM-JJ")
