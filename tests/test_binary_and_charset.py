@@ -45,7 +45,9 @@ def test_a_nul_byte_is_binary_whatever_the_extension(head: bytes, tail: bytes, n
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return  # UTF-16: a NUL is text there (announced by the BOM)
     problem = _refusal(data, name)
-    assert problem is not None and problem.startswith("contenu binaire") and "octet NUL à la position" in problem
+    assert (
+        problem is not None and problem.startswith("contenu binaire") and "octet NUL à la position" in problem
+    )
 
 
 _TEXT = st.text(

@@ -169,7 +169,9 @@ def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
 
 def test_yaml_that_is_not_a_mapping(tmp_path: Path) -> None:
     path = write(tmp_path, "---\n- id\n- date\n---\n\nCorps.\n")
-    expect_error(path, field=None, problem="le front matter est un(e) liste YAML", expected="un dictionnaire YAML")
+    expect_error(
+        path, field=None, problem="le front matter est un(e) liste YAML", expected="un dictionnaire YAML"
+    )
 
 
 def test_empty_front_matter_derives_the_fields(tmp_path: Path) -> None:
@@ -211,7 +213,10 @@ def test_bad_id_pattern(tmp_path: Path, bad_id: str) -> None:
 def test_bad_id_message_states_the_pattern(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(doc_id="doc_01"))
     expect_error(
-        path, field="id", problem="reçu : 'doc_01'", expected="un identifiant en minuscules de la forme [a-z0-9][a-z0-9-]*"
+        path,
+        field="id",
+        problem="reçu : 'doc_01'",
+        expected="un identifiant en minuscules de la forme [a-z0-9][a-z0-9-]*",
     )
 
 
@@ -219,12 +224,19 @@ def test_id_with_capitals_gets_a_hint(tmp_path: Path) -> None:
     # Ids that differ only by case would collide on case-insensitive file systems and in people's heads:
     # ids are lowercase only, and the message says which id to write.
     path = write(tmp_path, doc_text(doc_id="Doc-01"))
-    expect_error(path, field="id", problem="identifiants en minuscules : écrivez 'doc-01'", expected="un identifiant en minuscules")
+    expect_error(
+        path,
+        field="id",
+        problem="identifiants en minuscules : écrivez 'doc-01'",
+        expected="un identifiant en minuscules",
+    )
 
 
 def test_numeric_id_must_be_quoted(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(doc_id="0012"))  # YAML 1.1 would read this as the integer 10
-    expect_error(path, field="id", problem="reçu : entier YAML", expected="une chaîne non vide (entre guillemets")
+    expect_error(
+        path, field="id", problem="reçu : entier YAML", expected="une chaîne non vide (entre guillemets"
+    )
 
 
 @pytest.mark.parametrize("bad_date", ['"2026/07/08"', '"08-07-2026"', '"2026-7-8"', "20260708", '"demain"'])
@@ -258,7 +270,12 @@ def test_date_times_give_the_authors_day(tmp_path: Path, value: str, day: str) -
 @pytest.mark.parametrize("bad_type", ['"Benchmark Interne"', "benchmark_interne", "Fiche", "-note"])
 def test_source_type_must_be_kebab_case(tmp_path: Path, bad_type: str) -> None:
     path = write(tmp_path, doc_text(source_type=bad_type))
-    expect_error(path, field="source_type", problem="reçu :", expected="un type de source en minuscules reliées par des tirets")
+    expect_error(
+        path,
+        field="source_type",
+        problem="reçu :",
+        expected="un type de source en minuscules reliées par des tirets",
+    )
 
 
 @pytest.mark.parametrize(
@@ -288,7 +305,9 @@ def test_list_summary_is_rejected(tmp_path: Path) -> None:
 @pytest.mark.parametrize("body", ["", "   \n\n  \t"])
 def test_empty_body(tmp_path: Path, body: str) -> None:
     path = write(tmp_path, doc_text(body=body))
-    expect_error(path, field="body", problem="le corps du document est vide", expected="du texte Markdown non vide")
+    expect_error(
+        path, field="body", problem="le corps du document est vide", expected="du texte Markdown non vide"
+    )
 
 
 # -------------------------------------------------------------------------------------- file level
@@ -297,7 +316,10 @@ def test_non_utf8_bytes(tmp_path: Path) -> None:
     path = write(tmp_path, raw)
     offset = raw.index(b"\xe9")
     err = expect_error(
-        path, field=None, problem=f"UTF-8 invalide : octet 0xe9 à la position {offset}", expected="du texte encodé en UTF-8"
+        path,
+        field=None,
+        problem=f"UTF-8 invalide : octet 0xe9 à la position {offset}",
+        expected="du texte encodé en UTF-8",
     )
     assert "(ligne 8)" in str(err)
 
@@ -305,7 +327,10 @@ def test_non_utf8_bytes(tmp_path: Path) -> None:
 def test_binary_file_with_md_extension(tmp_path: Path) -> None:
     path = write(tmp_path, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     expect_error(
-        path, field=None, problem="contenu binaire (octet NUL à la position 8)", expected="du texte Markdown en UTF-8"
+        path,
+        field=None,
+        problem="contenu binaire (octet NUL à la position 8)",
+        expected="du texte Markdown en UTF-8",
     )
 
 
@@ -325,7 +350,9 @@ def test_file_over_size_limit(tmp_path: Path) -> None:
 def test_symlink_loop(tmp_path: Path) -> None:
     path = tmp_path / "loop.md"
     os.symlink(path, path)
-    expect_error(path, field=None, problem="boucle de liens symboliques", expected="un fichier ordinaire lisible")
+    expect_error(
+        path, field=None, problem="boucle de liens symboliques", expected="un fichier ordinaire lisible"
+    )
 
 
 def test_dangling_symlink(tmp_path: Path) -> None:

@@ -33,7 +33,9 @@ def test_missing_request_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_missing_corpus_folder(tmp_path: Path) -> None:
-    with pytest.raises(CorpusError, match="dossier de corpus introuvable ; attendu : un dossier de corpus contenant"):
+    with pytest.raises(
+        CorpusError, match="dossier de corpus introuvable ; attendu : un dossier de corpus contenant"
+    ):
         load_request(tmp_path / "nope")
 
 
@@ -95,7 +97,10 @@ def test_no_reference_folder_means_none(tmp_path: Path) -> None:
 def test_reference_without_facts(tmp_path: Path) -> None:
     corpus = copy_mini_corpus(tmp_path / "c")
     (corpus / "reference" / "facts.yaml").unlink()
-    with pytest.raises(CorpusError, match=r"facts\.yaml : fichier introuvable ; attendu : un dossier reference/ contenant dossier\.md et facts\.yaml"):
+    with pytest.raises(
+        CorpusError,
+        match=r"facts\.yaml : fichier introuvable ; attendu : un dossier reference/ contenant dossier\.md et facts\.yaml",
+    ):
         load_reference(corpus)
 
 

@@ -387,7 +387,9 @@ def test_all_documents_invalid_is_an_error(tmp_path: Path, db: Path) -> None:
 
 def test_empty_corpus_is_an_error(tmp_path: Path, db: Path) -> None:
     corpus = write_corpus(tmp_path / "c", {})
-    with pytest.raises(CorpusError, match=r"docs : aucun document trouvé ; attendu : au moins un fichier de document"):
+    with pytest.raises(
+        CorpusError, match=r"docs : aucun document trouvé ; attendu : au moins un fichier de document"
+    ):
         ingest_corpus(corpus, db)
     assert not db.exists()
 
