@@ -240,7 +240,7 @@ def test_check_lists_every_problem_at_once_and_records_nothing(
     warnings = [line for line in out.splitlines() if line.startswith("warning")]
     assert len(errors) >= 2 and len(errors) + len(warnings) >= 5, out
     assert out.count("fix: ") == len(errors) + len(warnings)
-    assert "field 'title': champ obligatoire absent" in out  # the request (veille check's own frame)
+    assert "champ 'title': champ obligatoire absent" in out  # the request
     assert "none of the 2 document file(s) is valid" in out  # both documents, each named
     assert "docs/a.md" in out and "docs/b.pdf" in out
     assert "oublie.txt" in out  # a file docs/ hides
