@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from tests.test_bad_corpora import DOC_CASES, DocCase
 from veille.corpus.document import parse_document_fields
 from veille.corpus.errors import CorpusError, StrictModeError
 from veille.store.ingest import ingest_corpus
+from veille.store.lock import DatabaseBusyError, retry_on_lock
 
 # The English frame words of the former rendering ("<file>: field 'f': <problem>; expected <what>")
 # and of its most common problem texts: none may reach a French reader. (A library's own detail, such
@@ -112,3 +114,14 @@ def test_any_refused_front_matter_renders_the_french_frame(front: str, body: str
         _french_frame(str(exc), name)
         if exc.field is not None:
             assert f" : champ '{exc.field}' : " in str(exc)
+
+
+def test_a_database_held_by_another_run_is_one_french_line(tmp_path: Path) -> None:
+    def held() -> None:
+        raise duckdb.IOException('Could not set lock on file "veille.duckdb": Conflicting lock is held')
+
+    with pytest.raises(DatabaseBusyError) as info:
+        retry_on_lock(held, tmp_path / "veille.duckdb", wait_s=0)
+    message = str(info.value)
+    assert message.startswith(f"{tmp_path / 'veille.duckdb'} : la base du corpus est encore verrouillée")
+    assert " ; attendu : " in message and "; expected " not in message
