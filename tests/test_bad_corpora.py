@@ -6,7 +6,7 @@ one, tests/crashkit.py, offline backend) and is checked against docs/corpus-form
 - a bad document is **skipped with an alert** naming its file, what is wrong and what is expected
   (``ingest.invalid_document`` / ``ingest.duplicate_id``, severity error) and the run goes on with
   the valid documents; with ``--strict`` the same corpus **fails** with exit code 2 and one
-  ``error: <file>: ...; expected ...`` line, and the database keeps its previous commit;
+  ``error: <fichier> : ... ; attendu : ...`` line, and the database keeps its previous commit;
 - a few inputs are **loaded with a warning** (unknown field, a date in the future) or **ignored**
   (a non-Markdown file: info alert; a hidden file: silently);
 - a bad corpus as a whole (no request.md, no docs/, an empty docs/, nothing valid, an invalid
@@ -91,7 +91,7 @@ DOC_CASES: list[DocCase] = [
         ),
         "skip",
         "ingest.invalid_document",
-        "YAML anchors and aliases (&name, *name) are not accepted",
+        "ancres et alias YAML (&nom, *nom) refusés",
     ),
     DocCase(
         "front matter nested 50,000 deep",
@@ -99,7 +99,7 @@ DOC_CASES: list[DocCase] = [
         _text("---\nid: zz-deep\ntitle: " + "[" * 50_000 + "]" * 50_000 + "\n---\n\nCorps.\n"),
         "skip",
         "ingest.invalid_document",
-        "front matter is 100020 characters, over 65536",  # refused before YAML reads it
+        "front matter de 100020 caractères, au-delà de 65536",  # refused before YAML reads it
     ),
     DocCase(
         "front matter nested 10,000 deep (within the size limit)",
@@ -107,7 +107,7 @@ DOC_CASES: list[DocCase] = [
         _text("---\nid: zz-deep-small\ntitle: " + "[" * 10_000 + "]" * 10_000 + "\n---\n\nCorps.\n"),
         "skip",
         "ingest.invalid_document",
-        "YAML nested more than 32 levels deep",
+        "YAML imbriqué sur plus de 32 niveaux",
     ),
     DocCase(
         "front matter not closed",
@@ -115,7 +115,7 @@ DOC_CASES: list[DocCase] = [
         _text("---\nid: zz-unclosed\ndate: 2026-03-01\n\nCorps.\n"),
         "skip",
         "ingest.invalid_document",
-        "front matter is not closed; expected a closing '---' line",
+        "front matter non fermé ; attendu : une ligne '---' qui ferme le front matter",
     ),
     DocCase(
         "malformed YAML",
@@ -123,7 +123,7 @@ DOC_CASES: list[DocCase] = [
         _text('---\nid: zz-bad-yaml\ntitle: "unterminated\ndate: 2026-03-01\n---\n\nCorps.\n'),
         "skip",
         "ingest.invalid_document",
-        "invalid YAML at line",
+        "YAML invalide à la ligne",
     ),
     DocCase(
         "front matter valid YAML but not a mapping",
@@ -131,7 +131,7 @@ DOC_CASES: list[DocCase] = [
         _text("---\n- id: zz-list\n- date: 2026-03-01\n---\n\nCorps.\n"),
         "skip",
         "ingest.invalid_document",
-        "front matter is a YAML list, not a mapping; expected a YAML mapping",
+        "le front matter est un(e) liste YAML, pas un dictionnaire ; attendu : un dictionnaire YAML",
     ),
     DocCase(
         "duplicate YAML key",
@@ -147,7 +147,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-control", title='"Titre \\e]0;pwned\\a \\u202e inversé"')),
         "note",
         "ingest.document_note",
-        "field 'title': invisible characters removed or value cut",
+        "champ 'title' : caractères invisibles retirés ou valeur coupée",
     ),
     DocCase(
         "bad id pattern",
@@ -155,7 +155,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text('"doc_07!"')),
         "skip",
         "ingest.invalid_document",
-        "field 'id': got 'doc_07!'; expected a lowercase id matching [a-z0-9][a-z0-9-]*",
+        "champ 'id' : reçu : 'doc_07!' ; attendu : un identifiant en minuscules de la forme [a-z0-9][a-z0-9-]*",
     ),
     DocCase(
         "id differing from an existing one only by case",
@@ -163,7 +163,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("DOC-05")),
         "skip",
         "ingest.invalid_document",
-        "field 'id': got 'DOC-05' (ids are lowercase: write 'doc-05')",
+        "champ 'id' : reçu : 'DOC-05' (identifiants en minuscules : écrivez 'doc-05')",
     ),
     DocCase(
         "duplicate id",
@@ -171,7 +171,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("doc-03")),
         "skip",
         "ingest.duplicate_id",
-        "field 'id': duplicate id 'doc-03'",
+        "champ 'id' : identifiant en double 'doc-03'",
     ),
     DocCase(
         "impossible date",
@@ -179,7 +179,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-feb-30", date='"2026-02-30"')),
         "skip",
         "ingest.invalid_document",
-        "field 'date': impossible date '2026-02-30'",
+        "champ 'date' : date impossible '2026-02-30'",
     ),
     DocCase(
         "date not in ISO form",
@@ -187,7 +187,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-fr-date", date='"30/01/2026"')),
         "skip",
         "ingest.invalid_document",
-        "field 'date': got '30/01/2026', not in YYYY-MM-DD form",
+        "champ 'date' : reçu : '30/01/2026', pas de la forme AAAA-MM-JJ",
     ),
     DocCase(
         "wrong type (title is a YAML integer)",
@@ -195,7 +195,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-int-title", title="2027")),
         "skip",
         "ingest.invalid_document",
-        "field 'title': got a YAML integer (2027)",
+        "champ 'title' : reçu : entier YAML (2027)",
     ),
     DocCase(
         "bad url",
@@ -203,7 +203,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-bad-url", extra="url: intranet/page\n")),
         "skip",
         "ingest.invalid_document",
-        "field 'url': got 'intranet/page'; expected an absolute http(s) URL",
+        "champ 'url' : reçu : 'intranet/page' ; attendu : une URL http(s) absolue",
     ),
     DocCase(
         "non-UTF-8 bytes (Latin-1)",
@@ -211,7 +211,7 @@ DOC_CASES: list[DocCase] = [
         _bytes(doc_text("zz-latin1", body="Débit mesuré.").encode("latin-1")),
         "skip",
         "ingest.invalid_document",
-        "not valid UTF-8: byte 0xe9",
+        "UTF-8 invalide : octet 0xe9",
     ),
     DocCase(
         "binary file with a .md extension (PNG)",
@@ -219,7 +219,7 @@ DOC_CASES: list[DocCase] = [
         _bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
         "skip",
         "ingest.invalid_document",
-        "binary content (NUL byte at offset 8), not a text file; expected UTF-8 Markdown text",
+        "contenu binaire (octet NUL à la position 8), pas un fichier texte ; attendu : du texte Markdown en UTF-8",
     ),
     DocCase(
         "empty body",
@@ -227,7 +227,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-empty-body", body="")),
         "skip",
         "ingest.invalid_document",
-        "field 'body': document body is empty",
+        "champ 'body' : le corps du document est vide",
     ),
     DocCase(
         "empty file",
@@ -235,7 +235,7 @@ DOC_CASES: list[DocCase] = [
         _text(""),
         "skip",
         "ingest.invalid_document",
-        "document body is empty",
+        "le corps du document est vide",
     ),
     DocCase(
         "file over the size limit (1 MiB + 1 KiB)",
@@ -243,7 +243,7 @@ DOC_CASES: list[DocCase] = [
         _text(doc_text("zz-big", body="mot " * (1024**2 // 4 + 256))),
         "skip",
         "ingest.invalid_document",
-        "over the limit; expected a file of at most 1048576 bytes",
+        "au-delà de la limite ; attendu : un fichier d'au plus 1048576 octets",
     ),
     DocCase(
         "huge file (4 GiB, sparse)",
@@ -251,7 +251,7 @@ DOC_CASES: list[DocCase] = [
         _sparse(HUGE_BYTES),
         "skip",
         "ingest.invalid_document",
-        f"file is {HUGE_BYTES} bytes, over the limit",
+        f"fichier de {HUGE_BYTES} octets, au-delà de la limite",
     ),
     DocCase(
         "symlink loop",
@@ -259,7 +259,7 @@ DOC_CASES: list[DocCase] = [
         _symlink_loop,
         "skip",
         "ingest.invalid_document",
-        "cannot read file (symlink loop); expected a readable regular file",
+        "fichier illisible (boucle de liens symboliques) ; attendu : un fichier ordinaire lisible",
     ),
     DocCase(
         "dangling symlink",
@@ -267,7 +267,7 @@ DOC_CASES: list[DocCase] = [
         lambda path: os.symlink("nowhere.md", path),
         "skip",
         "ingest.invalid_document",
-        "file not found (dangling link?)",
+        "fichier introuvable (lien cassé ?)",
     ),
     DocCase(
         "unknown extra front-matter field",
@@ -293,7 +293,7 @@ DOC_CASES: list[DocCase] = [
         _text("brouillon\n"),
         "ignored",
         "ingest.ignored_files",
-        "1 file(s) not read, format not supported: .xlsx (1)",
+        "1 fichier(s) non lu(s), format non pris en charge : .xlsx (1)",
         names_file_first=False,
     ),
     DocCase("hidden file", ".brouillon.md", _text("pas un document\n"), "ignored", None, ""),
@@ -351,8 +351,11 @@ def test_bad_documents_are_skipped_with_alerts_and_fail_strict_mode(
     error = _error_line(strict)
     skipped = [c.file for c in DOC_CASES if c.outcome == "skip"] + ["zz-loop-b.md"]
     first = sorted(skipped)[0]
-    assert error.startswith(f"error: {corpus / 'docs' / first}: ")
-    assert f"(strict mode; {len(skipped) - 1} more invalid file(s):" in error and "; expected " in error
+    assert error.startswith(f"error: {corpus / 'docs' / first} : ")
+    assert (
+        f"(mode strict ; {len(skipped) - 1} autre(s) fichier(s) invalide(s) :" in error
+        and " ; attendu : " in error
+    )
     assert database_state(warehouse / "veille.duckdb") == before
 
     # Lenient mode: one alert per bad file, the run goes on with every valid document.
@@ -381,7 +384,7 @@ def test_bad_documents_are_skipped_with_alerts_and_fail_strict_mode(
             assert [a["code"] for a in found] == [case.code], (case.name, found)
             message = found[0]["message"]
             if case.names_file_first:
-                assert message.startswith(f"{corpus / 'docs' / case.file}: "), (case.name, message)
+                assert message.startswith(f"{corpus / 'docs' / case.file} : "), (case.name, message)
             assert case.fragment in message, (case.name, message)
             assert message in lenient.out  # the user sees it in the run's summary
             severity = {"skip": "error", "warning": "warning", "note": "info", "ignored": "info"}[
@@ -449,35 +452,39 @@ def _bad_facts(corpus: Path) -> None:
 
 CORPUS_CASES: list[CorpusCase] = [
     CorpusCase(
-        "request.md missing", _rm("request.md"), "request.md: request file not found; expected a request.md"
+        "request.md missing",
+        _rm("request.md"),
+        "request.md : fichier de demande introuvable ; attendu : un fichier request.md",
     ),
     CorpusCase(
         "request.md without a title",
         _request_without_title,
-        "request.md: field 'title': missing required field; expected a non-empty string",
+        "request.md : champ 'title' : champ obligatoire absent ; attendu : une chaîne non vide",
     ),
     CorpusCase(  # without docs/ the root is read (issue 39): request.md and README.md are not documents
-        "docs/ folder missing", _rm("docs"), "docs: no document found; expected at least one document file"
+        "docs/ folder missing",
+        _rm("docs"),
+        "docs : aucun document trouvé ; attendu : au moins un fichier de document",
     ),
     CorpusCase(
         "empty corpus (docs/ without any file)",
         _empty_docs,
-        "docs: no document found; expected at least one document file under docs/",
+        "docs : aucun document trouvé ; attendu : au moins un fichier de document dans docs/",
     ),
     CorpusCase(
         "no valid document",
         _only_invalid,
-        "docs: none of the 2 document file(s) is valid (first error: ",
+        "docs : aucun des 2 fichier(s) de document n'est valide (première erreur : ",
     ),
     CorpusCase(
         "corpus folder missing",
         lambda corpus: shutil.rmtree(corpus),
-        "corpus folder not found; expected a corpus folder containing request.md and docs/*.md",
+        "dossier de corpus introuvable ; attendu : un dossier de corpus contenant request.md et docs/*.md",
     ),
     CorpusCase(
         "invalid reference/facts.yaml in strict mode (a typo: exlude)",
         _bad_facts,
-        "facts.yaml: field 'exlude': Extra inputs are not permitted",
+        "facts.yaml : champ 'exlude' : champ inconnu",
         strict=True,
     ),
 ]
@@ -500,12 +507,12 @@ def test_bad_corpora_fail_clearly_and_keep_the_previous_database(
         assert result.code == 2, (case.name, result.code, result.err[-3000:])
         _no_traceback(result)
         line = _error_line(result)
-        assert case.fragment in line and "; expected " in line, (case.name, line)
+        assert case.fragment in line and " ; attendu : " in line, (case.name, line)
         assert re.match(r"error: /", line), line  # starts with the file or folder at fault
         assert database_state(warehouse / "veille.duckdb") == before, f"{case.name}: database changed"
         reliability.record(
             f"bad corpus: {case.name}",
-            "the run stops with exit code 2 and one `error: <file>: <problem>; expected <what>` line, no "
+            "the run stops with exit code 2 and one `error: <fichier> : <problème> ; attendu : <attente>` line, no "
             "traceback; the previous corpus database is intact",
             f"exit 2, {_short(line, corpus, tmp_path)}; database unchanged (40 documents, "
             f"{before.ingest_runs} ingestion(s))",
@@ -520,7 +527,7 @@ def test_bad_corpora_fail_clearly_and_keep_the_previous_database(
     _no_traceback(lenient)
     alerts = json.loads((run_folder_from_output(lenient.out) / "alerts.json").read_text(encoding="utf-8"))
     bad_reference = [a for a in alerts if a["code"] == "ingest.invalid_reference"]
-    assert len(bad_reference) == 1 and "field 'exlude'" in bad_reference[0]["message"]
+    assert len(bad_reference) == 1 and "champ 'exlude'" in bad_reference[0]["message"]
     reliability.record(
         "bad corpus: invalid reference/facts.yaml without --strict",
         "an `ingest.invalid_reference` error alert naming the file and the field; the run completes",

@@ -34,7 +34,7 @@ def _refusal(data: bytes, name: str) -> str | None:
 def test_random_bytes_are_refused_as_binary_under_every_text_extension(seed: int, size: int) -> None:
     data = random.Random(seed).randbytes(size)
     problems = {name: _refusal(data, name) for name in TEXT_NAMES}
-    assert all(p is not None and p.startswith("binary content") for p in problems.values()), problems
+    assert all(p is not None and p.startswith("contenu binaire") for p in problems.values()), problems
     assert len(set(problems.values())) == 1  # the same bytes, the same refusal, whatever the name
 
 
@@ -45,7 +45,9 @@ def test_a_nul_byte_is_binary_whatever_the_extension(head: bytes, tail: bytes, n
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return  # UTF-16: a NUL is text there (announced by the BOM)
     problem = _refusal(data, name)
-    assert problem is not None and problem.startswith("binary content") and "NUL byte at offset" in problem
+    assert (
+        problem is not None and problem.startswith("contenu binaire") and "octet NUL à la position" in problem
+    )
 
 
 _TEXT = st.text(
@@ -64,7 +66,7 @@ def test_text_in_any_charset_is_never_called_binary(text: str, encoding: str) ->
 
 def test_a_pdf_named_html_is_refused_as_binary() -> None:
     data = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Length 5 >>\nstream\n\x00\x01\x02\x03\x04\nendstream\n"
-    expected = f"binary content (NUL byte at offset {data.index(0)}), not a text file"
+    expected = f"contenu binaire (octet NUL à la position {data.index(0)}), pas un fichier texte"
     assert _refusal(data, "rapport.html") == expected
 
 
@@ -141,7 +143,7 @@ def test_an_ingested_binary_file_is_one_alert_naming_it(tmp_path: Path, name: st
     report = ingest_corpus(corpus, tmp_path / "veille.duckdb")
     refused = [a for a in report.alerts if a.subject == f"docs/{name}"]
     assert [a.code for a in refused] == ["ingest.invalid_document"]
-    assert "binary content" in refused[0].message and report.skipped == 1
+    assert "contenu binaire" in refused[0].message and report.skipped == 1
 
 
 def test_a_page_stored_garbled_before_version_5_is_read_again_once(tmp_path: Path) -> None:

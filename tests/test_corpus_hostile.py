@@ -42,7 +42,7 @@ def _check(raw: bytes) -> None:
     result = _outcome(raw)
     if isinstance(result, CorpusError):
         message = str(result)
-        assert message.startswith(NAME + ": ") and len(message) <= _MAX_MESSAGE, message[:300]
+        assert message.startswith(NAME + " : ") and len(message) <= _MAX_MESSAGE, message[:300]
         return
     for name in ("title", "summary", "author", "source_type", "id"):
         value = getattr(result, name)
@@ -86,7 +86,7 @@ def test_control_characters_are_removed_and_the_document_loaded() -> None:
     result = _outcome(b'---\ntitle: "Rapport \\e]0;pwned\\a \\u202einvers\\u00e9"\n---\n\nCorps.\n')
     assert isinstance(result, DocumentFields)
     assert result.title == "Rapport ]0;pwned invers\u00e9"
-    assert any("invisible characters" in note for note in result.notes)
+    assert any("caractères invisibles" in note for note in result.notes)
 
 
 def test_a_title_of_only_invisible_characters_is_derived_instead() -> None:
@@ -96,7 +96,7 @@ def test_a_title_of_only_invisible_characters_is_derived_instead() -> None:
 
 def test_alias_bomb_is_refused_naming_the_cause() -> None:
     result = _outcome(f"---\n{_laughs(9)}---\n\nCorps.\n".encode())
-    assert isinstance(result, CorpusError) and "anchors and aliases" in result.problem
+    assert isinstance(result, CorpusError) and "ancres et alias" in result.problem
 
 
 _PIECES = st.sampled_from(

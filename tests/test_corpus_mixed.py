@@ -86,7 +86,7 @@ def test_every_readable_file_is_ingested_with_derived_metadata(tmp_path: Path) -
     assert [(a.code, a.subject) for a in errors] == [
         ("ingest.invalid_document", "docs/fournisseurs/broken.pdf")
     ]
-    assert "unreadable PDF file" in errors[0].message
+    assert "fichier PDF illisible" in errors[0].message
     rows = _rows(db)
     jekyll = rows["docs/blog/2022-10-20-welcome-to-jekyll.markdown"]
     assert jekyll[:4] == (

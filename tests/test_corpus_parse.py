@@ -40,9 +40,9 @@ def expect_error(path: Path, *, field: str | None, problem: str, expected: str, 
     assert err.path == path
     assert err.field == field
     if field is not None:
-        assert f"field '{field}'" in message
+        assert f"champ '{field}' : " in message
     assert problem in message, message
-    assert f"expected {expected}" in message, message
+    assert f" ; attendu : {expected}" in message, message
     return err
 
 
@@ -114,13 +114,13 @@ def test_missing_front_matter_derives_every_field(tmp_path: Path) -> None:
 
 def test_front_matter_not_closed(tmp_path: Path) -> None:
     path = write(tmp_path, "---\nid: doc-01\ndate: 2026-01-01\n\nCorps sans fin d'en-tête.\n")
-    expect_error(path, field=None, problem="front matter is not closed", expected="a closing '---' line")
+    expect_error(path, field=None, problem="front matter non fermé", expected="une ligne '---' qui ferme")
 
 
 def test_yaml_refused_but_readable_as_key_value_lines_is_loaded_with_a_note(tmp_path: Path) -> None:
     doc = parse_document(write(tmp_path, doc_text(title="Kestrel: le retour")))
     assert doc.title == "Kestrel: le retour"
-    assert len(doc.notes) == 1 and "invalid YAML at line 5" in doc.notes[0]  # counted in the file
+    assert len(doc.notes) == 1 and "YAML invalide à la ligne 5" in doc.notes[0]  # counted in the file
 
 
 def test_unquoted_colon_beside_flow_lists_is_read_as_key_value_lines(tmp_path: Path) -> None:
@@ -133,13 +133,13 @@ def test_unquoted_colon_beside_flow_lists_is_read_as_key_value_lines(tmp_path: P
     doc = parse_document(write(tmp_path, text, name="2024-07-14-velo.markdown"))
     assert (doc.title, doc.date) == ("Sortie à vélo: le col du Galibier", datetime.date(2024, 7, 14))
     assert doc.unknown_fields == ["categories", "layout", "tags"]
-    assert len(doc.notes) == 1 and "plain 'key: value' lines" in doc.notes[0]
+    assert len(doc.notes) == 1 and "simples lignes 'clé: valeur'" in doc.notes[0]
 
 
 @pytest.mark.parametrize("flow", ["[a, b", "{a: [b}", "[*x]", "[&a 1]"])
 def test_flow_value_yaml_refuses_alone_keeps_the_yaml_error(tmp_path: Path, flow: str) -> None:
     path = write(tmp_path, doc_text(title="Kestrel: le retour", extra=f"tags: {flow}\n"))
-    expect_error(path, field=None, problem="invalid YAML at line", expected="front matter")
+    expect_error(path, field=None, problem="YAML invalide à la ligne", expected="un front matter")
 
 
 @pytest.mark.parametrize(
@@ -155,7 +155,7 @@ def test_flow_value_yaml_refuses_alone_keeps_the_yaml_error(tmp_path: Path, flow
 def test_a_draft_is_read_with_one_note_saying_so(tmp_path: Path, text: str, marker: str | None) -> None:
     doc = parse_document(write(tmp_path, text))
     assert doc.body
-    drafts = [note for note in doc.notes if "marked as a draft" in note]
+    drafts = [note for note in doc.notes if "marqué comme brouillon" in note]
     assert drafts == ([] if marker is None else [drafts[0]])
     if marker is not None:
         assert f"({marker})" in drafts[0]
@@ -163,13 +163,15 @@ def test_a_draft_is_read_with_one_note_saying_so(tmp_path: Path, text: str, mark
 
 def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(extra="summary: [a, b\n"))
-    err = expect_error(path, field=None, problem="invalid YAML at line", expected="front matter")
-    assert "at line" in str(err)
+    err = expect_error(path, field=None, problem="YAML invalide à la ligne", expected="un front matter")
+    assert "à la ligne" in str(err)
 
 
 def test_yaml_that_is_not_a_mapping(tmp_path: Path) -> None:
     path = write(tmp_path, "---\n- id\n- date\n---\n\nCorps.\n")
-    expect_error(path, field=None, problem="front matter is a YAML list", expected="a YAML mapping")
+    expect_error(
+        path, field=None, problem="le front matter est un(e) liste YAML", expected="un dictionnaire YAML"
+    )
 
 
 def test_empty_front_matter_derives_the_fields(tmp_path: Path) -> None:
@@ -184,7 +186,7 @@ def test_empty_front_matter_derives_the_fields(tmp_path: Path) -> None:
 
 def test_duplicate_yaml_key(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(extra='title: "Second titre"\n'))
-    expect_error(path, field=None, problem="duplicate key 'title'", expected="front matter")
+    expect_error(path, field=None, problem="duplicate key 'title'", expected="un front matter")
 
 
 @pytest.mark.parametrize("field", ["id", "date", "source_type", "title"])
@@ -204,14 +206,17 @@ def test_null_title_is_derived(tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad_id", ["doc_01", "-doc-01", '"doc 01"', '"doc-é"', '""'])
 def test_bad_id_pattern(tmp_path: Path, bad_id: str) -> None:
     path = write(tmp_path, doc_text(doc_id=bad_id))
-    problem = "is empty" if bad_id == '""' else "got"
+    problem = "valeur vide" if bad_id == '""' else "reçu :"
     expect_error(path, field="id", problem=problem, expected="")
 
 
 def test_bad_id_message_states_the_pattern(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(doc_id="doc_01"))
     expect_error(
-        path, field="id", problem="got 'doc_01'", expected="a lowercase id matching [a-z0-9][a-z0-9-]*"
+        path,
+        field="id",
+        problem="reçu : 'doc_01'",
+        expected="un identifiant en minuscules de la forme [a-z0-9][a-z0-9-]*",
     )
 
 
@@ -219,25 +224,32 @@ def test_id_with_capitals_gets_a_hint(tmp_path: Path) -> None:
     # Ids that differ only by case would collide on case-insensitive file systems and in people's heads:
     # ids are lowercase only, and the message says which id to write.
     path = write(tmp_path, doc_text(doc_id="Doc-01"))
-    expect_error(path, field="id", problem="ids are lowercase: write 'doc-01'", expected="a lowercase id")
+    expect_error(
+        path,
+        field="id",
+        problem="identifiants en minuscules : écrivez 'doc-01'",
+        expected="un identifiant en minuscules",
+    )
 
 
 def test_numeric_id_must_be_quoted(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(doc_id="0012"))  # YAML 1.1 would read this as the integer 10
-    expect_error(path, field="id", problem="got a YAML integer", expected="a non-empty string (quote it")
+    expect_error(
+        path, field="id", problem="reçu : entier YAML", expected="une chaîne non vide (entre guillemets"
+    )
 
 
 @pytest.mark.parametrize("bad_date", ['"2026/07/08"', '"08-07-2026"', '"2026-7-8"', "20260708", '"demain"'])
 def test_invalid_date_format(tmp_path: Path, bad_date: str) -> None:
     path = write(tmp_path, doc_text(date=bad_date))
-    expect_error(path, field="date", problem="got", expected="an ISO date YYYY-MM-DD")
+    expect_error(path, field="date", problem="reçu :", expected="une date ISO AAAA-MM-JJ")
 
 
 @pytest.mark.parametrize("impossible", ['"2026-02-30"', "2026-02-30", "2026-13-01", "2025-02-29"])
 def test_impossible_date(tmp_path: Path, impossible: str) -> None:
     # Unquoted, PyYAML itself would raise a bare ValueError; the loader keeps dates as text instead.
     path = write(tmp_path, doc_text(date=impossible))
-    expect_error(path, field="date", problem="impossible date", expected="an ISO date YYYY-MM-DD that exists")
+    expect_error(path, field="date", problem="date impossible", expected="une date ISO AAAA-MM-JJ qui existe")
 
 
 @pytest.mark.parametrize(
@@ -258,37 +270,44 @@ def test_date_times_give_the_authors_day(tmp_path: Path, value: str, day: str) -
 @pytest.mark.parametrize("bad_type", ['"Benchmark Interne"', "benchmark_interne", "Fiche", "-note"])
 def test_source_type_must_be_kebab_case(tmp_path: Path, bad_type: str) -> None:
     path = write(tmp_path, doc_text(source_type=bad_type))
-    expect_error(path, field="source_type", problem="got", expected="a kebab-case source type")
+    expect_error(
+        path,
+        field="source_type",
+        problem="reçu :",
+        expected="un type de source en minuscules reliées par des tirets",
+    )
 
 
 @pytest.mark.parametrize(
-    ("title", "problem"), [("2027", "got a YAML integer"), ("yes", "got a YAML boolean")]
+    ("title", "problem"), [("2027", "reçu : entier YAML"), ("yes", "reçu : booléen YAML")]
 )
 def test_title_must_be_a_string(tmp_path: Path, title: str, problem: str) -> None:
     path = write(tmp_path, doc_text(title=title))
-    expect_error(path, field="title", problem=problem, expected="a non-empty string")
+    expect_error(path, field="title", problem=problem, expected="une chaîne non vide")
 
 
 def test_blank_title(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(title='"   "'))
-    expect_error(path, field="title", problem="is empty", expected="a non-empty string")
+    expect_error(path, field="title", problem="valeur vide", expected="une chaîne non vide")
 
 
 def test_bad_url(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(extra="url: www.example.org\n"))
-    expect_error(path, field="url", problem="got 'www.example.org'", expected="an absolute http(s) URL")
+    expect_error(path, field="url", problem="reçu : 'www.example.org'", expected="une URL http(s) absolue")
 
 
 def test_list_summary_is_rejected(tmp_path: Path) -> None:
     path = write(tmp_path, doc_text(extra="summary: [a, b]\n"))
-    expect_error(path, field="summary", problem="got a YAML list", expected="a non-empty string")
+    expect_error(path, field="summary", problem="reçu : liste YAML", expected="une chaîne non vide")
 
 
 # --------------------------------------------------------------------------------------------- body
 @pytest.mark.parametrize("body", ["", "   \n\n  \t"])
 def test_empty_body(tmp_path: Path, body: str) -> None:
     path = write(tmp_path, doc_text(body=body))
-    expect_error(path, field="body", problem="document body is empty", expected="non-empty Markdown text")
+    expect_error(
+        path, field="body", problem="le corps du document est vide", expected="du texte Markdown non vide"
+    )
 
 
 # -------------------------------------------------------------------------------------- file level
@@ -297,15 +316,21 @@ def test_non_utf8_bytes(tmp_path: Path) -> None:
     path = write(tmp_path, raw)
     offset = raw.index(b"\xe9")
     err = expect_error(
-        path, field=None, problem=f"not valid UTF-8: byte 0xe9 at offset {offset}", expected="UTF-8"
+        path,
+        field=None,
+        problem=f"UTF-8 invalide : octet 0xe9 à la position {offset}",
+        expected="du texte encodé en UTF-8",
     )
-    assert "(line 8)" in str(err)
+    assert "(ligne 8)" in str(err)
 
 
 def test_binary_file_with_md_extension(tmp_path: Path) -> None:
     path = write(tmp_path, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     expect_error(
-        path, field=None, problem="binary content (NUL byte at offset 8)", expected="UTF-8 Markdown text"
+        path,
+        field=None,
+        problem="contenu binaire (octet NUL à la position 8)",
+        expected="du texte Markdown en UTF-8",
     )
 
 
@@ -316,8 +341,8 @@ def test_file_over_size_limit(tmp_path: Path) -> None:
     expect_error(
         path,
         field=None,
-        problem=f"file is {size} bytes, over the limit",
-        expected="a file of at most 4096 bytes",
+        problem=f"fichier de {size} octets, au-delà de la limite",
+        expected="un fichier d'au plus 4096 octets",
         max_bytes=4096,
     )
 
@@ -325,19 +350,21 @@ def test_file_over_size_limit(tmp_path: Path) -> None:
 def test_symlink_loop(tmp_path: Path) -> None:
     path = tmp_path / "loop.md"
     os.symlink(path, path)
-    expect_error(path, field=None, problem="symlink loop", expected="a readable regular file")
+    expect_error(
+        path, field=None, problem="boucle de liens symboliques", expected="un fichier ordinaire lisible"
+    )
 
 
 def test_dangling_symlink(tmp_path: Path) -> None:
     path = tmp_path / "gone.md"
     os.symlink(tmp_path / "nowhere.md", path)
-    expect_error(path, field=None, problem="file not found", expected="an existing file")
+    expect_error(path, field=None, problem="fichier introuvable", expected="un fichier existant")
 
 
 def test_directory_named_like_a_document(tmp_path: Path) -> None:
     path = tmp_path / "dir.md"
     path.mkdir()
-    expect_error(path, field=None, problem="not a regular file", expected="a regular file")
+    expect_error(path, field=None, problem="pas un fichier ordinaire", expected="un fichier ordinaire")
 
 
 # ----------------------------------------------------------------------------------------- errors
@@ -358,7 +385,7 @@ def test_strict_mode_error_names_the_first_and_counts_the_others() -> None:
     errors = [CorpusError(Path(f"docs/{i}.md"), "id", "an id", "bad") for i in "abc"]
     err = StrictModeError(errors)
     assert err.path == Path("docs/a.md")
-    assert "2 more invalid file(s): docs/b.md, docs/c.md" in str(err)
+    assert "2 autre(s) fichier(s) invalide(s) : docs/b.md, docs/c.md" in str(err)
     assert len(pickle.loads(pickle.dumps(err)).errors) == 3
 
 

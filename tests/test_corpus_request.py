@@ -28,22 +28,24 @@ def test_missing_request_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CorpusError) as info:
         load_request(tmp_path)
     assert str(tmp_path / "request.md") in str(info.value)
-    assert "request file not found" in str(info.value)
-    assert "expected a request.md file at the corpus root" in str(info.value)
+    assert "fichier de demande introuvable" in str(info.value)
+    assert "attendu : un fichier request.md à la racine du corpus" in str(info.value)
 
 
 def test_missing_corpus_folder(tmp_path: Path) -> None:
-    with pytest.raises(CorpusError, match="corpus folder not found; expected a corpus folder containing"):
+    with pytest.raises(
+        CorpusError, match="dossier de corpus introuvable ; attendu : un dossier de corpus contenant"
+    ):
         load_request(tmp_path / "nope")
 
 
 @pytest.mark.parametrize(
     ("front", "field", "problem"),
     [
-        ("terms: [Kestrel]\n", "title", "missing required field"),
-        ("title: T\nterms: Kestrel\n", "terms", "got a YAML string"),
-        ("title: T\nterms: [Kestrel, 3]\n", "terms[1]", "got 3"),
-        ("title: T\nmandatory_mentions: ['']\n", "mandatory_mentions[0]", "got ''"),
+        ("terms: [Kestrel]\n", "title", "champ obligatoire absent"),
+        ("title: T\nterms: Kestrel\n", "terms", "reçu : chaîne YAML"),
+        ("title: T\nterms: [Kestrel, 3]\n", "terms[1]", "reçu : 3"),
+        ("title: T\nmandatory_mentions: ['']\n", "mandatory_mentions[0]", "reçu : ''"),
     ],
 )
 def test_invalid_request_fields(tmp_path: Path, front: str, field: str, problem: str) -> None:
@@ -52,14 +54,14 @@ def test_invalid_request_fields(tmp_path: Path, front: str, field: str, problem:
     with pytest.raises(CorpusError) as info:
         parse_request(path)
     assert info.value.field == field
-    assert f"field '{field}': {problem}" in str(info.value)
+    assert f"champ '{field}' : {problem}" in str(info.value)
     assert str(path) in str(info.value)
 
 
 def test_empty_request_text(tmp_path: Path) -> None:
     path = tmp_path / "request.md"
     path.write_text("---\ntitle: T\n---\n\n  \n", encoding="utf-8")
-    with pytest.raises(CorpusError, match="field 'body': request text is empty"):
+    with pytest.raises(CorpusError, match="champ 'body' : le texte de la demande est vide"):
         parse_request(path)
 
 
@@ -95,21 +97,24 @@ def test_no_reference_folder_means_none(tmp_path: Path) -> None:
 def test_reference_without_facts(tmp_path: Path) -> None:
     corpus = copy_mini_corpus(tmp_path / "c")
     (corpus / "reference" / "facts.yaml").unlink()
-    with pytest.raises(CorpusError, match=r"facts\.yaml: file not found; expected reference/ to hold both"):
+    with pytest.raises(
+        CorpusError,
+        match=r"facts\.yaml : fichier introuvable ; attendu : un dossier reference/ contenant dossier\.md et facts\.yaml",
+    ):
         load_reference(corpus)
 
 
 @pytest.mark.parametrize(
     ("facts", "field", "expected"),
     [
-        ("exlude: [doc-04]\n", "exlude", "only figures, groups, keep, exclude, contradictions"),
+        ("exlude: [doc-04]\n", "exlude", "seulement figures, groups, keep, exclude, contradictions"),
         (
             "contradictions:\n  - {id: C1, docs: [doc-01], expected: x}\n",
             "contradictions.0.docs",
-            "at least two",
+            "au moins deux",
         ),
-        ("figures: [2650]\n", "figures.0", "the facts.yaml layout"),
-        ("keep: doc-01\n", "keep", "the facts.yaml layout"),
+        ("figures: [2650]\n", "figures.0", "la forme de facts.yaml"),
+        ("keep: doc-01\n", "keep", "la forme de facts.yaml"),
     ],
 )
 def test_invalid_facts(tmp_path: Path, facts: str, field: str, expected: str) -> None:
@@ -120,13 +125,13 @@ def test_invalid_facts(tmp_path: Path, facts: str, field: str, expected: str) ->
         load_reference(corpus)
     assert info.value.field == field
     assert str(path) in str(info.value)
-    assert f"expected {expected}" in str(info.value)
+    assert f" ; attendu : {expected}" in str(info.value)
 
 
 def test_facts_that_are_not_a_mapping(tmp_path: Path) -> None:
     corpus = copy_mini_corpus(tmp_path / "c")
     (corpus / "reference" / "facts.yaml").write_text("- doc-01\n", encoding="utf-8")
-    with pytest.raises(CorpusError, match="got a YAML list; expected a YAML mapping with figures"):
+    with pytest.raises(CorpusError, match="reçu : liste YAML ; attendu : un dictionnaire YAML avec figures"):
         load_reference(corpus)
 
 

@@ -151,7 +151,7 @@ def test_post_whose_only_text_is_a_liquid_tag_is_named_in_one_clear_alert(
     rows, alerts = ingested
     assert "pelican/liquid-tag.md" not in rows
     refused = [a for a in alerts if "liquid-tag.md" in a and a.startswith("ingest.invalid_document")]
-    assert len(refused) == 1 and "body is empty" in refused[0]
+    assert len(refused) == 1 and "le corps du document est vide" in refused[0]
 
 
 _FENCED = st.text(alphabet="{}<>%/* abcx`~\n", max_size=60).filter(lambda t: "```" not in t)
@@ -177,7 +177,7 @@ def test_the_one_draft_is_read_and_named_once(
     (a team's draft is still its knowledge) and named in one note; the others are not."""
     rows, alerts = ingested
     assert "hugo/post-sub01.en.md" in rows
-    drafts = [a for a in alerts if "marked as a draft" in a]
+    drafts = [a for a in alerts if "marqué comme brouillon" in a]
     assert len(drafts) == 1 and "post-sub01.en.md" in drafts[0] and "draft: true" in drafts[0]
     assert drafts[0].startswith("ingest.document_note")
 

@@ -80,8 +80,8 @@ def test_a_front_matter_is_refused_exactly_when_it_holds_more_than_512_entries(f
     entries = n if form != "yaml list" else 2 + max(0, n - 2)
     error = _outcome(text)
     if entries > MAX_KEYS:
-        assert error is not None and str(error).startswith(NAME + ": "), form
-        assert f"more than {MAX_KEYS}" in error.problem, str(error)
+        assert error is not None and str(error).startswith(NAME + " : "), form
+        assert f"plus de {MAX_KEYS}" in error.problem, str(error)
     else:
         assert error is None, str(error)
 
@@ -96,8 +96,8 @@ def test_a_value_over_20000_characters_is_refused_whatever_the_reader(form: str,
     text = build([("title", "Titre"), ("summary", "x" * chars), ("author", "A")])
     error = _outcome(text)
     if chars > MAX_SCALAR_CHARS:
-        assert error is not None and f"over {MAX_SCALAR_CHARS}" in error.problem, form
-        assert str(error).startswith(NAME + ": ")
+        assert error is not None and f"au-delà de {MAX_SCALAR_CHARS}" in error.problem, form
+        assert str(error).startswith(NAME + " : ")
     else:
         assert error is None, str(error)
 
@@ -106,7 +106,7 @@ def test_a_933_kb_front_matter_of_16000_keys_is_refused_by_its_size() -> None:
     text = _yaml_plain(_entries(16_000, value_chars=50))
     assert len(text) > 900_000
     error = _outcome(text)
-    assert error is not None and f"over {MAX_FRONT_MATTER_BYTES}" in error.problem
+    assert error is not None and f"au-delà de {MAX_FRONT_MATTER_BYTES}" in error.problem
 
 
 def test_a_refused_file_is_one_alert_naming_it_and_the_limit_and_nothing_stored_is_lost(
@@ -125,8 +125,8 @@ def test_a_refused_file_is_one_alert_naming_it_and_the_limit_and_nothing_stored_
     refused = [a for a in second.alerts if a.code == "ingest.invalid_document"]
     assert sorted(a.subject for a in refused) == ["docs/long.md", "docs/many.md"]
     by_file = {a.subject: a.message for a in refused}
-    assert f"more than {MAX_KEYS}" in by_file["docs/many.md"]
-    assert f"over {MAX_SCALAR_CHARS}" in by_file["docs/long.md"]
+    assert f"plus de {MAX_KEYS}" in by_file["docs/many.md"]
+    assert f"au-delà de {MAX_SCALAR_CHARS}" in by_file["docs/long.md"]
     assert second.skipped == 2 and second.documents == first.documents and second.removed == 0
     con = duckdb.connect(str(db), read_only=True)
     try:

@@ -205,7 +205,7 @@ def test_invalid_document_is_skipped_with_an_alert(corpus: Path, db: Path) -> No
         "ingest",
         "docs/doc-05.md",
     )
-    assert "doc-05.md: field 'date': impossible date" in alert.message
+    assert "doc-05.md : champ 'date' : date impossible" in alert.message
     assert rows(db, "SELECT count(*) FROM documents WHERE id = 'doc-05'") == [(0,)]
     assert rows(db, "SELECT path, event, code FROM ingest_log WHERE event = 'skipped'") == [
         ("docs/doc-05.md", "skipped", "ingest.invalid_document")
@@ -228,7 +228,7 @@ def test_duplicate_id_names_both_files(corpus: Path, db: Path) -> None:
     assert alert.subject == "docs/zz-copy.md"
     assert str(corpus / "docs" / "zz-copy.md") in alert.message
     assert str(corpus / "docs" / "doc-02.md") in alert.message
-    assert "field 'id': duplicate id 'doc-02'" in alert.message
+    assert "champ 'id' : identifiant en double 'doc-02'" in alert.message
     # The first file in path order keeps the id.
     assert fetch_documents(db, ["doc-02"])[0].body.startswith("Débit mesuré pour Tamaris")
 
@@ -257,7 +257,7 @@ def test_ids_differing_only_by_case(corpus: Path, db: Path) -> None:
     (corpus / "docs" / "doc-05.md").write_text(doc_text("DOC-01"), encoding="utf-8")
     report = ingest_corpus(corpus, db)
     assert codes(report) == ["ingest.invalid_document"]
-    assert "write 'doc-01'" in report.alerts[0].message
+    assert "écrivez 'doc-01'" in report.alerts[0].message
 
 
 def test_other_files_and_hidden_files(corpus: Path, db: Path) -> None:
@@ -271,7 +271,7 @@ def test_other_files_and_hidden_files(corpus: Path, db: Path) -> None:
     report = ingest_corpus(corpus, db)
     assert codes(report) == ["ingest.ignored_files"]  # ONE alert for every file not read
     assert report.alerts[0].severity == "info"
-    assert "2 file(s) not read" in report.alerts[0].message and ".png (1)" in report.alerts[0].message
+    assert "2 fichier(s) non lu(s)" in report.alerts[0].message and ".png (1)" in report.alerts[0].message
 
 
 def test_symlinks(corpus: Path, db: Path, tmp_path: Path) -> None:
@@ -282,7 +282,7 @@ def test_symlinks(corpus: Path, db: Path, tmp_path: Path) -> None:
     os.symlink(corpus / "docs" / "loop.md", corpus / "docs" / "loop.md")
     report = ingest_corpus(corpus, db)
     assert (report.added, report.skipped) == (5, 1)
-    assert "loop.md: cannot read file (symlink loop)" in report.alerts[0].message
+    assert "loop.md : fichier illisible (boucle de liens symboliques)" in report.alerts[0].message
 
 
 def test_symlink_leaving_the_corpus_is_refused_and_named(corpus: Path, db: Path, tmp_path: Path) -> None:
@@ -300,14 +300,14 @@ def test_symlink_leaving_the_corpus_is_refused_and_named(corpus: Path, db: Path,
     with pytest.raises(StrictModeError) as info:
         ingest_corpus(corpus, db, strict=True)
     assert info.value.path == corpus / "docs" / "doc-02.md"
-    assert len(info.value.errors) == 3 and "outside the corpus folder" in str(info.value)
+    assert len(info.value.errors) == 3 and "hors du dossier du corpus" in str(info.value)
     assert dump(db) == before  # strict: nothing committed, nothing stored lost
 
     report = ingest_corpus(corpus, db)
     refused = [a for a in report.alerts if a.code == "ingest.symlink_outside"]
     assert sorted(a.subject or "" for a in refused) == ["docs/doc-02.md", "docs/doc-66.md", "docs/doc-67.md"]
     assert all(a.severity == "error" and str(secret.parent) in a.message for a in refused)
-    assert f"{link}: symbolic link to {secret}" in next(
+    assert f"{link} : lien symbolique vers {secret}" in next(
         a.message for a in refused if a.subject == "docs/doc-66.md"
     )
     assert report.skipped == 3
@@ -323,7 +323,7 @@ def test_symlink_leaving_the_corpus_is_refused_and_named(corpus: Path, db: Path,
 def test_docs_folder_linked_outside_the_corpus_is_an_error(corpus: Path, db: Path, tmp_path: Path) -> None:
     os.rename(corpus / "docs", tmp_path / "elsewhere")
     os.symlink(tmp_path / "elsewhere", corpus / "docs")
-    with pytest.raises(CorpusError, match="docs/ leads outside the corpus folder"):
+    with pytest.raises(CorpusError, match="docs/ mène hors du dossier du corpus"):
         ingest_corpus(corpus, db)
 
 
@@ -331,7 +331,7 @@ def test_oversized_document_is_never_partially_loaded(corpus: Path, db: Path) ->
     (corpus / "docs" / "doc-05.md").write_text(doc_text("doc-05", body="x " * 3000), encoding="utf-8")
     report = ingest_corpus(corpus, db, max_doc_bytes=4096)
     assert report.skipped == 1
-    assert "over the limit; expected a file of at most 4096 bytes" in report.alerts[0].message
+    assert "au-delà de la limite ; attendu : un fichier d'au plus 4096 octets" in report.alerts[0].message
     assert rows(db, "SELECT count(*) FROM documents WHERE id = 'doc-05'") == [(0,)]
 
 
@@ -348,13 +348,13 @@ def test_strict_mode_fails_and_writes_nothing(corpus: Path, db: Path) -> None:
     assert err.path == corpus / "docs" / "doc-05.md"
     assert err.field == "body"
     assert len(err.errors) == 2
-    assert "1 more invalid file(s)" in str(err) and "doc-06.md" in str(err)
+    assert "1 autre(s) fichier(s) invalide(s)" in str(err) and "doc-06.md" in str(err)
     assert dump(db) == before  # doc-02's change was not committed either
 
 
 def test_strict_mode_on_a_new_database(corpus: Path, db: Path) -> None:
     (corpus / "docs" / "doc-05.md").write_text("---\nid: doc-05\n", encoding="utf-8")
-    with pytest.raises(CorpusError, match="front matter is not closed"):
+    with pytest.raises(CorpusError, match="front matter non fermé"):
         ingest_corpus(corpus, db, strict=True)
     assert rows(db, "SELECT count(*) FROM documents") == [(0,)]
 
@@ -381,13 +381,15 @@ def test_all_documents_invalid_is_an_error(tmp_path: Path, db: Path) -> None:
     with pytest.raises(CorpusError) as info:
         ingest_corpus(corpus, db)
     message = str(info.value)
-    assert "none of the 2 document file(s) is valid" in message
-    assert "a.md" in message and "expected at least one valid document" in message
+    assert "aucun des 2 fichier(s) de document n'est valide" in message
+    assert "a.md" in message and "attendu : au moins un document valide" in message
 
 
 def test_empty_corpus_is_an_error(tmp_path: Path, db: Path) -> None:
     corpus = write_corpus(tmp_path / "c", {})
-    with pytest.raises(CorpusError, match=r"docs: no document found; expected at least one document file"):
+    with pytest.raises(
+        CorpusError, match=r"docs : aucun document trouvé ; attendu : au moins un fichier de document"
+    ):
         ingest_corpus(corpus, db)
     assert not db.exists()
 
@@ -400,7 +402,7 @@ def test_no_docs_folder_and_nothing_at_the_root(tmp_path: Path, db: Path) -> Non
     (corpus / "request.md").write_text("---\ntitle: T\n---\n\nX.\n", encoding="utf-8")
     (corpus / "README.md").write_text("# Ce dossier\n\nNotes.\n", encoding="utf-8")
     with pytest.raises(
-        CorpusError, match=r"no document found; expected .* under docs/ or, without one there, at"
+        CorpusError, match=r"aucun document trouvé ; attendu : .* dans docs/ ou, à défaut, à la racine"
     ):
         ingest_corpus(corpus, db)
     assert not db.exists()
@@ -408,7 +410,7 @@ def test_no_docs_folder_and_nothing_at_the_root(tmp_path: Path, db: Path) -> Non
 
 def test_missing_request_is_an_error(tmp_path: Path, db: Path) -> None:
     corpus = write_corpus(tmp_path / "c", {"doc-01.md": doc_text()}, request=None)
-    with pytest.raises(CorpusError, match=r"request\.md: request file not found"):
+    with pytest.raises(CorpusError, match=r"request\.md : fichier de demande introuvable"):
         ingest_corpus(corpus, db)
 
 

@@ -72,7 +72,7 @@ def test_ingest_flow(prefect_harness: None, corpus: Path, warehouse_dir: Path) -
 def test_ingest_flow_strict_failure(prefect_harness: None, corpus: Path, warehouse_dir: Path) -> None:
     (corpus / "docs" / "doc-05.md").write_text(doc_text("doc-05", date='"2026-13-01"'), encoding="utf-8")
     settings = Settings(corpus_dir=corpus, warehouse_dir=warehouse_dir, strict=True)
-    with pytest.raises(StrictModeError, match=r"doc-05\.md: field 'date'"):
+    with pytest.raises(StrictModeError, match=r"doc-05\.md : champ 'date' : "):
         ingest_flow(settings=settings)
 
 
@@ -99,7 +99,7 @@ def test_cli_bad_input_is_one_line_without_traceback(corpus: Path, warehouse_dir
     result = runner.invoke(make_app(), args)
     assert result.exit_code == 2
     assert result.output.startswith("error: ")
-    assert "doc-05.md: field 'body': document body is empty" in result.output
+    assert "doc-05.md : champ 'body' : le corps du document est vide" in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert read_catalogue(warehouse_dir / "veille.duckdb").entries == []  # nothing committed
@@ -131,7 +131,7 @@ def test_cli_run_missing_corpus(prefect_harness: None, tmp_path: Path, warehouse
     args = ["run", "--corpus", str(tmp_path / "nope"), "--warehouse", str(warehouse_dir)]
     result = CliRunner().invoke(make_app(), args)
     assert result.exit_code == 2
-    assert "error: " in result.output and "corpus folder not found" in result.output
+    assert "error: " in result.output and "dossier de corpus introuvable" in result.output
     assert "Traceback" not in result.output
 
 

@@ -130,7 +130,7 @@ def test_a_request_without_front_matter(text: str, title: str, starts: str) -> N
 
 @pytest.mark.parametrize("text", ["", "  \n\n", "# Seulement un titre\n", "<!-- rien -->\n"])
 def test_an_empty_request_is_refused(text: str) -> None:
-    with pytest.raises(CorpusError, match="request text is empty"):
+    with pytest.raises(CorpusError, match="le texte de la demande est vide"):
         parse_request_text(text, Path("demande.md"))
 
 
@@ -144,7 +144,7 @@ def test_a_long_first_line_is_cut_at_a_word_for_the_title() -> None:
 def test_two_request_files_are_an_error_naming_both(tmp_path: Path) -> None:
     (tmp_path / "request.md").write_text("# A\n\nTexte A.\n", encoding="utf-8")
     (tmp_path / "demande.md").write_text("# B\n\nTexte B.\n", encoding="utf-8")
-    with pytest.raises(CorpusError, match=r"several request files: request\.md, demande\.md"):
+    with pytest.raises(CorpusError, match=r"plusieurs fichiers de demande : request\.md, demande\.md"):
         load_request(tmp_path)
     # Naming one settles it.
     assert load_request(tmp_path, str(tmp_path / "demande.md")).title == "B"
@@ -155,7 +155,7 @@ def test_request_given_as_text_or_file(tmp_path: Path) -> None:
     other.write_text("Titre donné\nTexte donné.\n", encoding="utf-8")
     assert load_request(tmp_path, str(other)).title == "Titre donné"
     assert load_request(tmp_path, "Comparer Kestrel et Tamaris sur le coût").title.startswith("Comparer")
-    with pytest.raises(CorpusError, match="request file not found"):
+    with pytest.raises(CorpusError, match="fichier de demande introuvable"):
         load_request(tmp_path, str(tmp_path / "absent.md"))
 
 
@@ -240,7 +240,7 @@ def test_check_lists_every_problem_at_once_and_records_nothing(
     warnings = [line for line in out.splitlines() if line.startswith("warning")]
     assert len(errors) >= 2 and len(errors) + len(warnings) >= 5, out
     assert out.count("fix: ") == len(errors) + len(warnings)
-    assert "field 'title': missing required field" in out  # the request
+    assert "champ 'title': champ obligatoire absent" in out  # the request
     assert "none of the 2 document file(s) is valid" in out  # both documents, each named
     assert "docs/a.md" in out and "docs/b.pdf" in out
     assert "oublie.txt" in out  # a file docs/ hides
@@ -259,7 +259,7 @@ def test_check_an_unusable_warehouse_and_a_missing_folder(app: typer.Typer, tmp_
     blocker = tmp_path / "fichier"
     blocker.write_text("x", encoding="utf-8")
     code, out = invoke(app, "check", "--corpus", str(tmp_path / "absent"), "--warehouse", str(blocker))
-    assert code == 1 and "corpus folder not found" in out and "veille init" in out
+    assert code == 1 and "dossier de corpus introuvable" in out and "veille init" in out
 
 
 # ------------------------------------------------------------------------- init, check, run: a night
@@ -338,9 +338,9 @@ def test_a_request_file_given_inside_the_folder_is_not_a_document(tmp_path: Path
     [
         (
             lambda f: (f / "note.md").write_text("# Note\n\nKestrel.\n", encoding="utf-8"),
-            "request file not found",
+            "fichier de demande introuvable",
         ),
-        (lambda f: (f / "demande.md").write_text(PLAIN_DEMANDE, encoding="utf-8"), "no document found"),
+        (lambda f: (f / "demande.md").write_text(PLAIN_DEMANDE, encoding="utf-8"), "aucun document trouvé"),
     ],
 )
 def test_run_refuses_a_folder_that_cannot_run_before_any_night(

@@ -57,19 +57,23 @@ MEDIA_TYPES: dict[str, str] = {
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
 }
 _MAX_MESSAGE = 100  # characters of a library's message quoted in an error
-_TEXT_EXPECTED = {"markdown": "UTF-8 Markdown text", "text": "UTF-8 text", "html": "an HTML page (text)"}
+_TEXT_EXPECTED = {
+    "markdown": "du texte Markdown en UTF-8",
+    "text": "du texte en UTF-8",
+    "html": "une page HTML (texte)",
+}
 
 
 class ConversionError(ValueError):
-    """The file could not be converted; ``str(e)`` reads ``<name>: <problem>`` and is bounded."""
+    """The file could not be converted; ``str(e)`` reads ``<name> : <problem>`` (French, like CorpusError) and is bounded."""
 
     expected_failure = True  # bad input, not a bug (veille/ops/logfilter.py)
 
-    def __init__(self, name: str, problem: str, expected: str = "a readable document file") -> None:
+    def __init__(self, name: str, problem: str, expected: str = "un fichier de document lisible") -> None:
         self.name = name
         self.problem = problem
         self.expected = expected
-        super().__init__(f"{name}: {problem}")
+        super().__init__(f"{name} : {problem}")
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.name, self.problem, self.expected))
@@ -106,7 +110,7 @@ def convert_file(path: Path | str, *, max_bytes: int | None = None) -> Converted
     with open(path, "rb") as handle:
         data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
     if max_bytes is not None and len(data) > max_bytes:
-        raise ConversionError(str(path), f"file is over the limit of {max_bytes} bytes")
+        raise ConversionError(str(path), f"fichier de plus de {max_bytes} octets, au-delà de la limite")
     return convert_bytes(data, name=str(path))
 
 
@@ -116,7 +120,7 @@ def convert_bytes(data: bytes, *, name: str, media_type: str | None = None) -> C
     fmt = detect_format(name, media_type)
     if fmt is None:
         known = ", ".join(sorted(FORMATS))
-        raise ConversionError(name, f"unsupported format (expected one of {known})")
+        raise ConversionError(name, f"format non pris en charge (formats lus : {known})")
     if fmt in ("markdown", "text", "html") and (binary := binary_reason(data)) is not None:
         # Whatever the extension: random bytes named .html were read as garbled text.
         raise ConversionError(name, binary, _TEXT_EXPECTED[fmt])
@@ -127,13 +131,15 @@ def convert_bytes(data: bytes, *, name: str, media_type: str | None = None) -> C
     except ConversionError:
         raise
     except (RecursionError, MemoryError) as exc:
-        raise ConversionError(name, f"{fmt} too complex to convert ({type(exc).__name__})") from None
+        raise ConversionError(
+            name, f"fichier {fmt} trop complexe à convertir ({type(exc).__name__})"
+        ) from None
     except Exception as exc:  # any library failure on bad bytes is this file's problem
-        raise ConversionError(name, f"unreadable {fmt.upper()} file ({_short(exc)})") from None
+        raise ConversionError(name, f"fichier {fmt.upper()} illisible ({_short(exc)})") from None
     text = clean_text(parts.text)
     if not text.strip():
-        hint = " (scanned pages without a text layer?)" if fmt == "pdf" else ""
-        raise ConversionError(name, f"no text found in this {fmt.upper()} file{hint}")
+        hint = " (pages numérisées sans couche texte ?)" if fmt == "pdf" else ""
+        raise ConversionError(name, f"aucun texte trouvé dans ce fichier {fmt.upper()}{hint}")
     return Converted(text, fmt, parts.title, parts.date, parts.author, parts.origins)
 
 
@@ -156,20 +162,20 @@ def clean_text(text: str) -> str:
 
 def _decode(data: bytes, name: str) -> str:
     if len(data) > FORMAT_LIMITS.max_text_bytes:
-        raise ConversionError(name, f"text over {FORMAT_LIMITS.max_text_bytes} bytes")
+        raise ConversionError(name, f"texte de plus de {FORMAT_LIMITS.max_text_bytes} octets")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError:
-            raise ConversionError(name, "invalid UTF-16 text", "UTF-8 or UTF-16 text") from None
+            raise ConversionError(name, "texte UTF-16 invalide", "du texte en UTF-8 ou UTF-16") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ConversionError(
             name,
-            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} (line {line})",
-            "UTF-8 encoded text (re-save the file as UTF-8)",
+            f"UTF-8 invalide : octet 0x{data[exc.start]:02x} à la position {exc.start} (ligne {line})",
+            "du texte encodé en UTF-8 (réenregistrez le fichier en UTF-8)",
         ) from None
 
 

@@ -64,9 +64,13 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
 # ``collected``: the day the collector fetched a web item (veille.collect), provenance, never its date.
 KNOWN_FIELDS = frozenset((*REQUIRED_FIELDS, *OPTIONAL_FIELDS, "collected")).union(*FIELD_ALIASES.values())
 
-_ID_EXPECTED = "a lowercase id matching [a-z0-9][a-z0-9-]* (letters a-z, digits, hyphens), e.g. doc-03"
-_SOURCE_TYPE_EXPECTED = "a kebab-case source type, e.g. benchmark-interne or fiche-fournisseur"
-_STRING_EXPECTED = "a non-empty string (quote it in YAML if it looks like a number, date or boolean)"
+_ID_EXPECTED = "un identifiant en minuscules de la forme [a-z0-9][a-z0-9-]* (lettres a-z, chiffres, tirets), p. ex. doc-03"
+_SOURCE_TYPE_EXPECTED = (
+    "un type de source en minuscules reliées par des tirets, p. ex. benchmark-interne ou fiche-fournisseur"
+)
+_STRING_EXPECTED = (
+    "une chaîne non vide (entre guillemets en YAML si elle ressemble à un nombre, une date ou un booléen)"
+)
 _DAY_PREFIX = re.compile(r"(\d{4}-\d{2}-\d{2})[-_ ]")
 
 
@@ -138,18 +142,18 @@ def _text(data: dict[str, Any], name: str, path: Path | str, notes: list[str]) -
     if name == "author" and isinstance(value, list):  # author lists (Docusaurus, Hugo)
         value = ", ".join(str(v.get("name", "")) if isinstance(v, dict) else str(v) for v in value[:20])
     if not isinstance(value, str):
-        kind = {bool: "boolean", int: "integer", float: "number", list: "list", dict: "mapping"}
+        kind = {bool: "booléen", int: "entier", float: "nombre", list: "liste", dict: "dictionnaire"}
         raise CorpusError(
-            path, name, _STRING_EXPECTED, f"got a YAML {kind.get(type(value), 'value')} ({quote(value)})"
+            path, name, _STRING_EXPECTED, f"reçu : {kind.get(type(value), 'valeur')} YAML ({quote(value)})"
         )
     cleaned, changed = clean_value(value, name)
     if changed and cleaned:
-        notes.append(f"field '{name}': invisible characters removed or value cut")
+        notes.append(f"champ '{name}' : caractères invisibles retirés ou valeur coupée")
     if not cleaned:
         if value.strip():
-            notes.append(f"field '{name}': only invisible characters, ignored")
+            notes.append(f"champ '{name}' : seulement des caractères invisibles, ignoré")
             return None
-        raise CorpusError(path, name, _STRING_EXPECTED, "is empty")
+        raise CorpusError(path, name, _STRING_EXPECTED, "valeur vide")
     return cleaned
 
 
@@ -162,8 +166,8 @@ def _check_id(value: str, path: Path | str) -> str:
     if ID_PATTERN.fullmatch(value) is None:
         hint = ""
         if ID_PATTERN.fullmatch(value.lower()) is not None:
-            hint = f" (ids are lowercase: write {quote(value.lower())})"
-        raise CorpusError(path, "id", _ID_EXPECTED, f"got {quote(value)}{hint}")
+            hint = f" (identifiants en minuscules : écrivez {quote(value.lower())})"
+        raise CorpusError(path, "id", _ID_EXPECTED, f"reçu : {quote(value)}{hint}")
     return value
 
 
@@ -235,15 +239,13 @@ def derive_fields(
     """Metadata of a converted file: read from its front matter, else derived (module docstring).
     ``mtime`` dates the document only with ``file_clock`` (the user's opt-in)."""
     if converted.front_matter_kind == "unclosed":
-        raise CorpusError(
-            path, None, "a closing '---' line after the front matter", "front matter is not closed"
-        )
+        raise CorpusError(path, None, "une ligne '---' qui ferme le front matter", "front matter non fermé")
     data, notes = read_front_matter(converted.front_matter, converted.front_matter_kind, path)
     if (marker := _draft_marker(data)) is not None:
         # A site generator's publishing switch, not a validity test: a team's draft is still its
         # knowledge, so it is read, and the reader is told its figures may not be final.
         notes.append(
-            f"marked as a draft ({marker}): read like any other document, its figures may not be final"
+            f"marqué comme brouillon ({marker}) : lu comme tout autre document, ses chiffres peuvent ne pas être définitifs"
         )
     origins: dict[str, str] = {}
     given_id = _text(data, "id", path, notes)
@@ -270,7 +272,7 @@ def derive_fields(
     source_type = _text(data, "source_type", path, notes)
     if source_type is not None:
         if SOURCE_TYPE_PATTERN.fullmatch(source_type) is None:
-            raise CorpusError(path, "source_type", _SOURCE_TYPE_EXPECTED, f"got {quote(source_type)}")
+            raise CorpusError(path, "source_type", _SOURCE_TYPE_EXPECTED, f"reçu : {quote(source_type)}")
         origins["source_type"] = "front matter"
     elif (folder := _folder_type(rel)) is not None:
         source_type, origins["source_type"] = folder, "folder"
@@ -280,13 +282,13 @@ def derive_fields(
     url = _text(data, "url", path, notes)
     if url is not None and (not url.startswith(("http://", "https://")) or " " in url):
         if not url.startswith("/"):
-            raise CorpusError(path, "url", "an absolute http(s) URL without spaces", f"got {quote(url)}")
-        notes.append(f"field 'url': site path {quote(url)} is not an absolute http(s) URL, ignored")
+            raise CorpusError(path, "url", "une URL http(s) absolue sans espace", f"reçu : {quote(url)}")
+        notes.append(f"champ 'url' : chemin de site {quote(url)}, pas une URL http(s) absolue, ignoré")
         url = None
     body = converted.text.strip()
     if not body:
         raise CorpusError(
-            path, "body", "non-empty Markdown text after the front matter", "document body is empty"
+            path, "body", "du texte Markdown non vide après le front matter", "le corps du document est vide"
         )
     unknown = sorted(k for k in data if k not in KNOWN_FIELDS)
     return DocumentFields(

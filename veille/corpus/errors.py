@@ -1,7 +1,8 @@
 """Corpus errors: every validation failure raises :class:`CorpusError`.
 
-``str(e)`` names the file, the field (when there is one), the problem and what was expected; the
-messages are listed in docs/corpus-format.md.
+``str(e)`` names the file, the field (when there is one), the problem and what was expected, in French:
+the message is read by the dossier's users (run summary, CLI error line). The structured attributes
+(path, field, problem, expected) are what code reads; nothing parses the text.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_QUOTE", "CorpusError", "StrictModeError", "quote"]
+__all__ = ["MAX_QUOTE", "CorpusError", "DuplicateIdError", "StrictModeError", "quote"]
 
 MAX_QUOTE = 100  # characters of a document's value quoted in a message
 _MAX_PART = 400  # a problem or expectation longer than this is cut (messages stay one short line)
@@ -20,7 +21,7 @@ def quote(value: object) -> str:
     if isinstance(value, str):
         text = repr(value[: MAX_QUOTE + 1])
     elif isinstance(value, (list, tuple, dict, set)):  # never repr a container: aliases can make it huge
-        return f"<{type(value).__name__} of {len(value)} item(s)>"
+        return f"<{type(value).__name__} de {len(value)} élément(s)>"
     else:
         text = repr(value)[: MAX_QUOTE + 1]
     return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1] + "…"
@@ -31,7 +32,7 @@ def _cut(text: str) -> str:
 
 
 class CorpusError(ValueError):
-    """Invalid corpus input. ``str(e)`` reads ``<file>: field '<field>': <problem>; expected <expectation>``."""
+    """Invalid corpus input. ``str(e)`` reads ``<fichier> : champ '<field>' : <problème> ; attendu : <attente>``."""
 
     expected_failure = True  # bad input, not a bug: logged without a traceback (veille/ops/logfilter.py)
 
@@ -43,12 +44,17 @@ class CorpusError(ValueError):
         super().__init__(self._render())
 
     def _render(self) -> str:
-        where = f"field '{self.field}': " if self.field else ""
-        return f"{self.path}: {where}{self.problem}; expected {self.expected}"
+        where = f"champ '{self.field}' : " if self.field else ""
+        return f"{self.path} : {where}{self.problem} ; attendu : {self.expected}"
 
     # Prefect (and multiprocessing) pickle exceptions; the default reduce would call __init__(message).
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.path, self.field, self.expected, self.problem))
+
+
+class DuplicateIdError(CorpusError):
+    """Two files claim the same front-matter id: its own alert code (``ingest.duplicate_id``), told
+    apart by type rather than by reading the (French) message."""
 
 
 class StrictModeError(CorpusError):
@@ -63,7 +69,9 @@ class StrictModeError(CorpusError):
         problem = first.problem
         if len(errors) > 1:
             others = ", ".join(str(e.path) for e in errors[1:4]) + (", …" if len(errors) > 4 else "")
-            problem = f"{problem} (strict mode; {len(errors) - 1} more invalid file(s): {others})"
+            problem = (
+                f"{problem} (mode strict ; {len(errors) - 1} autre(s) fichier(s) invalide(s) : {others})"
+            )
         super().__init__(first.path, first.field, first.expected, problem)
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -89,7 +89,7 @@ def convert_html(data: bytes) -> Parts:
     import trafilatura  # imported on first HTML file: ~0.3 s, not paid by Markdown-only corpora
 
     if len(data) > FORMAT_LIMITS.max_text_bytes:
-        raise ValueError(f"HTML over {FORMAT_LIMITS.max_text_bytes} bytes")
+        raise ValueError(f"HTML de plus de {FORMAT_LIMITS.max_text_bytes} octets")
     page = decode_html(data)
     doc = trafilatura.bare_extraction(
         page,
@@ -143,10 +143,10 @@ def convert_pdf(data: bytes) -> Parts:
         except Exception:  # unsupported algorithms raise library-specific errors
             opened = 0
         if not opened:
-            raise ValueError("encrypted PDF (a password is needed)")
+            raise ValueError("PDF chiffré (un mot de passe est nécessaire)")
     pages = reader.pages
     if len(pages) > FORMAT_LIMITS.max_pdf_pages:
-        raise ValueError(f"{len(pages)} pages, over the limit of {FORMAT_LIMITS.max_pdf_pages}")
+        raise ValueError(f"{len(pages)} pages, au-delà de la limite de {FORMAT_LIMITS.max_pdf_pages}")
     texts: list[str] = []
     size = 0
     for page in pages:
@@ -198,7 +198,7 @@ def convert_docx(data: bytes) -> Parts:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         declared = sum(info.file_size for info in archive.infolist())
     if declared > FORMAT_LIMITS.max_docx_uncompressed:
-        raise ValueError(f"archive expands to {declared} bytes, over the limit")
+        raise ValueError(f"archive de {declared} octets une fois décompressée, au-delà de la limite")
     import docx
 
     try:

@@ -16,9 +16,11 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, ScalarNode
 
-from veille.corpus.errors import CorpusError
+from veille.corpus.errors import CorpusError, quote
 
 __all__ = [
+    "EMPTY_FRONT_MATTER",
+    "INVALID_YAML",
     "MAX_DEPTH",
     "MAX_FRONT_MATTER_BYTES",
     "MAX_KEYS",
@@ -32,7 +34,12 @@ __all__ = [
 _CLOSING_LINE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _OPENING_LINE = re.compile(r"---[ \t]*(?:\n|\Z)")
 
-_STRING_EXPECTED = "a non-empty string (quote it in YAML if it looks like a number, date or boolean)"
+_STRING_EXPECTED = (
+    "une chaîne non vide (entre guillemets en YAML si elle ressemble à un nombre, une date ou un booléen)"
+)
+# Problems a caller tells apart (metadata.read_front_matter): compared as constants, never re-typed.
+EMPTY_FRONT_MATTER = "front matter vide"
+INVALID_YAML = "YAML invalide"
 
 
 # ----------------------------------------------------------------------------------------------- YAML
@@ -152,19 +159,17 @@ def _check_yaml_limits(text: str, path: Path | str, what: str) -> None:
     over MAX_FRONT_MATTER_BYTES, nested deeper than MAX_DEPTH, with anchors or aliases (a document's
     metadata never needs them; they are the billion-laughs vector), more than MAX_KEYS entries or a scalar
     over MAX_SCALAR_CHARS. Parse errors are left to the loader (it names the line)."""
-    expected = f"{what} in valid YAML, within limits"
+    expected = f"{what} en YAML valide, dans les limites"
     check_size(text, path, expected)
     depth = keys = 0
     try:
         for event in yaml.parse(text, Loader=_BaseLoader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise CorpusError(
-                    path, None, expected, "YAML anchors and aliases (&name, *name) are not accepted"
-                )
+                raise CorpusError(path, None, expected, "ancres et alias YAML (&nom, *nom) refusés")
             if isinstance(event, _COLLECTION_START):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise CorpusError(path, None, expected, f"YAML nested more than {MAX_DEPTH} levels deep")
+                    raise CorpusError(path, None, expected, f"YAML imbriqué sur plus de {MAX_DEPTH} niveaux")
                 keys += isinstance(event, yaml.MappingStartEvent)
             elif isinstance(event, _COLLECTION_END):
                 depth -= 1
@@ -175,12 +180,12 @@ def _check_yaml_limits(text: str, path: Path | str, what: str) -> None:
                         path,
                         None,
                         expected,
-                        f"a YAML value of {len(event.value)} characters, over {MAX_SCALAR_CHARS}",
+                        f"une valeur YAML de {len(event.value)} caractères, au-delà de {MAX_SCALAR_CHARS}",
                     )
             # Scalars count keys and values, and every mapping one more: at most 3 x entries + 1
             # events, so this bound never refuses what the exact count (check_built_limits) accepts.
             if keys > 3 * MAX_KEYS + 1:
-                raise CorpusError(path, None, expected, f"more than {MAX_KEYS} YAML entries")
+                raise CorpusError(path, None, expected, f"plus de {MAX_KEYS} entrées YAML")
     except yaml.YAMLError:
         return  # reported with its line by _load_yaml
 
@@ -190,7 +195,10 @@ def check_size(text: str, path: Path | str, expected: str) -> None:
     Pelican lines, plain ``key: value`` lines)."""
     if len(text) > MAX_FRONT_MATTER_BYTES:
         raise CorpusError(
-            path, None, expected, f"front matter is {len(text)} characters, over {MAX_FRONT_MATTER_BYTES}"
+            path,
+            None,
+            expected,
+            f"front matter de {len(text)} caractères, au-delà de {MAX_FRONT_MATTER_BYTES}",
         )
 
 
@@ -213,10 +221,10 @@ def check_built_limits(data: Any, path: Path | str, expected: str) -> None:
             pending.extend(value)
         elif isinstance(value, str) and len(value) > MAX_SCALAR_CHARS:
             raise CorpusError(
-                path, None, expected, f"a value of {len(value)} characters, over {MAX_SCALAR_CHARS}"
+                path, None, expected, f"une valeur de {len(value)} caractères, au-delà de {MAX_SCALAR_CHARS}"
             )
         if entries > MAX_KEYS:
-            raise CorpusError(path, None, expected, f"more than {MAX_KEYS} front-matter entries")
+            raise CorpusError(path, None, expected, f"plus de {MAX_KEYS} entrées de front matter")
 
 
 def _load_yaml(text: str, path: Path | str, *, line_offset: int, what: str) -> Any:
@@ -226,8 +234,8 @@ def _load_yaml(text: str, path: Path | str, *, line_offset: int, what: str) -> A
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        at = f" at line {mark.line + 1 + line_offset}" if mark is not None else ""
-        raise CorpusError(path, None, f"{what} in valid YAML", f"invalid YAML{at}: {problem}") from None
+        at = f" à la ligne {mark.line + 1 + line_offset}" if mark is not None else ""
+        raise CorpusError(path, None, f"{what} en YAML valide", f"{INVALID_YAML}{at} : {problem}") from None
     except (
         ValueError,
         TypeError,
@@ -235,7 +243,7 @@ def _load_yaml(text: str, path: Path | str, *, line_offset: int, what: str) -> A
         OverflowError,
     ) as exc:  # constructor errors PyYAML does not wrap
         raise CorpusError(
-            path, None, f"{what} in valid YAML", f"invalid YAML: {type(exc).__name__}: {str(exc)[:100]}"
+            path, None, f"{what} en YAML valide", f"{INVALID_YAML} : {type(exc).__name__} : {str(exc)[:100]}"
         ) from None
 
 
@@ -247,25 +255,34 @@ def read_file(path: Path | str, *, max_bytes: int | None, st: os.stat_result | N
         if st is None:
             st = os.stat(path)  # follows symlinks: a loop raises ELOOP here
     except FileNotFoundError:
-        raise CorpusError(path, None, "an existing file", "file not found (dangling link?)") from None
+        raise CorpusError(path, None, "un fichier existant", "fichier introuvable (lien cassé ?)") from None
     except OSError as exc:
-        reason = "symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
-        raise CorpusError(path, None, "a readable regular file", f"cannot read file ({reason})") from None
+        reason = "boucle de liens symboliques" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise CorpusError(
+            path, None, "un fichier ordinaire lisible", f"fichier illisible ({reason})"
+        ) from None
     if not stat.S_ISREG(st.st_mode):
-        raise CorpusError(path, None, "a regular file", "not a regular file (directory, FIFO or device)")
+        raise CorpusError(
+            path, None, "un fichier ordinaire", "pas un fichier ordinaire (dossier, FIFO ou périphérique)"
+        )
     if max_bytes is not None and st.st_size > max_bytes:
         raise CorpusError(
-            path, None, f"a file of at most {max_bytes} bytes", f"file is {st.st_size} bytes, over the limit"
+            path,
+            None,
+            f"un fichier d'au plus {max_bytes} octets",
+            f"fichier de {st.st_size} octets, au-delà de la limite",
         )
     try:
         with open(path, "rb") as handle:
             raw = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
     except OSError as exc:
         raise CorpusError(
-            path, None, "a readable regular file", f"cannot read file ({exc.strerror})"
+            path, None, "un fichier ordinaire lisible", f"fichier illisible ({exc.strerror})"
         ) from None
     if max_bytes is not None and len(raw) > max_bytes:  # the file grew between stat and read
-        raise CorpusError(path, None, f"a file of at most {max_bytes} bytes", "file is over the limit")
+        raise CorpusError(
+            path, None, f"un fichier d'au plus {max_bytes} octets", "fichier au-delà de la limite"
+        )
     return raw
 
 
@@ -278,7 +295,10 @@ def _decode(raw: bytes, path: Path | str) -> str:
     nul = raw.find(b"\x00")
     if nul >= 0:
         raise CorpusError(
-            path, None, "UTF-8 Markdown text", f"binary content (NUL byte at offset {nul}), not a text file"
+            path,
+            None,
+            "du texte Markdown en UTF-8",
+            f"contenu binaire (octet NUL à la position {nul}), pas un fichier texte",
         )
     try:
         text = raw.decode("utf-8-sig")
@@ -287,8 +307,8 @@ def _decode(raw: bytes, path: Path | str) -> str:
         raise CorpusError(
             path,
             None,
-            "UTF-8 encoded text (re-save the file as UTF-8)",
-            f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} (line {line})",
+            "du texte encodé en UTF-8 (réenregistrez le fichier en UTF-8)",
+            f"UTF-8 invalide : octet 0x{raw[exc.start]:02x} à la position {exc.start} (ligne {line})",
         ) from None
     return text.replace("\r\n", "\n") if "\r" in text else text
 
@@ -300,16 +320,16 @@ def _split_front_matter(text: str, path: Path | str) -> tuple[str, str, int]:
         raise CorpusError(
             path,
             None,
-            "YAML front matter between two '---' lines at the top of the file",
-            "missing front matter: the file does not start with a '---' line",
+            "un front matter YAML entre deux lignes '---' en tête du fichier",
+            "front matter absent : le fichier ne commence pas par une ligne '---'",
         )
     closing = _CLOSING_LINE.search(text, opening.end())
     if closing is None:
         raise CorpusError(
             path,
             None,
-            "a closing '---' line after the front matter",
-            "front matter is not closed",
+            "une ligne '---' qui ferme le front matter",
+            "front matter non fermé",
         )
     front = text[opening.end() : closing.start()]
     body_start = closing.end() + 1
@@ -318,30 +338,37 @@ def _split_front_matter(text: str, path: Path | str) -> tuple[str, str, int]:
 
 
 def _front_matter_mapping(front: str, path: Path | str) -> dict[Any, Any]:
-    expected = "front matter 'key: value' lines in valid YAML, within limits"
+    expected = "un front matter de lignes 'clé: valeur' en YAML valide, dans les limites"
     check_size(front, path, expected)
     fast = _simple_front_matter(front)
     if fast is not None:
         check_built_limits(fast, path, expected)
         return fast
-    data = _load_yaml(front, path, line_offset=1, what="front matter 'key: value' lines")
+    data = _load_yaml(front, path, line_offset=1, what="un front matter de lignes 'clé: valeur'")
     check_built_limits(data, path, expected)  # a 600-item list passes the event count (scalars)
     if data is None:
         raise CorpusError(
-            path, None, "a YAML mapping with id, date, source_type and title", "front matter is empty"
+            path, None, "un dictionnaire YAML avec id, date, source_type et title", EMPTY_FRONT_MATTER
         )
     if not isinstance(data, dict):
         raise CorpusError(
             path,
             None,
-            "a YAML mapping of 'key: value' lines",
-            f"front matter is a YAML {_yaml_type(data)}, not a mapping",
+            "un dictionnaire YAML de lignes 'clé: valeur'",
+            f"le front matter est un(e) {_yaml_type(data)} YAML, pas un dictionnaire",
         )
     return data
 
 
 def _yaml_type(value: object) -> str:
-    names = {list: "list", str: "string", int: "integer", float: "number", bool: "boolean"}
+    names = {
+        list: "liste",
+        str: "chaîne",
+        int: "entier",
+        float: "nombre",
+        bool: "booléen",
+        dict: "dictionnaire",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -350,15 +377,15 @@ def _text(data: dict[Any, Any], name: str, path: Path | str, *, required: bool, 
     value = data.get(name)
     if value is None:
         if required:
-            problem = "is null" if name in data else "missing required field"
+            problem = "valeur nulle" if name in data else "champ obligatoire absent"
             raise CorpusError(path, name, _STRING_EXPECTED, problem)
         return None
     if not isinstance(value, str):
-        raise CorpusError(path, name, _STRING_EXPECTED, f"got a YAML {_yaml_type(value)} ({value!r})")
+        raise CorpusError(path, name, _STRING_EXPECTED, f"reçu : {_yaml_type(value)} YAML ({quote(value)})")
     # Catalogue lines are one line per document: titles and summaries are collapsed to one line.
     cleaned = " ".join(value.split()) if collapse else value.strip()
     if not cleaned:
         if required:
-            raise CorpusError(path, name, _STRING_EXPECTED, "is empty")
+            raise CorpusError(path, name, _STRING_EXPECTED, "valeur vide")
         return None
     return cleaned

@@ -60,8 +60,8 @@ def check_corpus_dir(corpus_dir: Path) -> None:
         raise CorpusError(
             corpus_dir,
             None,
-            "a corpus folder containing request.md and docs/*.md",
-            "corpus folder not found" if not corpus_dir.exists() else "not a folder",
+            "un dossier de corpus contenant request.md et docs/*.md",
+            "dossier de corpus introuvable" if not corpus_dir.exists() else "pas un dossier",
         )
 
 
@@ -85,8 +85,8 @@ def given_request(value: str) -> Path | str:
     raise CorpusError(
         path,
         None,
-        "--request FILE naming an existing file, or the request's text in quotes (several words)",
-        "request file not found",
+        "--request FICHIER nommant un fichier existant, ou le texte de la demande entre guillemets (plusieurs mots)",
+        "fichier de demande introuvable",
     )
 
 

@@ -19,9 +19,12 @@ from typing import Any
 
 from veille.corpus.errors import CorpusError, quote
 from veille.corpus.frontmatter import (
+    EMPTY_FRONT_MATTER,
+    INVALID_YAML,
     MAX_DEPTH,
     _front_matter_mapping,
     _load_yaml,
+    _yaml_type,
     check_built_limits,
     check_size,
 )
@@ -31,8 +34,8 @@ __all__ = ["DATE_EXPECTED", "FIELD_CAPS", "clean_value", "parse_date", "read_fro
 
 FIELD_CAPS = {"title": 300, "summary": 1000, "author": 300, "id": 120, "source_type": 60, "url": 2000}
 DATE_EXPECTED = (
-    "an ISO date YYYY-MM-DD that exists in the calendar, or an ISO date-time "
-    "(e.g. 2026-07-08, 2025-01-27 20:45:32 +0530, 2025-01-27T20:45:32Z)"
+    "une date ISO AAAA-MM-JJ qui existe au calendrier, ou une date-heure ISO "
+    "(p. ex. 2026-07-08, 2025-01-27 20:45:32 +0530, 2025-01-27T20:45:32Z)"
 )
 
 
@@ -61,21 +64,23 @@ def parse_date(value: object, path: Path | str) -> datetime.date:
     if isinstance(value, datetime.date):
         return value
     if not isinstance(value, str):
-        raise CorpusError(path, "date", DATE_EXPECTED, f"got a YAML {type(value).__name__} ({quote(value)})")
+        raise CorpusError(path, "date", DATE_EXPECTED, f"reçu : {_yaml_type(value)} YAML ({quote(value)})")
     text = value.strip()
     if _ISO_DAY.match(text) is None or len(text) > 40:
-        raise CorpusError(path, "date", DATE_EXPECTED, f"got {quote(value)}, not in YYYY-MM-DD form")
+        raise CorpusError(path, "date", DATE_EXPECTED, f"reçu : {quote(value)}, pas de la forme AAAA-MM-JJ")
     try:
         day = datetime.date.fromisoformat(text[:10])
     except ValueError as exc:
-        raise CorpusError(path, "date", DATE_EXPECTED, f"impossible date {quote(value)} ({exc})") from None
+        raise CorpusError(path, "date", DATE_EXPECTED, f"date impossible {quote(value)} ({exc})") from None
     if len(text) == 10:
         return day
     iso = _TIME_ZONE.sub(r"\1\2:\3", text.replace(" ", "T", 1).replace(" ", ""))
     try:
         return datetime.datetime.fromisoformat(iso.replace("z", "Z")).date()
     except ValueError:
-        raise CorpusError(path, "date", DATE_EXPECTED, f"got {quote(value)}, not an ISO date-time") from None
+        raise CorpusError(
+            path, "date", DATE_EXPECTED, f"reçu : {quote(value)}, pas une date-heure ISO"
+        ) from None
 
 
 # ------------------------------------------------------------------------------------------ front matter
@@ -137,7 +142,7 @@ def _key_value_lines(front: str, *, continuation: bool) -> dict[str, Any] | None
 def _flow_value(value: str) -> list[Any] | dict[Any, Any] | None:
     """A one-line YAML flow collection through the limited loader; None when YAML refuses it."""
     try:
-        loaded = _load_yaml(f"v: {value}", "<front matter>", line_offset=0, what="front matter")
+        loaded = _load_yaml(f"v: {value}", "<front matter>", line_offset=0, what="un front matter")
     except CorpusError:
         return None
     flow = loaded.get("v") if isinstance(loaded, dict) else None
@@ -159,17 +164,17 @@ def _toml(front: str, path: Path | str) -> dict[str, Any]:
     expected = _WITHIN["toml"]
     check_size(front, path, expected)
     if _bracket_depth(front) > MAX_DEPTH:
-        raise CorpusError(path, None, expected, f"TOML nested more than {MAX_DEPTH} levels deep")
+        raise CorpusError(path, None, expected, f"TOML imbriqué sur plus de {MAX_DEPTH} niveaux")
     try:
         return tomllib.loads(front)
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-        raise CorpusError(path, None, expected, f"invalid TOML: {str(exc)[:100]}") from None
+        raise CorpusError(path, None, expected, f"TOML invalide : {str(exc)[:100]}") from None
 
 
 _WITHIN = {
-    "yaml": "front matter 'key: value' lines in valid YAML, within limits",
-    "toml": "Hugo TOML front matter between '+++' lines, within limits",
-    "pelican": "'Key: value' header lines (Pelican) within limits",
+    "yaml": "un front matter de lignes 'clé: valeur' en YAML valide, dans les limites",
+    "toml": "un front matter TOML (Hugo) entre deux lignes '+++', dans les limites",
+    "pelican": "des lignes d'en-tête 'Clé: valeur' (Pelican) dans les limites",
 }
 
 
@@ -192,17 +197,17 @@ def read_front_matter(
         try:
             data = _front_matter_mapping(front, path)
         except CorpusError as exc:
-            if exc.problem == "front matter is empty":  # only comments: no metadata, derived instead
+            if exc.problem == EMPTY_FRONT_MATTER:  # only comments: no metadata, derived instead
                 return {}, []
-            if not exc.problem.startswith("invalid YAML"):
+            if not exc.problem.startswith(INVALID_YAML):
                 raise  # limits and non-mappings are refused as they are
             fallback = _key_value_lines(front, continuation=False)
             if fallback is None:
                 raise
             data = fallback
-            notes.append(f"front matter read as plain 'key: value' lines ({exc.problem})")
+            notes.append(f"front matter lu comme de simples lignes 'clé: valeur' ({exc.problem})")
     if not isinstance(data, dict):
-        raise CorpusError(path, None, "a mapping of 'key: value' lines", "front matter is not a mapping")
+        raise CorpusError(path, None, "des lignes 'clé: valeur'", "le front matter n'est pas un dictionnaire")
     check_built_limits(data, path, within)
     lowered: dict[str, Any] = {}
     for key, value in data.items():

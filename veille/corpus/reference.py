@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from veille.corpus.errors import CorpusError
+from veille.corpus.errors import CorpusError, quote
 from veille.corpus.frontmatter import _load_yaml, _read_text, _yaml_type
 
 __all__ = [
@@ -55,11 +55,14 @@ def load_reference(corpus_dir: Path) -> Reference | None:
     for required in (dossier_path, facts_path):
         if not required.is_file():
             raise CorpusError(
-                required, None, "reference/ to hold both dossier.md and facts.yaml", "file not found"
+                required,
+                None,
+                "un dossier reference/ contenant dossier.md et facts.yaml",
+                "fichier introuvable",
             )
     _, dossier = _read_text(dossier_path, max_bytes=None)
     if not dossier.strip():
-        raise CorpusError(dossier_path, None, "the reference dossier in Markdown", "file is empty")
+        raise CorpusError(dossier_path, None, "le dossier de référence en Markdown", "fichier vide")
     _, facts_text = _read_text(facts_path, max_bytes=None)
     data = _load_yaml(
         facts_text, facts_path, line_offset=0, what="figures/groups/keep/exclude/contradictions"
@@ -70,8 +73,8 @@ def load_reference(corpus_dir: Path) -> Reference | None:
         raise CorpusError(
             facts_path,
             None,
-            "a YAML mapping with figures, groups, keep, exclude, contradictions",
-            f"got a YAML {_yaml_type(data)}",
+            "un dictionnaire YAML avec figures, groups, keep, exclude, contradictions",
+            f"reçu : {_yaml_type(data)} YAML",
         )
     try:
         facts = Facts.model_validate(data)
@@ -79,7 +82,10 @@ def load_reference(corpus_dir: Path) -> Reference | None:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or None
         raise CorpusError(
-            facts_path, field, _facts_expectation(err["type"]), f"{err['msg']} (got {err.get('input')!r})"
+            facts_path,
+            field,
+            _facts_expectation(err["type"]),
+            f"{_facts_problem(err['type'], err['msg'])} (reçu : {quote(err.get('input'))})",
         ) from None
     return Reference(dossier=dossier.strip(), facts=facts)
 
@@ -93,12 +99,21 @@ def reference_if_valid(corpus_dir: Path) -> Reference | None:
         return None
 
 
+def _facts_problem(error_type: str, message: str) -> str:
+    """The problem in French; pydantic's own (English) message kept in parentheses for the detail."""
+    if error_type == "extra_forbidden":
+        return "champ inconnu"
+    if error_type == "too_short":
+        return "trop peu d'éléments"
+    return f"valeur invalide ({message})"
+
+
 def _facts_expectation(error_type: str) -> str:
     if error_type == "extra_forbidden":
-        return "only figures, groups, keep, exclude, contradictions (and id, docs, expected, keywords per contradiction)"
+        return "seulement figures, groups, keep, exclude, contradictions (et id, docs, expected, keywords par contradiction)"
     if error_type == "too_short":
-        return "at least two document ids per contradiction"
-    return "the facts.yaml layout of docs/corpus-format.md (lists of strings, document ids)"
+        return "au moins deux identifiants de documents par contradiction"
+    return "la forme de facts.yaml décrite dans docs/corpus-format.md (listes de chaînes, identifiants de documents)"
 
 
 def unknown_reference_ids(reference: Reference, known_ids: Collection[str]) -> list[str]:

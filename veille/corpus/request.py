@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from veille.corpus.convert import strip_comment_blocks
 from veille.corpus.document import DEFAULT_MAX_DOC_BYTES
-from veille.corpus.errors import CorpusError
+from veille.corpus.errors import CorpusError, quote
 from veille.corpus.frontmatter import (
     _front_matter_mapping,
     _read_text,
@@ -42,13 +42,13 @@ def _string_list(data: dict[Any, Any], name: str, path: Path) -> list[str]:
     value = data.get(name)
     if value is None:
         return []
-    expected = "a YAML list of non-empty strings, e.g. [Kestrel, Tamaris]"
+    expected = "une liste YAML de chaînes non vides, p. ex. [Kestrel, Tamaris]"
     if not isinstance(value, list):
-        raise CorpusError(path, name, expected, f"got a YAML {_yaml_type(value)}")
+        raise CorpusError(path, name, expected, f"reçu : {_yaml_type(value)} YAML")
     out: list[str] = []
     for i, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
-            raise CorpusError(path, f"{name}[{i}]", expected, f"got {item!r}")
+            raise CorpusError(path, f"{name}[{i}]", expected, f"reçu : {quote(item)}")
         out.append(item.strip())
     return out
 
@@ -87,8 +87,8 @@ def _body(body: str, path: Path) -> str:
         raise CorpusError(
             path,
             "body",
-            "the request text (after the front matter's closing '---' line, if there is one)",
-            "request text is empty",
+            "le texte de la demande (après la ligne '---' qui ferme le front matter, s'il y en a un)",
+            "le texte de la demande est vide",
         )
     return body
 
@@ -137,15 +137,15 @@ def request_path(corpus_dir: Path) -> Path:
         raise CorpusError(
             corpus_dir,
             None,
-            "one request file at the corpus root (keep one, or name it with --request FILE)",
-            f"several request files: {names}",
+            "un seul fichier de demande à la racine du corpus (gardez-en un, ou nommez-le avec --request FICHIER)",
+            f"plusieurs fichiers de demande : {names}",
         )
     if not found:
         raise CorpusError(
             corpus_dir / "request.md",
             None,
-            "a request.md file at the corpus root (or demande.md; plain text or Markdown, front matter "
-            "optional), or --request FILE or TEXT",
-            "request file not found",
+            "un fichier request.md à la racine du corpus (ou demande.md ; texte brut ou Markdown, front "
+            "matter facultatif), ou --request FICHIER ou TEXTE",
+            "fichier de demande introuvable",
         )
     return found[0]

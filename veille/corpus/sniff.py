@@ -41,10 +41,10 @@ def binary_reason(data: bytes) -> str | None:
     if nul < 0:
         nul = data.find(b"\x00", SNIFF_BYTES)
     if nul >= 0:
-        return f"binary content (NUL byte at offset {nul}), not a text file"
+        return f"contenu binaire (octet NUL à la position {nul}), pas un fichier texte"
     controls = len(_CONTROL_BYTES.findall(head))
     if head and controls > MAX_CONTROL_SHARE * len(head):
-        return f"binary content ({controls} control bytes in the first {len(head)}), not a text file"
+        return f"contenu binaire ({controls} octets de contrôle dans les {len(head)} premiers), pas un fichier texte"
     return None
 
 

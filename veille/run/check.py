@@ -56,8 +56,8 @@ class FolderCheck:
         self.problems.append(Problem(severity, str(where), problem, fix))
 
     def add_corpus_error(self, severity: Severity, exc: CorpusError) -> None:
-        where = f"{exc.path}" + (f", field '{exc.field}'" if exc.field else "")
-        self.add(severity, where, exc.problem, f"expected {exc.expected}")
+        where = f"{exc.path}" + (f", champ '{exc.field}'" if exc.field else "")  # French, like CorpusError
+        self.add(severity, where, exc.problem, f"attendu : {exc.expected}")
 
 
 def check_folder(

@@ -35,8 +35,8 @@ def _outside_link(docs_dir: Path, name: str, root: str) -> CorpusError:
     return CorpusError(
         link,
         None,
-        "a file inside the corpus folder (copy the file in, or link within the corpus)",
-        f"symbolic link to {os.path.realpath(link)}, outside the corpus folder {root}: refused",
+        "un fichier dans le dossier du corpus (copiez-y le fichier, ou liez à l'intérieur du corpus)",
+        f"lien symbolique vers {os.path.realpath(link)}, hors du dossier du corpus {root} : refusé",
     )
 
 
@@ -94,8 +94,8 @@ def list_document_files(
             alert(
                 "ingest",
                 "ingest.ignored_files",
-                f"{docs_dir}: {sum(ignored.values())} file(s) not read, format not supported: {kinds} "
-                f"(e.g. {', '.join(examples)}); expected {', '.join(sorted(FORMATS))}",
+                f"{docs_dir} : {sum(ignored.values())} fichier(s) non lu(s), format non pris en charge : {kinds} "
+                f"(p. ex. {', '.join(examples)}) ; attendu : {', '.join(sorted(FORMATS))}",
                 severity="info",
                 subject=examples[0],
             )
@@ -124,8 +124,8 @@ def check_corpus(
             alert(
                 "ingest",
                 "ingest.unknown_field",
-                f"{source}: unknown front-matter field(s) {request_unknown} ignored; "
-                "expected only title, terms, mandatory_mentions",
+                f"{source} : champ(s) de front matter inconnu(s) {request_unknown}, ignoré(s) ; "
+                "attendu : seulement title, terms, mandatory_mentions",
                 severity="warning",
                 subject=source.name,
             )
@@ -136,8 +136,8 @@ def check_corpus(
         raise CorpusError(
             place.folder,
             None,
-            "a docs/ folder inside the corpus folder",
-            "docs/ leads outside the corpus folder",
+            "un dossier docs/ à l'intérieur du dossier du corpus",
+            "docs/ mène hors du dossier du corpus",
         )
     names = list_document_files(place, root, alerts, refused)
     if not names:
@@ -161,9 +161,9 @@ def _no_document(place: DocumentsPlace) -> CorpusError:
     return CorpusError(
         place.folder if not place.at_root else place.corpus / DOCS_DIRNAME,
         None,
-        f"at least one document file under docs/ or, without one there, at the folder's root "
+        f"au moins un fichier de document dans docs/ ou, à défaut, à la racine du dossier "
         f"({', '.join(sorted(FORMATS))})",
-        "no document found",
+        "aucun document trouvé",
     )
 
 

@@ -35,7 +35,7 @@ from veille.corpus.document import (
     derive_fields,
     parse_document_fields,
 )
-from veille.corpus.errors import CorpusError, StrictModeError
+from veille.corpus.errors import CorpusError, DuplicateIdError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.layout import DocumentsPlace
 from veille.corpus.sections import split_sections
@@ -178,11 +178,11 @@ class _Ingestion:
                 if candidate not in self.claimed:
                     return doc._replace(id=candidate)
         other = self.claimed[doc.id]
-        raise CorpusError(
+        raise DuplicateIdError(
             path,
             "id",
-            f"an id used by one file only (rename it in {other} or {rel})",
-            f"duplicate id {doc.id!r}: {self.corpus_dir / other} already uses it",
+            f"un identifiant propre à un seul fichier (renommez-le dans {other} ou {rel})",
+            f"identifiant en double {doc.id!r} : {self.corpus_dir / other} l'utilise déjà",
         )
 
     def _parse(self, path: str, rel: str, st: os.stat_result | None) -> DocumentFields | None:
@@ -192,14 +192,12 @@ class _Ingestion:
                 return self._unique_id(self._fields(path, rel, st), path, rel)
             except RecursionError:  # a structure too deep for a library: this file's problem only
                 raise CorpusError(
-                    path, None, "a document of reasonable structure", "too deeply nested"
+                    path, None, "un document de structure raisonnable", "imbrication trop profonde"
                 ) from None
         except CorpusError as exc:
             self.errors.append(exc.with_traceback(None))  # frames would keep the connection alive
             self.counts["skipped"] += 1
-            code = (
-                "ingest.duplicate_id" if exc.problem.startswith("duplicate id") else "ingest.invalid_document"
-            )
+            code = "ingest.duplicate_id" if isinstance(exc, DuplicateIdError) else "ingest.invalid_document"
             self.alerts.append(alert("ingest", code, str(exc), severity="error", subject=rel))
             self.record(rel, None, "skipped", code, str(exc))
             return None
@@ -211,7 +209,7 @@ class _Ingestion:
         self.aggregates.date_origin(rel, doc.origins["date"])
         self.aggregates.hidden(rel, doc.body)  # named at the ingestion that reads the file
         for note in doc.notes:
-            message = f"{path}: {note} (document loaded)"
+            message = f"{path} : {note} (document chargé)"
             self.alerts.append(alert("ingest", "ingest.document_note", message, severity="info", subject=rel))
             self.record(rel, doc.id, "warning", "ingest.document_note", message)
         prev = self.stored.get(doc.id)
@@ -395,6 +393,8 @@ def _load_documents(run: _Ingestion, names: list[str], *, batch_size: int, stric
     if run.errors and strict:
         raise StrictModeError(sorted(run.errors, key=lambda e: str(e.path)))
     if not run.claimed:
-        problem = f"none of the {len(names)} document file(s) is valid (first error: {run.errors[0]})"
-        raise CorpusError(Path(run.docs_dir), None, "at least one valid document", problem)
+        problem = (
+            f"aucun des {len(names)} fichier(s) de document n'est valide (première erreur : {run.errors[0]})"
+        )
+        raise CorpusError(Path(run.docs_dir), None, "au moins un document valide", problem)
     run.mark_removed()

@@ -64,8 +64,8 @@ def retry_on_lock(
             left = deadline - time.monotonic()
             if left <= 0:
                 raise DatabaseBusyError(
-                    f"{db_path}: the corpus database is still locked by another process after {wait_s:.0f} s "
-                    f"({exc}); expected the other veille run or ingestion to finish first"
+                    f"{db_path} : la base du corpus est encore verrouillée par un autre processus après "
+                    f"{wait_s:.0f} s ({exc}) ; attendu : que l'autre exécution de veille ou ingestion se termine"
                 ) from None
             # Jitter: two waiting processes must not retry in lockstep.
             time.sleep(min(left, delay * (0.5 + jitter.random())))
