@@ -132,7 +132,7 @@ def future_date_alerts(con: duckdb.DuckDBPyConnection, corpus_dir: Path, now: da
         alert(
             "ingest",
             "ingest.future_date",
-            f"{corpus_dir / path}: champ « date » : {date.isoformat()} est après aujourd'hui "
+            f"{corpus_dir / path} : champ « date » : {date.isoformat()} est après aujourd'hui "
             f"({today.isoformat()}, UTC) ; attendu : la date de publication du document (document chargé : "
             "vérifiez une faute de frappe)",
             severity="warning",
