@@ -356,3 +356,26 @@ def test_run_refuses_a_folder_that_cannot_run_before_any_night(
     )
     assert code == 2 and said in out and "No night recorded" in out and "veille check" in out, out
     assert not warehouse.exists()  # refused before the warehouse, a server or a flow run
+
+
+@pytest.mark.parametrize("name", ["demande.md", "request.md", "Demande.txt"])
+def test_an_installed_veille_run_inside_the_users_folder_reads_that_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Installed (the working directory is veille's home): `veille run` inside a folder holding a
+    request file and no `corpus/` reads that folder; with a `corpus/` there, or no request file,
+    `corpus/` as before; in a checkout, always the bundled corpus."""
+    import veille.settings
+    from veille.settings import Settings
+
+    folder = tmp_path / "ma-veille"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.setattr(veille.settings, "default_home", lambda: folder)
+    assert Settings().corpus_dir == folder / "corpus"  # no request file: the default, as before
+    (folder / name).write_text("Comparer Atlas et Borea sur le coût.\n", encoding="utf-8")
+    assert Settings().corpus_dir == folder
+    (folder / "corpus").mkdir()
+    assert Settings().corpus_dir == folder / "corpus"
+    monkeypatch.setattr(veille.settings, "default_home", lambda: veille.settings.PROJECT_ROOT)
+    assert Settings().corpus_dir == veille.settings.PROJECT_ROOT / "corpus"

@@ -21,6 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from veille.corpus_default import default_corpus
 from veille.providers import AUTO, PROVIDERS, provider
 from veille.resources import data_dir
 from veille.roles.limits import Bounds
@@ -113,7 +114,7 @@ class Settings(BaseSettings):
     )
 
     # --- paths ---
-    corpus_dir: Path = Field(default_factory=lambda: default_home() / "corpus")
+    corpus_dir: Path = Field(default_factory=lambda: default_corpus(default_home(), PROJECT_ROOT))
     warehouse_dir: Path = Field(default_factory=lambda: default_home() / "warehouse" / "data")
     db_path: Path | None = Field(
         default=None, description="DuckDB corpus database; default <warehouse_dir>/veille.duckdb"
