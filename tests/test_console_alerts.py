@@ -3,6 +3,8 @@ above the run's « Alertes (6…) », no Python list in a message, no document c
 
 from __future__ import annotations
 
+import dataclasses
+
 from rich.console import Console
 
 from tests.plankit import PlannerScript, entry, planner_input
@@ -76,3 +78,9 @@ def test_veille_ingest_alone_lists_its_alerts_in_french() -> None:
     text = _printed(_report(2), below=False)
     assert "Alertes (2, regroupées par code) :" in text and "remarque 0" in text
     assert "Alerts" not in text and "ingested" not in text
+
+
+def test_a_folder_name_with_brackets_is_printed_as_written() -> None:
+    """The user's folder is data: « veille [old] » is no style, « [bold] » no markup."""
+    report = dataclasses.replace(_report(), corpus_dir="/home/a/veille [old]/[bold]x")
+    assert "de /home/a/veille [old]/[bold]x dans" in _printed(report, below=True)

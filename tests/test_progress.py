@@ -88,3 +88,16 @@ def test_bars_are_drawn_on_a_terminal_only() -> None:
         text = out.getvalue()
         assert ("Ingestion" in text and "Analyse" in text and "1/2" in text) is terminal, text
     assert progress._observers == []  # nobody is left watching once the bars are gone
+
+
+def test_a_note_naming_a_file_is_drawn_as_written_never_as_a_style() -> None:
+    """A note names files and branches (data): « [bold]notes[/bold].md » is printed with its brackets,
+    and « [old] » (no style rich knows) neither breaks the bars nor disappears."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=120, color_system=None)
+    with showing_progress(console) as drawn:
+        progress.report("ingest", 1, 2, note="[bold]notes[/bold].md")
+        progress.report("ingest", 2, 2, note="[old] rapport.md")
+    assert drawn
+    text = out.getvalue()
+    assert "[bold]notes[/bold].md" in text and "[old] rapport.md" in text, text

@@ -14,6 +14,7 @@ from contextlib import contextmanager, suppress
 
 from rich.console import Console
 from rich.default_styles import DEFAULT_STYLES
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.theme import Theme
 
@@ -49,10 +50,11 @@ class _Bars:
 
     def _draw(self, event: progress.Progress) -> None:
         label = progress.STAGES.get(event.stage, event.stage)
-        description = f"{label} — {event.note}" if event.note else label
+        # A note names files and branches (data): escaped, so « [old] rapport.md » is never a style.
+        description = escape(f"{label} — {event.note}" if event.note else label)
         if event.stage not in self.tasks:
             for stage, task in self.tasks.items():  # a step starts: the earlier ones are over
-                self.bars.update(task, description=progress.STAGES.get(stage, stage))
+                self.bars.update(task, description=escape(progress.STAGES.get(stage, stage)))
             self.tasks[event.stage] = self.bars.add_task(description, total=event.total)
         self.bars.update(
             self.tasks[event.stage], completed=event.done, total=event.total, description=description

@@ -127,11 +127,13 @@ def print_ingest_summary(
     whose own alert list holds the ingest alerts: with ``alerts_below`` no alert line is printed here (not
     « Alerts: none » above « Alertes (6…) », nor the same alert twice)."""
     from rich.console import Console
+    from rich.markup import escape  # the user's folder names are data: « veille [old] » is no style
 
     out = console or Console()
     # French, like the run's summary below it; counts only: no alert line when the run lists them.
     out.print(
-        f"[bold]Ingestion[/bold] de {report.corpus_dir} dans {report.database} ({report.duration_s:.2f} s)",
+        f"[bold]Ingestion[/bold] de {escape(str(report.corpus_dir))} dans {escape(str(report.database))} "
+        f"({report.duration_s:.2f} s)",
         highlight=False,
         soft_wrap=True,
     )
