@@ -9,8 +9,7 @@ the axis of their sub-task) and settles the plan:
 - a document with a passage relevant to an axis is read by a branch of that axis (a branch is added
   when the axis's are full: the axis is split, never a document dropped); a passage naming a
   compared option and one of the axis's terms is always relevant;
-- same-subject documents (veille.steps.plan_groups: the same measure of the same option, at other
-  dates or from other kinds of source) are read whole by one branch;
+- documents stating the same measure of the same option (veille.steps.plan_groups) share a branch;
 - a document is relevant to an axis only when it also carries the request's subject
   (veille.steps.subject: the request's own words that are not an axis's, relative to the corpus;
   naming a compared option carries it): axis words alone (« résultats », « abandon ») are written
@@ -42,7 +41,7 @@ from veille.steps.passages import PassageScores, passage_setting, passages_of, s
 from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
 from veille.steps.plan_assign import Branch, assign_branches
-from veille.steps.plan_groups import DocumentFacts, same_subject_groups
+from veille.steps.plan_groups import DocumentFacts, co_read_pairs, same_subject_groups
 from veille.steps.plan_reading_alerts import reading_alerts
 from veille.steps.plan_request import (
     AxisProtocol,
@@ -290,6 +289,7 @@ def decide_reading(
         )
         for st in sub_tasks
     ]
+    sub_tasks, apart = co_read_pairs(sub_tasks, facts, options, apart, max_docs)  # no pair read apart
     placed_before = {i for st in plan.sub_tasks for i in st.doc_ids}
     placed_now = {i for st in sub_tasks for i in st.doc_ids}
     removed = sorted(placed_before - placed_now - set(dated_out))
