@@ -14,12 +14,13 @@ that would outgrow the bound is skipped, so a group is never split by the caps.
 
 A bounded group can still leave a pair apart: a measure stated by five documents, a group no
 branch has room for, a planner's honoured plan that splits the two sides. So once the branches are
-settled, :func:`co_read_pairs` checks every pair whose two documents are read: when no branch holds
-both, the branch holding one side (one with room under ``max_docs`` first, then the one reading
-fewest documents, then plan order) co-reads the other — the sections of it stating the shared
-measures (``SubTask.passages``), as a branch reads a document another branch reads whole. A co-read
-costs its reader a few passages, not a document (``max_docs`` bounds whole reads, as
-veille.steps.plan_stable counts them): no pair of read documents is left apart for lack of room.
+settled, :func:`co_read_pairs` checks every pair whose two documents are read: when no branch
+shows both (each whole, or through sections stating a shared measure), the branch holding one side
+(one holding both first, then one with room under ``max_docs``, then the one reading fewest
+documents, then plan order) co-reads the other — the sections of it stating the shared measures
+(``SubTask.passages``), as a branch reads a document another branch reads whole. A co-read costs its
+reader a few passages, not a document (``max_docs`` bounds whole reads, as veille.steps.plan_stable
+counts them): no pair of read documents is left apart for lack of room.
 
 Pure and independent of the order of the files (everything is keyed and sorted by id).
 """
@@ -215,10 +216,13 @@ def co_read_pairs(
                 if doc_id not in host.doc_ids:
                     host.doc_ids.append(doc_id)
                 host.passages[doc_id] = sorted(set(host.passages.get(doc_id, [])) | stating(doc_id, shared))
+    # A group stays named apart while a pair of it is: one side read by no branch (no room at all).
     together = [set(st.doc_ids) for st in out]
+    members = {d for g in apart for d in g if d in documents}
+    every = same_measure_pairs({d: documents[d] for d in members}, options)
     still = [
         sorted(g)
         for g in apart
-        if any({a, b} <= set(g) and not any({a, b} <= t for t in together) for a, b in pairs)
+        if any({a, b} <= set(g) and not any({a, b} <= t for t in together) for a, b in every)
     ]
     return out, still
