@@ -32,6 +32,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from veille.numbers import Reading, read_numbers
 from veille.offline.text import STOP_WORDS
@@ -81,7 +82,16 @@ def _sentences(text: str) -> list[str]:
 def measure_sections(passages: Sequence[Passage], options: Sequence[str]) -> dict[Measure, list[int]]:
     """Per (option, unit family, measure word) triple one document's passages state, the numbers of
     the sections stating it (veille.corpus.sections numbering): what a co-reader of the document
-    reads of it (veille.steps.plan_pairs)."""
+    reads of it (:func:`co_read_pairs`)."""
+    return {m: list(ns) for m, ns in _measure_sections(tuple(passages), tuple(options)).items()}
+
+
+@lru_cache(maxsize=4096)
+def _measure_sections(
+    passages: tuple[Passage, ...], options: tuple[str, ...]
+) -> dict[Measure, tuple[int, ...]]:
+    """Cached: grouping and co-reading read the same documents' numbers once (the figures of every
+    sentence, the costliest part at a few thousand documents)."""
     window = int(passage_setting("measure_window_words"))
     option_keys = set().union(*(term_keys(o) for o in options)) if options else set()
     document_options = {o for p in passages for o in p.options}
@@ -100,12 +110,12 @@ def measure_sections(passages: Sequence[Passage], options: Sequence[str]) -> dic
                 words = [w for w in before if w not in option_keys][-window:]
                 for measure in ((o, family, w) for o in named for w in words):
                     out[measure].add(passage.n)
-    return {m: sorted(ns) for m, ns in out.items()}
+    return {m: tuple(sorted(ns)) for m, ns in out.items()}
 
 
 def measures_of(passages: Sequence[Passage], options: Sequence[str]) -> set[Measure]:
     """The (option, unit family, measure word) triples one document's passages state."""
-    return set(measure_sections(passages, options))
+    return set(_measure_sections(tuple(passages), tuple(options)))
 
 
 def same_measure_pairs(
