@@ -234,14 +234,33 @@ class ContradictionFinder:
         return notes, superseded
 
     def _settled(self, keep: DocumentText, other: DocumentText) -> bool:
-        """No figure differs, but one document settles the other: config ``supersedes`` (a fix after
-        a bulletin), or a later and more authoritative document after one that hedges."""
+        """No figure differs, but a later document settles what the other hedges (a rumour, « aucun
+        correctif »): by config ``supersedes`` (a fix after a bulletin), or by being more
+        authoritative and about the same release line."""
         if later(keep.date, other.date) is not True:
             return False  # settling is by recency: never when the order is unknown
+        if not any(_DOUBT_RE.search(s.text) for s in self.sentences(other)):
+            # Nothing unverified or unfixed to settle: two sources that merely both exist on one
+            # subject do not contradict each other (precision before recall).
+            return False
         if self.authority.settles(keep.source_type, other.source_type):
             return True
-        hedged = any(_DOUBT_RE.search(s.text) for s in self.sentences(other))
-        return hedged and self.authority.rank(keep.source_type) > self.authority.rank(other.source_type)
+        return self.authority.rank(keep.source_type) > self.authority.rank(
+            other.source_type
+        ) and not self._other_releases(keep, other)
+
+    def _other_releases(self, keep: DocumentText, other: DocumentText) -> bool:
+        """Both documents speak of releases of their common subjects, and never of the same line
+        (« 2.5 » and « 2.5.1 » are one line): what a document says of Orvet 2.7 does not settle a
+        doubt about Orvet 2.5, so no figure-less settling between them (precision before recall)."""
+        common = set(doc_names(keep, self.subjects)) & set(doc_names(other, self.subjects))
+        if not common:
+            return False
+        for subject in common:
+            ours, theirs = self._doc_releases(keep, subject), self._doc_releases(other, subject)
+            if not ours or not theirs or any(_one_line(a, b) for a in ours for b in theirs):
+                return False
+        return True
 
     def _more_reliable(self, a: DocumentText, b: DocumentText) -> DocumentText | None:
         """The more authoritative of two documents whose order is unknown; None at equal authority."""
@@ -281,6 +300,12 @@ class ContradictionFinder:
         if keep.date > other.date:
             return "source plus récente"
         return "source retenue à fiabilité et date égales"
+
+
+def _one_line(a: str, b: str) -> bool:
+    """Two releases of one line: equal, or one the other's dotted prefix (« 2.5 », « 2.5.1 »)."""
+    short, long_ = sorted((a, b), key=len)
+    return long_ == short or long_.startswith(short + ".")
 
 
 def _when(doc: DocumentText) -> str:
