@@ -17,7 +17,11 @@ the axis of their sub-task) and settles the plan:
   in documents of every field. An inventory reads every document carrying the subject (one entry
   per item found);
 - a placed document none of whose passages concerns an axis is removed (``no_relevant_passage``):
-  coverage both ways. What the planner placed and the text supports stays where it put it.
+  coverage both ways. What the planner placed and the text supports stays where it put it;
+- a document the planner excluded is read when its text supports it (veille.steps.plan_honour: it
+  carries the subject and has a passage relevant to an axis), unless it names an option only as a
+  homonym (veille.steps.option_sense) or the injection screen flagged it; said in
+  ``reading.overruled``. A homonym's words never spare it from code's own screen either.
 
 The result depends on the text, not on the planner's choice of documents: a planner excluding
 everything, placing everything, inventing ids or proposing one sub-task gets the same documents
@@ -36,6 +40,7 @@ from dataclasses import dataclass
 
 from veille.alerts import Alert, alert
 from veille.roles.planner import CatalogueEntry, ExclusionReason, Plan, PlannerInput, SubTask
+from veille.steps.option_sense import measure_option_sense
 from veille.steps.passages import passages_of, score_axes
 from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
@@ -50,6 +55,7 @@ from veille.steps.plan_axes import (
 )
 from veille.steps.plan_forecast import reading_forecast
 from veille.steps.plan_groups import DocumentFacts, same_subject_groups
+from veille.steps.plan_honour import overruled_exclusions
 from veille.steps.plan_reading_alerts import reading_alerts
 from veille.steps.plan_request import (
     AxisProtocol,
@@ -131,7 +137,16 @@ def decide_reading(
     # when it carries the request's subject too (veille.steps.subject; naming an option does).
     subject = measure_subject(passages, subject_keys(request_title, request, axes, options))
     relevant = {k: {i for i in docs if subject.carries(i)} for k, docs in relevant.items()}
-    spared = set().union(*relevant.values()) | subject.by_words()  # their own words carry the subject
+    # A homonym names an option and nothing else of the comparison (veille.steps.option_sense): its
+    # words do not spare it from code's screen, nor overrule a planner's exclusion of it.
+    doubtful = measure_option_sense(passages, options).doubtful()
+    spared = (
+        set().union(*relevant.values()) | subject.by_words()
+    ) - doubtful  # their words carry the subject
+    # Text support against a planner's exclusion: a passage scoring as relevant to an axis. Naming an
+    # option beside one of an axis's words is too little to overrule a judgement (an old announcement
+    # names the product and « version »); it still gets such a document read when nothing excluded it.
+    supported = set().union(*relevant.values()) - doubtful
     for doc_id, axis_key in must_read(scores, axes).items():
         if not any(doc_id in docs for docs in relevant.values()):
             relevant[axis_key].add(doc_id)
@@ -147,7 +162,10 @@ def decide_reading(
     # A plan reading most of what the text asks for: its exclusions stand (homonyms are written with the
     # request's words); a broken plan's give way to code's own (plan_screen), never on ``spared``.
     out = withheld(reasons, placed, wanted, Screen.of(proposed or plan, ids), screen, spared)
-    wanted -= out.wanted
+    # The planner's exclusion stands only where the text does not support reading the document: one
+    # carrying the subject with a passage relevant to an axis is read (the injection screen aside).
+    overruled = overruled_exclusions(out.wanted & supported, reasons, relevant, axes, screen)
+    wanted -= out.wanted - set(overruled)
     if measured and len(placed & wanted) >= LOW_COVERAGE * len(wanted):
         # An inventory asks for every item: a document carrying the subject is read whatever the
         # planner judged (the subject's measure is the guard against another field's sheets).
@@ -240,6 +258,7 @@ def decide_reading(
         },
         "groups": groups,
         "screen": {"by_code": out.by_code, "spared": sorted(out.spared)},
+        "overruled": {i: why for i, why in overruled.items() if i in placed_now},
         "added": added,
         "removed": removed,
         "out_of_period": dated_out,
@@ -248,7 +267,15 @@ def decide_reading(
         "sub_task_axes": {st.id: axis_of[st.id] for st in settled.sub_tasks} if axes else {},
     }
     settled = settled.model_copy(update={"reading": report})
-    return Decision(settled, [*ignored, *reading_alerts(added, removed, dated_out, unplaced, groups, apart)])
+    return Decision(
+        settled,
+        [
+            *ignored,
+            *reading_alerts(
+                added, removed, dated_out, unplaced, groups, apart, sorted(set(overruled) & placed_now)
+            ),
+        ],
+    )
 
 
 def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
