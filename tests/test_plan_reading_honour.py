@@ -37,6 +37,9 @@ from veille.steps.plan_reading import decide_reading
 from veille.steps.plan_validate import validate_plan
 
 OPTIONS = ("Zorblax", "Quimby")
+# The field's vocabulary, shared in part by the sheets on the subject (as a corpus's documents share
+# their field's words beyond the request's).
+HIVE = ["miel", "reine", "colonie", "cadre", "hausse", "nectar", "pollen", "abeille", "varroa", "enfumoir"]
 # A homonym's field: none of the subject's words, none of the filler's.
 HOMONYM_FIELD = ["voilier", "drisse", "régate", "marina", "spinnaker", "quille", "écoute", "winch"]
 
@@ -51,7 +54,8 @@ def on_subject(draw: st.DrawFn, option: str) -> str:
     yield and abandon — every such sheet's axis passage alike, so each scores as relevant to both
     axes (the corpus's typical option-naming passage on them)."""
     fill = draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=5))
-    first = _sentence([*fill[:2], *SUBJECT, *fill[2:]])
+    field = draw(st.lists(st.sampled_from(HIVE), min_size=3, max_size=6, unique=True))
+    first = _sentence([*fill[:2], *SUBJECT, *field, *fill[2:]])
     return (
         f"## Présentation\n\n{first}\n\n## Bilan\n\n{_sentence([option, 'rendement', 'mesuré', 'abandon'])}"
     )
