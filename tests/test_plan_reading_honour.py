@@ -15,6 +15,9 @@ and generated planner answers (any placement, any explicit exclusions), after
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +34,7 @@ from tests.test_plan_reading_subject import (
     proposals,
 )
 from veille.roles.planner import CatalogueEntry, Plan, SubTask
+from veille.run.summary import format_summary
 from veille.steps.option_sense import measure_option_sense
 from veille.steps.passages import passages_of
 from veille.steps.plan_reading import decide_reading
@@ -261,3 +265,12 @@ def test_an_overruled_exclusion_is_said_with_its_reason_and_a_homonyms_stands() 
     assert list(plan.reading["overruled"]) == ["doc-01"]
     assert "sujet de la demande" in plan.reading["overruled"]["doc-01"]
     assert {e.id: e.reason for e in plan.exclusions} == {"doc-06": "planner_excluded"}
+
+
+def test_the_summary_names_the_overruled_exclusions(tmp_path: Path) -> None:
+    """The run summary says which planner exclusions the text overruled (plan.json ``reading``)."""
+    why = "exclu par le planificateur, lu quand même : son texte porte le sujet de la demande"
+    plan = {"sub_tasks": [], "excluded": [], "reading": {"overruled": {"doc-07": why, "doc-03": why}}}
+    (tmp_path / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    lines = [line for line in format_summary(tmp_path).splitlines() if "exclusion du planificateur" in line]
+    assert len(lines) == 1 and lines[0].endswith(": doc-03, doc-07"), lines
