@@ -2,7 +2,9 @@
 by the documents' text. A planner that excludes everything, places everything, invents ids or
 proposes one sub-task gets the same documents read as the offline engine's plan of the same corpus
 (code's own proposal stands in for a plan with nothing to honour, veille.steps.plan_screen) and as a
-sensible planner; homonym and injection documents stay out; a planner's search terms reach the axes."""
+sensible planner; homonym and injection documents stay out; a planner's search terms reach the axes.
+The scripted planner's own exclusion (doc-07) gives way where the text supports reading it, and is
+said in plan.json; the homonyms it used to read by their words (spared from code's screen) stay out."""
 
 from __future__ import annotations
 
