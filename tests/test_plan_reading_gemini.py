@@ -2,7 +2,9 @@
 by the documents' text. A planner that excludes everything, places everything, invents ids or
 proposes one sub-task gets the same documents read as the offline engine's plan of the same corpus
 (code's own proposal stands in for a plan with nothing to honour, veille.steps.plan_screen) and as a
-sensible planner; homonym and injection documents stay out; a planner's search terms reach the axes."""
+sensible planner; homonym and injection documents stay out; a planner's search terms reach the axes.
+The scripted planner's own exclusion (doc-07) gives way where the text supports reading it, and is
+said in plan.json; the homonyms it used to read by their words (spared from code's screen) stay out."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pytest
 import yaml
 
 from testkit.fake_gemini import FakeGemini, Reply
+from testkit.flowkit import AXES as FLOW_AXES
 from tests.gemini_env import use_fake_gemini
 from veille.backends import build_client
 from veille.corpus.request import load_request
@@ -168,3 +171,42 @@ def test_the_planners_search_terms_reach_the_axes(monkeypatch: pytest.MonkeyPatc
     terms = [t for axis in plan.reading["axes"] for t in axis["terms"]]
     assert "throughput" in terms and "p99 latency" in terms
     assert any("throughput" in st.search_terms for st in plan.sub_tasks)
+
+
+def _script_planner(ids: list[str]) -> dict[str, Any]:
+    """testkit/gemini_script.py's planner: the flowkit corpus's sub-tasks, doc-07 explicitly excluded
+    (a plan reading most of what the text asks for on these corpora: its exclusions are honoured)."""
+    return {
+        "sub_tasks": [
+            {"id": f"st-{i}", "question": q, "doc_ids": d} for i, (q, d) in enumerate(FLOW_AXES, 1)
+        ],
+        "excluded": ["doc-07"],
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", ["capteurs-co2", "streaming-en"])
+def test_a_planners_exclusion_the_text_contradicts_is_overruled_and_said(
+    corpus: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """doc-07 is on topic in these corpora (its text carries the request's subject and a passage
+    relevant to an axis): read whatever the planner said, the override said in plan.json."""
+    plan = _read(monkeypatch, tmp_path, _script_planner, CORPORA / corpus)
+    assert "doc-07" in _used(plan)
+    assert "planificateur" in plan.reading["overruled"]["doc-07"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "corpus", ["bases-vectorielles", "passerelles-api-en", "traduction-auto", "visio-salles"]
+)
+def test_a_homonym_is_not_read_on_the_scripted_planners_path(
+    corpus: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A homonym naming a compared option (a crèche, a sailing line, a board game, a headland) used to
+    be spared from code's screen by its words; its other words are not the comparison's."""
+    folder = CORPORA / corpus
+    traps = yaml.safe_load((folder / "traps.yaml").read_text(encoding="utf-8"))
+    plan = _read(monkeypatch, tmp_path, _script_planner, folder)
+    assert not _used(plan) & set(traps["off_topic"]), sorted(_used(plan) & set(traps["off_topic"]))
+    assert not set(plan.reading["overruled"]) & set(traps["off_topic"])

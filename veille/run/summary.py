@@ -244,7 +244,8 @@ def _doc_read(doc_id: str, part: Any) -> str:
 
 def _reading_lines(plan: dict[str, Any]) -> list[str]:
     """What code decided each analyst reads (plan.json ``reading``, issue 37): the reading budget,
-    the same-subject groups and the documents no branch reads whole."""
+    the same-subject groups, the documents no branch reads whole and the planner's exclusions the
+    text overruled."""
     reading = plan.get("reading") or {}
     if not reading:
         return []
@@ -262,6 +263,11 @@ def _reading_lines(plan: dict[str, Any]) -> list[str]:
         )
     if unplaced := reading.get("unplaced"):
         lines.append(f"  pertinents non lus (plafonds) : {inline_text(', '.join(unplaced))}")
+    if overruled := reading.get("overruled"):
+        lines.append(
+            "  lus malgré l'exclusion du planificateur (sujet et passage pertinent dans le texte) : "
+            + inline_text(", ".join(sorted(overruled)))
+        )
     return lines
 
 

@@ -16,7 +16,11 @@ the axis of their sub-task) and settles the plan:
   in documents of every field. An inventory reads every document carrying the subject (one entry
   per item found);
 - a placed document none of whose passages concerns an axis is removed (``no_relevant_passage``):
-  coverage both ways. What the planner placed and the text supports stays where it put it.
+  coverage both ways. What the planner placed and the text supports stays where it put it;
+- a document the planner excluded is read when its text supports it (veille.steps.plan_honour: it
+  carries the subject and has a passage relevant to an axis), unless it names an option only as a
+  homonym (veille.steps.option_sense) or the injection screen flagged it; said in
+  ``reading.overruled``. A homonym's words never spare it from code's own screen either.
 
 The result depends on the text, not on the planner's choice of documents: a planner excluding
 everything, placing everything, inventing ids or proposing one sub-task gets the same documents
@@ -32,16 +36,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from veille.alerts import Alert, alert
-from veille.corpus.sections import read_within_budget
 from veille.roles.planner import CatalogueEntry, ExclusionReason, Plan, PlannerInput, SubTask
-from veille.steps.passages import PassageScores, passage_setting, passages_of, score_axes, term_keys
+from veille.steps.option_sense import measure_option_sense
+from veille.steps.passages import passages_of, score_axes
 from veille.steps.plan import PlanOutcome
 from veille.steps.plan_alerts import LOW_COVERAGE
 from veille.steps.plan_assign import Branch, assign_branches
+from veille.steps.plan_axes import (
+    axis_of_sub_task,
+    axis_question,
+    axis_sections,
+    branch_passages,
+    must_read,
+    relevant_documents,
+)
+from veille.steps.plan_forecast import reading_forecast
 from veille.steps.plan_groups import DocumentFacts, co_read_pairs, same_subject_groups
+from veille.steps.plan_honour import overruled_exclusions
 from veille.steps.plan_reading_alerts import reading_alerts
 from veille.steps.plan_request import (
     AxisProtocol,
@@ -54,7 +67,6 @@ from veille.steps.plan_request import (
 )
 from veille.steps.plan_screen import CodeProposal, Screen, code_proposal, withheld
 from veille.steps.plan_validate import PlanUnusableError, rebuild_plan
-from veille.steps.reading import reading_query
 from veille.steps.subject import inventory_items, measure_subject, subject_keys
 from veille.steps.text_relevance import setting
 
@@ -69,99 +81,6 @@ __all__ = [
     "read_by_text",
     "reading_forecast",
 ]
-
-
-def _relevant(scores: PassageScores, has_options: bool) -> dict[str, set[str]]:
-    """Per axis key, the documents with a passage about that axis: a share of the corpus reference
-    at least the bar (higher for a passage naming no option), and at least ``axis_margin`` of the
-    passage's best axis (a passage on prices is not read for security because it says « sûr »)."""
-    with_option = passage_setting("relevant_with_option")
-    without = passage_setting("relevant_without_option")
-    margin = passage_setting("axis_margin")
-    out: dict[str, set[str]] = {k: set() for k in scores.shares}
-    for n, passage in enumerate(scores.passages):
-        bar = with_option if passage.options or not has_options else without
-        best = max((s[n] for s in scores.shares.values()), default=0.0)
-        for key, shares in scores.shares.items():
-            if shares[n] >= bar and shares[n] >= margin * best:
-                out[key].add(passage.doc_id)
-    return out
-
-
-def _axis_sections(
-    scores: PassageScores, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]
-) -> dict[str, dict[str, list[int]]]:
-    """Per axis key and document, the numbers of its sections about the axis: those naming an
-    option and one of the axis's terms, and the best-scoring section on the axis of each document
-    relevant to it (at least one, so a document read for an axis shows what made it relevant)."""
-    out: dict[str, dict[str, list[int]]] = {a.key: {} for a in axes}
-    for axis in axes:
-        keys = [term_keys(t) for t in axis.terms]
-        shares = scores.shares[axis.key]
-        best: dict[str, tuple[float, int]] = {}
-        for n, passage in enumerate(scores.passages):
-            if passage.doc_id not in relevant[axis.key]:
-                continue
-            if passage.options and passage.names_terms(keys):
-                out[axis.key].setdefault(passage.doc_id, []).append(passage.n)
-            if passage.doc_id not in best or shares[n] > best[passage.doc_id][0]:
-                best[passage.doc_id] = (shares[n], passage.n)
-        for doc_id, (_, n) in best.items():
-            found = out[axis.key].setdefault(doc_id, [])
-            if n not in found:
-                found.append(n)
-    return {k: {d: sorted(ns) for d, ns in v.items()} for k, v in out.items()}
-
-
-def _passages(
-    st: SubTask, axis: str, final: Sequence[SubTask], plan: Plan, sections: Mapping[str, dict[str, list[int]]]
-) -> dict[str, list[int]]:
-    """The sections ``st`` reads of each document code added to it that a branch the planner chose
-    for that document reads whole: each branch reads what answers its axis, nothing is lost."""
-    chosen = {d: {p.question for p in plan.sub_tasks if d in p.doc_ids} for d in st.doc_ids}
-    out: dict[str, list[int]] = {}
-    for doc_id in st.doc_ids:
-        if st.question in chosen[doc_id] or doc_id not in sections.get(axis, {}):
-            continue  # the planner's own choice, or no section of the axis: read whole
-        if any(o is not st and doc_id in o.doc_ids and o.question in chosen[doc_id] for o in final):
-            out[doc_id] = sections[axis][doc_id]
-    return out
-
-
-def _must_read(scores: PassageScores, axes: Sequence[AxisProtocol]) -> dict[str, str]:
-    """Documents with a passage naming an option and one of an axis's terms -> the axis their best
-    such passage scores highest on: read by some branch whatever their score (property-tested)."""
-    out: dict[str, tuple[float, str]] = {}
-    for n, passage in enumerate(scores.passages):
-        if not passage.options:
-            continue
-        for axis in axes:
-            if passage.names_terms([term_keys(t) for t in axis.terms]):
-                share = scores.shares[axis.key][n]
-                if passage.doc_id not in out or share > out[passage.doc_id][0]:
-                    out[passage.doc_id] = (share, axis.key)
-    return {d: k for d, (_, k) in out.items()}
-
-
-def _question(request_title: str, axis: AxisProtocol) -> str:
-    title = request_title.strip().rstrip("?!. ")
-    context = f"Dans le cadre de « {title} », q" if title else "Q"
-    return f"{context}ue disent les documents sur : {axis.title.strip().rstrip('.?')} ?"
-
-
-def _axis_of(st: SubTask, axes: Sequence[AxisProtocol], relevant: Mapping[str, set[str]]) -> str:
-    """The axis a planner's sub-task serves: the share of the axis's words its question and search
-    terms use (the planner's framing is honoured), then how many of its documents are relevant to
-    the axis, then request order."""
-    words = set().union(*(term_keys(t) for t in (st.question, *st.search_terms)))
-
-    def rank(k: int) -> tuple[float, int, int]:
-        axis = axes[k]
-        own = set().union(*(term_keys(t) for t in axis.terms))
-        overlap = len(words & own) / len(own) if own else 0.0
-        return (overlap, len(set(st.doc_ids) & relevant[axis.key]), -k)
-
-    return axes[max(range(len(axes)), key=rank)].key
 
 
 @dataclass(frozen=True)
@@ -212,13 +131,22 @@ def decide_reading(
     heads = {i: f"{entries[i].title}\n{entries[i].summary or ''}" for i in ids if i not in dated_out}
     passages = passages_of({i: bodies.get(i, "") for i in heads}, heads, options)
     scores = score_axes(passages, {a.key: list(a.terms) for a in axes}, options)
-    relevant = _relevant(scores, bool(options))
+    relevant = relevant_documents(scores, bool(options))
     # An axis's words are written in documents of every field: a document is read for an axis only
     # when it carries the request's subject too (veille.steps.subject; naming an option does).
     subject = measure_subject(passages, subject_keys(request_title, request, axes, options))
     relevant = {k: {i for i in docs if subject.carries(i)} for k, docs in relevant.items()}
-    spared = set().union(*relevant.values()) | subject.by_words()  # their own words carry the subject
-    for doc_id, axis_key in _must_read(scores, axes).items():
+    # A homonym names an option and nothing else of the comparison (veille.steps.option_sense): its
+    # words do not spare it from code's screen, nor overrule a planner's exclusion of it.
+    doubtful = measure_option_sense(passages, options).doubtful()
+    spared = (
+        set().union(*relevant.values()) | subject.by_words()
+    ) - doubtful  # their words carry the subject
+    # Text support against a planner's exclusion: a passage scoring as relevant to an axis. Naming an
+    # option beside one of an axis's words is too little to overrule a judgement (an old announcement
+    # names the product and « version »); it still gets such a document read when nothing excluded it.
+    supported = set().union(*relevant.values()) - doubtful
+    for doc_id, axis_key in must_read(scores, axes).items():
         if not any(doc_id in docs for docs in relevant.values()):
             relevant[axis_key].add(doc_id)
     items: set[str] = set()
@@ -233,7 +161,10 @@ def decide_reading(
     # A plan reading most of what the text asks for: its exclusions stand (homonyms are written with the
     # request's words); a broken plan's give way to code's own (plan_screen), never on ``spared``.
     out = withheld(reasons, placed, wanted, Screen.of(proposed or plan, ids), screen, spared)
-    wanted -= out.wanted
+    # The planner's exclusion stands only where the text does not support reading the document: one
+    # carrying the subject with a passage relevant to an axis is read (the injection screen aside).
+    overruled = overruled_exclusions(out.wanted & supported, reasons, relevant, axes, screen)
+    wanted -= out.wanted - set(overruled)
     if measured and len(placed & wanted) >= LOW_COVERAGE * len(wanted):
         # An inventory asks for every item: a document carrying the subject is read whatever the
         # planner judged (the subject's measure is the guard against another field's sheets).
@@ -267,24 +198,27 @@ def decide_reading(
     read = base
     branches = [
         Branch(
-            _axis_of(st, axes, relevant), st.question, [d for d in st.doc_ids if d in read], st.search_terms
+            axis_of_sub_task(st, axes, relevant),
+            st.question,
+            [d for d in st.doc_ids if d in read],
+            st.search_terms,
         )
         for st in plan.sub_tasks
     ]
     needed = {a.key: sorted(relevant[a.key] & read) for a in axes} if measured else {}
-    questions = {a.key: _question(request_title, a) for a in axes}
+    questions = {a.key: axis_question(request_title, a) for a in axes}
     sub_tasks, unplaced, apart, axis_of = assign_branches(
         branches, needed, groups, read, questions, max_subtasks=max_subtasks, max_docs=max_docs
     )
     # Each branch ranks its passages by its axis: the planner's search terms and the axis's terms.
     terms = {a.key: list(a.terms) for a in axes}
-    sections = _axis_sections(scores, axes, relevant)
+    sections = axis_sections(scores, axes, relevant)
     sub_tasks = [
         st.model_copy(
             update={
                 "flags": _flags(plan, st),
                 "search_terms": list(dict.fromkeys([*st.search_terms, *terms[axis_of[st.id]]])),
-                "passages": _passages(st, axis_of[st.id], sub_tasks, plan, sections),
+                "passages": branch_passages(st, axis_of[st.id], sub_tasks, plan, sections),
             }
         )
         for st in sub_tasks
@@ -324,6 +258,7 @@ def decide_reading(
         },
         "groups": groups,
         "screen": {"by_code": out.by_code, "spared": sorted(out.spared)},
+        "overruled": {i: why for i, why in overruled.items() if i in placed_now},
         "added": added,
         "removed": removed,
         "out_of_period": dated_out,
@@ -332,28 +267,20 @@ def decide_reading(
         "sub_task_axes": {st.id: axis_of[st.id] for st in settled.sub_tasks} if axes else {},
     }
     settled = settled.model_copy(update={"reading": report})
-    return Decision(settled, [*ignored, *reading_alerts(added, removed, dated_out, unplaced, groups, apart)])
+    return Decision(
+        settled,
+        [
+            *ignored,
+            *reading_alerts(
+                added, removed, dated_out, unplaced, groups, apart, sorted(set(overruled) & placed_now)
+            ),
+        ],
+    )
 
 
 def _flags(plan: Plan, st: SubTask) -> dict[str, str]:
     flags = {k: v for s in plan.sub_tasks for k, v in s.flags.items()}
     return {i: flags[i] for i in st.doc_ids if i in flags}
-
-
-def reading_forecast(plan: Plan, bodies: Mapping[str, str], budget: int) -> dict[str, Any]:
-    """What each branch's analyst will not read whole within ``budget`` tokens (the same function
-    the analyst uses, veille.steps.reading): ``{"budget": N, "not_read": {st: {doc: {...}}}}``."""
-    not_read: dict[str, dict[str, dict[str, int]]] = {}
-    for st in plan.sub_tasks:
-        readings = read_within_budget({i: bodies.get(i, "") for i in st.doc_ids}, reading_query(st), budget)
-        parts = {
-            i: {"tokens_read": r.tokens_read, "tokens_total": r.tokens_total}
-            for i, r in sorted(readings.items())
-            if not r.whole
-        }
-        if parts:
-            not_read[st.id] = parts
-    return {"budget": budget, "not_read": not_read}
 
 
 def read_by_text(

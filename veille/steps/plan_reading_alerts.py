@@ -16,8 +16,19 @@ def reading_alerts(
     unplaced: Sequence[str],
     groups: Sequence[Sequence[str]],
     apart: Sequence[Sequence[str]] = (),
+    overruled: Sequence[str] = (),
 ) -> list[Alert]:
     out: list[Alert] = []
+    if overruled:
+        out.append(
+            alert(
+                "plan",
+                "plan.exclusion_overruled",
+                "documents exclus par le planificateur mais lus : leur texte porte le sujet de la demande "
+                f"et un passage pertinent pour un axe : {', '.join(overruled)}",
+                severity="warning",
+            )
+        )
     if added:
         out.append(
             alert(
