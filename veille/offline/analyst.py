@@ -165,11 +165,16 @@ class _Analyst(ContradictionFinder):
                 if not any(self._duplicate(s, k) for k in kept):
                     kept.append(s)
             per_doc[doc.id] = kept
-        # Every document gets its best sentence, then the best remaining ones overall.
+        # Every document read whole gets its best sentence, then the best remaining ones overall.
+        # A document shown through some of its sections only (read whole by another branch, or
+        # co-read for a measure it shares with one of this branch's) competes on score: its best
+        # sentence is the other branch's to give, and guaranteeing it a slot would push this
+        # branch's own documents out of the budget.
         budget = min(t.max_findings, t.per_doc_budget * max(1, len(self.data.documents)))
-        chosen = [ranked[0] for ranked in per_doc.values() if ranked]
+        whole = {d.id for d in self.data.documents if d.read_percent is None}
+        chosen = [ranked[0] for doc_id, ranked in per_doc.items() if ranked and doc_id in whole]
         rest = sorted(
-            (s for ranked in per_doc.values() for s in ranked[1 : t.per_doc]),
+            (s for doc_id, ranked in per_doc.items() for s in ranked[int(doc_id in whole) : t.per_doc]),
             key=lambda s: (-s.score, s.doc.id, s.index),
         )
         chosen += rest[: max(0, budget - len(chosen))]

@@ -251,8 +251,8 @@ class ContradictionFinder:
 
     def _other_releases(self, keep: DocumentText, other: DocumentText) -> bool:
         """Both documents speak of releases of their common subjects, and never of the same line
-        (« 2.5 » and « 2.5.1 » are one line): what a document says of Orvet 2.7 does not settle a
-        doubt about Orvet 2.5, so no figure-less settling between them (precision before recall)."""
+        (« 2.5 » and « 2.5.1 » are one line): what a document says of release 2.7 does not settle a
+        doubt about release 2.5, so no figure-less settling between them (precision before recall)."""
         common = set(doc_names(keep, self.subjects)) & set(doc_names(other, self.subjects))
         if not common:
             return False
