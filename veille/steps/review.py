@@ -32,6 +32,7 @@ from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
+from veille.steps.review_scope import failing_axes
 from veille.steps.sections import merge_sections
 from veille.steps.verify import VerifyContext
 from veille.steps.write import sanitize_dossier
@@ -128,7 +129,8 @@ def _revise(
     context: VerifyContext | None = None,
 ) -> Dossier | None:
     """The reviser's structure, sanitised (its changes alerted); None when the reviser failed.
-    ``kept``: axes kept from a validated night: the reviser gets the other parts only, code merges."""
+    ``kept``: axes kept from a validated night or pointed at by no instruction: the reviser gets
+    the other parts only, code merges."""
     kept_sections = {s.axis: s for s in dossier.sections if s.axis in kept}
     reviser_input = ReviserInput(
         draft=_without_evidence(dossier, kept),
@@ -245,8 +247,12 @@ def review_loop(
         if verdict.valid or number == max_rounds:
             break
         progress.report("review", number - 1, max_rounds, f"tour {number} : révision")
+        # The reviser gets the sections the instructions point at (all it would get when one
+        # concerns the dossier as a whole); the others are merged back unchanged (review_scope).
+        failing = failing_axes(dossier, axes, verdict, grid, language, kept)
+        held = set(kept) if failing is None else set(kept) | (set(axes) - failing)
         revised = _revise(
-            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept, language,
+            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, held, language,
             context,
         )  # fmt: skip
         if revised is None:
