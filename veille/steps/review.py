@@ -21,7 +21,7 @@ from veille import progress
 from veille.alerts import Alert, alert
 from veille.arbiter import Verdict, arbitrate
 from veille.checkpoints import checkpoint
-from veille.dossier import AxisSection, Dossier, KeyPoint, render_body
+from veille.dossier import KEPT_NOTE, AxisSection, Dossier, KeyPoint, render_body
 from veille.grid import Grid
 from veille.language import request_language
 from veille.models.base import ModelError
@@ -37,7 +37,7 @@ from veille.steps.sections import merge_sections
 from veille.steps.verify import VerifyContext
 from veille.steps.write import sanitize_dossier
 
-__all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
+__all__ = ["KEPT_NOTE", "ReviewOutcome", "RoundRecord", "review_loop"]
 
 
 class RoundRecord(BaseModel):
@@ -77,9 +77,6 @@ def _critic_input(draft: str, grid: Grid, request: str, sources: Sequence[Source
         axes=list(axes.values()),
         contradictions=contradictions,
     )
-
-
-KEPT_NOTE = "Section inchangée depuis la nuit précédente, où la grille l'a validée."
 
 
 def _shown_to_critic(dossier: Dossier, axes: Mapping[str, str], kept: Collection[str]) -> str:
