@@ -197,15 +197,3 @@ def test_a_part_is_judged_on_what_it_covers_and_a_wrong_figure_costs() -> None:
     assert first["accuracy"] == 5 and first["usefulness"] == 5  # one axis of two: not penalised
     assert second["accuracy"] < first["accuracy"]
     assert whole.model_dump()["r0"]["accuracy"] < 5  # judged whole, half the reference is missing
-
-
-def test_a_point_a_kept_section_states_already_is_not_repeated_by_a_changed_axis() -> None:
-    twin = NumberedFinding(subtask_id="st-2", statement=FINDINGS[0].statement, sources=[1])
-    full = write(_input(findings=[*FINDINGS, twin]))  # stated once, in the first axis
-    kept = {s.axis: s for s in full.sections if s.axis != "st-2"}
-    night = merge_sections(
-        write(changed_only(_input(findings=[*FINDINGS, twin], previous=full), kept)), kept, AXES
-    )
-    texts = [p.text for s in night.sections for p in s.points]
-    assert texts.count(FINDINGS[0].statement) == 1
-    assert night.sections == full.sections

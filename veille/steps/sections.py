@@ -249,17 +249,7 @@ def changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterIn
 
 def merge_sections(dossier: Dossier, kept: Mapping[str, AxisSection], axes: Iterable[str]) -> Dossier:
     """``dossier``'s sections for the axes not in ``kept``, the kept ones for the others, in the
-    axes' order (a section the model wrote for a kept axis is dropped: the kept one stands). A
-    written point a kept section states already is dropped: the writer does not see the kept
-    sections, and two branches reading one document often give the same statement (a full night's
-    dossier states it once)."""
-    stated = {" ".join(p.text.split()).casefold() for s in kept.values() for p in s.points}
-    written = {
-        s.axis: s.model_copy(
-            update={"points": [p for p in s.points if " ".join(p.text.split()).casefold() not in stated]}
-        )
-        for s in dossier.sections
-        if s.axis not in kept
-    }
+    axes' order (a section the model wrote for a kept axis is dropped: the kept one stands)."""
+    written = {s.axis: s for s in dossier.sections if s.axis not in kept}
     sections = [kept.get(axis) or written.get(axis) or AxisSection(axis=axis) for axis in axes]
     return dossier.model_copy(update={"sections": [s.model_copy(deep=True) for s in sections]})
