@@ -25,6 +25,7 @@ what changed, veille/steps/sections.py). The fake's writer writes each axis from
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -108,7 +109,30 @@ def _night(flow: Any, corpus: Path, warehouse: Path, backend: str) -> dict[str, 
         "hits": hits,
         "wall": wall,
         "cpu": cpu,
+        "folder": folder,
     }
+
+
+def _differences(night: Path | None, full: Path | None) -> str:
+    """Which parts of night 2's report differ from the same night written whole (night 1's warehouse
+    without its kept sections and part scores: same plan, same findings; news section apart)."""
+    from veille.dossier import without_news
+    from veille.graders.parts import cited_as_ids, report_parts
+
+    if night is None or full is None:
+        return "no report to compare"
+    texts = [without_news((f / "report.md").read_text(encoding="utf-8")) for f in (night, full)]
+    sources = [json.loads((f / "sources.json").read_text(encoding="utf-8")) for f in (night, full)]
+    parts = [  # citations as document ids: the numbering follows each report's own order
+        {k: cited_as_ids(v, s) for k, v in report_parts(t.split("\n## Sources\n")[0]).items()}
+        for t, s in zip(texts, sources, strict=True)
+    ]
+    differ = [k for k in dict.fromkeys([*parts[0], *parts[1]]) if parts[0].get(k) != parts[1].get(k)]
+    ids = [sorted(str(s.get("id")) for s in found) for found in sources]
+    return (
+        f"parts differing: {differ or 'none'} of {len(parts[1])}; "
+        f"sources cited {'the same' if ids[0] == ids[1] else 'differ'}"
+    )
 
 
 def _roles(counter: Counter[str]) -> str:
@@ -126,6 +150,12 @@ def main() -> None:
         help="fake server's writer: each axis from its own findings (a dossier the grid validates, "
         "default), or every source number spread over the axes (before issue 27 item 4: never validated "
         "on the bundled corpus, 319 words of 350)",
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run night 2 on a copy of night 1's warehouse without its kept sections (the writer, "
+        "critic and judge on the whole dossier) and say which parts of night 2's report differ from it",
     )
     args = parser.parse_args()
     sys.path.insert(0, str(PROJECT_ROOT))
@@ -160,6 +190,11 @@ def main() -> None:
                     CORPUS, corpus, ignore=shutil.ignore_patterns("sources.toml", ".collect-state.json")
                 )
                 full = _night(veille_flow, corpus, warehouse, backend)
+                whole = warehouse.with_name("wh-whole")
+                if args.compare:  # the same warehouse without the kept sections and part scores
+                    shutil.copytree(warehouse, whole)
+                    for derived in ("sections.sqlite", "judged.sqlite"):
+                        (whole / "cache" / derived).unlink(missing_ok=True)
                 _change(corpus, scenario)
                 night = _night(veille_flow, corpus, warehouse, backend)
                 share = sum(night["tokens"].values()) / max(1, sum(full["tokens"].values()))
@@ -172,6 +207,13 @@ def main() -> None:
                     f"[{night['status']}]",
                     flush=True,
                 )
+                if args.compare:
+                    again = _night(veille_flow, corpus, whole, backend)
+                    print(
+                        f"            compare: night 2 written whole ({sum(again['tokens'].values())} input "
+                        f"tokens, {_roles(again['tokens'])}): {_differences(night['folder'], again['folder'])}",
+                        flush=True,
+                    )
                 goal27 = {"1 new": 0.25, "5 edited": 0.40}.get(scenario)  # issue 27 item 4
                 if goal27 is not None:
                     print(

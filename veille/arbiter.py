@@ -20,7 +20,7 @@ from typing import Any
 from veille.citations import CITATION_RE, invalid_citations
 from veille.dossier import OPTIONAL_SECTIONS, SYNTHESIS_MAX, SYNTHESIS_MIN
 from veille.grid import Grid
-from veille.language_checks import language_instructions
+from veille.language_checks import language_instructions, unframed_instructions
 from veille.textstats import (
     MODEL_SECTIONS,
     SENTENCE_START_WORDS,
@@ -37,6 +37,7 @@ __all__ = [
     "Verdict",
     "arbitrate",
     "long_sentences",
+    "part_instructions",
     "scores_of",
 ]
 
@@ -50,6 +51,7 @@ class Verdict:
     scores: dict[str, int] = field(default_factory=dict)  # per grid criterion, missing -> 0
     mean: float = 0.0
     word_count: int = 0
+    remarks: list[str] = field(default_factory=list)  # the critic's, among ``instructions`` (their tail)
 
 
 def scores_of(evaluation: Mapping[str, Any], criteria: Sequence[str]) -> dict[str, int]:
@@ -108,6 +110,31 @@ def _section_checks(draft: str) -> list[str]:
     return out
 
 
+def _sentence_checks(text: str, grid: Grid) -> list[str]:
+    return [
+        f"Phrase trop longue ({n} mots, {grid.max_sentence_words} au plus) : « {start}… » ; coupez-la en deux."
+        for n, start in long_sentences(text, grid.max_sentence_words)
+    ]
+
+
+def _word_checks(text: str, grid: Grid) -> list[str]:
+    return [
+        f"Mot interdit : « {w} » ; remplacez-le par une formulation neutre et factuelle."
+        for w in grid.forbidden_words
+        if _contains_word(text, w)
+    ]
+
+
+def part_instructions(text: str, grid: Grid, language: str = "") -> list[str]:
+    """The instructions of the checks that read one line at a time (long sentences, forbidden
+    words, unframed foreign quotations), on ``text``, one part of a draft: the same sentences
+    :func:`arbitrate` writes for the whole draft, so an instruction can be traced to the parts
+    that give it (veille.steps.review_scope: the reviser gets only the failing sections)."""
+    return (
+        _sentence_checks(text, grid) + _word_checks(text, grid) + unframed_instructions(text, language, grid)
+    )
+
+
 def _hard_checks(draft: str, grid: Grid, sources: Sequence[object], word_count: int) -> list[str]:
     """The grid's checks code makes whatever the critic says: length, sentences, words, mentions,
     citations."""
@@ -116,17 +143,7 @@ def _hard_checks(draft: str, grid: Grid, sources: Sequence[object], word_count: 
         instructions.append(
             f"Longueur : {word_count} mots, il en faut entre {grid.min_words} et {grid.max_words}."
         )
-    for n, start in long_sentences(draft, grid.max_sentence_words):
-        instructions.append(
-            f"Phrase trop longue ({n} mots, {grid.max_sentence_words} au plus) : « {start}… » ; "
-            "coupez-la en deux."
-        )
-    prose = "\n".join(line for line in draft.splitlines())
-    instructions += [
-        f"Mot interdit : « {w} » ; remplacez-le par une formulation neutre et factuelle."
-        for w in grid.forbidden_words
-        if _contains_word(prose, w)
-    ]
+    instructions += _sentence_checks(draft, grid) + _word_checks(draft, grid)
     instructions += [
         f"Mention obligatoire absente : « {m} » ; citez-la explicitement dans le texte."
         for m in grid.mandatory_mentions
@@ -182,5 +199,10 @@ def arbitrate(
     if instructions:  # the critic's remarks count only when the grid is not satisfied
         instructions += remarks
     return Verdict(
-        valid=not instructions, instructions=instructions, scores=scores, mean=mean, word_count=word_count
+        valid=not instructions,
+        instructions=instructions,
+        scores=scores,
+        mean=mean,
+        word_count=word_count,
+        remarks=remarks if instructions else [],
     )

@@ -62,6 +62,9 @@ __all__ = [
 
 SYNTHESIS_SECTION = "Synthèse"
 KEY_POINTS_SECTION = "Points clés"
+# What the critic reads in place of a section kept from a validated night (veille.steps.review):
+# the offline critic measures the other sections, code re-checks the whole draft (veille.arbiter).
+KEPT_NOTE = "Section inchangée depuis la nuit précédente, où la grille l'a validée."
 LEDGER_SECTION = "Contradictions tranchées"
 UNCERTAIN_SECTION = "Ce qui reste incertain"
 RECOMMENDATION_SECTION = "Recommandation"

@@ -24,7 +24,7 @@ from veille.grid import Grid
 from veille.language import prose_language
 from veille.textstats import MODEL_SECTIONS, SENTENCE_START_WORDS, count_words, sentences, split_sections
 
-__all__ = ["foreign_quotes", "language_instructions", "unframed_quotes"]
+__all__ = ["foreign_quotes", "language_instructions", "unframed_instructions", "unframed_quotes"]
 
 # A quotation marked with its language (veille.language.mark_quotations, the offline writer).
 _MARKED_RE = re.compile(r"«([^«»]*)»\s*\(([a-z]{2})\)")
@@ -95,10 +95,18 @@ def language_instructions(draft: str, language: str, grid: Grid) -> list[str]:
                 f"que celle de la demande (au plus {grid.max_quoted_share:.0%}) : résumez ces passages "
                 "dans la langue de la demande et ne citez que les mots qui comptent."
             )
-    for line in draft.splitlines():
-        for quote in unframed_quotes(line, language, grid.min_quote_frame_words):
-            out.append(
-                f"Citation sans phrase qui l'introduit : « {_start(quote)}… » ; écrivez, dans la langue "
-                "de la demande, qui dit ce passage et quand, dans la même phrase que la citation."
-            )
-    return out
+    return out + unframed_instructions(draft, language, grid)
+
+
+def unframed_instructions(text: str, language: str, grid: Grid) -> list[str]:
+    """One instruction per foreign quotation of ``text`` standing without a sentence of the
+    request's language around it (line by line: it can be traced to the part of the draft holding
+    it); none without ``language``."""
+    if not language:
+        return []
+    return [
+        f"Citation sans phrase qui l'introduit : « {_start(quote)}… » ; écrivez, dans la langue "
+        "de la demande, qui dit ce passage et quand, dans la même phrase que la citation."
+        for line in text.splitlines()
+        for quote in unframed_quotes(line, language, grid.min_quote_frame_words)
+    ]

@@ -144,9 +144,7 @@ def veille_flow(
                     "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
                 )
 
-            kept = sections_path(
-                settings, client.role_backend("writer").answers_by_code
-            )  # the writer writes only changed axes
+            kept = sections_path(settings)  # the writer writes only changed axes, on every backend
             written = write_report(
                 asker, analyses, request, grid, settings.database, run.web, settings.bounds(), kept,
                 model_key(settings, "writer"), planned.reading,

@@ -11,6 +11,7 @@ from typing import Any
 
 from veille.dossier import (
     EMPTY_RECOMMENDATION,
+    KEPT_NOTE,
     KEY_POINTS_SECTION,
     LEDGER_SECTION,
     OPTIONAL_SECTIONS,
@@ -72,6 +73,7 @@ class Measures:
     with_figures: int = 0
     cited: int = 0
     orphans: bool = False
+    partial: bool = False  # sections kept from a validated night are shown as KEPT_NOTE
     remarks: list[str] = field(default_factory=list)
 
     def fault(self, remark: str, criterion: str = "correctness", points: int = 1) -> None:
@@ -183,11 +185,13 @@ def _tone(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
 def _form(data: CriticInput, sections: Mapping[str, str], m: Measures) -> None:
     """Mandatory mentions, word count, doubled words, unpaired signs."""
     draft = data.draft
-    for x in data.mandatory_mentions:
+    # A partial draft (kept sections not shown): the whole-dossier rules, mentions and length, are
+    # the arbiter's on the whole draft; measured here they would fault what is only not shown.
+    for x in data.mandatory_mentions if not m.partial else ():
         if x.strip() and x not in draft:
             m.fault(f"Mentionnez explicitement « {x} », par exemple dans la synthèse.")
     words = count_words(draft)
-    if not data.min_words <= words <= data.max_words:
+    if not m.partial and not data.min_words <= words <= data.max_words:
         m.fault(f"Le texte compte {words} mots ; visez entre {data.min_words} et {data.max_words} mots.")
     for typo in sorted(
         {match.group(0) for match in _DOUBLED_RE.finditer(draft) if not match.group(1).isdigit()}
@@ -238,7 +242,10 @@ def scores(m: Measures) -> dict[str, int]:
 def criticise(data: CriticInput, criteria: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The evaluation dict for ``evaluation_schema(criteria)``: one int per criterion + remarks;
     a criterion with another name gets the mean of the five (rounded down)."""
-    m = Measures()
+    m = Measures(partial=KEPT_NOTE in data.draft)
+    if m.partial:  # the kept sections' notes are not the draft's bullets: measured without them
+        shown = "\n".join(line for line in data.draft.splitlines() if KEPT_NOTE not in line)
+        data = data.model_copy(update={"draft": shown})
     sections = split_sections(data.draft)
     for check in (_sentences, _sections, _structure, _key_points, _citations, _tone, _form):
         check(data, sections, m)  # in the order their remarks are given to the reviser

@@ -1,5 +1,6 @@
 """Offline judge: scores each response 1–5 on accuracy, usefulness, tone and format by its closeness
-to the reference (figures, key words, length, sections); the rules: docs/offline-engine.md."""
+to the reference (figures, key words, length, sections), a part of a dossier by what it covers;
+the rules: docs/offline-engine.md."""
 
 from __future__ import annotations
 
@@ -53,8 +54,46 @@ def _percent(ratio: float) -> str:
     return f"{ratio:.0%}".replace("%", " %")
 
 
+def _part(response: str, reference: str, ref_figures: set[tuple[float, str]]) -> JudgeScore:
+    """One part of a dossier (criteria ``dossier_part``, veille.graders.parts: an axis's key points
+    or the conclusions), judged on what it covers: the share of its figures and key words that are
+    the reference's (precision), never on the reference's share it covers — the other parts hold
+    the rest, so recall would score a part low for what it does not contain."""
+    figures = _figures(response)
+    right = sum(_found(f, ref_figures) for f in figures)
+    own = _key_words(response)
+    word_share = _share(len(own & set(stems(reference))), len(own))
+    accuracy = _scale(_w("figure_part") * _share(right, len(figures)) + _w("word_part") * word_share)
+    promo = len(_PROMO_RE.findall(response)) * int(_w("promotional_cost"))
+    tone = TOP - promo - min(response.count("!"), int(lexicon.weight("write_scale.exclamation_cap")))
+    ref_sections = section_order(reference)
+    sections = section_order(response)  # the conclusions hold sections; an axis's block holds none
+    section_share = _share(sum(s in ref_sections for s in sections), len(sections))
+    has_cites = bool(cited(response))
+    fmt = (
+        _scale(section_share)
+        - (bool(ref_sections) and not _BULLET_RE.search(response))
+        - (bool(cited(reference)) and not has_cites)
+    )
+    justification = (
+        f"Partie du dossier : chiffres présents dans la référence : {right}/{len(figures)} ; "
+        f"vocabulaire clé commun avec la référence : {_percent(word_share)} ; "
+        f"{'citations présentes' if has_cites else 'aucune citation'}."
+    )
+    empty = not response.strip()
+    return JudgeScore(
+        accuracy=1 if empty else clamp(accuracy),
+        usefulness=1 if empty else clamp(_scale(word_share)),
+        tone=clamp(tone),
+        format=clamp(fmt),
+        justification=justification,
+    )
+
+
 def judge(data: JudgeInput) -> JudgeVerdict:
     ref_figures = _figures(data.reference)
+    if data.criteria == "dossier_part":
+        return make_verdict([_part(response, data.reference, ref_figures) for response in data.responses])
     ref_words = _key_words(data.reference)
     ref_sections = section_order(data.reference)
     ref_length = max(count_words(data.reference), 1)

@@ -16,6 +16,7 @@ from veille.offline.ledger import Statement, ledger, rejected_units, superseded
 from veille.offline.markdown import cited, count_words, sentence_words
 from veille.offline.sentences import fit_clauses, split_plain
 from veille.offline.text import SUPERLATIVE_RE, language, quote_if_foreign
+from veille.offline.writer_update import carried_ledger, touched_sources, updated_synthesis
 from veille.roles.writer import SourceRef, WriterInput
 
 __all__ = [
@@ -204,7 +205,7 @@ def _points(data: WriterInput, axes: Sequence[str], valid: set[int], lang: str) 
 def scope_sentence(data: WriterInput, cited: int) -> str:
     """The synthesis's first sentence; ``cited``: the sources the dossier cites (its bibliography)."""
     mentions = _options(data)
-    volets = _count(len(data.axes) or len(data.questions), "volet")
+    volets = _count(len(data.axes) + len(data.kept_axes) or len(data.questions), "volet")  # kept ones too
     scope = f"en {volets}, à partir de {_count(cited, 'source')}"
     first = f"Ce dossier compare {_join(mentions)} {scope}."
     if not mentions or sentence_words(first) > data.max_sentence_words:
@@ -288,6 +289,12 @@ def write(data: WriterInput) -> Dossier:
     statements = [p.statement() for p in points]
     entries = ledger(data.contradictions, data.sources, statements, options, data.max_sentence_words)
     entries = [_named_axis(e, titles) for e in entries]
+    # An incremental night (veille.offline.writer_update): the changed axes only, and the previous
+    # conclusions to update; None on a full night.
+    update = data.previous if data.kept_axes else None
+    touched = touched_sources(data) if update is not None else set()
+    if update is not None:
+        entries = carried_ledger(entries, update, touched)
     gone = superseded(statements, data.contradictions, entries, options)
     points = [p for i, p in enumerate(points) if i not in gone]
     for axis in axes:  # each axis keeps its most concrete point
@@ -300,10 +307,16 @@ def write(data: WriterInput) -> Dossier:
         p.value += lexicon.weight("write_points.retained_bonus") if set(p.numbers) & retained else 0.0
     advice, leads = recommendation([p.statement() for p in points], options, titles, rejected_units(entries))
     asked = advice if data.kind == "choice" else None  # only a choice asked gets a recommendation
+    if asked is not None and update is not None and update.recommendation:  # it weighs the kept axes too
+        asked = [c.model_copy(deep=True) for c in update.recommendation]
     dated = {s.number: s.date for s in data.sources}
     synthesis = _synthesis(data, points, entries, leads)
+    if update is not None:
+        synthesis = updated_synthesis(synthesis, update, touched, lambda text: _value(text, options))
     uncertain = _uncertain(data, valid, lang)
-    if not points:  # no finding survived: the sources are listed as read, never as key points
+    if (
+        not points and update is None
+    ):  # no finding survived: the sources are listed as read, never as key points
         uncertain += consulted(data.sources, data.max_sentence_words)
 
     def dossier_for(kept: Sequence[_Point]) -> Dossier:
@@ -319,7 +332,8 @@ def write(data: WriterInput) -> Dossier:
                        uncertainties=uncertain, recommendation=asked)  # fmt: skip
 
     def too_long() -> bool:  # measured on the rendered text, as the arbiter measures it
-        return count_words(render_body(dossier_for(kept), titles)) > data.max_words
+        # the kept sections' words count too (an incremental night: veille.offline.writer_update)
+        return count_words(render_body(dossier_for(kept), titles)) + data.kept_words > data.max_words
 
     kept = list(points)
     # Over the word budget: the axis with the most points loses its least concrete one.
@@ -331,5 +345,7 @@ def write(data: WriterInput) -> Dossier:
         uncertain.pop(len(uncertain) - len(data.missing_axes) - 1)
     # The scope sentence counts the sources this dossier cites: the bibliography lists those only.
     listed = set(cited(render_body(dossier_for(kept), titles)))
+    if update is not None:  # and the sources only the kept axes cite
+        listed |= valid - touched
     synthesis[0] = CitedText(text=scope_sentence(data, len(listed)))
     return dossier_for(kept)

@@ -83,6 +83,7 @@ class WriterInput(BaseModel):
     # (id -> title; not in ``axes``), and that night's conclusions in tonight's numbers, to update.
     kept_axes: dict[str, str] = Field(default_factory=dict)
     previous: Dossier | None = None
+    kept_words: int = 0  # the kept sections' words: the length rule is the whole dossier's
 
 
 # --- prompt (seed 004) --------------------------------------------------------------------------
@@ -121,6 +122,8 @@ def _kept_text(data: WriterInput) -> str:
         "Axes inchangés, déjà rédigés et validés (le code les reprend ; ne les réécris pas, "
         f"n'écris de sections que pour les axes des constats ci-dessus) :\n{kept}"
     )
+    if data.kept_words:
+        text += f"\nIls comptent {data.kept_words} mots : la longueur demandée vaut pour le dossier entier, eux compris."
     if data.previous is None:
         return text
     p = data.previous

@@ -21,7 +21,7 @@ from veille import progress
 from veille.alerts import Alert, alert
 from veille.arbiter import Verdict, arbitrate
 from veille.checkpoints import checkpoint
-from veille.dossier import AxisSection, Dossier, KeyPoint, render_body
+from veille.dossier import KEPT_NOTE, AxisSection, Dossier, KeyPoint, render_body
 from veille.grid import Grid
 from veille.language import request_language
 from veille.models.base import ModelError
@@ -32,11 +32,12 @@ from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
+from veille.steps.review_scope import failing_axes
 from veille.steps.sections import merge_sections
 from veille.steps.verify import VerifyContext
 from veille.steps.write import sanitize_dossier
 
-__all__ = ["ReviewOutcome", "RoundRecord", "review_loop"]
+__all__ = ["KEPT_NOTE", "ReviewOutcome", "RoundRecord", "review_loop"]
 
 
 class RoundRecord(BaseModel):
@@ -76,9 +77,6 @@ def _critic_input(draft: str, grid: Grid, request: str, sources: Sequence[Source
         axes=list(axes.values()),
         contradictions=contradictions,
     )
-
-
-KEPT_NOTE = "Section inchangée depuis la nuit précédente, où la grille l'a validée."
 
 
 def _shown_to_critic(dossier: Dossier, axes: Mapping[str, str], kept: Collection[str]) -> str:
@@ -128,7 +126,8 @@ def _revise(
     context: VerifyContext | None = None,
 ) -> Dossier | None:
     """The reviser's structure, sanitised (its changes alerted); None when the reviser failed.
-    ``kept``: axes kept from a validated night: the reviser gets the other parts only, code merges."""
+    ``kept``: axes kept from a validated night or pointed at by no instruction: the reviser gets
+    the other parts only, code merges."""
     kept_sections = {s.axis: s for s in dossier.sections if s.axis in kept}
     reviser_input = ReviserInput(
         draft=_without_evidence(dossier, kept),
@@ -245,8 +244,12 @@ def review_loop(
         if verdict.valid or number == max_rounds:
             break
         progress.report("review", number - 1, max_rounds, f"tour {number} : révision")
+        # The reviser gets the sections the instructions point at (all it would get when one
+        # concerns the dossier as a whole); the others are merged back unchanged (review_scope).
+        failing = failing_axes(dossier, axes, verdict, grid, language, kept)
+        held = set(kept) if failing is None else set(kept) | (set(axes) - failing)
         revised = _revise(
-            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, kept, language,
+            client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, held, language,
             context,
         )  # fmt: skip
         if revised is None:

@@ -20,9 +20,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import closing, suppress
 from pathlib import Path
 
-from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry
+from veille.dossier import SUPERSEDED_MARK, AxisSection, CitedText, Dossier, KeyPoint, LedgerEntry
 from veille.fingerprint import text_digest
 from veille.roles.writer import SourceRef, WriterInput
+from veille.textstats import count_words
 
 __all__ = [
     "SECTIONS_FILE",
@@ -236,6 +237,12 @@ def changed_only(data: WriterInput, kept: Mapping[str, AxisSection]) -> WriterIn
             "findings": [f for f in data.findings if f.subtask_id in changed],
             "contradictions": [c for c in data.contradictions if c.subtask_id in changed],
             "kept_axes": {axis: title for axis, title in data.axes.items() if axis in kept},
+            "kept_words": sum(
+                count_words(f"{p.text} {SUPERSEDED_MARK if p.superseded else ''}")
+                for axis, section in kept.items()
+                if axis in data.axes
+                for p in section.points
+            ),
         }
     )
 

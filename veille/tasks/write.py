@@ -26,13 +26,12 @@ from veille.tasks.clients import MODEL_TASK_RETRIES
 __all__ = ["WrittenDraft", "finish_report", "sections_path", "write_report"]
 
 
-def sections_path(settings: Settings, writer_by_code: bool) -> Path | None:
-    """Where validated sections are kept across nights (veille.steps.sections), or None: without
-    the response cache (every call asked again, as asked), and when code writes (the offline
-    engine, ``Model.answers_by_code``), whose writer composes the dossier as a whole (it merges twin
-    statements across axes: a section is not a function of its branch alone, so keeping one would
-    not give the dossier a from-scratch run writes)."""
-    if not settings.use_cache or writer_by_code:
+def sections_path(settings: Settings) -> Path | None:
+    """Where validated sections are kept across nights (veille.steps.sections), or None without
+    the response cache (every call asked again, as asked). Every backend: the offline writer too
+    is asked for the changed axes only and updates the previous conclusions
+    (veille.offline.writer_update)."""
+    if not settings.use_cache:
         return None
     return settings.cache_dir / SECTIONS_FILE
 
