@@ -123,3 +123,49 @@ def test_the_alert_shows_in_the_summary_and_the_metrics_artifact(warehouse: Path
     rows = {r["metric"]: r["value"] for r in metrics_table(result.summary, alerts)}
     assert rows[REGRESSION_CODE] == alert["message"]
     assert REGRESSION_CODE not in {r["metric"] for r in metrics_table(result.summary, [])}
+
+
+def _parts_history(warehouse: Path, scores: list[float], start_day: int) -> None:
+    """Nights whose final report the judge scored by parts (version « 1+parts »)."""
+    for n, score in enumerate(scores):
+        folder = write_synthetic_run(
+            warehouse / "runs",
+            T0 + timedelta(days=start_day + n, hours=1),
+            seed=500 + n,
+            judge_score=score,
+            run_fields={"corpus_dir": CORPUS, "flow_run_id": f"parts-{n}"},
+        )
+        grades = json.loads((folder / "grades.json").read_text(encoding="utf-8"))
+        for g in grades:
+            if g["grader"] == "judge" and g["target"] == "final":
+                g["version"] = "1+parts"
+        (folder / "grades.json").write_text(json.dumps(grades), encoding="utf-8")
+        record_run_dir(folder, warehouse / "parquet")
+
+
+def _check_version(warehouse: Path, score: float, version: str) -> QualityCheck | None:
+    grades = [{"grader": "judge", "target": "final", "score": score, "version": version}]
+    return check_quality(
+        warehouse / "parquet",
+        corpus_dir=CORPUS,
+        run_id="20260320T020000Z-abcdef",
+        grades=grades,
+        window=7,
+        threshold=0.1,
+        min_runs=3,
+    )
+
+
+def test_a_report_judged_by_parts_is_compared_only_with_reports_judged_by_parts(warehouse: Path) -> None:
+    """A mean of parts is on another scale than a whole report's grade: whole-judged nights (median
+    0.80) are no baseline for a night judged by parts, so its lower score raises nothing until
+    enough nights were judged the same way, and then it is measured against those."""
+    assert _check_version(warehouse, 0.46, "1+parts") is None  # no night judged by parts yet
+    _parts_history(warehouse, [0.47, 0.45, 0.46], start_day=10)
+    check = _check_version(warehouse, 0.46, "1+parts")
+    assert check is not None and check.median == pytest.approx(0.46) and check.previous == 3
+    assert not check.regressed
+    dropped = _check_version(warehouse, 0.30, "1+parts")
+    assert dropped is not None and dropped.regressed
+    whole = _check_version(warehouse, 0.79, "1")  # a whole-judged night: the five whole nights
+    assert whole is not None and whole.previous == 5 and whole.median == pytest.approx(0.80)

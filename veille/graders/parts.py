@@ -34,9 +34,19 @@ from veille.graders.base import GraderResult
 from veille.graders.judge import JudgeGrader
 from veille.textstats import count_words
 
-__all__ = ["JUDGED_FILE", "JudgedParts", "PartJudging", "cited_as_ids", "judge_by_parts", "report_parts"]
+__all__ = [
+    "JUDGED_FILE",
+    "PARTS_VERSION",
+    "JudgedParts",
+    "PartJudging",
+    "cited_as_ids",
+    "judge_by_parts",
+    "report_parts",
+]
 
 JUDGED_FILE = "judged.sqlite"
+# Suffix of the judge version of a report scored as the mean of its parts.
+PARTS_VERSION = "+parts"
 CONCLUSIONS = "conclusions"
 _SQL = Path(__file__).resolve().parent / "sql"
 _CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -194,4 +204,7 @@ def judge_by_parts(
         },
         model=next((g.result.model for g in out if g.result.model), None),  # the model that scored them
     )
+    # A mean of parts is on another scale than a whole report's grade (a part is judged on what it
+    # covers): its own version, so trends and the regression check compare like with like.
+    final = final.model_copy(update={"version": f"{final.version}{PARTS_VERSION}"})
     return final, out

@@ -21,7 +21,14 @@ from veille.alerts import Alert, alert
 from veille.warehouse.errors import WarehouseError
 from veille.warehouse.queries import query, read_sql
 
-__all__ = ["REGRESSION_CODE", "QualityCheck", "check_quality", "final_judge_score", "previous_scores"]
+__all__ = [
+    "REGRESSION_CODE",
+    "QualityCheck",
+    "check_quality",
+    "final_judge_score",
+    "final_judge_version",
+    "previous_scores",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -66,14 +73,26 @@ def final_judge_score(grades: Iterable[Mapping[str, Any]]) -> float | None:
     return None
 
 
-def previous_scores(parquet_dir: Path, corpus_dir: str, run_id: str, window: int) -> list[float]:
-    """Judge scores of the last ``window`` completed runs of ``corpus_dir`` (not ``run_id``), newest first."""
+def final_judge_version(grades: Iterable[Mapping[str, Any]]) -> str | None:
+    """The judge version of the final report's grade (« 2+parts » when judged by parts), or None."""
+    for grade in grades:
+        if grade.get("grader") == "judge" and grade.get("target", "final") == "final":
+            version = grade.get("version")
+            return str(version) if version is not None else None
+    return None
+
+
+def previous_scores(
+    parquet_dir: Path, corpus_dir: str, run_id: str, window: int, version: str | None = None
+) -> list[float]:
+    """Judge scores of the last ``window`` completed runs of ``corpus_dir`` (not ``run_id``), newest
+    first; with ``version``, only runs whose final report the judge of that version scored."""
     if not Path(parquet_dir).is_dir():
         return []  # no run recorded yet
     _, rows = query(
         parquet_dir,
         read_sql("quality_previous_scores"),
-        {"corpus": corpus_dir, "run_id": run_id, "window": window},
+        {"corpus": corpus_dir, "run_id": run_id, "window": window, "version": version},
         read_only_check=False,
     )
     return [float(score) for _, score in rows]
@@ -93,11 +112,12 @@ def check_quality(
 
     A warehouse that cannot be read is logged and gives None: the check informs, it never fails a run.
     """
+    grades = list(grades)
     score = final_judge_score(grades)
     if score is None:
         return None
     try:
-        previous = previous_scores(parquet_dir, corpus_dir, run_id, window)
+        previous = previous_scores(parquet_dir, corpus_dir, run_id, window, final_judge_version(grades))
     except WarehouseError as exc:
         logger.warning("quality check skipped: the warehouse could not be read (%s)", exc)
         return None
