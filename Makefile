@@ -45,8 +45,15 @@ typecheck: $(STAMP)
 test: $(STAMP) lint typecheck
 	$(BIN)/pytest -q -n 2 -m "not process" $(PYTEST_ARGS)
 
+# Only the test files that say `mark.process` are collected: collecting all ~2,100 tests to keep the
+# process ones cost each xdist worker ~14 s of CPU (docs/benchmarks.md, "Test suite"). A process test
+# whose file does not say it would run in neither half: tests/conftest.py refuses it at collection.
+# `--dist loadscope`: a module's tests go to one worker, so a module-scoped server or zygote
+# (tests/crashkit.py) starts once, not once per worker its tests were spread over.
+PROCESS_TEST_FILES = $(shell grep -rlE --include='test_*.py' 'mark\.process' tests | sort)
+
 test-process: $(STAMP)
-	$(BIN)/pytest -q -n 2 -m process $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n 2 --dist loadscope -m process $(PROCESS_TEST_FILES) $(PYTEST_ARGS)
 
 # --- Operating with Prefect (docs/operations.md) -----------------------------------------
 # This checkout's server on loopback (UI on http://127.0.0.1:4200), the nightly deployment, a worker.

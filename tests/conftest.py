@@ -125,6 +125,18 @@ def pytest_configure(config: pytest.Config) -> None:
         clear_rows()
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `make test` sees every process test here
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`make test-process` collects only the test files that say `mark.process` (Makefile): a test
+    marked `process` another way would run in neither half of the suite, so it is refused."""
+    said: dict[Path, bool] = {}
+    for item in items:
+        if item.get_closest_marker("process") and item.path not in said:
+            said[item.path] = "mark.process" in item.path.read_text(encoding="utf-8")
+    if unsaid := sorted(str(path) for path, ok in said.items() if not ok):
+        raise pytest.UsageError(f"process tests in files without the text `mark.process`: {unsaid}")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _is_xdist_worker(session.config):
         from tests.reliability import write_table

@@ -1,5 +1,5 @@
 """The Prefect server the project starts binds to 127.0.0.1 unless told otherwise (fast checks; the
-real server is checked by tests/e2e/test_secrets_server_auth.py), and a refused request is one line."""
+real server is checked by tests/test_operator_server.py), and a refused request is one line."""
 
 from __future__ import annotations
 
