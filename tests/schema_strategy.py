@@ -47,11 +47,27 @@ _ANY_JSON = st.recursive(
 )
 
 
+# Strategies built per schema text and ``strings`` strategy, reused: a property that derives its schema
+# from each example (the planner's depends on the catalogue and caps) met the same few schemas again
+# and again, and building a strategy tree (filters, builds signatures, hypothesis's recursive
+# properties) cost more CPU than drawing from it. A strategy is an immutable description of values, so
+# reusing it draws exactly what a fresh one would.
+_BUILT: dict[tuple[str, st.SearchStrategy[str] | None], st.SearchStrategy[Any]] = {}
+
+
 def from_wire_schema(
     schema: dict[str, Any], strings: st.SearchStrategy[str] | None = None
 ) -> st.SearchStrategy[Any]:
     """Any JSON value valid for ``schema`` (extra object keys included where they are allowed).
     ``strings``: what fills every free string (not an enum), cut to its maxLength; default: any text."""
+    key = (json.dumps(schema), strings)  # key order kept: it is the order answers are built in
+    built = _BUILT.get(key)
+    if built is None:
+        built = _BUILT[key] = _build(schema, strings)
+    return built
+
+
+def _build(schema: dict[str, Any], strings: st.SearchStrategy[str] | None) -> st.SearchStrategy[Any]:
     unknown = set(schema) - _HANDLED - _ANNOTATIONS
     if unknown:
         raise ValueError(f"schema keyword(s) not handled by the test strategy: {sorted(unknown)}")
