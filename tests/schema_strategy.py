@@ -76,10 +76,10 @@ def _build(schema: dict[str, Any], strings: st.SearchStrategy[str] | None) -> st
     branches = schema.get("anyOf") or schema.get("oneOf")
     if branches:
         rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
-        return st.one_of([from_wire_schema({**rest, **branch}, strings) for branch in branches])
+        return st.one_of([_build({**rest, **branch}, strings) for branch in branches])
     kind = schema.get("type")
     if isinstance(kind, list):
-        return st.one_of([from_wire_schema({**schema, "type": k}, strings) for k in kind])
+        return st.one_of([_build({**schema, "type": k}, strings) for k in kind])
     if kind == "object" or "properties" in schema:
         return _object(schema, strings)
     if kind == "array":
@@ -117,15 +117,13 @@ def _object(
 ) -> st.SearchStrategy[dict[str, Any]]:
     properties: dict[str, Any] = schema.get("properties") or {}
     required = set(schema.get("required") or [])
-    fixed = {name: from_wire_schema(sub, strings) for name, sub in properties.items() if name in required}
-    optional = {
-        name: from_wire_schema(sub, strings) for name, sub in properties.items() if name not in required
-    }
+    fixed = {name: _build(sub, strings) for name, sub in properties.items() if name in required}
+    optional = {name: _build(sub, strings) for name, sub in properties.items() if name not in required}
     extra = schema.get("additionalProperties", True)
     if extra is False:
         extras: st.SearchStrategy[dict[str, Any]] = st.just({})
     else:
-        values = _ANY_JSON if extra is True else from_wire_schema(extra, strings)
+        values = _ANY_JSON if extra is True else _build(extra, strings)
         keys = _EXTRA_KEYS.filter(lambda k: k not in properties)
         extras = st.dictionaries(keys, values, max_size=2)
     return st.builds(
@@ -139,8 +137,8 @@ def _object(
 def _array(schema: dict[str, Any], strings: st.SearchStrategy[str] | None) -> st.SearchStrategy[list[Any]]:
     low = int(schema.get("minItems", 0))
     high = int(schema.get("maxItems", max(low, _MAX_ITEMS)))
-    prefix = [from_wire_schema(sub, strings) for sub in schema.get("prefixItems") or []]
-    items = from_wire_schema(schema["items"], strings) if isinstance(schema.get("items"), dict) else _ANY_JSON
+    prefix = [_build(sub, strings) for sub in schema.get("prefixItems") or []]
+    items = _build(schema["items"], strings) if isinstance(schema.get("items"), dict) else _ANY_JSON
     if not prefix:
         return st.lists(items, min_size=low, max_size=high)
     head = st.tuples(*prefix).map(list)
