@@ -47,11 +47,27 @@ _ANY_JSON = st.recursive(
 )
 
 
+# Strategies built per schema text and ``strings`` strategy, reused: a property that derives its schema
+# from each example (the planner's depends on the catalogue and caps) met the same few schemas again
+# and again, and building a strategy tree (filters, builds signatures, hypothesis's recursive
+# properties) cost more CPU than drawing from it. A strategy is an immutable description of values, so
+# reusing it draws exactly what a fresh one would.
+_BUILT: dict[tuple[str, st.SearchStrategy[str] | None], st.SearchStrategy[Any]] = {}
+
+
 def from_wire_schema(
     schema: dict[str, Any], strings: st.SearchStrategy[str] | None = None
 ) -> st.SearchStrategy[Any]:
     """Any JSON value valid for ``schema`` (extra object keys included where they are allowed).
     ``strings``: what fills every free string (not an enum), cut to its maxLength; default: any text."""
+    key = (json.dumps(schema), strings)  # key order kept: it is the order answers are built in
+    built = _BUILT.get(key)
+    if built is None:
+        built = _BUILT[key] = _build(schema, strings)
+    return built
+
+
+def _build(schema: dict[str, Any], strings: st.SearchStrategy[str] | None) -> st.SearchStrategy[Any]:
     unknown = set(schema) - _HANDLED - _ANNOTATIONS
     if unknown:
         raise ValueError(f"schema keyword(s) not handled by the test strategy: {sorted(unknown)}")
@@ -60,10 +76,10 @@ def from_wire_schema(
     branches = schema.get("anyOf") or schema.get("oneOf")
     if branches:
         rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
-        return st.one_of([from_wire_schema({**rest, **branch}, strings) for branch in branches])
+        return st.one_of([_build({**rest, **branch}, strings) for branch in branches])
     kind = schema.get("type")
     if isinstance(kind, list):
-        return st.one_of([from_wire_schema({**schema, "type": k}, strings) for k in kind])
+        return st.one_of([_build({**schema, "type": k}, strings) for k in kind])
     if kind == "object" or "properties" in schema:
         return _object(schema, strings)
     if kind == "array":
@@ -101,15 +117,13 @@ def _object(
 ) -> st.SearchStrategy[dict[str, Any]]:
     properties: dict[str, Any] = schema.get("properties") or {}
     required = set(schema.get("required") or [])
-    fixed = {name: from_wire_schema(sub, strings) for name, sub in properties.items() if name in required}
-    optional = {
-        name: from_wire_schema(sub, strings) for name, sub in properties.items() if name not in required
-    }
+    fixed = {name: _build(sub, strings) for name, sub in properties.items() if name in required}
+    optional = {name: _build(sub, strings) for name, sub in properties.items() if name not in required}
     extra = schema.get("additionalProperties", True)
     if extra is False:
         extras: st.SearchStrategy[dict[str, Any]] = st.just({})
     else:
-        values = _ANY_JSON if extra is True else from_wire_schema(extra, strings)
+        values = _ANY_JSON if extra is True else _build(extra, strings)
         keys = _EXTRA_KEYS.filter(lambda k: k not in properties)
         extras = st.dictionaries(keys, values, max_size=2)
     return st.builds(
@@ -123,8 +137,8 @@ def _object(
 def _array(schema: dict[str, Any], strings: st.SearchStrategy[str] | None) -> st.SearchStrategy[list[Any]]:
     low = int(schema.get("minItems", 0))
     high = int(schema.get("maxItems", max(low, _MAX_ITEMS)))
-    prefix = [from_wire_schema(sub, strings) for sub in schema.get("prefixItems") or []]
-    items = from_wire_schema(schema["items"], strings) if isinstance(schema.get("items"), dict) else _ANY_JSON
+    prefix = [_build(sub, strings) for sub in schema.get("prefixItems") or []]
+    items = _build(schema["items"], strings) if isinstance(schema.get("items"), dict) else _ANY_JSON
     if not prefix:
         return st.lists(items, min_size=low, max_size=high)
     head = st.tuples(*prefix).map(list)

@@ -10,6 +10,7 @@ before the step sees it, so the test exercises schema-valid answers only.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -85,6 +86,14 @@ def _cited(numbers: Sequence[int]) -> st.SearchStrategy[dict[str, Any]]:
 
 def dossier_answers(numbers: Sequence[int], axes: Sequence[str]) -> st.SearchStrategy[dict[str, Any]]:
     """JSON the writer's/reviser's schema accepts for these source numbers and axes."""
+    return _dossier_answers(tuple(numbers), tuple(axes))
+
+
+# Built once per (numbers, axes), not per drawn answer: the drawing client asks for the writer's and
+# each reviser's strategy in every example, and building the strategy tree cost more CPU than drawing
+# from it. A strategy is an immutable description of values: reusing it draws what a fresh one would.
+@functools.cache
+def _dossier_answers(numbers: tuple[int, ...], axes: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
     point = st.fixed_dictionaries(
         {"text": TEXT, "citations": _cites(numbers, 1), "superseded": st.booleans()}
     )
@@ -106,6 +115,11 @@ def dossier_answers(numbers: Sequence[int], axes: Sequence[str]) -> st.SearchStr
 
 
 def evaluations(criteria: Sequence[str]) -> st.SearchStrategy[dict[str, Any]]:
+    return _evaluations(tuple(criteria))
+
+
+@functools.cache  # once per criteria list (see _dossier_answers)
+def _evaluations(criteria: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
     scores = {name: st.integers(min_value=1, max_value=5) for name in criteria}
     return st.fixed_dictionaries({**scores, "remarks": st.lists(TEXT, max_size=3)})
 
