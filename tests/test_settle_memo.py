@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import veille.steps.settle_memo as memo
+from veille.alerts import alert
 from veille.backends import build_client
 from veille.corpus.request import load_request
 from veille.roles.planner import PlannerInput
@@ -194,3 +195,21 @@ def test_a_damaged_file_settles_again_and_no_folder_keeps_nothing(
     assert _same(base.remembered(None), expected)
     assert _same(base.remembered(None), expected)
     assert counting.calls == 4
+
+
+def test_what_the_settling_only_carries_is_put_back_from_tonight_not_kept(
+    base: Args, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reused plan's outcome names the previous run in an alert each night: carried through
+    settling, so tonight's is put back on the kept plan, and the night is still a hit."""
+    counting = _Counting(monkeypatch)
+    assert _same(base.remembered(tmp_path), base.settle())
+    note = alert("plan", "plan.reused", "plan du dossier précédent (20260101T000000Z-abcdef) repris")
+    tonight = replace(
+        base,
+        outcome=base.outcome.model_copy(update={"alerts": [*base.outcome.alerts, note], "basis": "autre"}),
+    )
+    served = tonight.remembered(tmp_path)
+    assert counting.calls == 1
+    assert _same(served, tonight.settle())
+    assert note in served.alerts and served.basis == "autre"

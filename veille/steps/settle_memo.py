@@ -5,16 +5,23 @@ places every document by its passages per axis: at 2,000 real-size documents mos
 night's CPU (docs/benchmarks.md). It is a pure function of its arguments, the code behind it and
 the data files it reads (the bundled ``veille/data/`` and the authority file), so a night whose
 inputs are all unchanged gets last night's result back (:func:`veille.steps.unchanged.remembered`,
-one slot in ``<warehouse>/cache/settled.json``). The key holds every argument: the planner's
-outcome and input (catalogue, request, limits, findings), a digest of each document's text (the
-texts never enter the file), the reading budget, the flagged and left-out documents, the text
-relevance and the code and data digests; any difference settles again.
+one slot in ``<warehouse>/cache/settled.json``). The key holds every argument it reads: the
+planner's plan and proposal, the planner input (catalogue, request, limits, findings), a digest of
+each document's text (the texts never enter the file), the reading budget, the flagged and left-out
+documents, the text relevance and the code and data digests; any difference settles again.
+
+The outcome's alerts, coverage and basis are not read, only carried: settling returns the outcome
+with its plan and reading replaced and its alerts followed by the settling's own. Those carried
+fields name the night (a reused plan's alert names the previous run), so they stay out of the key:
+what is kept is the settled plan, the reading and the added alerts, put back on tonight's outcome.
+Kept only when the computed result is exactly that recomposition (checked each time it is computed):
+a settling that read or changed a carried field would be recomputed every night, never served wrong.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +64,7 @@ def settle_key(
 ) -> str:
     """The digest of everything :func:`settle_plan` reads: equal keys, equal results."""
     listed = {
-        "outcome": outcome.model_dump(mode="json"),
+        "outcome": outcome.model_dump(mode="json", include={"plan", "proposed", "reading"}),
         "data": data.model_dump(mode="json", exclude={"texts"}),
         "budget": budget,
         "authority_file": str(authority_file) if authority_file is not None else None,
@@ -96,8 +103,29 @@ def remembered_settle(
     if folder is None:
         return compute()
     key = settle_key(outcome, data, bodies, budget, authority_file, flagged, left_out, text)
+    return remembered(
+        folder, "settled", key, compute, lambda s: _dump(outcome, s), lambda v: _load(outcome, v, compute)
+    )
 
-    def dump(settled: PlanOutcome) -> Any:
-        return settled.model_dump(mode="json")
 
-    return remembered(folder, "settled", key, compute, dump, PlanOutcome.model_validate)
+def _recomposed(outcome: PlanOutcome, kept: PlanOutcome, added: list[Any]) -> PlanOutcome:
+    """Tonight's ``outcome`` with the kept plan and reading and its alerts followed by ``added``."""
+    return outcome.model_copy(
+        update={"plan": kept.plan, "reading": kept.reading, "alerts": [*outcome.alerts, *added]}
+    )
+
+
+def _dump(outcome: PlanOutcome, settled: PlanOutcome) -> Any:
+    added = settled.alerts[len(outcome.alerts) :]
+    if _recomposed(outcome, settled, added) != settled:
+        return None  # not settling's shape (a carried field changed): computed every night
+    return settled.model_copy(update={"alerts": added}).model_dump(
+        mode="json", include={"plan", "reading", "alerts"}
+    )
+
+
+def _load(outcome: PlanOutcome, value: Any, compute: Callable[[], PlanOutcome]) -> PlanOutcome:
+    if value is None:
+        return compute()
+    kept = PlanOutcome.model_validate({**value, "proposed": outcome.proposed.model_dump(mode="json")})
+    return _recomposed(outcome, kept, list(kept.alerts))
