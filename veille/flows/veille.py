@@ -145,9 +145,10 @@ def veille_flow(
                 )
 
             kept = sections_path(settings)  # the writer writes only changed axes, on every backend
+            memo = settings.cache_dir if settings.use_cache else None  # verified: kept across nights
             written = write_report(
                 asker, analyses, request, grid, settings.database, run.web, settings.bounds(), kept,
-                model_key(settings, "writer"), planned.reading,
+                model_key(settings, "writer"), planned.reading, memo,
             )  # fmt: skip
             log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
             reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds, kept))

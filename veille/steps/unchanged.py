@@ -25,7 +25,7 @@ from veille.roles.planner import CatalogueEntry
 from veille.steps.duplicates import Collapsed, collapse_duplicates
 from veille.tree_cache import write_atomically
 
-__all__ = ["remembered", "remembered_collapse"]
+__all__ = ["remembered", "remembered_among", "remembered_collapse"]
 
 T = TypeVar("T")
 
@@ -54,6 +54,40 @@ def remembered(
     except OSError:
         return result
     write_atomically(path, json.dumps({"key": key, "value": dump(result)}, ensure_ascii=False).encode())
+    return result
+
+
+def remembered_among(
+    folder: Path | None,
+    name: str,
+    key: str,
+    compute: Callable[[], T],
+    dump: Callable[[T], Any],
+    load: Callable[[Any], T],
+    slots: int,
+) -> T:
+    """:func:`remembered` for a step run several times a night on different inputs (the verifier:
+    the writer's structure, then each revision): the last ``slots`` results are kept, the oldest
+    dropped first, so the file stays the size of one night's results."""
+    if folder is None:
+        return compute()
+    path = folder / f"{name}.json"
+    entries: list[list[Any]] = []
+    try:
+        kept = json.loads(path.read_bytes())
+        entries = [e for e in kept["entries"] if isinstance(e, list) and len(e) == 2]
+        for kept_key, value in entries:
+            if kept_key == key:
+                return load(value)
+    except (OSError, ValueError, KeyError, TypeError):
+        entries = []  # absent, damaged or of another shape: computed again below
+    result = compute()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return result
+    entries = [*entries, [key, dump(result)]][-slots:]
+    write_atomically(path, json.dumps({"entries": entries}, ensure_ascii=False).encode())
     return result
 
 

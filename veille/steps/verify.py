@@ -58,12 +58,20 @@ class VerifyContext(BaseModel):
     documents: dict[int, SourceText] = Field(default_factory=dict)
     options: list[str] = Field(default_factory=list)
     request: str = ""
+    # Where the verifier's results are kept across nights (veille.steps.verify_memo), None: not
+    # kept. Not data: excluded from dumps, so no cache key or output holds it.
+    memo: Path | None = Field(default=None, exclude=True)
 
 
 def read_context(
-    db_path: Path, sources: Sequence[SourceRef], options: Sequence[str], request: str
+    db_path: Path,
+    sources: Sequence[SourceRef],
+    options: Sequence[str],
+    request: str,
+    memo: Path | None = None,
 ) -> VerifyContext:
-    """The texts of the numbered corpus sources (web pages have none here), read from the store."""
+    """The texts of the numbered corpus sources (web pages have none here), read from the store;
+    ``memo``: where the verifier keeps its results (veille.steps.verify_memo)."""
     corpus = [s for s in sources if s.kind == "corpus"]
     texts = {d.id: d for d in fetch_documents(db_path, [s.id for s in corpus])}
     documents = {
@@ -71,7 +79,7 @@ def read_context(
         for s in corpus
         if s.id in texts
     }
-    return VerifyContext(documents=documents, options=list(options), request=request)
+    return VerifyContext(documents=documents, options=list(options), request=request, memo=memo)
 
 
 @dataclass

@@ -47,7 +47,8 @@ from veille.steps.sections import (
     conclusions_digest,
     merge_sections,
 )
-from veille.steps.verify import VerifyContext, read_context, verify_dossier
+from veille.steps.verify import VerifyContext, read_context
+from veille.steps.verify_memo import remembered_verify
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
 from veille.store.readers import source_metadata
 
@@ -281,7 +282,7 @@ def sanitize_dossier(
     if language:
         clean = mark_dossier_quotations(clean, language)
     # Verified before the report's bound: what it cuts is then what the sources support.
-    clean, verified = verify_dossier(clean, context, stage) if context is not None else (clean, [])
+    clean, verified = remembered_verify(clean, context, stage) if context is not None else (clean, [])
     if max_words is None:
         return clean, tally.alerts(stage) + unordered + verified
     clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
@@ -348,12 +349,13 @@ def write_sourced_draft(
     writer_key: str = "",
     *,
     reading: RequestReading | None = None,
+    memo: Path | None = None,
 ) -> WrittenDraft:
     """Number the cited sources (code, in order of first citation across branches), then have the
     writer turn the numbered findings into the structure: the model sees numbers, never document ids
     nor URLs. ``web``: the sub-tasks' web research (``--web``), numbered with the documents;
     ``sections``: the sections kept across nights (``writer_key``: the writer's model key), None to
-    write every axis."""
+    write every axis; ``memo``: where the verifier's results are kept across nights (None: not kept)."""
     analyses, filled = fill_empty_branches(analyses, db_path)  # no axis empty while its documents speak
     cited = [i for a in analyses for f in a.findings.findings for i in f.doc_ids]
     cited += [i for a in analyses for c in a.findings.contradictions for i in (*c.doc_ids, c.retained)]
@@ -386,7 +388,7 @@ def write_sourced_draft(
             kept = {}
         else:
             data = data.model_copy(update={"previous": previous})
-    context = read_context(db_path, sources, data.options, request.text)
+    context = read_context(db_path, sources, data.options, request.text, memo)
     dossier, alerts = write_draft(client, data, kept, context)
     alerts = [*filled, *alerts]
     draft = render_body(dossier, data.axes)

@@ -17,10 +17,10 @@ from veille.steps.news import Changes
 from veille.steps.plan import PlanOutcome, make_plan
 from veille.steps.plan_reading import reading_forecast
 from veille.steps.plan_reuse import planner_basis, previous_settled, reusable_plan
-from veille.steps.plan_settle import settle_plan
 from veille.steps.plan_stable import Previous, stable_alerts, stable_plan
 from veille.steps.request_read import document_texts
 from veille.steps.screen import flagged_documents
+from veille.steps.settle_memo import remembered_settle
 from veille.steps.text_relevance import TextRelevance
 from veille.tasks.answer_key import AnswerKey
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
@@ -175,11 +175,13 @@ def _settled(
     and the documents' text, veille.steps.request_read), then what each analyst reads settled by
     the documents' passages per axis of that reading (veille.steps.plan_reading) — the same code
     for every backend. Outside the cached task: pure code, a few seconds at 2,000 documents, and
-    the bodies never enter a cache key."""
+    the bodies never enter a cache key (their digests key the settling kept for an unchanged
+    night, veille.steps.settle_memo)."""
     data = shown.data
     bodies = data.texts or document_texts(reuse.settings.database, [e.id for e in data.catalogue])
     settings = reuse.settings
-    return settle_plan(
+    return remembered_settle(
+        settings.cache_dir if settings.use_cache else None,
         outcome,
         data,
         bodies,

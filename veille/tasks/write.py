@@ -52,15 +52,18 @@ def write_report(
     sections_path: Path | None = None,
     writer_key: str = "",
     reading: RequestReading | None = None,
+    memo: Path | None = None,
 ) -> WrittenDraft:
     """Sources (documents and web pages) numbered in order of first citation across branches; the
     writer sees numbers only; ``bounds``: code's on what it writes (Settings); ``sections_path``:
     the sections kept across nights (veille.steps.sections), None to write every axis; ``reading``:
-    the request read once (its options and what it asks for shape the sections)."""
+    the request read once (its options and what it asks for shape the sections); ``memo``: where
+    the verifier's results are kept across nights (veille.steps.verify_memo), None: not kept."""
     sections = SectionCache(sections_path) if sections_path is not None else None
     return write_sourced_draft(
-        client, analyses, request, grid, db_path, web, bounds, sections, writer_key, reading=reading
-    )
+        client, analyses, request, grid, db_path, web, bounds, sections, writer_key,
+        reading=reading, memo=memo,
+    )  # fmt: skip
 
 
 def finish_report(
