@@ -213,10 +213,11 @@ def missing_points(sections: Sequence[AxisSection], coverage: Coverage) -> list[
 
 
 def ensure_entries(
-    dossier: Dossier, checked: Dossier, coverage: Coverage, stage: str
+    dossier: Dossier, checked: Dossier, coverage: Coverage, stage: str, filled: int = 0
 ) -> tuple[Dossier, list[Alert]]:
     """``dossier`` (bounded) with every entry it owes: the point ``checked`` (verified, before the
-    bound) had for it, else code's line (« non renseigné », nothing usable), its documents cited."""
+    bound) had for it, else code's line (« non renseigné », nothing usable), its documents cited.
+    ``filled``: the points :func:`missing_points` added (counted in the one alert)."""
     sections = [s.model_copy(deep=True) for s in dossier.sections]
     by_axis = {s.axis: s for s in sections}
     restored = lines = 0
@@ -240,10 +241,11 @@ def ensure_entries(
         add(item.axis, before[0].model_copy(deep=True) if before else
             KeyPoint(text=f"{item.name} : {NOT_STATED}", citations=item.sources))  # fmt: skip
         restored, lines = restored + bool(before), lines + (not before)
-    if not restored + lines:
+    if not filled + restored + lines:
         return dossier, []
     message = (
-        f"entrées dues par la demande ajoutées par le code : {restored} point(s) vérifié(s) remis, "
+        f"entrées dues par la demande ajoutées par le code : {filled} constat(s) d'analyste repris, "
+        f"{restored} point(s) vérifié(s) remis, "
         f"{lines} ligne(s) « {NOT_STATED} » ou « aucun constat vérifiable » (documents cités)"
     )
     return dossier.model_copy(update={"sections": sections}), [

@@ -212,11 +212,13 @@ def sanitize_dossier(
     # "Later wins" never orders a source of unknown date (veille.steps.ledger_dates).
     ledger, unordered = drop_unknown_order(_ledger(dossier.contradictions, valid, tally), sources, stage)
     sections = _sections(dossier.sections, axes, valid, tally)
+    filled = 0
     if coverage is not None:  # owed entries, cleaned like the writer's; the per-axis cap is not theirs
         label_points(sections, coverage)  # an inventory's entry names its item
         room = replace(tally, orphans=set(), max_points=tally.max_points + len(coverage.items))
         for extra in _sections(missing_points(sections, coverage), axes, valid, room):
             next(s for s in sections if s.axis == extra.axis).points += extra.points
+            filled += len(extra.points)
         label_points(sections, coverage)
     for section in sections:
         for point in section.points:
@@ -238,7 +240,7 @@ def sanitize_dossier(
     if max_words is not None:
         clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
     if coverage is not None:
-        clean, owed = ensure_entries(clean, checked, coverage, stage)
+        clean, owed = ensure_entries(clean, checked, coverage, stage, filled)
         cut += owed
     return clean, tally.alerts(stage) + unordered + verified + cut
 
