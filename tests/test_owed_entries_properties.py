@@ -143,7 +143,7 @@ def _holds(dossier: Dossier, data: WriterInput, coverage: Coverage, given_figure
         assert _figures(point.text) <= given_figures, point.text  # code adds no figure
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inventory=inventories(),
     kind=st.sampled_from(["choice", "inventory", "evolution", "survey"]),

@@ -237,7 +237,7 @@ def ensure_entries(
     for item in coverage.items:
         if _covered(sections, item):
             continue
-        before = [p for s in checked.sections for p in s.points if set(p.citations) & set(item.sources)]
+        before = [p for s in checked.sections for p in s.points if _names(p, item)]
         add(item.axis, before[0].model_copy(deep=True) if before else
             KeyPoint(text=f"{item.name} : {NOT_STATED}", citations=item.sources))  # fmt: skip
         restored, lines = restored + bool(before), lines + (not before)
