@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, alert
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint
+from veille.language import REPORT_LANGUAGE, language, request_language
 from veille.plaintext import clean_text
 from veille.roles.writer import SourceRef, WriterInput
 from veille.steps.analyse import Analysis
@@ -138,12 +139,22 @@ def owed_entries(
     return data, coverage_of(analyses, data, inventory, unnamed)
 
 
+def _shown(text: str, request: str) -> str:
+    """A finding as code shows it: in another language than the request's (and French, code's own),
+    a quotation marked with its language, « … » (en) — a document's words, never the dossier's."""
+    code = language(text)
+    if not code or code in {request, REPORT_LANGUAGE}:
+        return text
+    return f"« {text.strip().rstrip('.!?…').rstrip()} » ({code})"
+
+
 def coverage_of(
     analyses: Sequence[Analysis], data: WriterInput, inventory: bool, unnamed: Collection[str] = ()
 ) -> Coverage:
     """What ``data`` (numbered, sources final) owes an entry to. ``unnamed``: read documents whose
     title is their file name's: they name no item (a team's note, a framing text)."""
     number = {s.id: s.number for s in data.sources if s.kind == "corpus"}
+    request = request_language(data.request_title, data.request)
     title = {s.id: s.title for s in data.sources}
     axes: list[Entry] = []
     items: dict[str, Entry] = {}
@@ -152,7 +163,7 @@ def coverage_of(
             continue
         own = [f for f in data.findings if f.subtask_id == analysis.subtask_id]
         cited = [n for f in own for n in f.sources] or [number[i] for i in read if i in number]
-        findings = [CitedText(text=f.statement, citations=list(f.sources)) for f in own]
+        findings = [CitedText(text=_shown(f.statement, request), citations=list(f.sources)) for f in own]
         axes.append(Entry(axis=analysis.subtask_id, sources=list(dict.fromkeys(cited)), findings=findings))
         for doc_id in read if inventory else ():
             if doc_id not in number or doc_id in unnamed:
@@ -163,7 +174,7 @@ def coverage_of(
                 item.sources.append(number[doc_id])
     for item in items.values():  # its findings, from any branch, in the branches' order
         item.findings = [
-            CitedText(text=_prefixed(item.name, f.statement), citations=list(f.sources))
+            CitedText(text=_prefixed(item.name, _shown(f.statement, request)), citations=list(f.sources))
             for f in data.findings
             if set(f.sources) & set(item.sources)
         ]
