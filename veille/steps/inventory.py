@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from veille.alerts import Alert, alert
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint
-from veille.language import REPORT_LANGUAGE, language, request_language
+from veille.language import REPORT_LANGUAGE, language, quote_foreign, request_language
 from veille.plaintext import clean_text
 from veille.roles.writer import SourceRef, WriterInput
 from veille.steps.analyse import Analysis
@@ -50,6 +50,7 @@ NOTHING_USABLE = (
     "Les documents lus pour cet axe ne donnent aucun constat vérifiable sur sa question ; "
     "leurs passages n'ont pas été retenus"
 )
+_LEAD_WORDS = 4  # « Subject — sentence »: the analyst's label of what its sentence is about
 _MARKS_RE = re.compile(r"[\[\]#*_`<>|]")  # a title is data: no citation, heading or markup of its own
 
 
@@ -139,13 +140,21 @@ def owed_entries(
     return data, coverage_of(analyses, data, inventory, unnamed)
 
 
+def _quoted(text: str, request: str) -> str:
+    code = language(text)  # a whole statement is told more surely than its pieces (« Nov. 2023) and … »)
+    if code and code not in {request, REPORT_LANGUAGE}:
+        return f"« {text.strip().rstrip('.').rstrip()} » ({code})"
+    return quote_foreign(text, request)
+
+
 def _shown(text: str, request: str) -> str:
-    """A finding as code shows it: in another language than the request's (and French, code's own),
-    a quotation marked with its language, « … » (en) — a document's words, never the dossier's."""
-    code = language(text)
-    if not code or code in {request, REPORT_LANGUAGE}:
-        return text
-    return f"« {text.strip().rstrip('.!?…').rstrip()} » ({code})"
+    """A finding as code shows it: in another language than the request's (and French, code's own)
+    as a quotation « … » (en) — a document's words, never the dossier's —, an analyst's short
+    « Subject — » lead left outside it."""
+    head, sep, rest = text.partition(" — ")
+    if sep and len(head.split()) <= _LEAD_WORDS:
+        return f"{head}{sep}{_quoted(rest, request)}"
+    return _quoted(text, request)
 
 
 def coverage_of(
