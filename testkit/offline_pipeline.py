@@ -97,6 +97,7 @@ def run_bundled_pipeline(corpus: Path, max_rounds: int = 3) -> dict[str, Any]:
                 axes=writer_input.axes,
                 contradictions=len(writer_input.contradictions),
                 context=written.verify,
+                coverage=written.coverage,
             )
             records = client.journal.records()
     final = finalize_report(

@@ -37,6 +37,7 @@ __all__ = [
     "mark_quotations",
     "prose_language",
     "prose_strings",
+    "quote_foreign",
     "request_language",
 ]
 
@@ -172,6 +173,14 @@ def _mark(sentence: str, foreign: set[str]) -> str:
     end = body[-1] if body.endswith(_END) else ""
     core = body.rstrip("".join(_END)).rstrip() if end else body
     return f"{lead}« {core} » ({code}){end}{sentence[len(sentence.rstrip()) :]}"
+
+
+def quote_foreign(text: str, request: str) -> str:
+    """``text`` (one item code shows) with each sentence identified with confidence in neither
+    ``request``'s language nor French marked as a quotation, « … » (en): :func:`mark_quotations` for
+    an item whose dossier's own language is the request's (code takes up a document's words)."""
+    foreign = set(_languages()) - {request, REPORT_LANGUAGE}
+    return "".join(_mark(s, foreign) for s in _sentences(text))
 
 
 def mark_quotations(texts: Iterable[str], request: str) -> list[str]:

@@ -33,6 +33,7 @@ from veille.roles.writer import SourceRef
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.review_scope import failing_axes
+from veille.steps.inventory import Coverage
 from veille.steps.sections import merge_sections
 from veille.steps.verify import VerifyContext
 from veille.steps.write import sanitize_dossier
@@ -124,6 +125,7 @@ def _revise(
     kept: Collection[str] = (),
     language: str = "",
     context: VerifyContext | None = None,
+    coverage: Coverage | None = None,
 ) -> Dossier | None:
     """The reviser's structure, sanitised (its changes alerted); None when the reviser failed.
     ``kept``: axes kept from a validated night or pointed at by no instruction: the reviser gets
@@ -166,6 +168,7 @@ def _revise(
         max_words=grid.max_words,
         language=language,
         context=context,
+        coverage=coverage,
     )
     alerts += changed
     return clean
@@ -213,6 +216,7 @@ def review_loop(
     bounds: Bounds | None = None,
     kept: Collection[str] = (),
     context: VerifyContext | None = None,
+    coverage: Coverage | None = None,
 ) -> ReviewOutcome:
     """critic → arbiter → (reviser) until valid or ``max_rounds`` evaluations.
 
@@ -229,7 +233,7 @@ def review_loop(
     language = request_language(request)
     dossier, alerts = sanitize_dossier(  # no alert when the write step's already sanitised it
         draft, sources, list(axes), stage="review", bounds=bounds, max_words=grid.max_words, language=language,
-        context=context,
+        context=context, coverage=coverage,
     )  # fmt: skip
     for number in range(1, max_rounds + 1):
         progress.report("review", number - 1, max_rounds, f"tour {number} : critique")
@@ -250,7 +254,7 @@ def review_loop(
         held = set(kept) if failing is None else set(kept) | (set(axes) - failing)
         revised = _revise(
             client, dossier, verdict.instructions, grid, sources, axes, number, alerts, bounds, held, language,
-            context,
+            context, coverage,
         )  # fmt: skip
         if revised is None:
             break

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from veille.alerts import Alert, Severity, alert
+from veille.alerts import Alert
 from veille.citations import normalize_citations, normalize_lookalikes
 from veille.corpus.request import Request
 from veille.corpus.request_reading import RequestReading
@@ -35,6 +35,13 @@ from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_report
 from veille.steps.empty_axes import fill_empty_branches
+from veille.steps.inventory import (
+    Coverage,
+    ensure_entries,
+    label_points,
+    missing_points,
+    owed_entries,
+)
 from veille.steps.ledger_dates import drop_unknown_order
 from veille.steps.model_structure import drop_format_characters, strip_structure
 from veille.steps.numbering import number_findings
@@ -50,9 +57,12 @@ from veille.steps.sections import (
 from veille.steps.verify import VerifyContext, read_context
 from veille.steps.verify_memo import remembered_verify
 from veille.steps.write_fallback import code_dossier, rendered_by_code_alert
+from veille.steps.write_tally import MAX_ITEM_WORDS, MAX_POINTS_PER_AXIS, Tally
 from veille.store.readers import source_metadata
 
 __all__ = [
+    "MAX_ITEM_WORDS",
+    "MAX_POINTS_PER_AXIS",
     "WrittenDraft",
     "number_findings",
     "sanitize_dossier",
@@ -64,10 +74,6 @@ __all__ = [
 # --- sanitising a model's structure --------------------------------------------------------------
 
 _MARKER_RE = re.compile(r"\[(\d+)\]")
-# Bounds code holds whatever a model returns (issue 23), Settings' defaults (veille.roles.limits.Bounds):
-# a key point or sentence item is one or two sentences, an axis a handful of points.
-MAX_ITEM_WORDS = Bounds().max_item_words
-MAX_POINTS_PER_AXIS = Bounds().max_points_per_axis
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 _LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list or a quote of its own
 # What marking a quotation adds (« … » (en)): not words of the item, so a second sanitising (the
@@ -75,70 +81,7 @@ _LEAD_RE = re.compile(r"^[\s#>*+\-|]+")  # a text cannot open a heading, a list 
 _QUOTE_MARK_RE = re.compile(r"[«»]|(?<=»)\s*\([a-z]{2}\)")
 
 
-@dataclass
-class _Tally:
-    """What sanitising removed or changed, turned into one alert per kind."""
-
-    orphans: set[int]
-    headings: int = 0
-    uncited: int = 0
-    empty: int = 0
-    unknown_axes: int = 0
-    invalid_entries: int = 0
-    superseded: int = 0
-    lookalikes: int = 0  # look-alike citations rewritten as [n]
-    lookalikes_removed: int = 0
-    structure: int = 0  # items whose model-made structure was removed (veille.steps.model_structure)
-    too_long: int = 0
-    duplicates: int = 0
-    over_cap: int = 0
-    max_words: int = MAX_ITEM_WORDS
-    max_points: int = MAX_POINTS_PER_AXIS
-
-    def alerts(self, stage: str) -> list[Alert]:
-        out = []
-
-        def add(code: str, severity: Severity, message: str) -> None:
-            out.append(alert(stage, code, message, severity=severity))
-
-        if self.orphans:
-            add("report.orphan_citation", "warning",
-                f"le modèle cite des numéros sans source {sorted(self.orphans)} : retirés par le code")  # fmt: skip
-        if self.headings:
-            add("report.model_heading", "warning",
-                f"{self.headings} élément(s) contenant un titre Markdown retiré(s) : les sections sont écrites par le code")  # fmt: skip
-        if self.structure:
-            add("report.model_structure", "warning",
-                f"{self.structure} élément(s) : structure écrite par le modèle retirée (front matter, titre, "
-                "liste, « ## Sources », phrase à l'impératif adressée au lecteur)")  # fmt: skip
-        if self.uncited:
-            add("report.uncited_point", "warning",
-                f"{self.uncited} point(s) clé(s) sans citation valide retiré(s) du rapport")  # fmt: skip
-        if self.unknown_axes:
-            add("report.unknown_axis", "warning",
-                f"{self.unknown_axes} section(s) d'un axe inconnu retirée(s)")  # fmt: skip
-        if self.invalid_entries:
-            add("report.invalid_contradiction", "warning",
-                f"{self.invalid_entries} contradiction(s) sans source retenue ou écartée valide retirée(s)")  # fmt: skip
-        if self.superseded:
-            add("report.superseded_point", "info",
-                f"{self.superseded} point(s) clé(s) cité(s) par les seules sources écartées d'une "
-                "contradiction sur leur sujet : marqué(s) « remplacé »")  # fmt: skip
-        if self.empty:
-            add("report.empty_item", "info", f"{self.empty} élément(s) vide(s) ignoré(s)")
-        if self.too_long or self.duplicates or self.over_cap:
-            add("report.bounded", "warning",
-                f"bornes du code : {self.too_long} élément(s) de plus de {self.max_words} mots, "
-                f"{self.duplicates} doublon(s), {self.over_cap} point(s) au-delà de {self.max_points} "
-                "par axe retiré(s)")  # fmt: skip
-        if self.lookalikes or self.lookalikes_removed:
-            add("report.lookalike_citation", "warning",
-                f"citations d'une autre forme que [n] ([ 9 ], ［9］, [n°9], (source 9)…) : {self.lookalikes} "
-                f"réécrite(s) en [n], {self.lookalikes_removed} retirée(s) (numéro sans source ou ambigu)")  # fmt: skip
-        return out
-
-
-def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
+def _clean(text: str, valid: set[int], tally: Tally) -> tuple[str, list[int]]:
     """Text on one line without citation markers, and the valid numbers it carried inline. A text
     that writes a Markdown heading (a section of its own, "## Sources"...) is dropped: sections are
     code's, so their content is too."""
@@ -166,7 +109,7 @@ def _clean(text: str, valid: set[int], tally: _Tally) -> tuple[str, list[int]]:
     return clean_text(_LEAD_RE.sub("", text).strip()), [n for n in inline if n in valid]
 
 
-def _seen(text: str, seen: set[str], tally: _Tally) -> bool:
+def _seen(text: str, seen: set[str], tally: Tally) -> bool:
     """Whether ``text`` repeats an item already kept (case and spacing aside); counted if so."""
     key = " ".join(text.casefold().split())
     if key in seen:
@@ -176,12 +119,12 @@ def _seen(text: str, seen: set[str], tally: _Tally) -> bool:
     return False
 
 
-def _numbers(numbers: Sequence[int], valid: set[int], tally: _Tally) -> list[int]:
+def _numbers(numbers: Sequence[int], valid: set[int], tally: Tally) -> list[int]:
     tally.orphans.update(n for n in numbers if n not in valid)
     return list(dict.fromkeys(n for n in numbers if n in valid))
 
 
-def _cited(items: Sequence[CitedText], valid: set[int], tally: _Tally) -> list[CitedText]:
+def _cited(items: Sequence[CitedText], valid: set[int], tally: Tally) -> list[CitedText]:
     out: list[CitedText] = []
     seen: set[str] = set()
     for item in items:
@@ -195,7 +138,7 @@ def _cited(items: Sequence[CitedText], valid: set[int], tally: _Tally) -> list[C
     return out
 
 
-def _ledger(entries: Sequence[LedgerEntry], valid: set[int], tally: _Tally) -> list[LedgerEntry]:
+def _ledger(entries: Sequence[LedgerEntry], valid: set[int], tally: Tally) -> list[LedgerEntry]:
     out = []
     for entry in entries:
         subject, inline_s = _clean(entry.subject, valid, tally)
@@ -214,7 +157,7 @@ def _ledger(entries: Sequence[LedgerEntry], valid: set[int], tally: _Tally) -> l
 
 
 def _sections(
-    sections: Sequence[AxisSection], axes: Sequence[str], valid: set[int], tally: _Tally
+    sections: Sequence[AxisSection], axes: Sequence[str], valid: set[int], tally: Tally
 ) -> list[AxisSection]:
     """One section per axis, in the axes' order; points without a valid citation dropped."""
     points: dict[str, list[KeyPoint]] = {axis: [] for axis in axes}
@@ -251,6 +194,7 @@ def sanitize_dossier(
     max_words: int | None = None,
     language: str = "",
     context: VerifyContext | None = None,
+    coverage: Coverage | None = None,
 ) -> tuple[Dossier, list[Alert]]:
     """What code guarantees whatever the model wrote: citations among ``sources`` only (markers in
     the text moved to the lists, orphans removed), no key point without a citation, one section per
@@ -260,13 +204,23 @@ def sanitize_dossier(
     request's; each sentence in another language than it and the dossier's own is then marked as a
     quotation, « … » (en) (:func:`veille.language.mark_quotations`), whichever backend wrote it.
     ``context``: the cited documents' texts; then every figure is checked against them and each
-    key point and ledger entry gets its evidence (veille.steps.verify). One alert per kind of change."""
+    key point and ledger entry gets its evidence (veille.steps.verify). ``coverage``: what the
+    dossier owes an entry (veille.steps.inventory: an inventory's items, every axis that read
+    documents), filled before verification and ensured after the bound. One alert per kind of change."""
     valid = {s.number for s in sources}
     bounds = bounds or Bounds()
-    tally = _Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
+    tally = Tally(orphans=set(), max_words=bounds.max_item_words, max_points=bounds.max_points_per_axis)
     # "Later wins" never orders a source of unknown date (veille.steps.ledger_dates).
     ledger, unordered = drop_unknown_order(_ledger(dossier.contradictions, valid, tally), sources, stage)
     sections = _sections(dossier.sections, axes, valid, tally)
+    filled = 0
+    if coverage is not None:  # owed entries, cleaned like the writer's; the per-axis cap is not theirs
+        label_points(sections, coverage)  # an inventory's entry names its item
+        room = replace(tally, orphans=set(), max_points=tally.max_points + len(coverage.items))
+        for extra in _sections(missing_points(sections, coverage), axes, valid, room):
+            next(s for s in sections if s.axis == extra.axis).points += extra.points
+            filled += len(extra.points)
+        label_points(sections, coverage)
     for section in sections:
         for point in section.points:
             if not point.superseded and any(supersedes(entry, point) for entry in ledger):
@@ -283,15 +237,18 @@ def sanitize_dossier(
         clean = mark_dossier_quotations(clean, language)
     # Verified before the report's bound: what it cuts is then what the sources support.
     clean, verified = remembered_verify(clean, context, stage) if context is not None else (clean, [])
-    if max_words is None:
-        return clean, tally.alerts(stage) + unordered + verified
-    clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
+    checked, cut = clean, list[Alert]()
+    if max_words is not None:
+        clean, cut = bound_report(clean, bounds.report_words(max_words), stage)
+    if coverage is not None:
+        clean, owed = ensure_entries(clean, checked, coverage, stage, filled)
+        cut += owed
     return clean, tally.alerts(stage) + unordered + verified + cut
 
 
 def write_draft(
     client: Asker, data: WriterInput, kept: Mapping[str, AxisSection] | None = None,
-    context: VerifyContext | None = None,
+    context: VerifyContext | None = None, coverage: Coverage | None = None,
 ) -> tuple[Dossier, list[Alert]]:  # fmt: skip
     """The writer's structure, sanitised by code, and the alerts of what code removed; when the
     writer fails every attempt, the findings rendered by code (veille.steps.write_fallback).
@@ -305,19 +262,24 @@ def write_draft(
     except ModelError as exc:  # cut, blocked or outside the schema on every attempt: code renders
         rendered = code_dossier(data)  # the kept sections stand here too (validated on their night)
         rendered = merge_sections(rendered, kept, data.axes) if kept else rendered
-        dossier, alerts = sanitize_dossier(rendered, data.sources, list(data.axes), **_limits(data, context))
+        dossier, alerts = sanitize_dossier(
+            rendered, data.sources, list(data.axes), **_limits(data, context, coverage)
+        )
         return dossier, [rendered_by_code_alert(exc), *alerts]
     dossier = Dossier.model_validate(result.output.model_dump())
     dossier.recommendation = dossier.recommendation if data.kind == "choice" else None  # none asked
     if kept:
         dossier = merge_sections(dossier, kept, data.axes)
-    clean, alerts = sanitize_dossier(dossier, data.sources, list(data.axes), **_limits(data, context))
+    clean, alerts = sanitize_dossier(
+        dossier, data.sources, list(data.axes), **_limits(data, context, coverage)
+    )
     language = foreign_answer_alerts("write", result, "rédacteur")
     return clean, [*language, *dropped_items_alerts("write", result, "rédacteur"), *alerts]
 
 
-def _limits(data: WriterInput, context: VerifyContext | None) -> dict[str, Any]:
+def _limits(data: WriterInput, context: VerifyContext | None, coverage: Coverage | None) -> dict[str, Any]:
     return {
+        "coverage": coverage,
         "bounds": data.bounds,
         "max_words": data.max_words,
         "language": request_language(data.request_title, data.request),
@@ -335,6 +297,7 @@ class WrittenDraft(BaseModel):
     digests: dict[str, str] = Field(default_factory=dict)  # axis -> digest of its inputs (sections cache)
     conclusions_key: str = ""
     verify: VerifyContext | None = None  # the cited documents' texts: the review verifies each revision
+    coverage: Coverage | None = None  # what the dossier owes an entry (veille.steps.inventory)
 
 
 def write_sourced_draft(
@@ -374,6 +337,8 @@ def write_sourced_draft(
         bounds=bounds,
     )
     data = data.model_copy(update={"kind": reading.kind}) if reading else data  # the sections asked
+    data, coverage = owed_entries(analyses, data, db_path)  # items and axes the dossier owes an entry
+    sources = data.sources
     flags = {i: label for a in analyses for i, label in a.flags.items()}
     if flags:  # flagged documents kept by the plan are marked in the sources list
         sources = [s.model_copy(update={"flag": flags.get(s.id, s.flag)}) for s in sources]
@@ -389,10 +354,10 @@ def write_sourced_draft(
         else:
             data = data.model_copy(update={"previous": previous})
     context = read_context(db_path, sources, data.options, request.text, memo)
-    dossier, alerts = write_draft(client, data, kept, context)
+    dossier, alerts = write_draft(client, data, kept, context, coverage)
     alerts = [*filled, *alerts]
     draft = render_body(dossier, data.axes)
     return WrittenDraft(
         dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts,
-        kept_axes=list(kept), digests=digests, conclusions_key=key, verify=context,
+        kept_axes=list(kept), digests=digests, conclusions_key=key, verify=context, coverage=coverage,
     )  # fmt: skip

@@ -53,6 +53,7 @@ class SourceMeta:
     title: str
     url: str | None = None
     date_origin: str | None = None  # veille.docdates.DATE_ORIGINS; date is « date inconnue » when unknown
+    title_origin: str | None = None  # « front matter », « file name »… (veille.corpus.document)
 
 
 def read_catalogue(db_path: Path, *, with_summaries: bool = False) -> Catalogue:
@@ -121,6 +122,8 @@ def source_metadata(db_path: Path, ids: Sequence[str]) -> dict[str, SourceMeta]:
     finally:
         con.close()
     return {
-        str(r[0]): SourceMeta(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4] or None, r[5] or None)
+        str(r[0]): SourceMeta(
+            str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4] or None, r[5] or None, r[6] or None
+        )
         for r in rows
     }

@@ -41,6 +41,7 @@ def review(
         bounds=written.writer_input.bounds,
         kept=written.kept_axes,
         context=written.verify,
+        coverage=written.coverage,
     )
     if sections_path is not None and outcome.validated and written.digests:
         SectionCache(sections_path).store(
