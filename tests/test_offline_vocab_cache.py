@@ -36,7 +36,9 @@ def reference_aspect_words(text: str) -> dict[str, int]:
 
 word = st.one_of(
     st.sampled_from(ENTRIES),
-    st.builds(lambda w, tail: w + tail, st.sampled_from(ENTRIES), st.sampled_from(["", "s", "ent", "ité", "x"])),
+    st.builds(
+        lambda w, tail: w + tail, st.sampled_from(ENTRIES), st.sampled_from(["", "s", "ent", "ité", "x"])
+    ),
     st.builds(lambda w: w[:-1], st.sampled_from([e for e in ENTRIES if len(e) > 1])),
     st.text(alphabet="abcdeéèilmnorstuç", min_size=1, max_size=9),
 )
