@@ -1,4 +1,6 @@
-"""The offline planner's word caches change no answer (issue 40 item 1: a warm night's CPU).
+"""Words remembered per word change no answer (issue 40 item 1: a warm night's CPU).
+
+The number reader's ``fold`` is remembered per word; it equals NFKD without combining marks.
 
 ``stem``, ``key`` and each word's aspect families are remembered per word; ``aspect_words`` then
 counts families word by word. The reference below is the set comprehension it replaced (every
@@ -10,10 +12,12 @@ both frequent.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from veille import numberunits
 from veille.offline import vocab
 from veille.offline.text import fold, stem
 
@@ -61,3 +65,11 @@ def test_remembered_stems_and_keys_equal_a_fresh_computation(words: list[str]) -
         assert vocab.key(w) == vocab.key.__wrapped__(w)
     # asked twice, the second answer comes from the cache and is the same
     assert [vocab.keys(" ".join(words))] * 2 == [vocab.keys(" ".join(words)) for _ in range(2)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(["Décembre", "ŒUVRE", "ﬁn", "İstanbul"]))))
+def test_the_number_readers_remembered_fold_equals_its_definition(words: list[str]) -> None:
+    for w in words * 2:  # the second pass is answered from the cache
+        decomposed = unicodedata.normalize("NFKD", w.casefold())
+        assert numberunits.fold(w) == "".join(c for c in decomposed if not unicodedata.combining(c))
