@@ -1,6 +1,7 @@
 """Words remembered per word change no answer (issue 40 item 1: a warm night's CPU).
 
-The number reader's ``fold`` is remembered per word; it equals NFKD without combining marks.
+The number reader's ``fold`` is remembered per word and the verifier's per character; each equals NFKD
+without combining marks.
 
 ``stem``, ``key`` and each word's aspect families are remembered per word; ``aspect_words`` then
 counts families word by word. The reference below is the set comprehension it replaced (every
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from veille import numberunits
 from veille.offline import vocab
 from veille.offline.text import fold, stem
+from veille.steps import verify_passages
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
 ENTRIES = sorted(
@@ -73,3 +75,20 @@ def test_the_number_readers_remembered_fold_equals_its_definition(words: list[st
     for w in words * 2:  # the second pass is answered from the cache
         decomposed = unicodedata.normalize("NFKD", w.casefold())
         assert numberunits.fold(w) == "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _fold_each_character(text: str) -> str:
+    out = []
+    for char in text:
+        base = unicodedata.normalize("NFKD", char.casefold())
+        kept = [c for c in base if not unicodedata.combining(c)]
+        out.append(kept[0] if kept else " ")
+    return "".join(out)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=60))
+def test_the_verifiers_fold_remembered_per_character_keeps_offsets_and_answers(text: str) -> None:
+    folded = verify_passages._fold(text)
+    assert folded == _fold_each_character(text)
+    assert len(folded) == len(text)  # one character for one: offsets stay those of the text
