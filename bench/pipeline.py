@@ -15,13 +15,19 @@ Each measurement runs in a fresh child process (``--child``) so Python and Prefe
 - ``server``: the same run against a Prefect server already running on 127.0.0.1 (`make server`):
   start-up is then only the client's first API call.
 - ``fanout``: the flow through the real google-genai SDK against the fake Gemini server adding 1 s of
-  latency per call, with 6 sub-tasks (the default max_subtasks); the analyse stage (first analyst request received → last
-  analyst reply sent, server clock) with the default thread pool vs ``ThreadPoolTaskRunner(1)``.
+  latency per call, with 6 sub-tasks (the default max_subtasks); the analyse stage (planner reply sent →
+  writer request received, server clock) with the default thread pool vs ``ThreadPoolTaskRunner(1)``.
+  ``--samples N`` runs per side (default 3), the sides alternated (parallel, serial, parallel…) so a
+  change of the machine's load falls on both; the ratio is median parallel ÷ median serial, with
+  every sample and its load printed.
 - read amplification (input tokens of the run ÷ tokens of the corpus files) and planner prompt
   tokens per catalogue line, from the offline run's call journal (offline token counts are estimates,
   ceil(chars / 4), see veille/tokens.py).
 
-Targets: offline total ≤ 15 s; fan-out ratio ≤ 0.25 (6 branches); read amplification ≤ 2.0; planner ≤ 50 tokens/line.
+Every figure is printed with the command, the wall and CPU time (this process and its children)
+and the load average before and after (the machine is shared).
+
+Targets: offline total ≤ 15 s; fan-out ratio ≤ 0.20 (6 branches, issue 40); read amplification ≤ 2.0; planner ≤ 50 tokens/line.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -106,13 +114,13 @@ def _token_figures(run_dir: Path) -> dict[str, Any]:
     }
 
 
-def _child_fanout(workdir: Path) -> dict[str, Any]:
+def _child_fanout(workdir: Path, samples: int) -> dict[str, Any]:
     sys.path.insert(0, str(PROJECT_ROOT))
     from prefect.task_runners import ThreadPoolTaskRunner
 
     from testkit.fake_gemini import FakeGemini
     from testkit.flowkit import write_corpus
-    from testkit.gemini_script import gemini_responder, role_of
+    from testkit.gemini_script import gemini_responder
     from veille.flows.veille import veille_flow
 
     corpus = write_corpus(workdir / "corpus")
@@ -123,45 +131,63 @@ def _child_fanout(workdir: Path) -> dict[str, Any]:
             "VEILLE_USE_CACHE": "false",
         }
     )
-    out: dict[str, Any] = {}
+    flows = {
+        "parallel": veille_flow,
+        "serial": veille_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=1)),
+    }
+    out: dict[str, Any] = {"parallel": [], "serial": []}
     with FakeGemini(latency_s=1.0) as server:
         server.responder = gemini_responder(axes=FANOUT_AXES)
         os.environ["VEILLE_GEMINI_BASE_URL"] = server.base_url
-        # Warm-up: starts the ephemeral API so neither measured run pays for it.
+        # Warm-up: starts the ephemeral API so no measured run pays for it.
         os.environ["VEILLE_WAREHOUSE_DIR"] = str(workdir / "warmup")
         veille_flow(corpus=str(corpus), backend="gemini", use_cache=False, return_state=True)
-        for name, flow in (
-            ("parallel", veille_flow),
-            ("serial", veille_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=1))),
-        ):
-            server.reset()
-            os.environ["VEILLE_WAREHOUSE_DIR"] = str(workdir / name)  # fresh task caches
-            t0, c0 = time.perf_counter(), time.process_time()
-            state = flow(corpus=str(corpus), backend="gemini", use_cache=False, return_state=True)
-            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-            if not state.is_completed():
-                raise SystemExit(f"fan-out run ({name}) ended {state.type}: {state.message}")
-            requests = server.requests
-            analysts = [r for r in requests if role_of(r.body) == "analyst"]
-            planner_done = next(r.finished_at for r in requests if role_of(r.body) == "planner")
-            writer_in = next(r.received_at for r in requests if role_of(r.body) == "writer")
-            out[name] = {
-                "flow_s": wall,
-                "flow_cpu_s": cpu,  # this process, every thread (the temporary API server apart)
-                # planner reply sent -> writer request received: the whole mapped stage, Prefect
-                # task scheduling and document fetches included
-                "analyse_stage_s": writer_in - (planner_done or 0.0),
-                # first analyst request -> last analyst reply: the model calls alone
-                "analyst_calls_span_s": max(r.finished_at or 0.0 for r in analysts)
-                - min(r.received_at for r in analysts),
-                "analyst_calls": len(analysts),
-                "max_in_flight": server.max_in_flight,
-                "calls": len(requests),
-            }
-    out["ratio_stage"] = out["parallel"]["analyse_stage_s"] / out["serial"]["analyse_stage_s"]
-    out["ratio_calls_span"] = out["parallel"]["analyst_calls_span_s"] / out["serial"]["analyst_calls_span_s"]
-    out["ratio_flow"] = out["parallel"]["flow_s"] / out["serial"]["flow_s"]
+        # Sides alternated: a change of the shared machine's load falls on both.
+        for n in range(samples):
+            for name, flow in flows.items():
+                out[name].append(_fanout_sample(server, flow, corpus, workdir / f"{name}-{n}"))
+    for name in flows:
+        out[f"{name}_median"] = {
+            key: statistics.median(s[key] for s in out[name])
+            for key in ("analyse_stage_s", "analyst_calls_span_s", "flow_s", "flow_cpu_s")
+        }
+    par, ser = out["parallel_median"], out["serial_median"]
+    out["ratio_stage"] = par["analyse_stage_s"] / ser["analyse_stage_s"]
+    out["ratio_calls_span"] = par["analyst_calls_span_s"] / ser["analyst_calls_span_s"]
+    out["ratio_flow"] = par["flow_s"] / ser["flow_s"]
     return out
+
+
+def _fanout_sample(server: Any, flow: Any, corpus: Path, warehouse: Path) -> dict[str, Any]:
+    """One run of the flow on the fake Gemini (fresh task caches): its stage and call spans."""
+    from testkit.gemini_script import role_of
+
+    server.reset()
+    os.environ["VEILLE_WAREHOUSE_DIR"] = str(warehouse)
+    load = os.getloadavg()[0]
+    t0, c0 = time.perf_counter(), time.process_time()
+    state = flow(corpus=str(corpus), backend="gemini", use_cache=False, return_state=True)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if not state.is_completed():
+        raise SystemExit(f"fan-out run ended {state.type}: {state.message}")
+    requests = server.requests
+    analysts = [r for r in requests if role_of(r.body) == "analyst"]
+    planner_done = next(r.finished_at for r in requests if role_of(r.body) == "planner")
+    writer_in = next(r.received_at for r in requests if role_of(r.body) == "writer")
+    return {
+        "load_before": load,
+        "flow_s": wall,
+        "flow_cpu_s": cpu,  # this process, every thread (the temporary API server apart)
+        # planner reply sent -> writer request received: the whole mapped stage, Prefect
+        # task scheduling and document fetches included
+        "analyse_stage_s": writer_in - (planner_done or 0.0),
+        # first analyst request -> last analyst reply: the model calls alone
+        "analyst_calls_span_s": max(r.finished_at or 0.0 for r in analysts)
+        - min(r.received_at for r in analysts),
+        "analyst_calls": len(analysts),
+        "max_in_flight": server.max_in_flight,
+        "calls": len(requests),
+    }
 
 
 # ----------------------------------------------------------------------------------- parent side
@@ -182,6 +208,12 @@ def _base_env(home: Path) -> dict[str, str]:
     env["PREFECT_LOGGING_LEVEL"] = "WARNING"
     env["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "300"  # a loaded machine: wait, do not fail
     return env
+
+
+def _cpu_s() -> float:
+    """User + system CPU of this process and its waited-for children (the benches' children)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -216,8 +248,15 @@ def bench_server(tmp: Path, repeat: int) -> dict[str, Any]:
     return {"server_ready_s": ready_s, "first": first, "second": _median_run(later)}
 
 
-def bench_fanout(tmp: Path) -> dict[str, Any]:
-    return _run_child("fanout", _base_env(tmp / "fanout-home"), "--workdir", str(tmp / "fanout"))
+def bench_fanout(tmp: Path, samples: int) -> dict[str, Any]:
+    return _run_child(
+        "fanout",
+        _base_env(tmp / "fanout-home"),
+        "--workdir",
+        str(tmp / "fanout"),
+        "--samples",
+        str(samples),
+    )
 
 
 def _print(results: dict[str, Any]) -> None:
@@ -255,20 +294,32 @@ def _print(results: dict[str, Any]) -> None:
         )
     fan = results.get("fanout")
     if fan:
-        p, s = fan["parallel"], fan["serial"]
+        p, s = fan["parallel_median"], fan["serial_median"]
+        samples = fan["parallel"]
         lines.append(
-            f"| fan-out, {p['analyst_calls']} sub-tasks, 1 s per call: analyse stage (planner reply → "
-            f"writer request) parallel / serial | {p['analyse_stage_s']:.2f} / {s['analyse_stage_s']:.2f} s = "
-            f"**{fan['ratio_stage']:.3f}** (max in flight {p['max_in_flight']}) | ≤ 0.25 |"
+            f"| fan-out, {samples[0]['analyst_calls']} sub-tasks, 1 s per call, {len(samples)} samples per side: "
+            f"analyse stage (planner reply → writer request), median parallel / median serial | "
+            f"{p['analyse_stage_s']:.2f} / {s['analyse_stage_s']:.2f} s = **{fan['ratio_stage']:.3f}** "
+            f"(max in flight {max(r['max_in_flight'] for r in samples)}) | ≤ 0.20 |"
         )
+        for side in ("parallel", "serial"):
+            each = ", ".join(f"{r['analyse_stage_s']:.2f} s (load {r['load_before']:.1f})" for r in fan[side])
+            lines.append(f"| fan-out: analyse stage, each {side} sample | {each} | — |")
         lines.append(
-            f"| fan-out: analyst calls only (first request → last reply) parallel / serial | "
+            f"| fan-out: analyst calls only (first request → last reply), medians parallel / serial | "
             f"{p['analyst_calls_span_s']:.2f} / {s['analyst_calls_span_s']:.2f} s = {fan['ratio_calls_span']:.2f} | — |"
         )
         lines.append(
-            f"| fan-out, whole flow parallel / serial: wall (CPU of the run process) | {p['flow_s']:.1f} "
+            f"| fan-out, whole flow, medians parallel / serial: wall (CPU of the run process) | {p['flow_s']:.1f} "
             f"({p['flow_cpu_s']:.1f}) / {s['flow_s']:.1f} ({s['flow_cpu_s']:.1f}) s = {fan['ratio_flow']:.2f} | — |"
         )
+    run = results["run"]
+    lines.append("")
+    lines.append(
+        f"command: {run['command']} — {run['wall_s']:.1f} s wall, {run['cpu_s']:.1f} s CPU (user + system of "
+        f"this process and its children), load average {run['load_before']:.1f} before, "
+        f"{run['load_after']:.1f} after, {results['cpus']} CPUs"
+    )
     print("\n".join(lines))
 
 
@@ -276,26 +327,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["offline", "server", "fanout"], action="append")
     parser.add_argument("--repeat", type=int, default=3, help="warm runs per mode (the median is reported)")
+    parser.add_argument("--samples", type=int, default=3, help="fan-out runs per side (medians compared)")
     parser.add_argument("--child", choices=["offline", "server", "fanout"], help=argparse.SUPPRESS)
     parser.add_argument("--workdir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         args.workdir.mkdir(parents=True, exist_ok=True)
         if args.child == "fanout":
-            result = _child_fanout(args.workdir)
+            result = _child_fanout(args.workdir, args.samples)
         else:
             result = _child_offline(args.workdir / "warehouse", start_server=args.child == "offline")
         print(json.dumps(result, default=str))
         return
     wanted = args.only or ["offline", "server", "fanout"]
     results: dict[str, Any] = {"cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}
+    load, wall, cpu = os.getloadavg()[0], time.perf_counter(), _cpu_s()
     with tempfile.TemporaryDirectory(prefix="veille-bench-") as tmp:
         if "offline" in wanted:
             results["offline"] = bench_offline(Path(tmp), args.repeat)
         if "server" in wanted:
             results["server"] = bench_server(Path(tmp), args.repeat)
         if "fanout" in wanted:
-            results["fanout"] = bench_fanout(Path(tmp))
+            results["fanout"] = bench_fanout(Path(tmp), args.samples)
+    results["run"] = {
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "wall_s": time.perf_counter() - wall,
+        "cpu_s": _cpu_s() - cpu,
+        "load_before": load,
+        "load_after": os.getloadavg()[0],
+    }
     _print(results)
 
 

@@ -98,6 +98,7 @@ def main() -> None:
         corpus = write_corpus(base / "corpus")
         run = [exe, "run", "--corpus", str(corpus), "--backend", "offline"]
         results: dict[str, list[tuple[float, float]]] = {}
+        print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}", flush=True)
         print(f"load average before: {os.getloadavg()}", flush=True)
         stop = [exe, "shared-api", "--stop"]
         firsts = () if args.no_first else ("shared", "temporary")

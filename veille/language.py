@@ -34,6 +34,7 @@ __all__ = [
     "REPORT_LANGUAGE",
     "language",
     "likely_language",
+    "load_model",
     "mark_quotations",
     "prose_language",
     "prose_strings",
@@ -88,6 +89,12 @@ def _identifier() -> Any:
     from veille.language_model import load_identifier
 
     return load_identifier(_languages())
+
+
+def load_model() -> None:
+    """Load the identifier now (once per process, as on first use): for a caller with idle time
+    before the texts come (``veille run`` waiting for its Prefect API, veille/flows/warmup.py)."""
+    _identifier()
 
 
 @lru_cache(maxsize=8192)

@@ -265,11 +265,14 @@ def run(
     from veille.cli.progress import showing_progress
     from veille.corpus.errors import CorpusError
     from veille.flows.veille import veille_flow
+    from veille.flows.warmup import start_warming
     from veille.run.folder import run_folder_of
     from veille.run.summary import format_summary, ingest_alerts_recorded, load_ingest_report
     from veille.store.readers import read_catalogue
 
+    warming = start_warming(settings)  # while a first night waits for its API (veille/flows/warmup.py)
     with prefect_api(shared), quiet_corpus_tracebacks(), showing_progress():
+        warming.join()
         state = veille_flow(  # the flow builds the same settings from its parameters
             corpus=str(settings.corpus_dir),
             warehouse=str(settings.warehouse_dir),

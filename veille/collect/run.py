@@ -30,6 +30,7 @@ from veille.collect.sources import (
     SourcesConfig,
     SourcesError,
     load_sources,
+    sources_file,
 )
 from veille.collect.write import DocIndex, Outcome, document_id, write_item
 
@@ -70,10 +71,6 @@ class CollectReport:
             f"{self.sources} source(s), {self.failed_sources} failed; {c['added']} added, {c['updated']} "
             f"updated, {c['unchanged']} unchanged, {c['duplicate']} duplicate(s); {self.bytes_read} bytes"
         )
-
-
-def sources_file(corpus_dir: Path) -> Path:
-    return corpus_dir / SOURCES_FILE
 
 
 def _wanted(source: Source, item: Item) -> bool:

@@ -19,6 +19,7 @@ __all__ = [
     "SourcesConfig",
     "SourcesError",
     "load_sources",
+    "sources_file",
 ]
 
 SOURCES_FILE = "sources.toml"
@@ -26,6 +27,11 @@ SOURCES_FILE = "sources.toml"
 # (run.COLLECT_WAIT_S, longer) gets it.
 NIGHT_DEADLINE_MAX_S = 540.0
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def sources_file(corpus_dir: Path) -> Path:
+    """Where a corpus lists the feeds and pages it watches (absent: the night collects nothing)."""
+    return corpus_dir / SOURCES_FILE
 
 
 class SourcesError(ValueError):

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-import apprise
-
 from veille.alerts import Alert
 from veille.delivery.blocks import Block, news_section, parse_report, synthesis_text
 from veille.delivery.config import DeliveryConfig
@@ -85,6 +83,10 @@ def _alert(code: str, severity: str, message: str, subject: str) -> Alert:
 
 
 def _send(url: str, *, title: str, body: str, html: bool, attach: Path | None) -> bool:
+    # Imported here: only a corpus with delivery.toml sends (apprise and its plugins: ~0.1 s of CPU
+    # at import, which every night paid, issue 40 item 1).
+    import apprise
+
     sender = apprise.Apprise()
     with apprise.LogCapture(level=logging.DEBUG):  # dropped: may quote hosts or recipients
         quiet = logging.getLogger("apprise")

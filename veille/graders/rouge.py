@@ -43,16 +43,25 @@ def tokenize(text: str) -> list[str]:
 
 
 def lcs_length(a: list[str], b: list[str]) -> int:
-    """Length of the longest common subsequence (O(len(a)·len(b)) time, O(len(b)) memory)."""
+    """Length of the longest common subsequence, bit-parallel (Hyyrö 2004, after Allison and Dix 1986).
+
+    Why not the textbook table: grading compares the whole report with its reference every night,
+    ~10^6 Python-level cell updates (0.35 s of a warm run's CPU); here each token of ``a`` is four
+    integer operations on ``len(b)``-bit integers, done in C. A 0 bit ``j`` of ``row`` marks a column
+    where the table's current row steps up by one, so the LCS is the number of 0 bits. Equal to the
+    table for every input (``tests/test_rouge_lcs.py`` checks both against each other).
+    """
     if not a or not b:
         return 0
-    previous = [0] * (len(b) + 1)
+    positions: dict[str, int] = {}  # token -> bit mask of its positions in b
+    for j, token in enumerate(b):
+        positions[token] = positions.get(token, 0) | (1 << j)
+    mask = (1 << len(b)) - 1
+    row = mask
     for token in a:
-        current = [0]
-        for j, other in enumerate(b, start=1):
-            current.append(previous[j - 1] + 1 if token == other else max(previous[j], current[j - 1]))
-        previous = current
-    return previous[-1]
+        match = row & positions.get(token, 0)
+        row = ((row + match) | (row - match)) & mask
+    return len(b) - row.bit_count()
 
 
 def rouge_l(response: str, reference: str) -> tuple[float, dict[str, float | int]]:

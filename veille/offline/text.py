@@ -8,6 +8,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from veille.language import language, likely_language
 from veille.offline import lexicon
@@ -52,6 +53,9 @@ def fold(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u00a0", " ").replace("\u202f", " ").lower()
 
 
+# Remembered per word: a pure function of the word (its lists and lengths are read once, at import),
+# called for every word of every document by several roles.
+@lru_cache(maxsize=int(lexicon.weight("read_cache.words")))
 def stem(word: str) -> str:
     """A small suffix-stripping stemmer for folded French words (enough for lexical overlap)."""
     if len(word) <= _SHORT or word.isdigit():

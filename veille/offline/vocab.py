@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from veille.offline import lexicon
 from veille.offline.text import fold, stem
@@ -22,6 +23,8 @@ _EN_MIN_STEM = int(lexicon.weight("read_vocab.min_stem"))
 _EN_SUFFIXES = tuple(sorted(lexicon.entries("suffixes", "en"), key=lambda s: (-len(s), s)))
 
 
+# Remembered per word, as the stem (a pure function of the word and of lists read at import).
+@lru_cache(maxsize=int(lexicon.weight("read_cache.words")))
 def key(word: str) -> str:
     """The key of one folded word ('' for a stop word, a bare number or a single letter)."""
     if len(word) < 2 or word in _STOP or word.isdigit():
@@ -60,6 +63,13 @@ def _matches(words: Iterable[str], family: tuple[frozenset[str], tuple[str, ...]
     return {w for w in words if w in exact or any(w.startswith(p) for p in prefixes)}
 
 
+@lru_cache(maxsize=int(lexicon.weight("read_cache.words")))
+def _word_aspects(word: str) -> tuple[str, ...]:
+    # The families one folded word belongs to, in ASPECTS' order: each word is tested against the
+    # families' prefixes once per run, not once per text that holds it.
+    return tuple(name for name, family in ASPECTS.items() if _matches((word,), family))
+
+
 def aspects(text: str) -> frozenset[str]:
     """The aspect families ``text`` speaks of."""
     return frozenset(aspect_words(text))
@@ -67,8 +77,10 @@ def aspects(text: str) -> frozenset[str]:
 
 def aspect_words(text: str) -> dict[str, int]:
     """Aspect family -> how many distinct words of ``text`` belong to it (families it uses only)."""
-    words = set(_WORD_RE.findall(fold(text)))
-    counts = {name: len(_matches(words, family)) for name, family in ASPECTS.items()}
+    counts = dict.fromkeys(ASPECTS, 0)
+    for word in set(_WORD_RE.findall(fold(text))):
+        for name in _word_aspects(word):
+            counts[name] += 1
     return {name: n for name, n in counts.items() if n}
 
 

@@ -32,8 +32,8 @@ from veille.roles.reviser import REVISER, ReviserInput
 from veille.roles.writer import SourceRef
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
-from veille.steps.review_scope import failing_axes
 from veille.steps.inventory import Coverage
+from veille.steps.review_scope import failing_axes
 from veille.steps.sections import merge_sections
 from veille.steps.verify import VerifyContext
 from veille.steps.write import sanitize_dossier

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import MissingContextError
 from prefect.logging import get_run_logger
 
-from veille.collect import CollectReport, collect_night
 from veille.settings import Settings
+
+if TYPE_CHECKING:
+    from veille.collect import CollectReport
 
 __all__ = ["collect"]
 
@@ -27,6 +30,8 @@ def _logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:
 @task(name="collect", cache_policy=NO_CACHE)
 def collect(settings: Settings) -> CollectReport:
     """Fetch ``<corpus>/sources.toml``'s sources into ``<corpus>/docs`` (one alert per failing source)."""
+    from veille.collect import collect_night  # only a corpus with sources.toml pays for its imports
+
     report = collect_night(settings.corpus_dir, max_doc_bytes=settings.max_doc_bytes)
     log = _logger()
     log.info("collect: %s", report.note())
