@@ -38,23 +38,9 @@ def remembered(
     dump: Callable[[T], Any],
     load: Callable[[Any], T],
 ) -> T:
-    """``compute()``, or the result kept under ``folder/name.json`` for the same ``key``."""
-    if folder is None:
-        return compute()
-    path = folder / f"{name}.json"
-    try:
-        kept = json.loads(path.read_bytes())
-        if isinstance(kept, dict) and kept.get("key") == key:
-            return load(kept["value"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # absent, damaged or of another shape: computed again below
-    result = compute()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return result
-    write_atomically(path, json.dumps({"key": key, "value": dump(result)}, ensure_ascii=False).encode())
-    return result
+    """``compute()``, or the result kept under ``folder/name.json`` for the same ``key``: one slot of
+    :func:`remembered_among` (one file format for every memo)."""
+    return remembered_among(folder, name, key, compute, dump, load, slots=1)
 
 
 def remembered_among(
