@@ -10,7 +10,8 @@ only (no thread, no client, no event loop is started before ``fork``), which is 
 it safe. Prefect reads its settings at import, so ``PREFECT_*`` variables go in the zygote's own
 environment; ``VEILLE_*`` variables are read per run and go in each request.
 
-Protocol (JSON lines): the test writes ``{"argv": [...], "env": {...}, "out": path, "err": path}``;
+Protocol (JSON lines): the test writes ``{"argv": [...], "env": {...}, "out": path, "err": path}``
+(optionally ``"new_session": true``: the child calls ``setsid``);
 the zygote answers ``{"pid": N}`` when the child has started and ``{"pid": N, "code": C}`` when it
 has ended (``C`` < 0: killed by signal ``-C``). One run at a time.
 """
@@ -124,6 +125,8 @@ for line in requests:
         code = 1
         try:
             replies.close()
+            if req.get("new_session"):
+                os.setsid()  # its own process group: what it starts is found by its pgid
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             for fd, path in ((1, req["out"]), (2, req["err"])):
                 target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -211,8 +214,9 @@ class Zygote:
                 log = (self.log_dir / "zygote.log").read_text(errors="replace")[-3000:]
                 raise RuntimeError(f"the zygote exited (code {self.proc.returncode})\n{log}")
 
-    def start(self, argv: list[str], env: Mapping[str, str] | None = None) -> int:
-        """Fork a child running ``veille <argv>``; returns its PID."""
+    def start(self, argv: list[str], env: Mapping[str, str] | None = None, new_session: bool = False) -> int:
+        """Fork a child running ``veille <argv>``; returns its PID. ``new_session``: the child calls
+        ``setsid`` (as ``Popen(start_new_session=True)``), so its PID is the process group of all it starts."""
         if self.pid is not None:
             raise RuntimeError("one run at a time: wait() for the previous one first")
         self._count += 1
@@ -222,6 +226,7 @@ class Zygote:
             "env": dict(env or {}),
             "out": str(self._paths[0]),
             "err": str(self._paths[1]),
+            "new_session": new_session,
         }
         assert self.proc.stdin is not None
         self.proc.stdin.write((json.dumps(request) + "\n").encode())
@@ -229,6 +234,11 @@ class Zygote:
         self._started = time.monotonic()
         self.pid = int(self._read(timeout_s=60)["pid"])
         return self.pid
+
+    @property
+    def err_path(self) -> Path:
+        """The current (or last) child's stderr file, readable while it runs."""
+        return self._paths[1]
 
     def wait(self, timeout_s: float = 300.0) -> RunResult:
         """Wait for the current child; its exit code (negative if killed), output and duration."""
@@ -243,7 +253,8 @@ class Zygote:
         finally:
             self.pid = None
         assert reply["pid"] == pid, reply
-        out, err = (p.read_text(errors="replace") for p in self._paths)
+        # A child killed right after fork may not have opened its files yet.
+        out, err = (p.read_text(errors="replace") if p.exists() else "" for p in self._paths)
         return RunResult(int(reply["code"]), out, err, time.monotonic() - self._started)
 
     def run(

@@ -17,11 +17,13 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from queue import Queue
 from typing import Any
 
 import pytest
 
 from testkit.flowkit import write_corpus
+from tests.crashkit import Zygote
 from veille.ops import ephemeral
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux only")
@@ -71,6 +73,14 @@ def _group(pgid: int) -> list[int]:
     return found
 
 
+def _text(path: Path) -> str:
+    """The run's stderr so far ("" before the forked child has opened it)."""
+    try:
+        return path.read_text(errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
 def _listening(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(0.5)
@@ -106,13 +116,15 @@ def test_parent_death_signal_kills_the_child(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_sigkill_of_veille_run_at_random_moments_leaves_no_server(tmp_path: Path) -> None:
+    """Each trial is a real `veille run` process (forked from a pre-imported zygote, tests/crashkit.py,
+    so the 20 trials do not each pay Prefect's import) that starts its own temporary server and gets
+    a real SIGKILL; the server and everything else in the run's process group must be gone."""
     corpus = write_corpus(tmp_path / "corpus")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VEILLE_", "PREFECT_"))}
     env.pop("GEMINI_API_KEY", None)
     env.pop("GOOGLE_API_KEY", None)
     env.update(
         PREFECT_HOME=str(tmp_path / "prefect-home"),
-        VEILLE_WAREHOUSE_DIR=str(tmp_path / "warehouse"),
         DO_NOT_TRACK="1",
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="300",
@@ -120,49 +132,60 @@ def test_sigkill_of_veille_run_at_random_moments_leaves_no_server(tmp_path: Path
         # own kill test: tests/test_shared_api.py).
         VEILLE_PREFECT_SERVER="temporary",
     )
-    exe = str(Path(sys.executable).with_name("veille"))
     rng = random.Random(15)
     # Half the kills once the server is announced (plus 0-4 s), half anywhere in 0.3-15 s.
     delays = [rng.uniform(0, 4) if trial % 2 == 0 else rng.uniform(0.3, 15) for trial in range(20)]
+    lanes = 3  # three runs at a time: each mostly waits (its kill delay), and 20 in a row took ~4 min
+    # One zygote per lane (a zygote runs one child at a time). Prefect reads PREFECT_* at import, so
+    # they are the zygote's environment; the child runs `veille.cli.main` as the `veille` script does.
+    zygotes: Queue[Zygote] = Queue()
+    try:
+        for lane in range(lanes):
+            zygotes.put(Zygote(env, tmp_path / f"lane-{lane}"))
 
-    def one_kill(trial: int) -> tuple[str, int | None, list[int], bool]:
-        after_server, delay = trial % 2 == 0, delays[trial]
-        err_path = tmp_path / f"err-{trial}.txt"
-        with err_path.open("w") as err:
-            proc = subprocess.Popen(
-                [exe, "run", "--corpus", str(corpus), "--backend", "offline"],
-                env={**env, "VEILLE_WAREHOUSE_DIR": str(tmp_path / f"warehouse-{trial}")},
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-                start_new_session=True,  # its own process group: what it starts is found by pgid
-            )
-        try:
-            deadline = time.monotonic() + 240
-            while (
-                after_server and not SERVER_LINE.search(err_path.read_text()) and time.monotonic() < deadline
-            ):
-                if proc.poll() is not None:
-                    break
-                time.sleep(0.05)
-            time.sleep(delay)
-            proc.kill()
-            proc.wait(timeout=60)
-            match = SERVER_LINE.search(err_path.read_text())
-            port = int(match.group(1)) if match else None
-            gone_by = time.monotonic() + 10
-            while (
-                _group(proc.pid) or (port is not None and _listening(port))
-            ) and time.monotonic() < gone_by:
-                time.sleep(0.2)
-            label = f"{trial}: kill at {'server+' if after_server else ''}{delay:.1f}s, port {port}"
-            return label, port, _group(proc.pid), port is not None and _listening(port)
-        finally:
-            for pid in _group(proc.pid):
-                os.kill(pid, signal.SIGKILL)
+        def one_kill(trial: int) -> tuple[str, int | None, list[int], bool]:
+            after_server, delay = trial % 2 == 0, delays[trial]
+            zygote = zygotes.get()
+            try:
+                pid = zygote.start(
+                    ["run", "--corpus", str(corpus), "--backend", "offline"],
+                    env={"VEILLE_WAREHOUSE_DIR": str(tmp_path / f"warehouse-{trial}")},
+                    new_session=True,  # its own process group: what it starts is found by pgid
+                )
+                err_path = zygote.err_path
+                try:
+                    deadline = time.monotonic() + 240
+                    while (
+                        after_server
+                        and not SERVER_LINE.search(_text(err_path))
+                        and time.monotonic() < deadline
+                    ):
+                        if not _alive(pid):
+                            break
+                        time.sleep(0.05)
+                    time.sleep(delay)
+                    zygote.kill_current()
+                    zygote.wait(timeout_s=60)
+                    match = SERVER_LINE.search(_text(err_path))
+                    port = int(match.group(1)) if match else None
+                    gone_by = time.monotonic() + 10
+                    while (
+                        _group(pid) or (port is not None and _listening(port))
+                    ) and time.monotonic() < gone_by:
+                        time.sleep(0.2)
+                    label = f"{trial}: kill at {'server+' if after_server else ''}{delay:.1f}s, port {port}"
+                    return label, port, _group(pid), port is not None and _listening(port)
+                finally:
+                    for leftover in _group(pid):
+                        os.kill(leftover, signal.SIGKILL)
+            finally:
+                zygotes.put(zygote)
 
-    # Three runs at a time: each mostly waits (its kill delay), and 20 in a row took ~4 min.
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        outcomes = list(pool.map(one_kill, range(20)))
+        with ThreadPoolExecutor(max_workers=lanes) as pool:
+            outcomes = list(pool.map(one_kill, range(20)))
+    finally:
+        while not zygotes.empty():
+            zygotes.get().close()
     trials = [label for label, *_ in outcomes]
     for label, _port, left, listening in outcomes:
         assert not left and not listening, (label, left, listening)
