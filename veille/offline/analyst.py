@@ -46,7 +46,7 @@ from veille.offline.text import (
     word_count,
 )
 from veille.roles.analyst import AnalystInput, DocumentText, Finding, Findings
-from veille.roles.analyst_update import AnalystUpdateInput, FindingsUpdate, UpdateNote
+from veille.roles.analyst_update import AnalystUpdateInput, FindingsUpdate, UpdateNote, read_alone
 
 __all__ = ["AnalystTuning", "analyse", "analyse_update"]
 
@@ -274,14 +274,16 @@ def analyse_update(
     through their previous findings)."""
     tuning = tuning or AnalystTuning.from_data()
     new_ids = {d.id for d in data.documents}
-    # Each document already read, as the sentences of the previous findings that cite it alone.
+    # Each document already read, as the sentences of the previous findings that cite it alone: what
+    # the prompt shows in full (read_alone), the rest being ids and figures only.
+    alone = read_alone(data)
     seen = [
         DocumentText(
             id=k.id,
             date=k.date,
             source_type=k.source_type,
             title=k.title,
-            body=" ".join(f.statement for f in data.previous.findings if f.doc_ids == [k.id]),
+            body=" ".join(f.statement for f in alone if set(f.doc_ids) == {k.id}),
         )
         for k in data.known_documents
         if k.id not in new_ids

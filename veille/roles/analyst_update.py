@@ -47,6 +47,7 @@ __all__ = [
     "KnownDocument",
     "UpdateNote",
     "build_prompt",
+    "read_alone",
     "update_schema",
 ]
 
@@ -93,7 +94,7 @@ class FindingsUpdate(BaseModel):
 # --- prompt -------------------------------------------------------------------------------------
 
 INSTRUCTIONS = f"""Tu es un analyste de veille technique. Tu réponds en français.
-Tu mets à jour l'analyse d'une question. Tu reçois les constats établis lors de la veille précédente à partir des documents déjà lus (bloc <constats>, avec la liste de ces documents : ils n'ont pas changé et ces constats sont conservés tels quels), puis les NOUVEAUX documents, seuls à lire en entier. N'utilise aucune autre connaissance.
+Tu mets à jour l'analyse d'une question. Tu reçois les constats établis lors de la veille précédente à partir des documents déjà lus (bloc <constats>, avec la liste de ces documents : ils n'ont pas changé et ces constats sont conservés tels quels ; ceux de plusieurs documents et les contradictions déjà tranchées n'y sont que résumés), puis les NOUVEAUX documents, seuls à lire en entier. N'utilise aucune autre connaissance.
 {UNTRUSTED_NOTICE}
 Produis seulement ce que les nouveaux documents apportent :
 - findings : les constats nouveaux, un par fait ; chacun avec les identifiants des nouveaux documents qui l'appuient (doc_ids, pris parmi les nouveaux documents seulement) ; recopie les chiffres tels quels avec leur unité (figures) ; ne répète pas un constat précédent ;
@@ -110,24 +111,46 @@ def _document_block(d: DocumentText) -> str:
     return f"{notice}\n" + data_block("document", d.body, **attributes, signalement=d.flag)
 
 
+def read_alone(data: AnalystUpdateInput) -> list[Finding]:
+    """The previous findings shown in full: those citing one document already read (each says what
+    that document states, what a new document may contradict). What the previous analysis drew from
+    several documents, its contradictions and its questions cost what changed (:func:`_previous_block`:
+    ids and figures only; the contradictions without their reason): the offline engine reads only
+    these findings (veille/offline/analyst.py, ``analyse_update``), so it answers the same."""
+    known = {d.id for d in data.known_documents}
+    return [f for f in data.previous.findings if len(set(f.doc_ids)) == 1 and set(f.doc_ids) <= known]
+
+
+def _unstated(f: Finding) -> list[str]:
+    """The finding's figures its statement does not already state verbatim (shown once)."""
+    return [x for x in f.figures if x not in f.statement]
+
+
 def _previous_block(data: AnalystUpdateInput) -> str:
-    """The previous analysis as one data block: documents read, findings, contradictions, questions."""
+    """The previous analysis as one data block: documents read, the findings of one document in
+    full, the others as their ids and figures, contradictions as ids and retained one, questions."""
+    alone = read_alone(data)
+    shown = {id(f) for f in alone}
     lines = ["Documents déjà lus :"]
     lines += [f"- {d.id} | {d.date} | {d.source_type} | {d.title}" for d in data.known_documents]
     lines.append("")
     lines.append("Constats :")
     lines += [
         f"- {f.statement} [{', '.join(f.doc_ids)}]"
-        + (f" (chiffres : {' ; '.join(f.figures)})" if f.figures else "")
-        for f in data.previous.findings
+        + (f" (chiffres : {' ; '.join(_unstated(f))})" if _unstated(f) else "")
+        for f in alone
     ] or ["(aucun)"]
+    others = [f for f in data.previous.findings if id(f) not in shown]
+    if others:
+        lines.append("")
+        lines.append("Autres constats (documents, chiffres) :")
+        lines += [
+            f"- [{', '.join(f.doc_ids)}]" + (f" {' ; '.join(f.figures)}" if f.figures else "") for f in others
+        ]
     if data.previous.contradictions:
         lines.append("")
-        lines.append("Contradictions :")
-        lines += [
-            f"- {', '.join(c.doc_ids)} : retenu {c.retained} ({c.reason})"
-            for c in data.previous.contradictions
-        ]
+        lines.append("Contradictions (documents : retenu) :")
+        lines += [f"- {', '.join(c.doc_ids)} : {c.retained}" for c in data.previous.contradictions]
     if data.previous.open_questions:
         lines.append("")
         lines.append("Questions ouvertes :")
