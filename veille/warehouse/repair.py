@@ -1,7 +1,7 @@
 """Unreadable Parquet files of committed runs: moved aside and re-recorded from their run folders.
 
 One garbage file (a disk error, a careless copy) would otherwise break its table's view for every
-run, on every later night. Each night's recording checks every committed file's footer (the part a
+run, on every later night. Each night checks every committed file's footer (the part a
 reader opens first) and, for a run with an unreadable file, rebuilds that file from the run folder's
 JSON files when they are intact. The bad file is renamed aside (:func:`veille.derived.set_aside`),
 never deleted; without an intact run folder it stays aside and the run's rows of that table are gone
@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from veille.derived import set_aside
 from veille.warehouse.commit import committed_files, write_atomic
 from veille.warehouse.errors import WarehouseError
+from veille.warehouse.footer_memo import unchecked
 from veille.warehouse.rows import build_tables
 from veille.warehouse.schema import TABLES
 
@@ -40,16 +41,19 @@ class Repairs:
         return len(self.rebuilt) + len(self.moved_only)
 
 
+def _footer_intact(path: Path) -> bool:
+    try:
+        pq.read_metadata(path)
+    except (OSError, pa.ArrowException):
+        return False
+    return True
+
+
 def unreadable_files(parquet_dir: Path) -> list[tuple[str, Path]]:
-    """(table, path) of every committed file whose Parquet footer cannot be read."""
-    bad: list[tuple[str, Path]] = []
-    for table in TABLES:
-        for path in committed_files(parquet_dir, table):
-            try:
-                pq.read_metadata(path)
-            except (OSError, pa.ArrowException):
-                bad.append((table, path))
-    return bad
+    """(table, path) of every committed file whose Parquet footer cannot be read (footers already
+    read intact and untouched since are not read again: veille.warehouse.footer_memo)."""
+    files = [(table, path) for table in TABLES for path in committed_files(parquet_dir, table)]
+    return unchecked(parquet_dir, files, _footer_intact)
 
 
 def repair_unreadable_files(parquet_dir: Path, runs_dir: Path) -> Repairs:
