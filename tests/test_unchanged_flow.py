@@ -45,7 +45,8 @@ def test_an_unchanged_night_reads_back_the_settling_and_the_verification_and_wri
     second = _night(corpus)
     kept = {name: (cache / name).read_bytes() for name in ("settled.json", "verified.json")}
     assert all(json.loads(v) for v in kept.values())
-    assert json.loads(kept["settled.json"])["value"] is not None  # the settling's shape: kept
+    (entry,) = json.loads(kept["settled.json"])["entries"]  # one slot: tonight's inputs
+    assert entry[1] is not None  # the settling's shape: kept
     stamps = {name: (cache / name).stat().st_mtime_ns for name in kept}
 
     third = _night(corpus)
