@@ -91,18 +91,42 @@ def test_run_folder_is_complete_and_consistent(offline_run: Path) -> None:
     assert analyst_calls == set(findings)
 
 
+def _night(corpus: Path, warehouse: Path) -> Path:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
+        state = veille_flow(corpus=str(corpus), backend="offline", return_state=True)
+    assert state.is_completed(), state.message
+    return Path(state.result())
+
+
+@pytest.fixture(scope="module")
+def second_night(offline_run: Path, bundled_corpus_path: Path) -> Path:
+    """The night after ``offline_run``, nothing changed: it reuses the first night's plan."""
+    return _night(bundled_corpus_path, offline_run.parents[1])
+
+
+MEMOS = ("settled.json", "verified.json")  # veille.steps.settle_memo, veille.steps.verify_memo
+
+
+@pytest.fixture(scope="module")
+def third_night(
+    second_night: Path, bundled_corpus_path: Path
+) -> tuple[Path, dict[str, bytes], dict[str, int]]:
+    """A third night, nothing changed; with the memo files as the second night left them (bytes and
+    mtimes), read before the third night runs."""
+    cache = second_night.parents[1] / "cache"
+    kept = {name: (cache / name).read_bytes() for name in MEMOS}
+    stamps = {name: (cache / name).stat().st_mtime_ns for name in MEMOS}
+    return _night(bundled_corpus_path, second_night.parents[1]), kept, stamps
+
+
 def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
-    offline_run: Path, bundled_corpus_path: Path
+    offline_run: Path, second_night: Path
 ) -> None:
     from veille.journal import read_journal
 
-    warehouse = offline_run.parents[1]
     assert {r.role for r in read_journal(offline_run / "calls.jsonl")} >= {"writer", "critic", "judge"}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
-        state = veille_flow(corpus=str(bundled_corpus_path), backend="offline", return_state=True)
-    assert state.is_completed(), state.message
-    rerun = Path(state.result())
+    rerun = second_night
     assert rerun != offline_run
     calls_path = rerun / "calls.jsonl"
     records = read_journal(calls_path) if calls_path.exists() else []
@@ -116,6 +140,28 @@ def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
     assert _json(rerun / "review.json") == _json(offline_run / "review.json")
     first_grades = {(g["grader"], g["target"]): g["score"] for g in _json(offline_run / "grades.json")}
     assert {(g["grader"], g["target"]): g["score"] for g in _json(rerun / "grades.json")} == first_grades
+
+
+def test_an_unchanged_night_reads_back_the_settling_and_the_verification_and_writes_the_same_dossier(
+    second_night: Path, third_night: tuple[Path, dict[str, bytes], dict[str, int]]
+) -> None:
+    """Issue 40 item 4 (was tests/test_unchanged_flow.py, three nights of its own): the plan's
+    settling and the verifier's results are read back, not computed. The first night plans; the
+    second reuses that plan (its outcome differs from the first's, so it settles and keeps the
+    result); the third changes nothing: both memo files are read, neither is rewritten, and every
+    output that does not name the night equals the second night's, computed in full."""
+    third, kept, stamps = third_night
+    assert all(json.loads(v) for v in kept.values())
+    assert json.loads(kept["settled.json"])["value"] is not None  # the settling's shape: kept
+    cache = third.parents[1] / "cache"
+    # Read back, not computed: a computed result is written again (same bytes, a new mtime).
+    assert {name: (cache / name).stat().st_mtime_ns for name in MEMOS} == stamps
+    for name in ("plan.json", "findings.json", "review.json", "sources.json"):
+        assert _json(third / name) == _json(second_night / name), name
+    scores = lambda folder: {(g["grader"], g["target"]): g["score"] for g in _json(folder / "grades.json")}  # noqa: E731
+    assert scores(third) == scores(second_night)
+    report = lambda folder: (folder / "report.md").read_text(encoding="utf-8")  # noqa: E731
+    assert without_news(report(third)) == without_news(report(second_night))
 
 
 def test_dossier_states_every_contradiction_and_keeps_superseded_figures_out(
