@@ -1,5 +1,8 @@
 """The night survives broken derived state and a full disk at recording (issue 26 items 2 and 4):
-a garbage corpus database is moved aside and rebuilt; a recording that fails marks the run failed."""
+a garbage corpus database is moved aside and rebuilt; a recording that fails marks the run failed.
+
+Each full offline night of the bundled corpus costs CPU, so one run is checked for several
+properties: the garbage database is met by the first night of the derived-files test."""
 
 from __future__ import annotations
 
@@ -30,26 +33,18 @@ def _newest(warehouse: Path) -> Path:
     return sorted((warehouse / "runs").iterdir(), key=lambda p: p.name)[-1]
 
 
-def test_a_garbage_corpus_database_is_moved_aside_and_rebuilt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundled_corpus: Path, reliability
-) -> None:  # type: ignore[no-untyped-def]
-    from veille.flows.veille import veille_flow
+def _database_moved_aside_and_rebuilt(folder: Path, database: Path, reliability) -> None:  # type: ignore[no-untyped-def]
+    """A night that found ``database`` full of garbage: it moved it aside, said so, and rebuilt it.
+    (Was its own test, test_a_garbage_corpus_database_is_moved_aside_and_rebuilt, one more full
+    night; now checked on the first night of test_derived_files_moved_aside_are_alerts_of_the_night.)"""
+    from veille.store.readers import document_snapshot
 
-    warehouse = tmp_path / "warehouse"
-    warehouse.mkdir()
-    monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
-    database = warehouse / "veille.duckdb"
-    database.write_bytes(GARBAGE)
-    state = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
-    assert state.is_completed(), state.message  # on main: every night fails until deleted by hand
-    folder = Path(state.result())
+    warehouse = database.parent
     alerts = json.loads((folder / "alerts.json").read_text(encoding="utf-8"))
     rebuilt = [a for a in alerts if a["code"] == "ingest.database_rebuilt"]
     assert len(rebuilt) == 1 and str(database) in rebuilt[0]["message"]
     aside = [p for p in warehouse.iterdir() if p.name.startswith("veille.duckdb.unreadable-")]
     assert len(aside) == 1 and aside[0].read_bytes() == GARBAGE and aside[0].name in rebuilt[0]["message"]
-    from veille.store.readers import document_snapshot
-
     documents = len(document_snapshot(database))
     assert documents > 0
     code, out = _runs(warehouse)
@@ -108,9 +103,13 @@ def test_derived_files_moved_aside_are_alerts_of_the_night(
     from veille.warehouse import committed_files, query, summary_index_path
 
     warehouse = tmp_path / "warehouse"
+    warehouse.mkdir()
     monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(warehouse))
+    database = warehouse / "veille.duckdb"
+    database.write_bytes(GARBAGE)  # the first night also meets a garbage corpus database
     first = veille_flow(corpus=str(bundled_corpus), backend="offline", return_state=True)
-    assert first.is_completed(), first.message
+    assert first.is_completed(), first.message  # on main: every night fails until deleted by hand
+    _database_moved_aside_and_rebuilt(Path(first.result()), database, reliability)
     parquet = warehouse / "parquet"
     victim = committed_files(parquet, "subtasks")[0]
     index = summary_index_path(parquet)
