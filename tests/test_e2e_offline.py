@@ -152,7 +152,9 @@ def test_an_unchanged_night_reads_back_the_settling_and_the_verification_and_wri
     output that does not name the night equals the second night's, computed in full."""
     third, kept, stamps = third_night
     assert all(json.loads(v) for v in kept.values())
-    assert json.loads(kept["settled.json"])["value"] is not None  # the settling's shape: kept
+    # The settling kept: one slot (veille.steps.unchanged.remembered), a [key, value] entry.
+    ((_, settled),) = json.loads(kept["settled.json"])["entries"]
+    assert settled is not None
     cache = third.parents[1] / "cache"
     # Read back, not computed: a computed result is written again (same bytes, a new mtime).
     assert {name: (cache / name).stat().st_mtime_ns for name in MEMOS} == stamps
