@@ -169,7 +169,9 @@ class _Analyst(ContradictionFinder):
         # A document shown through some of its sections only (read whole by another branch, or
         # co-read for a measure it shares with one of this branch's) competes on score: its best
         # sentence is the other branch's to give, and guaranteeing it a slot would push this
-        # branch's own documents out of the budget.
+        # branch's own documents out of the budget. The analyst cannot tell those from a document
+        # of its own that the reading budget cut (read_percent is set for both), so that one
+        # competes on score too: a recall cost on over-budget branches, never a precision one.
         budget = min(t.max_findings, t.per_doc_budget * max(1, len(self.data.documents)))
         whole = {d.id for d in self.data.documents if d.read_percent is None}
         chosen = [ranked[0] for doc_id, ranked in per_doc.items() if ranked and doc_id in whole]

@@ -1,9 +1,9 @@
 """Whether a document naming a compared option uses the name in the comparison's sense (issue 37,
 item 2: homonyms).
 
-A homonym shares an option's name and nothing else: « Corolle » is a vector database in the request
-and a company crèche in a newsletter, « Halyard » an API gateway and a sailing line. Naming an
-option carries the request's subject (veille.steps.subject), and the crèche's « Tarifs » section
+A homonym shares an option's name and nothing else: the name of a compared database may also be a
+company crèche's in a newsletter, a gateway's a sailing line's. Naming an option carries the
+request's subject (veille.steps.subject), and the crèche's « Tarifs » section
 scores on the cost axis, so neither the subject measure nor the axes' can tell it apart. What does
 is the rest of its words: a document speaking of the compared product shares vocabulary with the
 corpus's other documents naming an option (versions, measures, the field's terms), a homonym shares
