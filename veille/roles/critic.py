@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model
@@ -15,9 +16,17 @@ __all__ = ["CRITIC", "INSTRUCTIONS", "CriticInput", "build_prompt", "evaluation_
 
 
 def evaluation_schema(criteria: Mapping[str, str]) -> type[BaseModel]:
-    """Build the critic's output schema from the grid: one ``int`` in [1, 5] per criterion + remarks."""
+    """Build the critic's output schema from the grid: one ``int`` in [1, 5] per criterion + remarks.
+
+    One class per grid (criteria in their order), as the judge's is: every review round asked the
+    same grid and built the same pydantic class again, which costs far more than the answer."""
+    return _evaluation_schema(tuple(criteria.items()))
+
+
+@lru_cache(maxsize=64)
+def _evaluation_schema(criteria: tuple[tuple[str, str], ...]) -> type[BaseModel]:
     fields: dict[str, Any] = {
-        name: (int, Field(ge=1, le=5, description=definition)) for name, definition in criteria.items()
+        name: (int, Field(ge=1, le=5, description=definition)) for name, definition in criteria
     }
     fields["remarks"] = (
         list[Annotated[str, Field(max_length=REASON_CHARS)]],

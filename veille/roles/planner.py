@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, WithJsonSchema, create_model, model_validator
@@ -29,6 +31,7 @@ __all__ = [
     "catalogue_line",
     "plan_json_schema",
     "plan_schema",
+    "proposal_schema",
     "summary_budget",
 ]
 
@@ -340,8 +343,21 @@ def plan_schema(data: PlannerInput) -> type[Plan]:
     outside it (a provider that ignores part of a schema, a stand-in) is repaired by
     :func:`veille.steps.plan.validate_plan`, with an alert per repair, instead of failing the
     call after re-asks. The subclass validates like :class:`Plan`.
+
+    One class per distinct schema, as the analyst's and the judge's are (``lru_cache``): building
+    a pydantic class costs far more than the dict it is built from, and the same input (a re-ask,
+    the planner's schema read again by the caller, the wire schema cached per class) would build
+    it again. The key is the schema's text itself, so two inputs share a class exactly when the
+    model would see the same schema.
     """
-    fields = plan_json_schema(data)
+    return proposal_schema(json.dumps(plan_json_schema(data)))
+
+
+@lru_cache(maxsize=128)
+def proposal_schema(fields_json: str) -> type[Plan]:
+    """The :func:`plan_schema` class for the fields of :func:`plan_json_schema` as JSON text
+    (key order kept: it is the order the model is shown)."""
+    fields = json.loads(fields_json)
     sub_tasks: Any = Annotated[list[SubTask], WithJsonSchema(fields["sub_tasks"])]
     excluded: Any = Annotated[list[str], WithJsonSchema(fields["excluded"])]
     axes: Any = Annotated[list[PlannedAxis], WithJsonSchema(fields["axes"])]
