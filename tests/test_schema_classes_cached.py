@@ -38,7 +38,9 @@ def _fresh_planner_schema(data: PlannerInput) -> dict[str, object]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=planner_inputs(), second=planner_inputs())
-def test_a_kept_planner_class_is_the_one_its_input_asks_for(first: PlannerInput, second: PlannerInput) -> None:
+def test_a_kept_planner_class_is_the_one_its_input_asks_for(
+    first: PlannerInput, second: PlannerInput
+) -> None:
     same = plan_json_schema(first) == plan_json_schema(second)
     assert (plan_schema(first) is plan_schema(second)) == same
     for data in (first, second):
@@ -60,7 +62,9 @@ _CRITERIA = st.dictionaries(
 
 @settings(max_examples=150, deadline=None)
 @given(first=_CRITERIA, second=_CRITERIA)
-def test_a_kept_critic_class_is_the_one_its_grid_asks_for(first: dict[str, str], second: dict[str, str]) -> None:
+def test_a_kept_critic_class_is_the_one_its_grid_asks_for(
+    first: dict[str, str], second: dict[str, str]
+) -> None:
     same = list(first.items()) == list(second.items())
     assert (evaluation_schema(first) is evaluation_schema(second)) == same
     for criteria in (first, second):
