@@ -14,6 +14,7 @@ import os
 import socket
 import tempfile
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,12 +94,33 @@ socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 socket.getaddrinfo = _guarded_getaddrinfo
 
 
+# The session's server serves the API the flows call, and only that: no test that uses it reads
+# Prefect's event feed or waits for an automation to fire (the failure automation is checked against a
+# real `veille server` by tests/test_operator_server.py). Storing every event and matching each against
+# the triggers was ~30 % of this server's CPU per flow run (docs/benchmarks.md, "Test suite"); the task
+# run recorder, which veille's recording step reads back (veille/tasks/record.py), stays on.
+HARNESS_SERVER_ENV = {
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",  # the reactive triggers and their actions
+}
+
+
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
     """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME)."""
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+    with ExitStack() as stack:
+        saved = {key: os.environ.get(key) for key in HARNESS_SERVER_ENV}
+        os.environ.update(HARNESS_SERVER_ENV)
+        try:  # the server's process copies the environment when it starts; this process keeps its own
+            stack.enter_context(prefect_test_harness(server_startup_timeout=120))
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
         yield
 
 
