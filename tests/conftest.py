@@ -97,7 +97,7 @@ socket.getaddrinfo = _guarded_getaddrinfo
 # The session's server serves the API the flows call, and only that: no test that uses it reads
 # Prefect's event feed or waits for an automation to fire (the failure automation is checked against a
 # real `veille server` by tests/test_operator_server.py). Storing every event and matching each against
-# the triggers was ~30 % of this server's CPU per flow run (docs/benchmarks.md, "Test suite"); the task
+# the triggers was 20-30 % of this server's CPU per flow night (docs/benchmarks.md, "Test suite"); the task
 # run recorder, which veille's recording step reads back (veille/tasks/record.py), stays on.
 HARNESS_SERVER_ENV = {
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
