@@ -25,6 +25,8 @@ __all__ = [
     "Section",
     "Selection",
     "read_within_budget",
+    "section_digest",
+    "section_digests",
     "select_sections",
     "sketch_similarity",
     "split_sections",
@@ -137,6 +139,18 @@ def _by_relevance(texts: Sequence[str], question: str) -> list[int]:
     retriever.index([_words(t) or ["_"] for t in texts], show_progress=False)
     scores = retriever.get_scores(_words(question) or ["_"])
     return sorted(range(len(texts)), key=lambda i: (-float(scores[i]), i))
+
+
+def section_digest(text: str) -> str:
+    """A section's digest: sha256 of its whitespace-separated words (a re-wrapped or re-spaced
+    section is the same section; any changed word, figure or heading is another)."""
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:32]
+
+
+def section_digests(body: str) -> list[str]:
+    """The digest of each section of ``body`` (:func:`split_sections`), in reading order: kept at
+    ingest for each version of a document, so a later night knows which sections an edit changed."""
+    return [section_digest(s.text(body)) for s in split_sections(body)]
 
 
 # -------------------------------------------------------------------------------------------- copies
