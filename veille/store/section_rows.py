@@ -28,14 +28,15 @@ class SectionRows:
         self.digests = _columns(_DIGEST_SCHEMA)
 
     def add(self, doc_id: str, content_hash: str, body: str) -> None:
-        digests = []
+        digests: list[str] = []
         for section in split_sections(body):
-            values = (doc_id, section.n, section.heading, section.start, section.length, section.tokens)
+            values: tuple[object, ...] = (doc_id, section.n, section.heading, section.start, section.length, section.tokens)
             for key, value in zip(_SECTION_SCHEMA.names, values, strict=True):
                 self.sections[key].append(value)
             digests.append(section_digest(section.text(body)))
-        for key, value in zip(_DIGEST_SCHEMA.names, (doc_id, content_hash, digests), strict=True):
-            self.digests[key].append(value)
+        row: tuple[object, ...] = (doc_id, content_hash, digests)
+        for key, cell in zip(_DIGEST_SCHEMA.names, row, strict=True):
+            self.digests[key].append(cell)
 
     def flush(self, con: duckdb.DuckDBPyConnection, replaced: Sequence[str]) -> None:
         """Replace the sections of ``replaced`` documents, add this batch's; keep every version's
