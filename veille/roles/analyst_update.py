@@ -116,6 +116,8 @@ EXCERPT_NOTICE = (
 
 def _document_block(d: DocumentText, excerpt: bool = False) -> str:
     attributes = document_attributes(d)
+    if excerpt and d.read_percent is not None:
+        attributes["lecture"] = f"sections modifiées ou ajoutées, {d.read_percent} % du texte"
     lead = f"{EXCERPT_NOTICE}\n" if excerpt else ""  # from code, outside the block
     if d.flag is None:
         return lead + data_block("document", d.body, **attributes)

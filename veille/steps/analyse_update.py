@@ -306,15 +306,15 @@ def update_subtask(
         if d.id in new_set and d.id not in excerpts
     ]
     whole = axis_passages(whole, sub_task.passages)  # a document read whole by another branch
-    parts: dict[str, PartRead] = {}
-    if budget is not None:
-        whole, parts = read_documents(whole, reading_query(sub_task), budget)
     by_id = {d.id: d for d in whole} | {
         i: d.model_copy(update={"flag": sub_task.flags.get(i, d.flag)})
         for i, d in excerpts.items()
         if d is not None
     }
     shown = [by_id[d.id] for d in documents if d.id in by_id]  # the sub-task's order
+    parts: dict[str, PartRead] = {}
+    if budget is not None:  # changed sections too are read within the branch's input budget
+        shown, parts = read_documents(shown, reading_query(sub_task), budget)
     alerts: list[Alert] = []
     if dropped:
         alerts.append(

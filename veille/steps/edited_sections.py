@@ -147,7 +147,8 @@ def review(previous: Findings, edits: Mapping[str, DocumentEdit], others: Mappin
     every edited document it cites still supports it in its unchanged sections, and the text of its
     other cited documents (``others``: id -> text, unchanged since) holds its figures too (the union
     of those texts and the edited ones' unchanged sections :func:`supported` it). A contradiction
-    naming an edited document goes (its reason may have changed; the update sees the changed text).
+    naming an edited document stays only while that document's unchanged sections still hold a figure
+    of its reason (:func:`_note_stands`).
     Open questions stay (they cite nothing)."""
     unchanged = {i: e.text(e.unchanged) for i, e in edits.items()}
     shown = {i: set(e.changed) for i, e in edits.items()}
@@ -171,11 +172,25 @@ def review(previous: Findings, edits: Mapping[str, DocumentEdit], others: Mappin
         for i in cited:  # its support may still be there, worded so code cannot confirm it: re-read
             e = edits[i]
             shown[i] |= {n for n in e.unchanged if _mentions(finding, e.text((n,)))}
-    contradictions = [c for c in previous.contradictions if not set(c.doc_ids) & set(edits)]
+    contradictions = [c for c in previous.contradictions if _note_stands(c, unchanged)]
     return Review(
         kept=previous.model_copy(update={"findings": kept, "contradictions": contradictions}),
         shown={i: tuple(sorted(s)) for i, s in shown.items()},
         dropped=dropped,
+    )
+
+
+def _note_stands(note: ContradictionNote, unchanged: Mapping[str, str]) -> bool:
+    """A contradiction naming no edited document stands; one naming some stands when its reason
+    states figures and each edited document it names still holds one of them in its unchanged
+    sections (its claim is still there, word for word); else it goes (the update reads the changed
+    sections and finds it again if it still holds)."""
+    named = [i for i in dict.fromkeys(note.doc_ids) if i in unchanged]
+    if not named:
+        return True
+    claimed = figures(note.reason)
+    return bool(claimed) and all(
+        any(same_figure(c, f) for c in claimed for f in figures(unchanged[i])) for i in named
     )
 
 
@@ -190,7 +205,11 @@ def excerpt(edit: DocumentEdit, numbers: Collection[int]) -> DocumentText | None
     parts = ["\n".join([*paths[s.n], s.text(edit.doc.body).strip()]) for s in chosen]
     if len(chosen) == len(edit.sections):
         return edit.doc
-    return edit.doc.model_copy(update={"body": _GAP.join(parts)})
+    text = _GAP.join(parts)
+    # A part of the document, as any document read through some of its sections: its share is
+    # stated, and the offline analyst lets it compete on score (veille/offline/analyst.py).
+    percent = max(1, min(99, len(text) * 100 // max(1, len(edit.doc.body))))
+    return edit.doc.model_copy(update={"body": text, "read_percent": percent})
 
 
 def read_edits(
