@@ -30,7 +30,14 @@ class SectionRows:
     def add(self, doc_id: str, content_hash: str, body: str) -> None:
         digests: list[str] = []
         for section in split_sections(body):
-            values: tuple[object, ...] = (doc_id, section.n, section.heading, section.start, section.length, section.tokens)
+            values: tuple[object, ...] = (
+                doc_id,
+                section.n,
+                section.heading,
+                section.start,
+                section.length,
+                section.tokens,
+            )
             for key, value in zip(_SECTION_SCHEMA.names, values, strict=True):
                 self.sections[key].append(value)
             digests.append(section_digest(section.text(body)))
