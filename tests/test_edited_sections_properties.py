@@ -7,7 +7,8 @@ own sentences and paraphrases of them, the incremental branch (``update_subtask`
 path of every backend) guarantees:
 
 (a) no previous finding it keeps lacks support in the new text: each of its figures is in a
-    section of tonight's text that the previous version had word for word;
+    section of tonight's text that the previous version had word for word (and a contradiction it
+    keeps still has the edited document's claim there);
 (b) every changed or added section is shown to the update (its text, under its heading path);
 (c) with no edit the update is not called (the branch is carried over: ``decide``), and an edit
     that only moves sections and leaves every finding supported calls no model either.
@@ -25,7 +26,7 @@ from hypothesis import strategies as st
 
 from veille.corpus.sections import section_digest, section_digests, split_sections
 from veille.models.base import ModelResult, Usage
-from veille.roles.analyst import DocumentText, Finding, Findings
+from veille.roles.analyst import ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.analyst_update import AnalystUpdateInput, FindingsUpdate
 from veille.roles.planner import SubTask
 from veille.steps.analyse_update import PreviousBranch, UpdateJob, decide, update_subtask
@@ -115,7 +116,15 @@ def cases(draw: st.DrawFn) -> dict[str, Any]:
     other = Finding(
         statement="Le débit de Tamaris atteint 950 tokens/s.", doc_ids=["doc-o"], figures=["950 tokens/s"]
     )
-    return {"before": before, "after": after, "findings": [*findings, other], "title": title}
+    notes = [  # a contradiction between one of its sentences and the other document, its figures in the reason
+        ContradictionNote(
+            doc_ids=["doc-e", "doc-o"],
+            retained="doc-o",
+            reason=f"source plus récente ; 950 tokens/s retenu contre {sentence.split(' atteint ')[1].split(' sur ')[0]}",
+        )
+        for sentence in draw(st.lists(st.sampled_from(sentences), max_size=2, unique=True))
+    ]
+    return {"before": before, "after": after, "findings": [*findings, other], "notes": notes, "title": title}
 
 
 class _Recorder:
@@ -157,7 +166,7 @@ def _run(case: dict[str, Any]) -> tuple[Any, _Recorder]:
     sub_task = SubTask(id="st-1", question=QUESTION, doc_ids=["doc-e", "doc-o"])
     job = UpdateJob(
         new_ids=["doc-e"],
-        previous=Findings(findings=case["findings"]),
+        previous=Findings(findings=case["findings"], contradictions=case.get("notes", [])),
         edited_sections={"doc-e": section_digests(case["before"])},
     )
     recorder = _Recorder()
@@ -189,6 +198,9 @@ def test_no_kept_finding_lacks_support_in_the_unchanged_text(case: dict[str, Any
         for figure in finding.figures:  # (a): each figure in a section the edit did not touch
             assert any(f" {figure} " in f" {text} " for text in unchanged), (figure, case["after"])
     assert any(f.doc_ids == ["doc-o"] for f in analysis.findings.findings)  # another document's stands
+    for note in analysis.findings.contradictions:  # a kept contradiction's claim is still in the text
+        claim = note.reason.split(" contre ")[1]
+        assert any(f" {claim} " in f" {text} " for text in unchanged), (note.reason, case["after"])
 
 
 @_SETTINGS
