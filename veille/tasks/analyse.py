@@ -174,9 +174,15 @@ def analyse(
     new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
     if update is not None and new:
         analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget, job.bounds)
+        by_sections = (
+            f" ({len(update.edited_sections)} edited, by their changed sections)"
+            if update.edited_sections
+            else ""
+        )
         mode = (
-            f"incremental ({why}): {len(new)} new document(s) read, "
+            f"incremental ({why}): {len(new)} new document(s) read{by_sections}, "
             f"{len(update.previous.findings)} finding(s) carried over"
+            + (" or checked against the unchanged sections" if update.edited_sections else "")
         )
     elif carry is not None:
         analysis = carried_analysis(job.sub_task, carry, carry_read)
