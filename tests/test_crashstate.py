@@ -49,7 +49,7 @@ def test_a_replaced_result_file_is_read_again(tmp_path: Path) -> None:
 
     results = tmp_path / "prefect-results"
     results.mkdir()
-    record = ResultRecord(
+    record: ResultRecord[int] = ResultRecord(
         metadata=ResultRecordMetadata(storage_key="k", serializer=PickleSerializer()), result=42
     )
     path = results / "k"
