@@ -22,6 +22,7 @@ from testkit.fake_gemini import FakeGemini, RecordedRequest
 from testkit.gemini_script import role_of
 from tests.test_nightly_news import _catalogue_planner
 from tests.test_offline_fixtures import bundled_document_texts
+from veille.corpus.sections import split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
 
@@ -152,21 +153,43 @@ def test_a_new_document_is_read_alone_and_an_edit_rereads_the_branch(
     assert not [r for r in requests if role_of(r.body).startswith("analyst")]
     assert _json(third, "findings.json")[receiving["id"]]["findings"] == entry["findings"]
 
-    # Night 4: a document the branch had read is edited: every branch reading it reads it again,
-    # alone (issue 40), the previous findings citing it dropped first (they may no longer hold).
+    # Night 4: a document the branch had read is edited (a paragraph appended to its last section):
+    # every branch reading that section reads it again, alone and by its changed section only
+    # (issue 40: veille/steps/edited_sections.py); a branch reading other passages of it does not
+    # call a model. The previous findings citing it stay only where code still finds their support
+    # in the unchanged sections (these fake findings, « Constat tiré de … », are in no text: dropped).
     edited = corpus / "docs" / f"{old[0]}.md"
     edited.write_text(edited.read_text(encoding="utf-8") + "\n\nMise à jour : chiffres confirmés.\n", "utf-8")
+    sections = split_sections(bundled_document_texts(corpus)[old[0]].body)
     logged.lines.clear()
     fourth, requests = night()
     analysts = [r for r in requests if role_of(r.body).startswith("analyst")]
-    reading_it = [s for s in _json(fourth, "plan.json")["sub_tasks"] if old[0] in s["doc_ids"]]
+    reading_it = [
+        s
+        for s in _json(fourth, "plan.json")["sub_tasks"]
+        if old[0] in s["doc_ids"]
+        and sections[-1].n in (s.get("passages") or {}).get(old[0], [sections[-1].n])
+    ]
     assert _json(fourth, "plan.json")["sub_tasks"] == _json(third, "plan.json")["sub_tasks"]
-    assert [role_of(r.body) for r in analysts] == ["analyst_update"] * len(reading_it)
+    assert reading_it and [role_of(r.body) for r in analysts] == ["analyst_update"] * len(reading_it)
     assert all(_blocks(r) == [old[0]] for r in analysts)  # the edited document alone
+    unchanged = [  # its other sections' text (headings aside: the heading path is shown with the section)
+        line
+        for s in sections[:-1]
+        for line in s.text(texts[old[0]].body).splitlines()
+        if len(line) > 40 and not line.startswith("#")
+    ]
+    assert len(sections) > 1 and unchanged  # a document of several sections: only its last one is sent
+    assert all(
+        "chiffres confirmés" in _prompt(r) and not any(u in _prompt(r) for u in unchanged) for r in analysts
+    )
     lines = [line for line in logged.lines if line.startswith(f"analyse {receiving['id']}:")]
     assert any(f"incremental (edited: {old[0]}, since {third.name})" in line for line in lines), lines
     after = _json(fourth, "findings.json")[receiving["id"]]["findings"]
     standing = [f for f in entry["findings"] if old[0] not in f["doc_ids"]]
     assert len(standing) < len(entry["findings"])  # the edited document had findings of its own
-    assert after[: len(standing)] == standing  # the others, as they were
-    assert [f["doc_ids"] for f in after[len(standing) :]] == [[old[0]]]  # what it says tonight
+    assert [f for f in after if old[0] not in f["doc_ids"]] == standing  # the others, as they were
+    assert [f["doc_ids"] for f in after if old[0] in f["doc_ids"]] == [[old[0]]]  # what it says tonight
+    # Re-derived word for word from the changed section, it stands where it stood: the branch's
+    # findings are the same list, so the steps after see an unchanged axis (kept sections).
+    assert after == entry["findings"]

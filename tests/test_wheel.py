@@ -131,17 +131,27 @@ def test_the_wheel_installs_and_runs_from_another_folder(tmp_path: Path) -> None
     assert Path(where.strip()).is_relative_to(venv), f"{where} is not the installed copy"
     _run([venv / "bin" / "veille", "collect", "--help"], cwd=workdir, env=env, timeout=120)
 
-    warehouse = tmp_path / "warehouse"
+    # One full run, as a user of an installed veille starts it: in their own folder, without
+    # --warehouse. It writes the default warehouse into the folder it runs from (never into
+    # site-packages, the package's parent there) and nothing else there. (A run given --warehouse
+    # writes into that warehouse: the crash, concurrency and bad-corpus process tests read every
+    # table, run folder and the database back from the warehouse they name.)
     veille = venv / "bin" / "veille"
-    run = [veille, "run", "--backend", "offline", "--corpus", BUNDLED_CORPUS, "--warehouse", warehouse]
-    _run(run, cwd=workdir, env=env, timeout=1000)
+    home = tmp_path / "home"
+    home.mkdir()
+    _run([veille, "run", "--backend", "offline", "--corpus", BUNDLED_CORPUS], cwd=home, env=env, timeout=1000)
+    warehouse = home / "warehouse" / "data"
+    assert [p.name for p in home.iterdir()] == ["warehouse"], sorted(p.name for p in home.iterdir())
+    assert [p.name for p in (home / "warehouse").iterdir()] == ["data"]
+    assert not list(venv.glob("lib/python*/site-packages/warehouse")), "a run wrote into site-packages"
     (run_dir,) = (warehouse / "runs").iterdir()
     assert (run_dir / "report.md").read_text(encoding="utf-8").strip()
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert info["status"] == "completed"
     assert Path(info["settings"]["config_dir"]).is_relative_to(venv)  # the bundled grid, prices, authority
 
-    # The views and named queries are package data too.
+    # The views and named queries are package data too; commands given --warehouse write nothing
+    # into the folder they run from.
     out = _run(
         [veille, "sql", "SELECT status FROM runs", "--format", "csv", "--warehouse", warehouse],
         cwd=workdir,
@@ -150,13 +160,4 @@ def test_the_wheel_installs_and_runs_from_another_folder(tmp_path: Path) -> None
     )
     assert out.split() == ["status", "completed"]
     _run([veille, "runs", "--warehouse", warehouse], cwd=workdir, env=env, timeout=300)
-    assert not list(workdir.iterdir()), "the run wrote into its working directory"
-
-    # Without --warehouse an installed veille writes into the folder it runs from, never into
-    # site-packages (the package's parent there).
-    home = tmp_path / "home"
-    home.mkdir()
-    _run([veille, "run", "--backend", "offline", "--corpus", BUNDLED_CORPUS], cwd=home, env=env, timeout=1000)
-    (run_dir,) = (home / "warehouse" / "data" / "runs").iterdir()
-    assert (run_dir / "report.md").is_file()
-    assert not list(venv.glob("lib/python*/site-packages/warehouse")), "a run wrote into site-packages"
+    assert not list(workdir.iterdir()), "a command wrote into its working directory"

@@ -24,7 +24,10 @@ __all__ = [
     "Reading",
     "Section",
     "Selection",
+    "heading_paths",
     "read_within_budget",
+    "section_digest",
+    "section_digests",
     "select_sections",
     "sketch_similarity",
     "split_sections",
@@ -137,6 +140,44 @@ def _by_relevance(texts: Sequence[str], question: str) -> list[int]:
     retriever.index([_words(t) or ["_"] for t in texts], show_progress=False)
     scores = retriever.get_scores(_words(question) or ["_"])
     return sorted(range(len(texts)), key=lambda i: (-float(scores[i]), i))
+
+
+def heading_paths(body: str, sections: Sequence[Section]) -> list[tuple[str, ...]]:
+    """For each of ``sections`` (:func:`split_sections` of ``body``), the heading lines that enclose
+    it, outermost first (« # Titre », « ## Partie »), its own opening heading line excluded: what a
+    reader shown that section alone needs to know what its figures are about."""
+    levelled: list[tuple[int, int, str]] = []  # (offset, level, heading line)
+    for offset, _ in _heading_starts(body):
+        line = body[offset:].split("\n", 1)[0].strip()
+        match = _HEADING.match(line)
+        if match is not None:
+            levelled.append((offset, len(match.group(1)), line))
+    out: list[tuple[str, ...]] = []
+    for section in sections:
+        stack: list[tuple[int, str]] = []
+        for offset, level, line in levelled:
+            if offset >= section.start:
+                break
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, line))
+        if any(offset == section.start for offset, _, _ in levelled):
+            level = next(lv for offset, lv, _ in levelled if offset == section.start)
+            stack = [(lv, line) for lv, line in stack if lv < level]  # its parents only
+        out.append(tuple(line for _, line in stack))
+    return out
+
+
+def section_digest(text: str) -> str:
+    """A section's digest: sha256 of its whitespace-separated words (a re-wrapped or re-spaced
+    section is the same section; any changed word, figure or heading is another)."""
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:32]
+
+
+def section_digests(body: str) -> list[str]:
+    """The digest of each section of ``body`` (:func:`split_sections`), in reading order: kept at
+    ingest for each version of a document, so a later night knows which sections an edit changed."""
+    return [section_digest(s.text(body)) for s in split_sections(body)]
 
 
 # -------------------------------------------------------------------------------------------- copies

@@ -41,6 +41,7 @@ from veille.roles.limits import FINDINGS_ITEMS, ITEMS, REASON_CHARS
 
 __all__ = [
     "ANALYST_UPDATE",
+    "EXCERPT_NOTICE",
     "INSTRUCTIONS",
     "AnalystUpdateInput",
     "FindingsUpdate",
@@ -70,6 +71,9 @@ class AnalystUpdateInput(BaseModel):
     # Code's bounds, stated in the prompt and the schema (Settings.max_findings_per_branch, max_item_words).
     max_findings: int = MAX_FINDINGS
     max_words: int = 120
+    # Edited documents shown by their changed sections only (under their heading path): their
+    # findings that the unchanged sections still support are in ``previous``.
+    excerpts: list[str] = []
 
 
 class UpdateNote(BaseModel):
@@ -103,12 +107,22 @@ Produis seulement ce que les nouveaux documents apportent :
 Ne cite jamais un document qui n'est ni fourni ni listé parmi les documents déjà lus."""
 
 
-def _document_block(d: DocumentText) -> str:
+EXCERPT_NOTICE = (
+    "Document modifié depuis la veille précédente : seules ses sections modifiées ou ajoutées sont "
+    "montrées, chacune sous ses titres ; ses constats que les sections inchangées appuient encore "
+    "sont dans <constats>."
+)
+
+
+def _document_block(d: DocumentText, excerpt: bool = False) -> str:
     attributes = document_attributes(d)
+    if excerpt and d.read_percent is not None:
+        attributes["lecture"] = f"sections modifiées ou ajoutées, {d.read_percent} % du texte"
+    lead = f"{EXCERPT_NOTICE}\n" if excerpt else ""  # from code, outside the block
     if d.flag is None:
-        return data_block("document", d.body, **attributes)
-    notice = FLAG_NOTICE.format(flag=d.flag)  # from code, outside the block
-    return f"{notice}\n" + data_block("document", d.body, **attributes, signalement=d.flag)
+        return lead + data_block("document", d.body, **attributes)
+    notice = FLAG_NOTICE.format(flag=d.flag)
+    return f"{lead}{notice}\n" + data_block("document", d.body, **attributes, signalement=d.flag)
 
 
 def read_alone(data: AnalystUpdateInput) -> list[Finding]:
@@ -162,7 +176,7 @@ def build_prompt(data: AnalystUpdateInput) -> str:
     """The question, the previous analysis (delimited), then each new document (delimited)."""
     new_ids = ", ".join(d.id for d in data.documents)
     known_ids = ", ".join(d.id for d in data.known_documents)
-    blocks = "\n\n".join(_document_block(d) for d in data.documents)
+    blocks = "\n\n".join(_document_block(d, d.id in set(data.excerpts)) for d in data.documents)
     return (
         f"Question ({data.subtask_id}) : {data.question.strip()}\n"
         f"Documents déjà lus ({len(data.known_documents)}) : {known_ids}\n"

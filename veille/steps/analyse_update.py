@@ -33,6 +33,7 @@ from veille.steps.analyse import Analysis, branch_analysis, missing_documents, r
 from veille.steps.answer_items import dropped_items_alerts
 from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
+from veille.steps.edited_sections import in_previous_order, read_edits
 from veille.steps.reading import PartRead, axis_passages, read_documents, reading_alert, reading_query
 
 __all__ = [
@@ -55,6 +56,11 @@ class UpdateJob(BaseModel):
     new_ids: list[str]
     previous: Findings
     previous_read: dict[str, PartRead] = {}  # documents read in part then (input budget)
+    # Edited documents whose previous version is known by its section digests (ingest): read by
+    # their changed sections only; ``previous`` keeps their findings until code checks each one's
+    # support in the unchanged sections (veille.steps.edited_sections). The others are read whole,
+    # their findings already dropped.
+    edited_sections: dict[str, list[str]] = {}
 
 
 @dataclass(frozen=True)
@@ -97,12 +103,19 @@ class Decision:
 
     @property
     def update(self) -> UpdateJob | None:
+        return self.update_with({})
+
+    def update_with(self, sections: Mapping[str, Sequence[str]]) -> UpdateJob | None:
+        """The update's job; ``sections``: the previous version's section digests of edited
+        documents (by id), which are then read by their changed sections only."""
         if self.kind != "update" or self.previous is None or self.previous.findings is None:
             return None
+        whole = [i for i in self.edited if i not in sections]
         return UpdateJob(
             new_ids=list(self.new_ids),
-            previous=without_documents(self.previous.findings, self.edited),
+            previous=without_documents(self.previous.findings, whole),
             previous_read={i: p for i, p in self.previous.read.items() if i not in set(self.edited)},
+            edited_sections={i: list(sections[i]) for i in self.edited if i in sections},
         )
 
     @property
@@ -220,7 +233,7 @@ def decide(
     )
 
 
-def _note_key(note: ContradictionNote) -> tuple[tuple[str, ...], str]:
+def note_key(note: ContradictionNote) -> tuple[tuple[str, ...], str]:
     return tuple(sorted(set(note.doc_ids))), note.retained
 
 
@@ -232,8 +245,9 @@ def merge_update(
     merged (one per set of documents and retained one) and open questions deduplicated. Every
     citation outside the sub-task is removed (:func:`restrict_citations`, with its alerts)."""
     new = [i for i in dict.fromkeys(new_ids) if i in set(sub_task.doc_ids)]
-    known = [i for i in sub_task.doc_ids if i not in set(new)]
-    kept, alerts = restrict_citations(previous, known, sub_task.id)
+    # The previous findings cite documents read then (an edited one among them when its unchanged
+    # sections still support them: veille.steps.edited_sections).
+    kept, alerts = restrict_citations(previous, sub_task.doc_ids, sub_task.id)
     added, more = restrict_citations(Findings(findings=update.findings), new, sub_task.id)
     alerts += more
     notes = [
@@ -258,7 +272,7 @@ def merge_update(
         )
     contradictions: dict[tuple[tuple[str, ...], str], ContradictionNote] = {}
     for note in [*kept.contradictions, *fresh]:
-        contradictions.setdefault(_note_key(note), note)
+        contradictions.setdefault(note_key(note), note)
     merged = Findings(
         findings=[*kept.findings, *added.findings],
         contradictions=list(contradictions.values()),
@@ -276,44 +290,76 @@ def update_subtask(
     bounds: Bounds | None = None,
 ) -> Analysis:
     """Ask the incremental analyst with the new documents (whole while they fit ``budget`` tokens,
-    else their most relevant sections), the documents already read (metadata only) and the previous
-    findings, then merge (:func:`merge_update`)."""
+    else their most relevant sections) and the changed sections of the edited ones, the documents
+    already read (metadata only) and the previous findings that stand, then merge
+    (:func:`merge_update`). Nothing to read (an edit that only moved sections, whose findings
+    all stand): no model call."""
     bounds = bounds or Bounds()  # the new findings within code's bounds (veille.steps.bounds)
     new_set = set(job.new_ids)
-    shown = [
-        d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)}) for d in documents if d.id in new_set
+    full = {d.id: d.body for d in documents}
+    previous, excerpts, dropped = read_edits(
+        sub_task, documents, job.edited_sections, job.new_ids, job.previous
+    )
+    whole = [
+        d.model_copy(update={"flag": sub_task.flags.get(d.id, d.flag)})
+        for d in documents
+        if d.id in new_set and d.id not in excerpts
     ]
-    shown = axis_passages(shown, sub_task.passages)  # a document read whole by another branch
+    whole = axis_passages(whole, sub_task.passages)  # a document read whole by another branch
+    by_id = {d.id: d for d in whole} | {
+        i: d.model_copy(update={"flag": sub_task.flags.get(i, d.flag)})
+        for i, d in excerpts.items()
+        if d is not None
+    }
+    shown = [by_id[d.id] for d in documents if d.id in by_id]  # the sub-task's order
     parts: dict[str, PartRead] = {}
-    if budget is not None:
+    if budget is not None:  # changed sections too are read within the branch's input budget
         shown, parts = read_documents(shown, reading_query(sub_task), budget)
+    alerts: list[Alert] = []
+    if dropped:
+        alerts.append(
+            alert(
+                "analyse",
+                "analyse.edited_support_gone",
+                f"{sub_task.id} : {dropped} constat(s) d'un document modifié retiré(s) : leur appui n'est "
+                "plus confirmé dans ses sections inchangées (relu dans les sections modifiées)",
+                severity="info",
+                subject=sub_task.id,
+            )
+        )
+    if not shown:  # every edit only moved sections and every finding stands: nothing to read
+        kept, more = restrict_citations(previous, sub_task.doc_ids, sub_task.id)
+        known_read = {i: p for i, p in job.previous_read.items() if i in set(sub_task.doc_ids)}
+        return branch_analysis(
+            sub_task, kept, alerts + more + missing_documents(sub_task, documents), known_read
+        )
     known = [
         KnownDocument(id=d.id, date=d.date, source_type=d.source_type, title=d.title)
         for d in documents
-        if d.id not in new_set
+        if d.id not in by_id
     ]
     data = AnalystUpdateInput(
         subtask_id=sub_task.id,
         question=sub_task.question,
         documents=shown,
         known_documents=known,
-        previous=job.previous,
+        previous=previous,
         max_findings=bounds.max_findings,
         max_words=bounds.max_item_words,
+        excerpts=sorted(i for i, d in excerpts.items() if d is not None and d.body != full[i]),
     )
     result = client.ask(ANALYST_UPDATE, data, subtask_id=sub_task.id)
-    kept, bounded = bound_findings(result.output.findings, bounds, sub_task.id)  # the new ones only
-    update = result.output.model_copy(update={"findings": kept})
-    merged, alerts = merge_update(sub_task, job.previous, update, [d.id for d in shown])
-    alerts += bounded
+    fresh, bounded = bound_findings(result.output.findings, bounds, sub_task.id)  # the new ones only
+    update = result.output.model_copy(update={"findings": fresh})
+    merged, more = merge_update(sub_task, previous, update, [d.id for d in shown])
+    merged = in_previous_order(job.previous, merged)
+    alerts += more + bounded
     alerts += missing_documents(sub_task, documents)
     alerts += foreign_answer_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     alerts += dropped_items_alerts("analyse", result, f"analyste de {sub_task.id}", sub_task.id)
     if budget is not None:
         alerts += reading_alert(sub_task.id, parts, budget)
-    known_read = {
-        i: p for i, p in job.previous_read.items() if i in set(sub_task.doc_ids) and i not in new_set
-    }
+    known_read = {i: p for i, p in job.previous_read.items() if i in set(sub_task.doc_ids) and i not in by_id}
     return branch_analysis(sub_task, merged, alerts, known_read | parts)
 
 

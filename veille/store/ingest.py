@@ -38,7 +38,6 @@ from veille.corpus.document import (
 from veille.corpus.errors import CorpusError, DuplicateIdError, StrictModeError
 from veille.corpus.frontmatter import read_file
 from veille.corpus.layout import DocumentsPlace
-from veille.corpus.sections import split_sections
 from veille.oserrors import environment_error
 from veille.store.connection import read_write, set_aside_unreadable
 from veille.store.conversions import ConversionCache
@@ -48,7 +47,6 @@ from veille.store.queries import read_sql, utcnow
 from veille.store.rows import (
     _DOC_SCHEMA,
     _LOG_SCHEMA,
-    _SECTION_SCHEMA,
     _TOUCH_SCHEMA,
     IngestReport,
     _columns,
@@ -58,6 +56,7 @@ from veille.store.rows import (
     _redated,
     _Stored,
 )
+from veille.store.section_rows import SectionRows
 
 __all__ = ["DEFAULT_BATCH_SIZE", "IngestReport", "ingest_corpus"]
 
@@ -96,7 +95,7 @@ class _Ingestion:
         self.rows: list[tuple[Any, ...]] = []  # documents to insert, one tuple per row in _DOC_SCHEMA order
         self.replaced: list[str] = []  # ids in self.docs that already have a row (changed or re-added)
         self.touch = _columns(_TOUCH_SCHEMA)
-        self.sections = _columns(_SECTION_SCHEMA)
+        self.sections = SectionRows()
         self.conversions = ConversionCache(con, now)
         self.aggregates = Aggregates()
 
@@ -236,16 +235,12 @@ class _Ingestion:
         self.alerts += masked
         first = prev.ingested_at if prev is not None else self.now  # first ingestion date survives updates
         self.rows.append(_document_row(doc, rel, st.st_size, st.st_mtime_ns, first, self.now))
-        for section in split_sections(doc.body):
-            values = (doc.id, section.n, section.heading, section.start, section.length, section.tokens)
-            for key, value in zip(_SECTION_SCHEMA.names, values, strict=True):
-                self.sections[key].append(value)
+        self.sections.add(doc.id, doc.content_hash, doc.body)
 
     def flush(self) -> None:
         """Write the buffered batch (called every ``batch_size`` files and at the end)."""
         if self.replaced:
             self.con.execute(read_sql("delete_documents.sql"), {"ids": self.replaced})
-            self.con.execute(read_sql("delete_sections.sql"), {"ids": self.replaced})
         if self.rows:
             columns = list(zip(*self.rows, strict=True))
             table = pa.Table.from_arrays(
@@ -260,11 +255,9 @@ class _Ingestion:
                 self.con.execute(read_sql("touch_documents.sql"))
             finally:
                 self.con.unregister("touch_batch")
-        if self.sections["doc_id"]:
-            self.con.from_arrow(pa.table(self.sections, schema=_SECTION_SCHEMA)).insert_into("sections")
+        self.sections.flush(self.con, self.replaced)
         self.conversions.flush()
         self.rows, self.touch, self.replaced = [], _columns(_TOUCH_SCHEMA), []
-        self.sections = _columns(_SECTION_SCHEMA)
 
     def mark_removed(self) -> None:
         removed = sorted(i for i, prev in self.stored.items() if prev.valid and i not in self.claimed)

@@ -46,6 +46,7 @@ register("migration_002_catalogue_view.sql")
 register("migration_003_formats_origins_sections.sql")
 register("migration_004_unknown_dates.sql")
 register("migration_005_bad_input.sql")
+register("migration_006_section_digests.sql")
 
 
 def latest_version() -> int:

@@ -25,6 +25,7 @@ __all__ = [
     "document_snapshot",
     "fetch_documents",
     "read_catalogue",
+    "section_digests",
     "source_metadata",
 ]
 
@@ -97,6 +98,21 @@ def fetch_documents(db_path: Path, ids: Sequence[str]) -> list[DocumentText]:
     if missing:
         raise KeyError(f"unknown or removed document id(s): {', '.join(missing)}")
     return [found[i] for i in wanted]
+
+
+def section_digests(db_path: Path, versions: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+    """The section digests of each (document id, content hash) version ingested since the database
+    kept them (veille/store/section_rows.py); a version not found is absent (read whole, as before)."""
+    wanted = list(dict.fromkeys(versions))
+    if not wanted:
+        return {}
+    params = {"ids": [i for i, _ in wanted], "hashes": [h for _, h in wanted]}
+    with read_only(db_path) as con:
+        try:
+            rows = con.execute(read_sql("fetch_section_digests.sql"), params).fetchall()
+        except duckdb.CatalogException:  # a database not yet migrated to version 6
+            return {}
+    return {(str(a), str(b)): [str(x) for x in c] for a, b, c in rows}
 
 
 def document_snapshot(db_path: Path) -> list[tuple[str, str]]:

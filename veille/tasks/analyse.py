@@ -40,7 +40,7 @@ from veille.steps.analyse_update import (
 )
 from veille.steps.news import Changes
 from veille.steps.reading import PartRead, read_note
-from veille.store.readers import fetch_documents
+from veille.store.readers import fetch_documents, section_digests
 from veille.tasks.answer_key import AnswerKey
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key, offline_client
 from veille.tasks.reuse import Reuse
@@ -56,6 +56,7 @@ __all__ = [
     "branch_decisions",
     "branch_key",
     "branch_note",
+    "edited_by_sections",
     "load_previous_branches",
     "offline_branches",
 ]
@@ -173,9 +174,15 @@ def analyse(
     new = [d for d in documents if update is not None and d.id in set(update.new_ids)]
     if update is not None and new:
         analysis = update_subtask(client, job.sub_task, documents, update, job.token_budget, job.bounds)
+        by_sections = (
+            f" ({len(update.edited_sections)} edited, by their changed sections)"
+            if update.edited_sections
+            else ""
+        )
         mode = (
-            f"incremental ({why}): {len(new)} new document(s) read, "
+            f"incremental ({why}): {len(new)} new document(s) read{by_sections}, "
             f"{len(update.previous.findings)} finding(s) carried over"
+            + (" or checked against the unchanged sections" if update.edited_sections else "")
         )
     elif carry is not None:
         analysis = carried_analysis(job.sub_task, carry, carry_read)
@@ -269,7 +276,7 @@ def analyse_sub_tasks(
         db_path=unmapped(reuse.settings.database),
         fault=[sid in reuse.faults for sid in ids],
         cache_scope=reuse.branch_scopes(ids),
-        update=[d.update for d in decisions],
+        update=edited_by_sections(decisions, reuse.settings.database),
         carry=[d.carry for d in decisions],
         carry_read=[dict(d.previous.read) if d.kind == "carry" and d.previous else None for d in decisions],
         why=[_why(d) for d in decisions],
@@ -278,6 +285,21 @@ def analyse_sub_tasks(
     for _ in as_completed(branches):  # whatever each one's state: collect_branches reads them
         progress.advance("analyse")
     return collect_branches(sub_tasks, branches)
+
+
+def edited_by_sections(decisions: Sequence[Decision], database: Path) -> list[UpdateJob | None]:
+    """Each branch's update job; an edited document whose version read by the previous run has its
+    section digests in the corpus database (kept at ingest) is read by its changed sections only."""
+    versions = [
+        (i, d.previous.doc_hashes.get(i, "")) for d in decisions if d.previous is not None for i in d.edited
+    ]
+    known = section_digests(database, versions) if versions else {}
+    jobs: list[UpdateJob | None] = []
+    for d in decisions:
+        then = d.previous.doc_hashes if d.previous is not None else {}
+        found = {i: known[(i, then.get(i, ""))] for i in d.edited if (i, then.get(i, "")) in known}
+        jobs.append(d.update_with(found))
+    return jobs
 
 
 def _why(decision: Decision) -> str:
