@@ -293,6 +293,10 @@ def format_summary(run_dir: Path) -> str:
     alerts = _load(run_dir / "alerts.json", [])
     review = _load(run_dir / "review.json", {"validated": False, "rounds": []})
     lines = [f"Run {run.get('run_id', run_dir.name)} — {run.get('status', '?')} ({run.get('backend', '?')})"]
+    if run.get("reused_from"):  # an unchanged night (veille.run.nightskip): no step was run again
+        lines.append(
+            f"Nuit inchangée : dossier du {inline_text(str(run['reused_from']))} repris, aucune étape refaite"
+        )
     # Error-level alerts first (e.g. plan.low_coverage): a completed run may still miss its subject.
     errors = [
         a for a in alerts if a.get("severity") == "error" and not str(a.get("code", "")).startswith("ingest.")
