@@ -28,29 +28,16 @@ from veille.run.info import record_note
 from veille.run.inputs import CorpusInputs, corpus_inputs
 from veille.run.recovery import lock_run_folder
 from veille.run.runlog import RunLog
-from veille.run.summary import usage_note
 from veille.settings import Settings
-from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
-from veille.steps.news import Changes
-from veille.store.readers import Catalogue
-from veille.tasks.analyse import analyse_sub_tasks, analyst_basis, offline_branches
-from veille.tasks.asks import CachedAsker
-from veille.tasks.clients import RunClient, backend_label, model_key, open_client
+from veille.tasks.clients import backend_label, open_client
 from veille.tasks.collect import collect
 from veille.tasks.deliver import deliver_dossier
-from veille.tasks.grade import grade_run, quality_alerts
 from veille.tasks.ingest import catalogue, ingest
 from veille.tasks.news import what_changed
 from veille.tasks.nightskip import NightReuse, night_reuse, record_night, write_reused
-from veille.tasks.outputs import write_outputs
-from veille.tasks.plan import plan_catalogue
 from veille.tasks.record import record_run
 from veille.tasks.repair import repair_warehouse
-from veille.tasks.research import search_web
 from veille.tasks.reuse import Reuse
-from veille.tasks.review import review
-from veille.tasks.screen import screen_documents
-from veille.tasks.write import finish_report, sections_path, write_report
 from veille.warehouse.place import check_warehouse
 
 __all__ = ["veille_flow"]
@@ -106,6 +93,7 @@ def veille_flow(
     name_flow_run(flow_run.id, folder.run_id)  # run id as the name (a given name kept) and as a tag
     reuse = Reuse.of(settings, flow_run.id, flow_run.run_count, fail_subtasks)
     night = NightReuse(None, why="not reached")  # the night's key, once ingestion has run
+    inputs: CorpusInputs | None = None  # request, reference, grid, snapshot: read after ingestion
 
     with collecting() as moved_aside, open_client(settings, folder.run_id, folder.calls_path) as client:
         repair_warehouse(settings)  # first: what it moves aside is in tonight's alerts
@@ -127,7 +115,9 @@ def veille_flow(
                 log.info("night: %s", run.keep_reused(night.kept, changes))
             else:
                 log.info("night: every step run (%s)", night.why)
-                _steps(run, settings, client, asker, reuse, listing, inputs, changes)
+                from veille.flows.night_steps import run_steps  # imported only by a night that runs them
+
+                run_steps(run, settings, client, asker, reuse, listing, inputs, changes)
         run.add(client.alerts())
         run.add(set_aside_alerts(moved_aside))  # derived files moved aside (veille.derived)
 
@@ -135,15 +125,9 @@ def veille_flow(
         if run.reused is not None and run.final is not None:  # the kept files, tonight's report
             write_reused(folder, info, run.reused, run.final, run.alerts, run.snapshot)
         else:
-            basis = analyst_basis(settings)  # later nights build on these findings
-            write_outputs(folder, info, **run.outputs(), analyst_basis=basis)
-        if run.final is not None and run.reused is None:
-            with run.grading(log):  # grading informs; it must not fail a run whose report is written
-                kept = sections_path(settings)  # the judge grades what changed (veille.graders.parts)
-                grades = grade_run(folder.path, reference, request, asker, kept, model_key(settings, "judge"))
-                log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
-                if regressed := run.keep_quality(quality_alerts(settings, folder.path, grades)):
-                    log.warning("quality: %s", regressed[0].message)
+            from veille.flows.night_steps import write_and_grade  # a night that ran its steps
+
+            write_and_grade(run, settings, client, asker, info, inputs, log)
     if run.final is not None:  # the dossier, partial or not, to the corpus's recipients (delivery.toml)
         log.info("deliver: %s", run.keep_delivery(deliver_dossier(settings, folder, info)))
     # What the next night compares with: this night's key, once every file it reuses is written.
@@ -158,53 +142,3 @@ def veille_flow(
     log.info("record: %s", record_note(recorded))
     log.info("outputs: %s (%s)", folder.path, ", ".join(OUTPUT_FILES))
     return run.outcome(info)
-
-
-def _steps(
-    run: RunLog,
-    settings: Settings,
-    client: RunClient,
-    asker: CachedAsker,
-    reuse: Reuse,
-    listing: Catalogue,
-    inputs: CorpusInputs,
-    changes: Changes,
-) -> None:
-    """screen → plan → analyse → write → review: what an unchanged night skips (veille.run.nightskip)."""
-    log, records, folder = get_run_logger(), client.journal.records, run.folder
-    request, _, grid, _ = inputs
-    # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
-    if suspected := run.add(screen_documents(settings, listing.entries)):
-        log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
-
-    shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
-    if planner_reads_texts(client.role_backend("planner")):  # a free planner reads the bodies too (BM25)
-        shown = with_texts(shown, settings.database)
-    log.info("catalogue: %s", shown.note)
-    measured = text_relevance(shown, settings.database)  # coverage by code, every backend
-    planned = plan_catalogue(client, shown, suspected, reuse, changes, measured)
-    log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
-    searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
-    analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse, changes)
-    # Branches the cost budget refused to the model: the offline engine reads them instead.
-    analyses = offline_branches(analyses, planned.plan.sub_tasks, settings, folder.run_id, folder.calls_path)
-    log.info(
-        "analyse: %s; %s",
-        run.keep_analyses(analyses),
-        usage_note(records(), "analyst", "analyst_update"),
-    )
-    run.require_a_branch()
-    if settings.web:  # the grounded research ran beside the analysts
-        log.info("research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher"))
-
-    kept = sections_path(settings)  # the writer writes only changed axes, on every backend
-    memo = settings.cache_dir if settings.use_cache else None  # verified: kept across nights
-    written = write_report(
-        asker, analyses, request, grid, settings.database, run.web, settings.bounds(), kept,
-        model_key(settings, "writer"), planned.reading, memo,
-    )  # fmt: skip
-    log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
-    reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds, kept))
-    news = changes.planned(planned.plan.excluded)  # what the plan left out is named, not cited
-    final = finish_report(request.title, written, reviewed, run.failed_questions(), news, settings.database)
-    log.info("review: %s; %s", run.keep_final(final), usage_note(records(), "critic", "reviser"))

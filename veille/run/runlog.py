@@ -14,29 +14,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from veille.alerts import Alert
-from veille.corpus.request_reading import RequestReading
 from veille.gradestatus import GRADE_FAILED, failure_alerts, grade_counts
 from veille.journal import CallRecord
-from veille.roles.planner import Plan
-from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo, new_run_id, note_run_folder
 from veille.run.info import final_alerts, flow_run_facts, make_run_info, run_alert, utc_now
 from veille.run.nightskip import KeptNight, carried_alerts, render_basis, reused_note
 from veille.run.summary import INGEST_FILE, ingest_record
 from veille.secrets import scrub_exception
 from veille.settings import Settings
-from veille.steps.analyse import Analysis
-from veille.steps.finalize import FinalReport
-from veille.steps.news import Changes
-from veille.steps.plan import PlanOutcome
-from veille.steps.research import WebResearch
-from veille.steps.review import ReviewOutcome
-from veille.steps.write import WrittenDraft
-from veille.store.ingest import IngestReport
 from veille.warehouse.runrow import START_FILE
 
+# Types only: an unchanged night (veille.run.nightskip) never imports the steps it skips.
 if TYPE_CHECKING:
     from prefect.states import State
+
+    from veille.corpus.request_reading import RequestReading
+    from veille.roles.planner import Plan
+    from veille.roles.writer import SourceRef
+    from veille.steps.analyse import Analysis
+    from veille.steps.finalize import FinalReport
+    from veille.steps.news import Changes
+    from veille.steps.plan import PlanOutcome
+    from veille.steps.research import WebResearch
+    from veille.steps.review import ReviewOutcome
+    from veille.steps.write import WrittenDraft
+    from veille.store.ingest import IngestReport
 
 __all__ = ["PendingWeb", "RunLog", "RunOutputs"]
 
