@@ -33,6 +33,7 @@ from veille.models.cache import cache_key, fingerprint
 from veille.roles.analyst import Findings
 from veille.roles.writer import WRITER
 from veille.run.inputs import RESULTS_DIRNAME
+from veille.run.nightskip import NIGHT_FILE
 from veille.tasks.analyse import ANALYSE_CACHE_POLICY
 from veille.tasks.answer_key import AnswerKey
 from veille.tasks.asks import ASK_CACHE_POLICY
@@ -150,18 +151,29 @@ def test_a_second_identical_night_sends_no_request_whichever_layer_is_left(
     assert first.state.is_completed(), first.state.message
     assert {"planner", "analyst", "writer"} <= set(_roles(server))
 
+    # Each night runs its steps: with the night before reusable, the whole-night skip
+    # (veille.run.nightskip, tests/test_night_skip.py) would answer before either layer is asked.
+    _forget_nights(warehouse)
     server.reset()
     assert run().state.is_completed() and _roles(server) == []
 
     # The response cache alone (the task layer emptied) answers every request of the night.
     shutil.rmtree(warehouse / RESULTS_DIRNAME)
+    _forget_nights(warehouse)
     server.reset()
     assert run().state.is_completed() and _roles(server) == []
 
     # The task layer alone (the response cache emptied) spares every model call of the night.
     shutil.rmtree(warehouse / "cache")
+    _forget_nights(warehouse)
     server.reset()
     assert run().state.is_completed() and _roles(server) == []
+
+
+def _forget_nights(warehouse: Path) -> None:
+    """No earlier night may be reused whole (its night.json gone): tonight runs every step."""
+    for record in warehouse.rglob(NIGHT_FILE):
+        record.unlink()
 
 
 @pytest.fixture(name="edited_writer")
