@@ -200,7 +200,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Night, str]:
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from([*REUSED_FILES, NIGHT_FILE, "run.json"]), how=st.sampled_from(["truncate", "remove"]))
+@given(
+    name=st.sampled_from([*REUSED_FILES, NIGHT_FILE, "run.json"]), how=st.sampled_from(["truncate", "remove"])
+)
 def test_a_previous_night_with_a_file_changed_or_missing_is_not_reused(
     recorded: tuple[Night, str], name: str, how: str
 ) -> None:
