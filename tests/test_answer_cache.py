@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import veille.models.cache
 import veille.tasks.clients
+import veille.tasks.nightskip
 from testkit.fake_gemini import FakeGemini
 from testkit.gemini_script import role_of
 from tests.faultkit import GeminiFlow, gemini_flow
@@ -178,15 +179,17 @@ def _forget_nights(warehouse: Path) -> None:
 
 @pytest.fixture(name="edited_writer")
 def _edited_writer(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The writer's prompt edited as in its source file: the prompt sent changes, and so does
-    the digest of ``veille/roles/writer.py`` that its model key holds (a real edit changes both)."""
-    original_digest = veille.tasks.clients.code_digest
+    """The writer's prompt edited as in its source file: the prompt sent changes, and so do the
+    digest of ``veille/roles/writer.py`` that its model key holds and the package's digest in the
+    night's key (veille.run.nightkey: the night is not skipped). A real edit changes all three."""
+    original_digest, original_tree = veille.tasks.clients.code_digest, veille.tasks.nightskip.code_tree_digest
 
     def digest(modules: tuple[str, ...], data_files: tuple[Path, ...] = ()) -> str:
         edited = "veille.roles.writer" in modules
         return original_digest(modules, data_files) + ("+edited" if edited else "")
 
     monkeypatch.setattr(veille.tasks.clients, "code_digest", digest)
+    monkeypatch.setattr(veille.tasks.nightskip, "code_tree_digest", lambda: original_tree() + "+edited")
     build_prompt = WRITER.build_prompt
     object.__setattr__(
         WRITER, "build_prompt", lambda data: f"{build_prompt(data)}\n{MARKER}"

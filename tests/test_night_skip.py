@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veille.alerts import alert
+from veille.backends import backend_version
 from veille.dossier import AxisSection, CitedText, Dossier, KeyPoint
 from veille.roles.writer import SourceRef
 from veille.run.inputs import corpus_inputs
@@ -36,7 +37,6 @@ from veille.settings import Settings
 from veille.steps.news import compare_snapshots, previous_dossier
 from veille.store.ingest import ingest_corpus
 from veille.store.readers import read_catalogue
-from veille.tasks.clients import role_keys
 
 CORPUS = Path(__file__).resolve().parent / "corpora" / "clients-http"
 PREVIOUS = "20261201T000000Z-abcdef"
@@ -48,7 +48,7 @@ class Night:
 
     corpus: Path
     settings: Settings
-    roles: dict[str, str]
+    backends: dict[str, str]
     code: str
 
     def key(self) -> str:
@@ -70,7 +70,7 @@ class Night:
             request=inputs.request,
             reference=inputs.reference,
             grid=inputs.grid,
-            role_keys=self.roles,
+            backends=self.backends,
             code=self.code,
         )
 
@@ -80,7 +80,8 @@ def _night(root: Path, **params: Any) -> Night:
     if not corpus.exists():
         shutil.copytree(CORPUS, corpus)
     config = Settings.from_params(corpus=str(corpus), backend="offline", warehouse=str(root / "wh"), **params)
-    return Night(corpus, config, role_keys(config), code_tree_digest())
+    backends = {config.role_provider(r): backend_version(config, r) for r in config.roles}
+    return Night(corpus, config, backends, code_tree_digest())
 
 
 def _append(path: Path, text: str) -> None:
@@ -115,9 +116,10 @@ def _code_edit(night: Night, i: int) -> Night:
     return replace(night, code=code_tree_digest(copy))
 
 
-def _role_key(night: Night, i: int) -> Night:
-    role = sorted(night.roles)[i % len(night.roles)]
-    return replace(night, roles={**night.roles, role: night.roles[role] + "|autre"})
+def _backend_version(night: Night, i: int) -> Night:
+    """The offline engine's version: its code, data or authority file (veille.backends)."""
+    name = sorted(night.backends)[i % len(night.backends)]
+    return replace(night, backends={**night.backends, name: night.backends[name] + "+edited"})
 
 
 # Each edit changes one input of the skipped steps and nothing else.
@@ -151,7 +153,7 @@ EDITS: dict[str, Callable[[Night, int], Night]] = {
     "backend": lambda n, i: _settings(n, backend="gemini"),
     "a role's model settings": _role_model,
     "date from file clock": lambda n, i: _settings(n, date_from_file_clock=True),
-    "a role's code key": _role_key,
+    "a backend's version": _backend_version,
     "code or data file": _code_edit,
 }
 
@@ -302,3 +304,16 @@ def test_a_document_dated_by_its_file_clock_changes_the_key_through_the_catalogu
     os.utime(target, (stamp, stamp))
     assert night.key() != key
     assert corpus_inputs(night.settings).snapshot == snapshot
+
+
+@pytest.mark.parametrize("name", ["authority.toml", "grid.toml", "prices.toml"])
+def test_a_file_of_a_configuration_folder_outside_the_package_edited_in_place_changes_the_key(
+    tmp_path: Path, name: str
+) -> None:
+    config = tmp_path / "config"
+    night = _night(tmp_path)
+    shutil.copytree(night.settings.config_dir, config)
+    night = _settings(night, config_dir=config)
+    key = night.key()
+    _append(config / name, "\n# édité\n")
+    assert night.key() != key

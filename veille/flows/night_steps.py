@@ -20,7 +20,6 @@ from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_
 from veille.steps.news import Changes
 from veille.store.readers import Catalogue
 from veille.tasks.analyse import analyse_sub_tasks, analyst_basis, offline_branches
-from veille.tasks.asks import CachedAsker
 from veille.tasks.clients import RunClient, model_key
 from veille.tasks.grade import grade_run, quality_alerts
 from veille.tasks.outputs import write_outputs
@@ -38,7 +37,6 @@ def run_steps(
     run: RunLog,
     settings: Settings,
     client: RunClient,
-    asker: CachedAsker,
     reuse: Reuse,
     listing: Catalogue,
     inputs: CorpusInputs,
@@ -46,6 +44,7 @@ def run_steps(
 ) -> None:
     """screen → plan → analyse → write → review, each step's result kept in ``run``."""
     log, records, folder = get_run_logger(), client.journal.records, run.folder
+    asker = reuse.asker(client)  # writer, critic, reviser and judge cached by their inputs
     request, _, grid, _ = inputs
     # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
     if suspected := run.add(screen_documents(settings, listing.entries)):
@@ -88,7 +87,7 @@ def write_and_grade(
     run: RunLog,
     settings: Settings,
     client: RunClient,
-    asker: CachedAsker,
+    reuse: Reuse,
     info: RunInfo,
     inputs: CorpusInputs | None,
     log: logging.Logger | logging.LoggerAdapter[Any],
@@ -102,7 +101,8 @@ def write_and_grade(
     reference: Reference | None = inputs.reference
     with run.grading(log):  # grading informs; it must not fail a run whose report is written
         kept = sections_path(settings)  # the judge grades what changed (veille.graders.parts)
-        grades = grade_run(folder.path, reference, inputs.request, asker, kept, model_key(settings, "judge"))
+        judge = model_key(settings, "judge")  # the judge's answers cached by their inputs, like the writer's
+        grades = grade_run(folder.path, reference, inputs.request, reuse.asker(client), kept, judge)
         log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
         if regressed := run.keep_quality(quality_alerts(settings, folder.path, grades)):
             log.warning("quality: %s", regressed[0].message)

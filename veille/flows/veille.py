@@ -98,7 +98,6 @@ def veille_flow(
     with collecting() as moved_aside, open_client(settings, folder.run_id, folder.calls_path) as client:
         repair_warehouse(settings)  # first: what it moves aside is in tonight's alerts
         records = client.journal.records  # calls so far: each step's log line has its roles' usage
-        asker = reuse.asker(client)  # writer, critic, reviser and judge cached by their inputs
         with run.failure_as_alert():  # a raising step ends the steps; re-raised once all is written
             if sources_file(settings.corpus_dir).exists():  # watched feeds and pages: tonight's news first
                 run.add(collect(settings).alerts)  # the task logs its summary; failing sources are alerts
@@ -117,7 +116,7 @@ def veille_flow(
                 log.info("night: every step run (%s)", night.why)
                 from veille.flows.night_steps import run_steps  # imported only by a night that runs them
 
-                run_steps(run, settings, client, asker, reuse, listing, inputs, changes)
+                run_steps(run, settings, client, reuse, listing, inputs, changes)
         run.add(client.alerts())
         run.add(set_aside_alerts(moved_aside))  # derived files moved aside (veille.derived)
 
@@ -127,7 +126,7 @@ def veille_flow(
         else:
             from veille.flows.night_steps import write_and_grade  # a night that ran its steps
 
-            write_and_grade(run, settings, client, asker, info, inputs, log)
+            write_and_grade(run, settings, client, reuse, info, inputs, log)
     if run.final is not None:  # the dossier, partial or not, to the corpus's recipients (delivery.toml)
         log.info("deliver: %s", run.keep_delivery(deliver_dossier(settings, folder, info)))
     # What the next night compares with: this night's key, once every file it reuses is written.

@@ -8,12 +8,17 @@ it is built from whole objects, never from a chosen subset of their fields:
 - every document's content digest (the snapshot) and the whole catalogue the planner reads
   (entries with their derived metadata — a date read from the file's clock included —, lines,
   text fingerprints);
-- the request, the reference, the writing grid as loaded, and the bytes of the corpus's format
-  files (``delivery.toml``, ``sources.toml``, ``grid.toml``, ``veille.toml``);
-- every setting (``Settings`` whole: backend, models, rounds, bounds, budgets…);
-- every role's model key (veille.tasks.clients.model_key: model settings, code digest, backend
-  version, the authority file) and the digest of the whole ``veille`` package with its data files,
-  so a code or word-list edit anywhere reruns the night.
+- the request, the reference, the writing grid as loaded, the bytes of the corpus's format files
+  (``delivery.toml``, ``sources.toml``, ``grid.toml``, ``veille.toml``) and of every file of the
+  configuration folder (``settings.config_dir``: grid, prices, the authority file), which may lie
+  outside the package;
+- every setting (``Settings`` whole: backend, each role's provider and model settings, rounds,
+  bounds, budgets…);
+- the version of each backend the roles use (veille.backends.backend_version: the offline engine's
+  digest, its authority file included) and the digest of the whole ``veille`` package with its data
+  and SQL files, so a code or word-list edit anywhere reruns the night. Together they hold what
+  every role's model key (veille.tasks.clients.model_key) is made of, without computing each
+  role's import closure on a night that asks no role.
 
 The run's date is not in the key: no step the skip replaces reads it (the period a request
 follows is read from its text and the documents' dates, veille.corpus.request_period; a document
@@ -24,6 +29,7 @@ night, are written again). What is never skipped, whatever the key, is decided b
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -31,7 +37,6 @@ from typing import Any
 
 from veille.fingerprint import files_digest
 from veille.models.cache import fingerprint
-from veille.resources import data_dir
 from veille.settings import Settings
 
 __all__ = ["KEY_FORMAT", "code_tree_digest", "format_files", "never_skip", "night_key"]
@@ -57,10 +62,23 @@ def format_files(corpus_dir: Path) -> list[Path]:
 def code_tree_digest(root: Path = _PACKAGE_ROOT) -> str:
     """Digest of every source and data file of the package (each file's hash kept per installed
     tree while its size and mtime are unchanged: veille.fingerprint)."""
-    files = [p for p in root.rglob("*.py") if "__pycache__" not in p.parts]
-    files += [p for p in data_dir().rglob("*") if p.is_file()]
-    files += [p for p in root.rglob("*.sql") if "__pycache__" not in p.parts]
-    return files_digest(files, root.parent)
+    files = [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    kept = [p for p in files if p.suffix in (".py", ".sql") or p.is_relative_to(root / "data")]
+    return files_digest(kept, root.parent)
+
+
+def _folder_digest(folder: Path) -> str:
+    """SHA-256 of every file under ``folder`` with its relative path (a few small files). Hashed
+    here, not through veille.fingerprint's per-package index, which would write its own cache file
+    inside a folder of data files."""
+    if not folder.is_dir():
+        return ""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(
+            f"{path.relative_to(folder)}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode()
+        )
+    return digest.hexdigest()
 
 
 def night_key(
@@ -71,12 +89,14 @@ def night_key(
     request: Any,
     reference: Any,
     grid: Any,
-    role_keys: Mapping[str, str],
+    backends: Mapping[str, str],
     code: str,
 ) -> str:
     """The key of tonight's skippable steps: :func:`fingerprint` of all their inputs (module
-    docstring). ``catalogue``: veille.store.readers.Catalogue; ``code``: :func:`code_tree_digest`."""
+    docstring). ``catalogue``: veille.store.readers.Catalogue; ``backends``: provider -> version of
+    the providers the roles use; ``code``: :func:`code_tree_digest`."""
     corpus_files = {p.name: p.read_bytes().hex() for p in format_files(settings.corpus_dir)}
+    config_files = _folder_digest(settings.config_dir)
     return fingerprint(
         {
             "format": KEY_FORMAT,
@@ -91,8 +111,9 @@ def night_key(
             "reference": reference,
             "grid": grid,
             "corpus_files": corpus_files,
+            "config_files": config_files,
             "settings": settings.model_dump(mode="json"),
-            "roles": dict(role_keys),
+            "backends": dict(backends),
             "code": code,
         }
     )

@@ -13,6 +13,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
+from veille.backends import backend_version
 from veille.delivery.header import report_page
 from veille.delivery.html import REPORT_HTML_FILE
 from veille.gradestatus import GRADES_FILE
@@ -24,7 +25,6 @@ from veille.settings import Settings
 from veille.steps.finalize import FinalReport
 from veille.steps.headings import axis_anchors
 from veille.steps.news import Changes
-from veille.tasks.clients import role_keys
 
 __all__ = ["NightReuse", "night_reuse", "record_night", "write_reused"]
 
@@ -58,7 +58,7 @@ def night_reuse(
         request=inputs.request,
         reference=inputs.reference,
         grid=inputs.grid,
-        role_keys=role_keys(settings),
+        backends={settings.role_provider(r): backend_version(settings, r) for r in settings.roles},
         code=code_tree_digest(),
     )
     previous = changes.previous
