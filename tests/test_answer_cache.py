@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import veille.models.cache
 import veille.tasks.clients
+import veille.tasks.nightskip
 from testkit.fake_gemini import FakeGemini
 from testkit.gemini_script import role_of
 from tests.faultkit import GeminiFlow, gemini_flow
@@ -33,6 +34,7 @@ from veille.models.cache import cache_key, fingerprint
 from veille.roles.analyst import Findings
 from veille.roles.writer import WRITER
 from veille.run.inputs import RESULTS_DIRNAME
+from veille.run.nightskip import NIGHT_FILE
 from veille.tasks.analyse import ANALYSE_CACHE_POLICY
 from veille.tasks.answer_key import AnswerKey
 from veille.tasks.asks import ASK_CACHE_POLICY
@@ -150,31 +152,44 @@ def test_a_second_identical_night_sends_no_request_whichever_layer_is_left(
     assert first.state.is_completed(), first.state.message
     assert {"planner", "analyst", "writer"} <= set(_roles(server))
 
+    # Each night runs its steps: with the night before reusable, the whole-night skip
+    # (veille.run.nightskip, tests/test_night_skip.py) would answer before either layer is asked.
+    _forget_nights(warehouse)
     server.reset()
     assert run().state.is_completed() and _roles(server) == []
 
     # The response cache alone (the task layer emptied) answers every request of the night.
     shutil.rmtree(warehouse / RESULTS_DIRNAME)
+    _forget_nights(warehouse)
     server.reset()
     assert run().state.is_completed() and _roles(server) == []
 
     # The task layer alone (the response cache emptied) spares every model call of the night.
     shutil.rmtree(warehouse / "cache")
+    _forget_nights(warehouse)
     server.reset()
     assert run().state.is_completed() and _roles(server) == []
 
 
+def _forget_nights(warehouse: Path) -> None:
+    """No earlier night may be reused whole (its night.json gone): tonight runs every step."""
+    for record in warehouse.rglob(NIGHT_FILE):
+        record.unlink()
+
+
 @pytest.fixture(name="edited_writer")
 def _edited_writer(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The writer's prompt edited as in its source file: the prompt sent changes, and so does
-    the digest of ``veille/roles/writer.py`` that its model key holds (a real edit changes both)."""
-    original_digest = veille.tasks.clients.code_digest
+    """The writer's prompt edited as in its source file: the prompt sent changes, and so do the
+    digest of ``veille/roles/writer.py`` that its model key holds and the package's digest in the
+    night's key (veille.run.nightkey: the night is not skipped). A real edit changes all three."""
+    original_digest, original_tree = veille.tasks.clients.code_digest, veille.tasks.nightskip.code_tree_digest
 
     def digest(modules: tuple[str, ...], data_files: tuple[Path, ...] = ()) -> str:
         edited = "veille.roles.writer" in modules
         return original_digest(modules, data_files) + ("+edited" if edited else "")
 
     monkeypatch.setattr(veille.tasks.clients, "code_digest", digest)
+    monkeypatch.setattr(veille.tasks.nightskip, "code_tree_digest", lambda: original_tree() + "+edited")
     build_prompt = WRITER.build_prompt
     object.__setattr__(
         WRITER, "build_prompt", lambda data: f"{build_prompt(data)}\n{MARKER}"

@@ -16,6 +16,7 @@ import pytest
 
 import veille
 import veille.offline
+import veille.offline.analyst
 from testkit.flowkit import write_corpus
 from veille.fingerprint import files_digest, import_closure
 from veille.roles.analyst import AnalystInput, Findings
@@ -127,7 +128,9 @@ def test_a_rerun_picks_up_a_changed_engine(tmp_path: Path, monkeypatch: pytest.M
 
     # The engine changes: its analyst marks every finding, and its version (a digest of its source
     # in a real edit) changes with it.
-    original, version = veille.offline.analyse, veille.offline.engine_version
+    # The analyst function where role_functions takes it when the engine is built (on its first
+    # answer, veille.backends.offline_backend), so the edit reaches the night as a real one would.
+    original, version = veille.offline.analyst.analyse, veille.offline.engine_version
 
     def marked(data: AnalystInput, authority: Any) -> Findings:
         out = original(data, authority)
@@ -139,7 +142,7 @@ def test_a_rerun_picks_up_a_changed_engine(tmp_path: Path, monkeypatch: pytest.M
             }
         )
 
-    monkeypatch.setattr(veille.offline, "analyse", marked)
+    monkeypatch.setattr(veille.offline.analyst, "analyse", marked)
     monkeypatch.setattr(veille.offline, "engine_version", lambda path: version(path) + "+marked")
 
     second = run()

@@ -96,11 +96,11 @@ def test_an_unchanged_rerun_makes_no_request(
     second_dir = Path(second.result())
     # The journal lists model calls made: the task cache served every answer, so there is none.
     assert read_journal(second_dir / "calls.jsonl") == []
+    # Nothing changed: the night reuses the first one's dossier as a whole (issue 40 item 4,
+    # veille.run.nightskip), whatever the backend: recorded as reused, every grade carried over.
+    assert json.loads((second_dir / "run.json").read_text(encoding="utf-8"))["reused_from"] == first_dir.name
     again = json.loads((second_dir / "grades.json").read_text(encoding="utf-8"))
-    # The same grades; the judge's parts are now carried over from the first night (issue 40,
-    # veille.graders.parts), marked as such, instead of answered again.
-    parts = [g for g in again if g["target"].startswith("part:")]
-    assert parts and all(g["carried_over"] and g["details"]["from_run"] == first_dir.name for g in parts)
+    assert again and all(g["carried_over"] and g["details"]["from_run"] == first_dir.name for g in again)
 
     def unmarked(g: dict[str, Any]) -> dict[str, Any]:
         details = {k: v for k, v in (g.get("details") or {}).items() if k not in ("carried_over", "from_run")}

@@ -105,25 +105,23 @@ def second_night(offline_run: Path, bundled_corpus_path: Path) -> Path:
     return _night(bundled_corpus_path, offline_run.parents[1])
 
 
-MEMOS = ("settled.json", "verified.json")  # veille.steps.settle_memo, veille.steps.verify_memo
-
-
 @pytest.fixture(scope="module")
-def third_night(
-    second_night: Path, bundled_corpus_path: Path
-) -> tuple[Path, dict[str, bytes], dict[str, int]]:
-    """A third night, nothing changed; with the memo files as the second night left them (bytes and
-    mtimes), read before the third night runs."""
+def third_night(second_night: Path, bundled_corpus_path: Path) -> tuple[Path, dict[str, int]]:
+    """A third night, nothing changed; with the modification time of every file the nights keep
+    under ``<warehouse>/cache`` (settling, verification, scans…) as the second night left them."""
     cache = second_night.parents[1] / "cache"
-    kept = {name: (cache / name).read_bytes() for name in MEMOS}
-    stamps = {name: (cache / name).stat().st_mtime_ns for name in MEMOS}
-    return _night(bundled_corpus_path, second_night.parents[1]), kept, stamps
+    stamps = {str(p.relative_to(cache)): p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
+    return _night(bundled_corpus_path, second_night.parents[1]), stamps
 
 
-def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
+def test_an_unchanged_night_reuses_the_previous_dossier_without_a_step_or_a_call(
     offline_run: Path, second_night: Path
 ) -> None:
+    """Issue 40 item 4: nothing the skipped steps read changed (veille.run.nightkey), so the second
+    night is the first's dossier (veille.run.nightskip): no model call, the same plan, findings and
+    review, the report rendered again with tonight's news, grades carried over, recorded as reused."""
     from veille.journal import read_journal
+    from veille.warehouse import query
 
     assert {r.role for r in read_journal(offline_run / "calls.jsonl")} >= {"writer", "critic", "judge"}
     rerun = second_night
@@ -137,33 +135,53 @@ def test_unchanged_rerun_makes_no_model_call_and_writes_the_same_report(
     news = next(v for k, v in split_sections(read("report.md")).items() if k.startswith("Nouveautés depuis"))
     assert f"(exécution {offline_run.name}) : 0 document(s) nouveau(x), 0 modifié(s), 0 retiré(s)" in news
     assert "Aucun point clé nouveau ou modifié" in news  # …and it says nothing changed since the first
-    assert _json(rerun / "review.json") == _json(offline_run / "review.json")
+    for name in ("plan.json", "findings.json", "review.json"):
+        assert read(name) == (offline_run / name).read_text(encoding="utf-8"), name
+    run, was = _json(rerun / "run.json"), _json(offline_run / "run.json")
+    assert run["reused_from"] == offline_run.name and run["models"] == {} and was["reused_from"] is None
+    facts = ("validated", "rounds", "subtasks_total")
+    assert {k: run[k] for k in facts} == {k: was[k] for k in facts}
     first_grades = {(g["grader"], g["target"]): g["score"] for g in _json(offline_run / "grades.json")}
-    assert {(g["grader"], g["target"]): g["score"] for g in _json(rerun / "grades.json")} == first_grades
+    grades = _json(rerun / "grades.json")
+    assert {(g["grader"], g["target"]): g["score"] for g in grades} == first_grades
+    assert all(g["carried_over"] and g["details"]["from_run"] == offline_run.name for g in grades)
+    # Alerts: what describes the corpus is tonight's too (the injection still present), what was
+    # an event of the first night is not, and tonight says it reused a dossier.
+    codes = lambda folder: [a["code"] for a in _json(folder / "alerts.json")]  # noqa: E731
+    assert "injection.suspected" in codes(offline_run) and "injection.suspected" in codes(rerun)
+    assert codes(rerun).count("run.night_reused") == 1 and "run.night_reused" not in codes(offline_run)
+    assert not {"plan.reused", "delivery.failed"} & set(codes(rerun))
+    # The warehouse: the night recorded as reused, no call, no token, its scores carried over.
+    parquet = rerun.parents[1] / "parquet"
+    sql = "SELECT reused_from, calls, input_tokens + output_tokens, status FROM runs WHERE run_id = ?"
+    assert query(parquet, sql, [rerun.name])[1] == [(offline_run.name, 0, 0, "completed")]
+    sql = "SELECT count(*), bool_and(carried_over) FROM grader_scores WHERE run_id = ?"
+    assert query(parquet, sql, [rerun.name])[1] == [(len(grades), True)]
+    sql = "SELECT count(*) FROM alerts WHERE run_id = ?"
+    assert query(parquet, sql, [rerun.name])[1] == [(len(codes(rerun)),)]
 
 
-def test_an_unchanged_night_reads_back_the_settling_and_the_verification_and_writes_the_same_dossier(
-    second_night: Path, third_night: tuple[Path, dict[str, bytes], dict[str, int]]
+def test_a_chain_of_unchanged_nights_each_reuses_the_night_before_and_redoes_no_step(
+    offline_run: Path, second_night: Path, third_night: tuple[Path, dict[str, int]]
 ) -> None:
-    """Issue 40 item 4 (was tests/test_unchanged_flow.py, three nights of its own): the plan's
-    settling and the verifier's results are read back, not computed. The first night plans; the
-    second reuses that plan (its outcome differs from the first's, so it settles and keeps the
-    result); the third changes nothing: both memo files are read, neither is rewritten, and every
-    output that does not name the night equals the second night's, computed in full."""
-    third, kept, stamps = third_night
-    assert all(json.loads(v) for v in kept.values())
-    # The settling kept: one slot (veille.steps.unchanged.remembered), a [key, value] entry.
-    ((_, settled),) = json.loads(kept["settled.json"])["entries"]
-    assert settled is not None
+    """The third night reuses the second (itself reused): no file the steps keep under the cache
+    (plan settling, verification, scans; their own property tests: tests/test_settle_memo.py,
+    tests/test_verify_memo.py) is read back or written, since no step runs; every output that does
+    not name the night equals the second night's."""
+    third, stamps = third_night
     cache = third.parents[1] / "cache"
-    # Read back, not computed: a computed result is written again (same bytes, a new mtime).
-    assert {name: (cache / name).stat().st_mtime_ns for name in MEMOS} == stamps
+    assert {
+        str(p.relative_to(cache)): p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()
+    } == stamps
+    assert _json(third / "run.json")["reused_from"] == second_night.name
     for name in ("plan.json", "findings.json", "review.json", "sources.json"):
         assert _json(third / name) == _json(second_night / name), name
-    scores = lambda folder: {(g["grader"], g["target"]): g["score"] for g in _json(folder / "grades.json")}  # noqa: E731
-    assert scores(third) == scores(second_night)
+    grades = _json(third / "grades.json")
+    assert grades == _json(second_night / "grades.json")  # carried from the night that graded them
+    assert all(g["details"]["from_run"] == offline_run.name for g in grades)
     report = lambda folder: (folder / "report.md").read_text(encoding="utf-8")  # noqa: E731
     assert without_news(report(third)) == without_news(report(second_night))
+    assert f"(exécution {second_night.name})" in report(third)
 
 
 def test_dossier_states_every_contradiction_and_keeps_superseded_figures_out(

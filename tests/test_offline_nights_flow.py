@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import veille.offline
+import veille.offline.writer
 from tests.test_incremental_flow import BUNDLED, NEW
 from veille.roles.writer import WriterInput
 
@@ -37,13 +37,14 @@ def test_an_offline_night_with_a_new_document_writes_reviews_and_judges_what_cha
     shutil.copytree(BUNDLED, corpus, ignore=shutil.ignore_patterns("sources.toml", ".collect-state.json"))
     monkeypatch.setenv("VEILLE_WAREHOUSE_DIR", str(tmp_path / "warehouse"))
     asked: list[WriterInput] = []
-    write = veille.offline.write
+    write = veille.offline.writer.write
 
     def recording(data: WriterInput) -> Any:
         asked.append(data)
         return write(data)
 
-    monkeypatch.setattr(veille.offline, "write", recording)  # role_functions reads it per run
+    # role_functions imports it when the night's engine is built (on its first answer)
+    monkeypatch.setattr(veille.offline.writer, "write", recording)
 
     def night() -> Path:
         state = veille_flow(corpus=str(corpus), backend="offline", return_state=True)

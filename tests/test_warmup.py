@@ -3,7 +3,10 @@ work before the flow starts (issue 40 item 6, veille/flows/warmup.py)."""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,16 +18,42 @@ from veille.settings import Settings
 from veille.tasks.clients import role_keys
 
 
-def test_the_warm_up_fills_the_caches_the_flow_reads_and_changes_no_key() -> None:
+@pytest.mark.parametrize("saved", [False, True])
+def test_the_warm_up_fills_the_caches_a_tree_lacks_and_changes_no_key(
+    monkeypatch: pytest.MonkeyPatch, saved: bool
+) -> None:
+    """A tree without its caches (a first night): both are built before the flow. A tree with them
+    (every later night): nothing is computed ahead, so a night that uses neither (an unchanged
+    night, veille.run.nightskip) does not pay for them; the keys are the same either way."""
     settings = Settings.from_params(backend="offline")
+    monkeypatch.setattr(warmup, "index_saved", lambda: saved)
+    monkeypatch.setattr(warmup, "model_saved", lambda: saved)
     veille.language._identifier.cache_clear()
     code_digest.cache_clear()
     warmup.start_warming(settings).join()
-    assert veille.language._identifier.cache_info().currsize == 1  # the flow's first use finds it
-    assert code_digest.cache_info().currsize > 0
+    assert veille.language._identifier.cache_info().currsize == (0 if saved else 1)  # the flow's first use
+    assert (code_digest.cache_info().currsize > 0) is not saved
     warmed = role_keys(settings)
     code_digest.cache_clear()
     assert role_keys(settings) == warmed  # computed afresh: the same cache keys
+
+
+def test_the_saved_caches_are_seen_once_a_night_has_built_them(tmp_path: Path) -> None:
+    from veille.fingerprint import files_digest, index_saved
+    from veille.language import load_model, model_saved
+
+    tree = tmp_path / "veille"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "__init__.py").write_text("from veille.sub import x\n")
+    (tree / "sub" / "__init__.py").write_text("x = 1\n")
+    assert not index_saved(tree)
+    stamp = time.time() - 10  # older than the racy window: recorded (veille/fingerprint.py)
+    for path in tree.rglob("*.py"):
+        os.utime(path, (stamp, stamp))
+    files_digest(list(tree.rglob("*.py")), tmp_path)  # the package folder's index, saved
+    assert index_saved(tree)
+    load_model()  # decompresses the model into the tree's cache when absent
+    assert model_saved()
 
 
 def test_a_failing_warm_up_is_left_to_the_flow(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,13 +7,19 @@ become a :class:`~veille.models.function.FunctionModel`, the adapter that makes 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache, partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from veille.models.base import Model
 from veille.models.caller import CallSlot, ModelClient
 from veille.models.function import FunctionModel, RoleFunction
 from veille.providers import build_provider, provider_version
 from veille.settings import Settings
+
+if TYPE_CHECKING:
+    from veille.offline import RoleFunctions
 
 __all__ = [
     "backend_version",
@@ -26,15 +32,23 @@ __all__ = [
 
 
 def offline_backend(settings: Settings) -> FunctionModel:
-    """The offline engine as a backend: one function per role, versioned by the engine's digest."""
+    """The offline engine as a backend: one function per role, versioned by the engine's digest.
+    The engine's rules are loaded on the first answer, not here: a night that asks no role (an
+    unchanged night, veille.run.nightskip) opens its client without them."""
     # Imported here: the engine is heavy on rules and not needed for Gemini.
-    from veille.offline import ENGINE_NAME, engine_version, role_functions
+    from veille.offline import ENGINE_NAME, ROLE_INPUTS, engine_version, role_functions
 
+    engine = cache(partial(role_functions, settings.authority_file))
     functions = {
-        role: RoleFunction(input_type, function)
-        for role, (input_type, function) in role_functions(settings.authority_file).items()
+        role: RoleFunction(input_type, partial(_answer, engine, role))
+        for role, input_type in ROLE_INPUTS.items()
     }
     return FunctionModel(ENGINE_NAME, functions, version=engine_version(settings.authority_file))
+
+
+def _answer(engine: Callable[[], RoleFunctions], role: str, data: Any) -> Any:
+    """``role``'s engine function on ``data``, the engine built on the first answer."""
+    return engine()[role][1](data)
 
 
 def offline_version(settings: Settings) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 from veille.source_imports import ImportRef, resolve, source_imports
 from veille.tree_cache import tree_cache_dir, write_atomically
 
-__all__ = ["code_digest", "files_digest", "import_closure", "text_digest"]
+__all__ = ["code_digest", "files_digest", "import_closure", "index_saved", "text_digest"]
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent  # .../veille
 _TOP = _PACKAGE_ROOT.name
@@ -131,6 +131,12 @@ class _FileIndex:
 def _index(root: Path) -> _FileIndex:
     folder = tree_cache_dir(root)
     return _FileIndex(folder / _CACHE_NAME if folder is not None else None)
+
+
+def index_saved(root: Path = _PACKAGE_ROOT) -> bool:
+    """Whether the tree's file index is on disk (a night has computed fingerprints in this tree)."""
+    folder = tree_cache_dir(root)
+    return folder is not None and (folder / _CACHE_NAME).is_file()
 
 
 _MEMORY = _FileIndex(None)  # files outside a package folder (a user's authority file): one process

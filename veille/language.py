@@ -36,6 +36,7 @@ __all__ = [
     "likely_language",
     "load_model",
     "mark_quotations",
+    "model_saved",
     "prose_language",
     "prose_strings",
     "quote_foreign",
@@ -89,6 +90,13 @@ def _identifier() -> Any:
     from veille.language_model import load_identifier
 
     return load_identifier(_languages())
+
+
+def model_saved() -> bool:
+    """Whether the identifier's decompressed model is in the tree's cache (a night has loaded it)."""
+    from veille.language_model import identifier_saved
+
+    return identifier_saved(_languages())
 
 
 def load_model() -> None:

@@ -23,7 +23,7 @@ import numpy as np
 
 from veille.tree_cache import tree_cache_dir, write_atomically
 
-__all__ = ["load_identifier"]
+__all__ = ["identifier_saved", "load_identifier"]
 
 _PREFIX = "langid-"
 _TYPECODES = {1: "B", 2: "H", 4: "I", 8: "Q"}  # unsigned arrays by item size, as py3langid builds them
@@ -92,6 +92,12 @@ def _load(path: Path) -> Any:
             norm_probs=True,
             tk_row=_unsigned(data["row"]),
         )
+
+
+def identifier_saved(languages: list[str], cache_dir: Path | None = None) -> bool:
+    """Whether the identifier for ``languages`` is already decompressed in the tree's cache."""
+    folder = cache_dir if cache_dir is not None else tree_cache_dir()
+    return folder is not None and (folder / _cache_name(languages)).is_file()
 
 
 def load_identifier(languages: list[str], cache_dir: Path | None = None) -> Any:

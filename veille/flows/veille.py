@@ -10,10 +10,12 @@ policies, so a retry (same flow run, or a new run with the same inputs) reruns o
 from __future__ import annotations
 
 import os
+from typing import TypeVar, cast
 
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 from prefect.states import State
+from prefect.utilities.annotations import quote
 
 from veille.collect import sources_file
 from veille.delivery.config import register_delivery_secrets
@@ -25,35 +27,34 @@ from veille.ops.statescrub import install_state_scrubbing
 from veille.providers import BackendChoice
 from veille.run.folder import OUTPUT_FILES
 from veille.run.info import record_note
-from veille.run.inputs import corpus_inputs
+from veille.run.inputs import CorpusInputs, corpus_inputs
 from veille.run.recovery import lock_run_folder
 from veille.run.runlog import RunLog
-from veille.run.summary import usage_note
 from veille.settings import Settings
-from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
-from veille.tasks.analyse import analyse_sub_tasks, analyst_basis, offline_branches
-from veille.tasks.clients import backend_label, model_key, open_client
+from veille.tasks.clients import backend_label, open_client
 from veille.tasks.collect import collect
 from veille.tasks.deliver import deliver_dossier
-from veille.tasks.grade import grade_run, quality_alerts
 from veille.tasks.ingest import catalogue, ingest
 from veille.tasks.news import what_changed
-from veille.tasks.outputs import write_outputs
-from veille.tasks.plan import plan_catalogue
+from veille.tasks.nightskip import NightReuse, night_reuse, record_night, write_reused
 from veille.tasks.record import record_run
 from veille.tasks.repair import repair_warehouse
-from veille.tasks.research import search_web
 from veille.tasks.reuse import Reuse
-from veille.tasks.review import review
-from veille.tasks.screen import screen_documents
-from veille.tasks.write import finish_report, sections_path, write_report
 from veille.warehouse.place import check_warehouse
 
 __all__ = ["veille_flow"]
 
+T = TypeVar("T")
+
 install_expected_failure_filter()  # expected failures: one ERROR line, no traceback
 install_library_debug_filter()  # a library's own DEBUG level (bm25s) does not reach the console
 install_state_scrubbing()  # a run's state message holds no secret (veille.ops.statescrub)
+
+
+def _data(value: T) -> T:
+    """``value`` passed to a task as data: Prefect does not walk it looking for futures (it holds
+    none: a corpus's snapshot, catalogue or comparison), which costs a visit per entry and task."""
+    return cast(T, quote(value))
 
 
 # The task runner (threads or Dask) is picked from Settings when each run starts (docs/operations.md).
@@ -101,77 +102,51 @@ def veille_flow(
     folder, run_lock = run.folder, run.run_lock
     name_flow_run(flow_run.id, folder.run_id)  # run id as the name (a given name kept) and as a tag
     reuse = Reuse.of(settings, flow_run.id, flow_run.run_count, fail_subtasks)
+    night = NightReuse(None, why="not reached")  # the night's key, once ingestion has run
+    inputs: CorpusInputs | None = None  # request, reference, grid, snapshot: read after ingestion
 
     with collecting() as moved_aside, open_client(settings, folder.run_id, folder.calls_path) as client:
         repair_warehouse(settings)  # first: what it moves aside is in tonight's alerts
         records = client.journal.records  # calls so far: each step's log line has its roles' usage
-        asker = reuse.asker(client)  # writer, critic, reviser and judge cached by their inputs
         with run.failure_as_alert():  # a raising step ends the steps; re-raised once all is written
             if sources_file(settings.corpus_dir).exists():  # watched feeds and pages: tonight's news first
                 run.add(collect(settings).alerts)  # the task logs its summary; failing sources are alerts
             ingested, listing = ingest(settings), catalogue(settings)
             request, reference, grid, snapshot = corpus_inputs(settings)
             log.info("ingest: %s", run.keep_ingest(ingested, request.title, snapshot))
-            changes = what_changed(settings, folder.run_id, snapshot)  # against the last completed run
+            changes = what_changed(settings, folder.run_id, _data(snapshot))  # against the last completed run
             log.info("changes: %s", run.keep_changes(changes))
-            # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
-            if suspected := run.add(screen_documents(settings, listing.entries)):
-                log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
+            inputs = CorpusInputs(request, reference, grid, snapshot)
+            night = night_reuse(
+                settings,
+                sorted(reuse.drill),
+                flow_run.run_count or 1,
+                _data(listing),
+                _data(inputs),
+                _data(changes),
+            )
+            if night.kept is not None:  # nothing any skipped step reads changed: its dossier again
+                log.info("night: %s", run.keep_reused(night.kept, changes))
+            else:
+                log.info("night: every step run (%s)", night.why)
+                from veille.flows.night_steps import run_steps  # imported only by a night that runs them
 
-            shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
-            if planner_reads_texts(
-                client.role_backend("planner")
-            ):  # a free planner reads the bodies too (BM25)
-                shown = with_texts(shown, settings.database)
-            log.info("catalogue: %s", shown.note)
-            measured = text_relevance(shown, settings.database)  # coverage by code, every backend
-            planned = plan_catalogue(client, shown, suspected, reuse, changes, measured)
-            log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
-            searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web
-            analyses = analyse_sub_tasks(client, planned.plan.sub_tasks, run.snapshot, reuse, changes)
-            # Branches the cost budget refused to the model: the offline engine reads them instead.
-            analyses = offline_branches(
-                analyses, planned.plan.sub_tasks, settings, folder.run_id, folder.calls_path
-            )
-            log.info(
-                "analyse: %s; %s",
-                run.keep_analyses(analyses),
-                usage_note(records(), "analyst", "analyst_update"),
-            )
-            run.require_a_branch()
-            if settings.web:  # the grounded research ran beside the analysts
-                log.info(
-                    "research: %s; %s", run.keep_research(searching), usage_note(records(), "researcher")
-                )
-
-            kept = sections_path(settings)  # the writer writes only changed axes, on every backend
-            memo = settings.cache_dir if settings.use_cache else None  # verified: kept across nights
-            written = write_report(
-                asker, analyses, request, grid, settings.database, run.web, settings.bounds(), kept,
-                model_key(settings, "writer"), planned.reading, memo,
-            )  # fmt: skip
-            log.info("write: %s; %s", run.keep_draft(written), usage_note(records(), "writer"))
-            reviewed = run.keep_review(review(asker, written, grid, request.text, settings.max_rounds, kept))
-            news = changes.planned(planned.plan.excluded)  # what the plan left out is named, not cited
-            final = finish_report(
-                request.title, written, reviewed, run.failed_questions(), news, settings.database
-            )
-            log.info("review: %s; %s", run.keep_final(final), usage_note(records(), "critic", "reviser"))
+                run_steps(run, settings, client, reuse, listing, inputs, changes)
         run.add(client.alerts())
         run.add(set_aside_alerts(moved_aside))  # derived files moved aside (veille.derived)
 
         info = run.info(backend_label(settings), records())
-        basis = analyst_basis(settings)  # later nights build on these findings
-        write_outputs(folder, info, **run.outputs(), analyst_basis=basis)
-        if run.final is not None:
-            with run.grading(log):  # grading informs; it must not fail a run whose report is written
-                # By parts where sections are kept: the judge grades what changed (veille.graders.parts).
-                grades = grade_run(folder.path, reference, request, asker, kept, model_key(settings, "judge"))
-                log.info("grade: %s; %s", run.keep_grades(grades), usage_note(records(), "judge"))
-                if regressed := run.keep_quality(quality_alerts(settings, folder.path, grades)):
-                    log.warning("quality: %s", regressed[0].message)
+        if run.reused is not None and run.final is not None:  # the kept files, tonight's report
+            write_reused(folder, info, run.reused, run.final, run.alerts, _data(run.snapshot))
+        else:
+            from veille.flows.night_steps import write_and_grade  # a night that ran its steps
+
+            write_and_grade(run, settings, client, reuse, info, inputs, log)
     if run.final is not None:  # the dossier, partial or not, to the corpus's recipients (delivery.toml)
         log.info("deliver: %s", run.keep_delivery(deliver_dossier(settings, folder, info)))
+    # What the next night compares with: this night's key, once every file it reuses is written.
+    if night.key is not None and info.status == "completed" and (basis := run.night_basis()) is not None:
+        record_night(folder.path, night.key, basis)
     try:
         recorded = record_run(settings, folder.path)  # a failure marks run.json failed (tasks/record.py)
     except BaseException:

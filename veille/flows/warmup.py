@@ -8,6 +8,11 @@ absent) and the language identifier (veille/language_model.py, its model decompr
 once per tree). Both are also kept per process, so the flow finds them ready and a warm night does
 this work once, as before; nothing here changes a key or an answer. Best effort: a failure is left
 to the flow, which does the same work and reports it there.
+
+Only a cache missing from the tree is built: once both are on disk, the per-process work (each
+role's import closure walked, 0.16 s of CPU; the model read, 0.13 s) is left to the steps that use
+it, so an unchanged night, which asks no role and reads no language (veille.run.nightskip), does
+not pay for it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from __future__ import annotations
 import logging
 import threading
 
-from veille.language import load_model
+from veille.fingerprint import index_saved
+from veille.language import load_model, model_saved
 from veille.settings import Settings
 from veille.tasks.clients import role_keys
 
@@ -26,8 +32,10 @@ logger = logging.getLogger(__name__)
 
 def _warm(settings: Settings) -> None:
     try:
-        role_keys(settings)
-        load_model()
+        if not index_saved():
+            role_keys(settings)
+        if not model_saved():
+            load_model()
     except Exception as exc:  # the flow computes the same and fails there, with its own report
         logger.debug("warm-up before the run skipped: %s: %s", type(exc).__name__, exc)
 

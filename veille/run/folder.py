@@ -106,6 +106,9 @@ class RunInfo(BaseModel):
     # Steps whose model failed and whose part code built instead ("plan", "writer"): the dossier
     # exists, but it was not written by the model (alerts plan.code_plan, write.rendered_by_code).
     rendered_by_code: list[str] = Field(default_factory=list)
+    # An unchanged night (veille.run.nightskip): the night whose steps produced the dossier it
+    # reused instead of running them; None when the night ran its steps.
+    reused_from: str | None = None
 
 
 def _write_atomic(path: Path, text: str) -> None:

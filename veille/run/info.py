@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veille.alerts import Alert, Severity, alert
 from veille.journal import CallRecord
-from veille.roles.planner import Plan
 from veille.run.folder import RunInfo
 from veille.settings import Settings
-from veille.steps.analyse import Analysis
-from veille.steps.finalize import FinalReport
+
+if TYPE_CHECKING:  # types only: an unchanged night never imports the steps it skips
+    from veille.roles.planner import Plan
+    from veille.steps.analyse import Analysis
+    from veille.steps.finalize import FinalReport
 
 __all__ = [
     "final_alerts",

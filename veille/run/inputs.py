@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from veille.corpus.reference import Reference, reference_if_valid
 from veille.corpus.request import Request, load_request
 from veille.grid import Grid, load_grid
 from veille.roles.planner import SubTask
 from veille.settings import Settings
-from veille.steps.analyse import Analysis, failed_analysis
 from veille.store.readers import document_snapshot
+
+if TYPE_CHECKING:  # an unchanged night never imports the analyst step (veille.run.nightskip)
+    from veille.steps.analyse import Analysis
 
 __all__ = [
     "RESULTS_DIRNAME",
@@ -76,4 +78,6 @@ def collect_mapped(
 def collect_branches(sub_tasks: Sequence[SubTask], futures: Sequence[Any]) -> list[Analysis]:
     """One Analysis per sub-task (the mapped analyst runs, same order); a failed branch becomes a
     ``failed`` record."""
+    from veille.steps.analyse import failed_analysis  # only a night that analyses imports it
+
     return collect_mapped(sub_tasks, futures, failed_analysis)

@@ -14,28 +14,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from veille.alerts import Alert
-from veille.corpus.request_reading import RequestReading
 from veille.gradestatus import GRADE_FAILED, failure_alerts, grade_counts
 from veille.journal import CallRecord
-from veille.roles.planner import Plan
-from veille.roles.writer import SourceRef
 from veille.run.folder import RunFolder, RunInfo, new_run_id, note_run_folder
 from veille.run.info import final_alerts, flow_run_facts, make_run_info, run_alert, utc_now
+from veille.run.nightskip import KeptNight, carried_alerts, render_basis, reused_note
 from veille.run.summary import INGEST_FILE, ingest_record
 from veille.secrets import scrub_exception
 from veille.settings import Settings
-from veille.steps.analyse import Analysis
-from veille.steps.finalize import FinalReport
-from veille.steps.news import Changes
-from veille.steps.plan import PlanOutcome
-from veille.steps.research import WebResearch
-from veille.steps.review import ReviewOutcome
-from veille.steps.write import WrittenDraft
-from veille.store.ingest import IngestReport
 from veille.warehouse.runrow import START_FILE
 
+# Types only: an unchanged night (veille.run.nightskip) never imports the steps it skips.
 if TYPE_CHECKING:
     from prefect.states import State
+
+    from veille.corpus.request_reading import RequestReading
+    from veille.roles.planner import Plan
+    from veille.roles.writer import SourceRef
+    from veille.steps.analyse import Analysis
+    from veille.steps.finalize import FinalReport
+    from veille.steps.news import Changes
+    from veille.steps.plan import PlanOutcome
+    from veille.steps.research import WebResearch
+    from veille.steps.review import ReviewOutcome
+    from veille.steps.write import WrittenDraft
+    from veille.store.ingest import IngestReport
 
 __all__ = ["PendingWeb", "RunLog", "RunOutputs"]
 
@@ -91,8 +94,10 @@ class RunLog:
     reading: RequestReading | None = None  # the request read once, recorded in plan.json
     analyses: list[Analysis] = field(default_factory=list)
     web: list[WebResearch] = field(default_factory=list)  # --web: each researched sub-task's findings
+    draft: WrittenDraft | None = None  # the writer step's draft (its numbered sources, its axes)
     review: ReviewOutcome | None = None
     final: FinalReport | None = None
+    reused: KeptNight | None = None  # an unchanged night: the night whose dossier it reuses
     error: BaseException | None = None
     run_lock: Any = None  # the run folder's lock (veille.run.recovery), when start took one
 
@@ -230,6 +235,7 @@ class RunLog:
 
     def keep_draft(self, written: WrittenDraft) -> str:
         """The writer step's alerts; returns its summary."""
+        self.draft = written
         self.add(written.alerts)
         kept = f", {len(written.kept_axes)} axis(es) kept from a validated night" if written.kept_axes else ""
         return f"{len(written.sources)} source(s) numbered{kept}, {len(written.alerts)} alert(s)"
@@ -247,6 +253,33 @@ class RunLog:
         verdict = "validated" if self.review and self.review.validated else "NOT validated"
         return f"{rounds} round(s), {verdict}; {len(final.sources)} source(s) cited"
 
+    def keep_reused(self, kept: KeptNight, changes: Changes) -> str:
+        """An unchanged night: the kept night's dossier rendered with tonight's news, and its alerts
+        that still hold tonight (veille.run.nightskip); returns the log note."""
+        self.reused = kept
+        self.add(carried_alerts(kept.json("alerts.json")))
+        self.final = kept.final(changes)
+        self.add(final_alerts(self.final, []))
+        self.add([run_alert("run.night_reused", reused_note(kept.run_id), "info", kept.run_id)])
+        return reused_note(kept.run_id)
+
+    def night_basis(self) -> dict[str, Any] | None:
+        """What night.json keeps to render this night's dossier again (None: nothing to keep, or
+        grading failed: a later night would carry grades this one does not have)."""
+        if any(a.code == GRADE_FAILED for a in self.alerts):
+            return None
+        if self.reused is not None:
+            return self.reused.basis
+        if self.final is None or self.draft is None or self.review is None:
+            return None
+        return render_basis(
+            self.request_title,
+            self.review.final_dossier,
+            self.draft.sources,
+            self.draft.writer_input.axes,
+            self.failed_questions(),
+        )
+
     def info(self, backend: str, records: Iterable[CallRecord]) -> RunInfo:
         """run.json's content for what the run reached (``backend``: gemini | offline | scripted)."""
         return make_run_info(
@@ -262,8 +295,21 @@ class RunLog:
             records=records,
             error=self.error,
         ).model_copy(
-            update={"rendered_by_code": [s for c, s in _BY_CODE if any(a.code == c for a in self.alerts)]}
+            update={
+                "rendered_by_code": [s for c, s in _BY_CODE if any(a.code == c for a in self.alerts)],
+                **(self._reused_facts() if self.reused is not None else {}),
+            }
         )
+
+    def _reused_facts(self) -> dict[str, Any]:
+        """run.json's facts of the kept dossier (its plan, review and rendering), named as reused."""
+        assert self.reused is not None
+        was = self.reused.info
+        facts = {k: was.get(k) for k in ("validated", "rounds", "subtasks_total", "subtasks_failed")}
+        return facts | {
+            "rendered_by_code": list(was.get("rendered_by_code") or []),
+            "reused_from": self.reused.run_id,
+        }
 
     def outputs(self) -> RunOutputs:
         return RunOutputs(

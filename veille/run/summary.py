@@ -14,7 +14,6 @@ from veille.alerts import Alert
 from veille.gradestatus import GRADES_FILE, grade_counts, grade_status
 from veille.journal import CallRecord, read_journal
 from veille.plaintext import clean_text, inline_text
-from veille.steps.reading import PartRead
 from veille.store.ingest import IngestReport
 
 __all__ = [
@@ -234,12 +233,18 @@ def _request_lines(reading: Any) -> list[str]:
 
 def _doc_read(doc_id: str, part: Any) -> str:
     """``doc-3`` or, read in part within the analyst's input budget, ``doc-3 (lu à 40 %)``."""
-    try:
-        percent = PartRead.model_validate(part).percent if part else None
-    except ValueError:  # a findings.json of another layout: the id alone
-        percent = None
     doc_id = inline_text(doc_id)
-    return doc_id if percent is None else f"{doc_id} (lu à {percent} %)"
+    if not part:
+        return doc_id
+    # Imported here: the analyst's reading module pulls in the offline engine's text rules, which a
+    # summary of whole reads (an unchanged night's, veille.run.nightskip) never needs.
+    from veille.steps.reading import PartRead
+
+    try:
+        percent = PartRead.model_validate(part).percent
+    except ValueError:  # a findings.json of another layout: the id alone
+        return doc_id
+    return f"{doc_id} (lu à {percent} %)"
 
 
 def _reading_lines(plan: dict[str, Any]) -> list[str]:
@@ -293,6 +298,10 @@ def format_summary(run_dir: Path) -> str:
     alerts = _load(run_dir / "alerts.json", [])
     review = _load(run_dir / "review.json", {"validated": False, "rounds": []})
     lines = [f"Run {run.get('run_id', run_dir.name)} — {run.get('status', '?')} ({run.get('backend', '?')})"]
+    if run.get("reused_from"):  # an unchanged night (veille.run.nightskip): no step was run again
+        lines.append(
+            f"Nuit inchangée : dossier du {inline_text(str(run['reused_from']))} repris, aucune étape refaite"
+        )
     # Error-level alerts first (e.g. plan.low_coverage): a completed run may still miss its subject.
     errors = [
         a for a in alerts if a.get("severity") == "error" and not str(a.get("code", "")).startswith("ingest.")

@@ -11,10 +11,11 @@
 The warehouse reads the call journal's records (:mod:`veille.journal`), never the model layer.
 """
 
-# Schema versions 9 and 10 register themselves after the migrations of veille.warehouse.schema.
+# Schema versions 9, 10 and 11 register themselves after the migrations of veille.warehouse.schema.
 from veille.warehouse import (
     grade_columns,  # noqa: F401  # version 10 (it imports version 9 first)
     reading_columns,  # noqa: F401
+    reuse_columns,  # noqa: F401  # version 11 (it imports version 10 first)
 )
 from veille.warehouse.commit import (
     RecordResult,

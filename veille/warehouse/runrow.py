@@ -120,6 +120,7 @@ def runs_row(
         ],
         "revision_gain": revision_gain(grades),
         "grade_status": grade_status(as_grades(grades), rows["alerts"]),
+        "reused_from": run.get("reused_from"),  # v11: an unchanged night's kept dossier (nightskip)
         "report_words": reports[0]["words"] if reports else None,
         "missing_files": sorted(missing),
         "settings_json": json.dumps(

@@ -36,7 +36,7 @@ __all__ = [
     "upgrade_table",
 ]
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 # Run ids become file names: nothing that could climb out of a partition directory.
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -93,6 +93,7 @@ TABLES: dict[str, pa.Schema] = {
             _f("final_scores", pa.map_(pa.string(), pa.float64())),
             _f("revision_gain", pa.float64()),  # judge(final) - judge(round 1), see view revision_gain
             _f("grade_status", pa.string()),  # ok | partial | failed | none (veille.gradestatus); v2
+            _f("reused_from", pa.string()),  # v11: the night whose dossier this one reused (nightskip)
             _f("report_words", pa.int32()),
             _f("missing_files", _STR_LIST),
             _f("settings_json", pa.string()),
