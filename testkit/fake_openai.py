@@ -31,6 +31,7 @@ from testkit.gemini_script import gemini_responder
 
 __all__ = [
     "FAULTS",
+    "SMALL_MODEL_TURNS",
     "FakeOpenAI",
     "RecordedRequest",
     "Reply",
@@ -41,8 +42,13 @@ __all__ = [
     "small_model",
 ]
 
-# What a small model gets wrong, in the order small_model cycles through them.
+# What a small model gets wrong.
 FAULTS = ("fenced", "overlong", "unknown_id", "truncated")
+# The small model's turns: every fault, and a usable answer (fenced) in any three consecutive turns.
+# A conversation starts at the turn its arrival reaches, and the caller asks at most three times: with
+# FAULTS in turn, a branch arriving second got overlong → unknown_id → truncated, and one whose answer
+# holds a single finding then failed (each item invalid), by thread timing alone (a CI-only failure).
+SMALL_MODEL_TURNS = ("fenced", "overlong", "fenced", "unknown_id", "fenced", "truncated")
 
 
 @dataclass(frozen=True)
@@ -345,7 +351,7 @@ def _first_string(data: Any, change: Callable[[str], str], *, ids: bool = False)
     return False
 
 
-def small_model(responder: Responder, faults: Sequence[str] = FAULTS) -> Responder:
+def small_model(responder: Responder, faults: Sequence[str] = SMALL_MODEL_TURNS) -> Responder:
     """``responder`` whose answers are spoiled in turn by each of ``faults`` (then again), like a
     small local model; the answers it spoiled are in ``respond.spoiled``. The turn is kept per
     conversation (its first messages; a re-ask only adds to them): one request's re-asks get the
