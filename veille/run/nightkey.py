@@ -60,11 +60,12 @@ def format_files(corpus_dir: Path) -> list[Path]:
 
 
 def code_tree_digest(root: Path = _PACKAGE_ROOT) -> str:
-    """Digest of every source and data file of the package (each file's hash kept per installed
-    tree while its size and mtime are unchanged: veille.fingerprint)."""
+    """Digest of every file of the package but its caches (each file's hash kept per installed
+    tree while its size and mtime are unchanged: veille.fingerprint). Every file, not a chosen set
+    of kinds: a kind left out (a template, a file a later change adds) would be an input a night
+    could skip past unseen."""
     files = [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    kept = [p for p in files if p.suffix in (".py", ".sql") or p.is_relative_to(root / "data")]
-    return files_digest(kept, root.parent)
+    return files_digest(files, root.parent)
 
 
 def _folder_digest(folder: Path) -> str:
