@@ -6,7 +6,9 @@ imports pandas (0.12–0.3 s of CPU) although no step of a night uses it (issue 
 column is assembled from its buffers (``pa.Array.from_buffers``), for exactly the types the
 warehouse and the store declare; the result equals what ``pa.array(values, type)`` gives (same type,
 same values, same NULLs: checked by ``tests/test_arrowrows.py`` against pyarrow's own conversion).
-A value of the wrong kind raises ``TypeError`` or ``ValueError``, as pyarrow's conversion does.
+A value pyarrow refuses raises ``TypeError`` or ``ValueError`` here too; of pyarrow's looser readings
+only the numeric ones are kept (a float truncated to an integer, a number as days or microseconds):
+a string or bytes given for a list is refused here, never split into characters.
 pandas stays available to whoever asks for it (``veille.warehouse.api``'s DataFrames).
 """
 
@@ -23,12 +25,7 @@ __all__ = ["column", "empty_table", "table_from_columns", "table_from_rows", "ta
 
 _EPOCH_DATE = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
-_FIXED: dict[pa.DataType, str] = {
-    pa.int32(): "i",
-    pa.int64(): "q",
-    pa.uint64(): "Q",
-    pa.float64(): "d",
-}
+_FIXED: dict[pa.DataType, str] = {pa.int32(): "i", pa.int64(): "q", pa.uint64(): "Q", pa.float64(): "d"}
 
 
 def _validity(values: Sequence[object]) -> pa.Buffer | None:
@@ -64,34 +61,37 @@ def _int(v: object) -> int:
 def _float(v: object) -> float:
     if not isinstance(v, int | float):  # a bool is accepted (1.0), as pyarrow does
         raise TypeError(f"valeur non numérique : {type(v).__name__}")
+    if isinstance(v, int) and not -(2**63) <= v < 2**63:  # pyarrow reads an int as an int64 first
+        raise ValueError(f"entier hors de int64 : {v}")
     return float(v)
 
 
-def _fixed(values: Sequence[object], code: str) -> pa.Buffer:
-    convert: Callable[[object], float | int] = _float if code == "d" else _int
-    try:
-        data = pyarray(code, [0 if v is None else convert(v) for v in values])
-    except OverflowError as exc:  # an infinity or out of range: pyarrow raises ArrowInvalid, a ValueError
-        raise ValueError(str(exc)) from exc
-    return pa.py_buffer(data.tobytes())
-
-
 def _days(v: object) -> int:
-    if not isinstance(v, date):
-        raise TypeError(f"valeur non date : {type(v).__name__}")
     if isinstance(v, datetime):  # its calendar date, as pyarrow does
         v = v.date()
-    return (v - _EPOCH_DATE).days
+    if isinstance(v, date):
+        return (v - _EPOCH_DATE).days
+    return _int(v)  # a number of days, as pyarrow takes it
 
 
 def _micros(v: object) -> int:
     """Microseconds since the epoch, UTC; a naive datetime is read as UTC, as pyarrow does."""
     if not isinstance(v, datetime):
-        raise TypeError(f"valeur non horodatée : {type(v).__name__}")
+        if isinstance(v, date):
+            raise TypeError("une date n'est pas un horodatage")
+        return _int(v)  # a number of microseconds, as pyarrow takes it
     if v.tzinfo is not None and v.utcoffset() is not None:
         v = v.astimezone(UTC).replace(tzinfo=None)
     delta = v.replace(tzinfo=None) - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _fixed(values: Sequence[object], code: str, convert: Callable[[object], float | int]) -> pa.Buffer:
+    try:
+        data = pyarray(code, [0 if v is None else convert(v) for v in values])
+    except OverflowError as exc:  # an infinity or out of range: pyarrow raises ArrowInvalid, a ValueError
+        raise ValueError(str(exc)) from exc
+    return pa.py_buffer(data.tobytes())
 
 
 def _offsets(lengths: Iterable[int]) -> pa.Buffer:
@@ -110,6 +110,8 @@ def _strings(values: Sequence[object]) -> pa.Array:
             encoded.append(b"")
         elif isinstance(v, str):
             encoded.append(v.encode("utf-8"))
+        elif isinstance(v, bytes):  # taken as UTF-8 text, as pyarrow does
+            encoded.append(v.decode("utf-8").encode("utf-8"))
         else:
             raise TypeError(f"valeur non textuelle : {type(v).__name__}")
     buffers = [_validity(values), _offsets(map(len, encoded)), pa.py_buffer(b"".join(encoded))]
@@ -156,15 +158,14 @@ def column(values: Sequence[object], type_: pa.DataType) -> pa.Array:
     if type_ == pa.string():
         return _strings(values)
     if type_ in _FIXED:
-        return pa.Array.from_buffers(type_, n, [_validity(values), _fixed(values, _FIXED[type_])])
+        convert = _float if type_ == pa.float64() else _int
+        return pa.Array.from_buffers(type_, n, [_validity(values), _fixed(values, _FIXED[type_], convert)])
     if type_ == pa.bool_():
         return pa.Array.from_buffers(type_, n, [_validity(values), _bool_bits(values)])
     if type_ == pa.date32():
-        days = pyarray("i", [0 if v is None else _days(v) for v in values])
-        return pa.Array.from_buffers(type_, n, [_validity(values), pa.py_buffer(days.tobytes())])
+        return pa.Array.from_buffers(type_, n, [_validity(values), _fixed(values, "i", _days)])
     if isinstance(type_, pa.TimestampType) and type_.unit == "us" and type_.tz in (None, "UTC"):
-        micros = pyarray("q", [0 if v is None else _micros(v) for v in values])
-        return pa.Array.from_buffers(type_, n, [_validity(values), pa.py_buffer(micros.tobytes())])
+        return pa.Array.from_buffers(type_, n, [_validity(values), _fixed(values, "q", _micros)])
     if isinstance(type_, pa.MapType | pa.ListType):
         return _nested(values, type_)
     raise NotImplementedError(f"type Arrow non pris en charge sans pandas : {type_}")
