@@ -9,9 +9,11 @@ a value pyarrow refuses is refused too. And none of it imports pandas in a fresh
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from datetime import UTC, timedelta, timezone
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -212,3 +214,21 @@ print("pandas" in sys.modules)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "False"
+
+
+# The calls that ask pyarrow's pandas shim (and so import pandas) when given Python values.
+SHIM_CALLS = re.compile(
+    r"\bpa\.(array|table|scalar|repeat)\(|\.from_pylist\(|\.from_pydict\(|\.empty_table\("
+)
+
+
+def test_no_module_of_the_package_builds_arrow_from_python_values_through_pyarrows_shim() -> None:
+    package = Path(__file__).resolve().parents[1] / "veille"
+    found = [
+        f"{path.relative_to(package)}:{n}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "arrowrows.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SHIM_CALLS.search(line.split("#", 1)[0])
+    ]
+    assert not found, "use veille.arrowrows instead:\n" + "\n".join(found)
