@@ -99,6 +99,8 @@ def _offsets(lengths: Iterable[int]) -> pa.Buffer:
     total = 0
     for length in lengths:
         total += length
+        if total >= 2**31:  # 32-bit offsets: pyarrow would split such a column into chunks
+            raise ValueError("plus de 2 Gio dans une colonne : trop pour un seul tableau Arrow")
         offsets.append(total)
     return pa.py_buffer(offsets.tobytes())
 
