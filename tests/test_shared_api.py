@@ -145,7 +145,12 @@ def test_two_veille_runs_use_one_shared_server_then_stop_it(tmp_path: Path) -> N
     env = _env(prefect_home)
     home = keyed_path(prefect_home, SHARED_API_KIND)  # this checkout's shared API folder
     veille = str(Path(sys.executable).with_name("veille"))
+    # -X importtime: each night (the first in full, the second unchanged) says what it imported; neither
+    # may import pandas (0.12-0.3 s of CPU), which only the notebook API needs (issue 40 item 1).
     argv = [
+        sys.executable,
+        "-X",
+        "importtime",
         veille,
         "run",
         "--corpus",
@@ -159,6 +164,11 @@ def test_two_veille_runs_use_one_shared_server_then_stop_it(tmp_path: Path) -> N
     for night in range(2):
         done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=400)
         assert done.returncode == 0, done.stderr[-3000:]
+        imported = [
+            line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "import time:" in line
+        ]
+        assert "veille.flows.veille" in imported  # the flag took: the night's imports are listed
+        assert not [m for m in imported if m.split(".")[0] == "pandas"], f"night {night} imported pandas"
         log = home / "veille-shared-api.log"
         assert "temporary Prefect API instead" not in done.stderr, (
             done.stderr[:1500],

@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from veille.arrowrows import table_from_rows
 from veille.graders.base import Grader, GraderResult
 from veille.graders.combos import JudgeNumbers, JudgeSimilarity
 from veille.graders.exact import Contains, ExactMatch, JsonFormat, LabelCheck
@@ -269,7 +270,7 @@ def write_scores(graded: Sequence[GradedRow], path: Path) -> Path:
         for g in graded
         for result in g.results.values()
     ]
-    table = pa.Table.from_pylist(records, schema=SCORES_SCHEMA)
+    table = table_from_rows(records, SCORES_SCHEMA)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")

@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
+from veille.arrowrows import table_from_columns
 from veille.corpus.convert import Converted, convert_bytes
 from veille.store.queries import read_sql
 from veille.store.rows import _CONVERSION_SCHEMA, _columns
@@ -67,7 +67,9 @@ class ConversionCache:
 
     def flush(self) -> None:
         if self.pending["content_hash"]:
-            self.con.from_arrow(pa.table(self.pending, schema=_CONVERSION_SCHEMA)).insert_into("conversions")
+            self.con.from_arrow(table_from_columns(self.pending, _CONVERSION_SCHEMA)).insert_into(
+                "conversions"
+            )
             self.pending = _columns(_CONVERSION_SCHEMA)
         self.recent = {}
 

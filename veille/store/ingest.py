@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from veille import progress
 from veille.alerts import Alert, alert
+from veille.arrowrows import column, table_from_columns
 from veille.checkpoints import checkpoint
 from veille.corpus.convert import ConversionError, detect_format
 from veille.corpus.document import (
@@ -244,13 +245,13 @@ class _Ingestion:
         if self.rows:
             columns = list(zip(*self.rows, strict=True))
             table = pa.Table.from_arrays(
-                [pa.array(col, type=f.type) for col, f in zip(columns, _DOC_SCHEMA, strict=True)],
+                [column(col, f.type) for col, f in zip(columns, _DOC_SCHEMA, strict=True)],
                 schema=_DOC_SCHEMA,
             )
             # Relation.insert_into keeps memory flat across batches; a registered view did not (bench).
             self.con.from_arrow(table).insert_into("documents")
         if self.touch["id"]:
-            self.con.register("touch_batch", pa.table(self.touch, schema=_TOUCH_SCHEMA))
+            self.con.register("touch_batch", table_from_columns(self.touch, _TOUCH_SCHEMA))
             try:
                 self.con.execute(read_sql("touch_documents.sql"))
             finally:
@@ -269,7 +270,7 @@ class _Ingestion:
 
     def write_log(self) -> None:
         if self.log["run_id"]:
-            self.con.from_arrow(pa.table(self.log, schema=_LOG_SCHEMA)).insert_into("ingest_log")
+            self.con.from_arrow(table_from_columns(self.log, _LOG_SCHEMA)).insert_into("ingest_log")
 
 
 def ingest_corpus(

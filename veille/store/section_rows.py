@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import duckdb
 import pyarrow as pa
 
+from veille.arrowrows import table_from_columns
 from veille.corpus.sections import section_digest, split_sections
 from veille.store.queries import read_sql
 from veille.store.rows import _SECTION_SCHEMA, _columns
@@ -51,9 +52,9 @@ class SectionRows:
         if replaced:
             con.execute(read_sql("delete_sections.sql"), {"ids": list(replaced)})
         if self.sections["doc_id"]:
-            con.from_arrow(pa.table(self.sections, schema=_SECTION_SCHEMA)).insert_into("sections")
+            con.from_arrow(table_from_columns(self.sections, _SECTION_SCHEMA)).insert_into("sections")
         if self.digests["doc_id"]:
-            con.register("digest_batch", pa.table(self.digests, schema=_DIGEST_SCHEMA))
+            con.register("digest_batch", table_from_columns(self.digests, _DIGEST_SCHEMA))
             try:
                 con.execute(read_sql("insert_section_digests.sql"))
             finally:

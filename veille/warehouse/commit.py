@@ -27,6 +27,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from veille.arrowrows import column, table_rows
 from veille.checkpoints import checkpoint
 from veille.derived import set_aside
 from veille.oserrors import writing
@@ -181,7 +182,7 @@ def _read_runs_file(path: Path) -> pa.Table:
     table = _read_parquet_file(path)
     run_date = date.fromisoformat(path.parent.name.removeprefix("run_date="))
     return table.append_column(
-        pa.field("run_date", pa.date32()), pa.array([run_date] * table.num_rows, pa.date32())
+        pa.field("run_date", pa.date32()), column([run_date] * table.num_rows, pa.date32())
     )
 
 
@@ -237,7 +238,7 @@ def update_summary_index(parquet_dir: Path) -> Path | None:
             return path
         parts: list[pa.Table] = []
         if index is not None and indexed:
-            keep = pa.array([run_id in committed for run_id in index.column("run_id").to_pylist()])
+            keep = column([run_id in committed for run_id in index.column("run_id").to_pylist()], pa.bool_())
             parts.append(index.filter(keep))
         parts += [_read_runs_file(committed[run_id]) for run_id in sorted(set(committed) - indexed)]
         # promote: partitions of an older schema version get NULL for columns added since, and
@@ -267,7 +268,7 @@ class RecordResult:
 def record_run_dir(run_dir: Path, parquet_dir: Path) -> RecordResult:
     """Turn one run folder into its Parquet files (see :func:`build_tables`, :func:`write_run_tables`)."""
     tables = build_tables(run_dir)
-    runs_row = tables["runs"].to_pylist()[0]
+    runs_row = table_rows(tables["runs"])[0]
     run_id = runs_row["run_id"]
     run_date = run_date_of(run_id, runs_row["started_at"])
     files = write_run_tables(parquet_dir, tables, run_id=run_id, run_date=run_date)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from veille.arrowrows import table_from_rows
 from veille.warehouse.schema import SCHEMA_VERSION, TABLES, renamed_columns
 
 __all__ = ["DICTIONARY_VIEW", "dictionary_table"]
@@ -50,4 +51,4 @@ def dictionary_table() -> pa.Table:
             [*schema, pa.field("run_date", pa.date32(), nullable=False)], start=1
         )
     ]
-    return pa.Table.from_pylist(rows, schema=_SCHEMA)
+    return table_from_rows(rows, _SCHEMA)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from veille.arrowrows import column as build_column
 from veille.warehouse.errors import WarehouseError
 from veille.warehouse.renames import rename_columns
 
@@ -106,7 +107,7 @@ def _add_alert_subjects(name: str, table: pa.Table) -> pa.Table:
     if name != "alerts" or "subjects" in table.column_names:
         return table
     subjects = [[s] if s else [] for s in table.column("subject").to_pylist()]
-    return table.append_column(_f("subjects", _STR_LIST), pa.array(subjects, _STR_LIST))
+    return table.append_column(_f("subjects", _STR_LIST), build_column(subjects, _STR_LIST))
 
 
 register_migration(

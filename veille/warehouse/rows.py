@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from veille.alerts import Alert, alert
+from veille.arrowrows import table_from_rows
 from veille.gradestatus import GRADE_FAILED, failure_alerts
 from veille.journal import CallRecord
 from veille.warehouse.errors import WarehouseError
@@ -325,7 +326,7 @@ def build_tables(run_dir: Path, *, recorded_at: datetime | None = None) -> dict[
     tables: dict[str, pa.Table] = {}
     for name, schema in TABLES.items():
         try:
-            tables[name] = pa.Table.from_pylist(rows[name], schema=schema)
+            tables[name] = table_from_rows(rows[name], schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as exc:
             raise WarehouseError(f"{run_dir}: cannot build table {name!r}: {exc}") from exc
     return tables

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from veille.arrowrows import column as build
 from veille.secrets import configured_secrets, scrub_text
 
 __all__ = ["scrub_table"]
@@ -28,13 +29,13 @@ def scrub_table(table: pa.Table) -> pa.Table:
         if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
             if not _holds_secret(column, secrets):
                 continue
-            cleaned = pa.array([None if v is None else scrub_text(v) for v in column.to_pylist()], field.type)
+            cleaned = build([None if v is None else scrub_text(v) for v in column.to_pylist()], field.type)
         elif pa.types.is_list(field.type) and pa.types.is_string(field.type.value_type):
             flat = pc.list_flatten(column)
             if len(flat) == 0 or not _holds_secret(pa.chunked_array([flat]), secrets):
                 continue
             rows = column.to_pylist()
-            cleaned = pa.array(
+            cleaned = build(
                 [None if r is None else [None if v is None else scrub_text(v) for v in r] for r in rows],
                 field.type,
             )

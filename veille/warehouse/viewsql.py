@@ -11,6 +11,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
+from veille.arrowrows import empty_table
 from veille.warehouse.renames import renaming_select
 from veille.warehouse.schema import TABLES, renamed_columns
 
@@ -21,7 +22,7 @@ def _typed_nulls(con: duckdb.DuckDBPyConnection, table: str, legacy: dict[str, s
     """``SELECT CAST(NULL AS <type>) AS <column>, … WHERE false``: zero rows of ``table``'s current
     schema (and ``run_date``), plus each renamed column's old name typed as the new one, as SQL, so
     no helper relation is left in the connection."""
-    empty = TABLES[table].empty_table().append_column("run_date", pa.array([], pa.date32()))
+    empty = empty_table(TABLES[table]).append_column("run_date", pa.nulls(0, pa.date32()))
     relation = con.from_arrow(empty)
     types = dict(zip(relation.columns, relation.types, strict=True))
     columns = [f'CAST(NULL AS {type_}) AS "{name}"' for name, type_ in types.items()]
@@ -38,6 +39,6 @@ def current_schema_select(con: duckdb.DuckDBPyConnection, table: str, files: str
 def create_empty_view(con: duckdb.DuckDBPyConnection, table: str, *, name: str | None = None) -> None:
     """A zero-row relation with the exact schema (plus the partition column), so views bind."""
     view = name or table
-    empty = TABLES[table].empty_table().append_column("run_date", pa.array([], pa.date32()))
+    empty = empty_table(TABLES[table]).append_column("run_date", pa.nulls(0, pa.date32()))
     con.register(f"_empty_{view}", empty)
     con.execute(f'CREATE VIEW "{view}" AS SELECT * FROM "_empty_{view}"')
