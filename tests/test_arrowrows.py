@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from veille import arrowrows
 from veille.arrowrows import column, empty_table, table_from_columns, table_from_rows, table_rows
 from veille.graders.batch import SCORES_SCHEMA
 from veille.store import conversions, ingest, section_rows
@@ -232,3 +233,25 @@ def test_no_module_of_the_package_builds_arrow_from_python_values_through_pyarro
         if SHIM_CALLS.search(line.split("#", 1)[0])
     ]
     assert not found, "use veille.arrowrows instead:\n" + "\n".join(found)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.one_of(st.none(), st.text(max_size=12)), min_size=1, max_size=30),
+    limit=st.integers(48, 120),  # each value (12 characters, 4 bytes at most) fits one array
+)
+def test_a_text_column_past_one_arrays_offsets_is_chunked_as_pyarrow_chunks_it(
+    texts: list[str | None], limit: int
+) -> None:
+    """Past 2 GiB of text a table's column is split into chunks of consecutive rows, each within
+    one array's 32-bit offsets (pyarrow's own conversion chunks it too): the same limit made small."""
+    schema = pa.schema([pa.field("body", pa.string())])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrowrows, "MAX_ARRAY_BYTES", limit)
+        built = table_from_rows([{"body": t} for t in texts], schema)
+    body = built.column("body")
+    assert built.schema == schema
+    assert body.to_pylist() == texts
+    assert all(sum(len(v.encode("utf-8")) for v in chunk.to_pylist() if v) <= limit for chunk in body.chunks)
+    total = sum(len(t.encode("utf-8")) for t in texts if t)
+    assert (body.num_chunks > 1) == (total > limit)

@@ -8,8 +8,9 @@ warehouse and the store declare; the result equals what ``pa.array(values, type)
 same values, same NULLs: checked by ``tests/test_arrowrows.py`` against pyarrow's own conversion).
 A value pyarrow refuses raises ``TypeError`` or ``ValueError`` here too; of pyarrow's looser readings
 only the numeric ones are kept (a float truncated to an integer, a number as days or microseconds):
-a string or bytes given for a list is refused here, never split into characters.
-pandas stays available to whoever asks for it (``veille.warehouse.api``'s DataFrames).
+a string or bytes given for a list is refused here, never split into characters. A table's text
+column past one array's 32-bit offsets (2 GiB: an ingest batch of very large documents) is split
+into chunks of consecutive rows, as pyarrow splits it. pandas stays available to whoever asks for it (``veille.warehouse.api``'s DataFrames).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["column", "empty_table", "table_from_columns", "table_from_rows", "table_rows"]
+__all__ = ["MAX_ARRAY_BYTES", "column", "empty_table", "table_from_columns", "table_from_rows", "table_rows"]
 
 _EPOCH_DATE = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
@@ -94,18 +95,23 @@ def _fixed(values: Sequence[object], code: str, convert: Callable[[object], floa
     return pa.py_buffer(data.tobytes())
 
 
+# One array's 32-bit offsets hold at most this many bytes of text or items (Arrow's ``string`` and
+# ``list``); a table's text column past it is split into chunks, as pyarrow's own conversion does.
+MAX_ARRAY_BYTES = 2**31 - 1
+
+
 def _offsets(lengths: Iterable[int]) -> pa.Buffer:
     offsets = pyarray("i", [0])
     total = 0
     for length in lengths:
         total += length
-        if total >= 2**31:  # 32-bit offsets: pyarrow would split such a column into chunks
-            raise ValueError("plus de 2 Gio dans une colonne : trop pour un seul tableau Arrow")
+        if total > MAX_ARRAY_BYTES:
+            raise ValueError("plus de 2 Gio dans un tableau Arrow : trop pour ses positions 32 bits")
         offsets.append(total)
     return pa.py_buffer(offsets.tobytes())
 
 
-def _strings(values: Sequence[object]) -> pa.Array:
+def _encoded(values: Sequence[object]) -> list[bytes]:
     encoded: list[bytes] = []
     for v in values:
         if v is None:
@@ -116,8 +122,40 @@ def _strings(values: Sequence[object]) -> pa.Array:
             encoded.append(v.decode("utf-8").encode("utf-8"))
         else:
             raise TypeError(f"valeur non textuelle : {type(v).__name__}")
+    return encoded
+
+
+def _string_array(values: Sequence[object], encoded: Sequence[bytes]) -> pa.Array:
     buffers = [_validity(values), _offsets(map(len, encoded)), pa.py_buffer(b"".join(encoded))]
     return pa.Array.from_buffers(pa.string(), len(values), buffers)
+
+
+def _strings(values: Sequence[object]) -> pa.Array:
+    return _string_array(values, _encoded(values))
+
+
+def _string_chunks(values: Sequence[object]) -> list[pa.Array]:
+    """``values`` as string arrays of consecutive rows, each within :data:`MAX_ARRAY_BYTES` (one
+    array unless the column holds more; a single value past it is refused)."""
+    encoded = _encoded(values)
+    chunks: list[pa.Array] = []
+    start = total = 0
+    for i, data in enumerate(encoded):
+        if total + len(data) > MAX_ARRAY_BYTES and i > start:
+            chunks.append(_string_array(values[start:i], encoded[start:i]))
+            start, total = i, 0
+        total += len(data)
+    chunks.append(_string_array(values[start:], encoded[start:]))
+    return chunks
+
+
+def _table_column(values: Sequence[object], type_: pa.DataType) -> pa.Array | pa.ChunkedArray:
+    """A table's column: :func:`column`, a text column past one array's offsets in chunks."""
+    if type_ == pa.string():
+        values = values if isinstance(values, list) else list(values)
+        chunks = _string_chunks(values)
+        return chunks[0] if len(chunks) == 1 else pa.chunked_array(chunks, type_)
+    return column(values, type_)
 
 
 def _items(v: object) -> list[Any]:
@@ -176,13 +214,13 @@ def column(values: Sequence[object], type_: pa.DataType) -> pa.Array:
 def table_from_columns(columns: Mapping[str, Sequence[object]], schema: pa.Schema) -> pa.Table:
     """``pa.table(columns, schema=schema)``: one list per field (a missing one is all NULL)."""
     n = len(next(iter(columns.values()), []))
-    arrays = [column(columns.get(f.name, [None] * n), f.type) for f in schema]
+    arrays = [_table_column(columns.get(f.name, [None] * n), f.type) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def table_from_rows(rows: Sequence[Mapping[str, object]], schema: pa.Schema) -> pa.Table:
     """``pa.Table.from_pylist(rows, schema=schema)``: a missing key is NULL, an extra key ignored."""
-    arrays = [column([row.get(f.name) for row in rows], f.type) for f in schema]
+    arrays = [_table_column([row.get(f.name) for row in rows], f.type) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
