@@ -24,6 +24,7 @@ from veille.dossier import (
     without_news,
 )
 from veille.flows.veille import veille_flow
+from veille.run.summary import format_summary
 from veille.textstats import MODEL_SECTIONS, split_sections
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.slow]
@@ -159,6 +160,10 @@ def test_an_unchanged_night_reuses_the_previous_dossier_without_a_step_or_a_call
     assert query(parquet, sql, [rerun.name])[1] == [(len(grades), True)]
     sql = "SELECT count(*) FROM alerts WHERE run_id = ?"
     assert query(parquet, sql, [rerun.name])[1] == [(len(codes(rerun)),)]
+    # The console summary says so: the reused dossier, and no model call rather than an empty list.
+    summary = format_summary(rerun)
+    assert f"nuit inchangée : dossier du {offline_run.name} repris" in summary
+    assert "Appels au modèle (par rôle) : aucun" in summary
 
 
 def test_a_chain_of_unchanged_nights_each_reuses_the_night_before_and_redoes_no_step(

@@ -331,9 +331,10 @@ def format_summary(run_dir: Path) -> str:
             f"{len(r['instructions'])} consigne(s){' — valide' if r['valid'] else ''}"
         )
     lines.append(_grading_line(_load(run_dir / GRADES_FILE, []), alerts))
-    lines.append("Appels au modèle (par rôle) :")
+    usage = role_usage(run_dir / "calls.jsonl")
+    lines.append("Appels au modèle (par rôle) :" + ("" if usage else " aucun"))
     total_cost: float | None = 0.0
-    for u in role_usage(run_dir / "calls.jsonl"):
+    for u in usage:
         cost = "inconnu" if u.cost_usd is None else f"{u.cost_usd:.4f} $"
         est = " (estimés)" if u.estimated else ""
         lines.append(
