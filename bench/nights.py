@@ -4,6 +4,7 @@ Usage (figures recorded in docs/benchmarks.md, section "Cost follows the change"
 
     .venv/bin/python bench/nights.py                        # fake Gemini server (the goal's setting)
     .venv/bin/python bench/nights.py --backend offline      # the offline engine
+    .venv/bin/python bench/nights.py --only "1 new" --max-docs 4 --max-subtasks 12   # the plan at its caps
 
 For each scenario, a fresh copy of the bundled corpus and a fresh warehouse: night 1 is a full run
 (nothing cached), then the scenario edits the corpus and night 2 runs, as the nightly deployment
@@ -157,6 +158,19 @@ def main() -> None:
         help="also run night 2 on a copy of night 1's warehouse without its kept sections (the writer, "
         "critic and judge on the whole dossier) and say which parts of night 2's report differ from it",
     )
+    parser.add_argument(
+        "--max-docs",
+        type=int,
+        default=None,
+        help="documents read whole per sub-task (VEILLE_MAX_DOCS); below the bundled plan's 8 the previous "
+        "plan is at its caps and a new document goes to one more sub-task of its axis (issue 40 item 2)",
+    )
+    parser.add_argument(
+        "--max-subtasks",
+        type=int,
+        default=None,
+        help="sub-tasks at most (VEILLE_MAX_SUBTASKS): with --max-docs, room for the split sub-task",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(PROJECT_ROOT))
     from testkit.gemini_script import findings_dossier
@@ -164,6 +178,10 @@ def main() -> None:
     writer = findings_dossier if args.writer == "findings" else None
     tmp = Path(tempfile.mkdtemp(prefix="veille-nights-"))
     _prepare_env(tmp / "prefect-home")
+    if args.max_docs is not None:  # after _prepare_env, which clears the caller's VEILLE_* settings
+        os.environ["VEILLE_MAX_DOCS"] = str(args.max_docs)
+    if args.max_subtasks is not None:
+        os.environ["VEILLE_MAX_SUBTASKS"] = str(args.max_subtasks)
     try:
         with _backend(args.backend, writer) as (backend, _fake):
             sys.path.insert(0, str(PROJECT_ROOT))
