@@ -12,18 +12,14 @@ from __future__ import annotations
 import pyarrow as pa
 
 from veille.warehouse import reading_columns  # noqa: F401  # version 9 registered first
+from veille.warehouse.migrations import add_column_after
 from veille.warehouse.schema import Migration, register_migration
 
 __all__ = ["add_carried_over"]
 
 
-def add_carried_over(name: str, table: pa.Table) -> pa.Table:
-    """Version 10: ``grader_scores.carried_over``, NULL in a table of version 9."""
-    if name != "grader_scores" or "carried_over" in table.column_names:
-        return table
-    names = table.column_names
-    at = names.index("details_json") + 1 if "details_json" in names else table.num_columns
-    return table.add_column(at, pa.field("carried_over", pa.bool_()), pa.nulls(table.num_rows, pa.bool_()))
+# A table of the previous version always has ``details_json``; the column goes right after it.
+add_carried_over = add_column_after("grader_scores", "carried_over", pa.bool_(), "details_json")
 
 
 register_migration(

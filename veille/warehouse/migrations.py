@@ -19,6 +19,7 @@ from veille.warehouse.renames import rename_columns
 __all__ = [
     "MIGRATIONS",
     "Migration",
+    "add_column_after",
     "file_schema_version",
     "register_migration",
     "renamed_columns",
@@ -139,7 +140,9 @@ register_migration(
 )
 
 
-def _add_column(of: str, column: str, type_: pa.DataType, after: str) -> Callable[[str, pa.Table], pa.Table]:
+def add_column_after(
+    of: str, column: str, type_: pa.DataType, after: str
+) -> Callable[[str, pa.Table], pa.Table]:
     """An upgrade adding ``column`` (NULL: not recorded then) to table ``of``, placed after ``after``."""
 
     def upgrade(name: str, table: pa.Table) -> pa.Table:
@@ -152,7 +155,7 @@ def _add_column(of: str, column: str, type_: pa.DataType, after: str) -> Callabl
 
 
 # Version 6: llm_calls.http_requests after cache_hit; version 8: sources.date_origin after date.
-_add_http_requests = _add_column("llm_calls", "http_requests", pa.int32(), "cache_hit")
+_add_http_requests = add_column_after("llm_calls", "http_requests", pa.int32(), "cache_hit")
 
 
 register_migration(
@@ -206,6 +209,6 @@ register_migration(
         8,
         "sources.date_origin: where a corpus document's date came from (front_matter, format_metadata, "
         "file_name, text, file_clock, unknown)",
-        _add_column("sources", "date_origin", pa.string(), "date"),
+        add_column_after("sources", "date_origin", pa.string(), "date"),
     )
 )

@@ -13,18 +13,14 @@ from __future__ import annotations
 import pyarrow as pa
 
 from veille.warehouse import grade_columns  # noqa: F401  # version 10 registered first
+from veille.warehouse.migrations import add_column_after
 from veille.warehouse.schema import Migration, register_migration
 
 __all__ = ["add_reused_from"]
 
 
-def add_reused_from(name: str, table: pa.Table) -> pa.Table:
-    """Version 11: ``runs.reused_from``, NULL in a table of version 10."""
-    if name != "runs" or "reused_from" in table.column_names:
-        return table
-    names = table.column_names
-    at = names.index("grade_status") + 1 if "grade_status" in names else table.num_columns
-    return table.add_column(at, pa.field("reused_from", pa.string()), pa.nulls(table.num_rows, pa.string()))
+# A table of the previous version always has ``grade_status``; the column goes right after it.
+add_reused_from = add_column_after("runs", "reused_from", pa.string(), "grade_status")
 
 
 register_migration(
