@@ -122,13 +122,17 @@ def _claimed(finding: Finding) -> tuple[list[object], list[str]]:
     return readings, verbatim
 
 
-def supported(finding: Finding, text: str) -> bool:
+def supported(finding: Finding, text: str, context: str = "") -> bool:
     """Does ``text`` still support ``finding``? Every figure it states is in a passage of ``text``
     sharing its content words (at least ``min_shared_words``, or all it has when fewer); a finding
-    without figures needs one such passage. Nothing to match (no figure, no content word): no."""
+    without figures needs one such passage. Nothing to match (no figure, no content word): no.
+    ``context``: what every passage is read under (its document's title): its words count with the
+    passage's own, which must share one word at least — a list item « Remise de 5 % » of the
+    document « Orvet : grille tarifaire » supports « Orvet — Remise de 5 % »."""
     words = _words(finding.statement)
     need = _need(words)
-    near = [p for p in _passages(text) if len(words & _words(p)) >= need]
+    around = _words(context)
+    near = [p for p in _passages(text) if (own := words & _words(p)) and len(words & (own | around)) >= need]
     readings, verbatim = _claimed(finding)
     if not readings and not verbatim:
         return bool(words) and bool(near)
@@ -149,6 +153,20 @@ def _mentions(finding: Finding, text: str) -> bool:
         return True
     words = _words(finding.statement)
     return bool(words) and len(words & _words(text)) >= _need(words)
+
+
+def _may_support(finding: Finding, text: str) -> bool:
+    """Whether an unchanged passage is worth re-reading for a finding code could not confirm: one
+    holding one of its figures, when it states some (a passage without them cannot support it,
+    and re-read it would compete with the changed ones for the update's attention); else one
+    sharing its content words (:func:`_mentions`)."""
+    readings, verbatim = _claimed(finding)
+    if not readings and not verbatim:
+        return _mentions(finding, text)
+    found = figures(text)
+    return any(same_figure(c, f) for c in readings for f in found) or any(  # type: ignore[arg-type]
+        v in " ".join(text.split()) for v in verbatim
+    )
 
 
 @dataclass(frozen=True)
@@ -178,18 +196,22 @@ def review(previous: Findings, edits: Mapping[str, DocumentEdit], others: Mappin
             kept.append(finding)
             continue
         union = "\n\n".join([*(unchanged[i] for i in cited), *(others.get(i, "") for i in finding.doc_ids)])
+        titles = " ".join(edits[i].doc.title for i in cited)
         # Its figures and words in the texts it cites, and each edited one it cites still saying
         # it (alone: supported there; with others: at least one of its figures or its words).
         alone = len(set(finding.doc_ids)) == 1
-        if supported(finding, union) and all(
-            supported(finding, unchanged[i]) if alone else _mentions(finding, unchanged[i]) for i in cited
+        if supported(finding, union, titles) and all(
+            supported(finding, unchanged[i], edits[i].doc.title)
+            if alone
+            else _mentions(finding, unchanged[i])
+            for i in cited
         ):
             kept.append(finding)
             continue
         dropped += 1
         for i in cited:  # its support may still be there, worded so code cannot confirm it: re-read
             e = edits[i]
-            shown[i] |= {n for n in e.unchanged if _mentions(finding, e.text((n,)))}
+            shown[i] |= {n for n in e.unchanged if _may_support(finding, e.text((n,)))}
     contradictions = [c for c in previous.contradictions if _note_stands(c, unchanged)]
     return Review(
         kept=previous.model_copy(update={"findings": kept, "contradictions": contradictions}),
