@@ -144,8 +144,14 @@ def _previous_block(data: AnalystUpdateInput) -> str:
     full, the others as their ids and figures, contradictions as ids and retained one, questions."""
     alone = read_alone(data)
     shown = {id(f) for f in alone}
+    # Date, type and title of the documents something below cites: what a contradiction with them
+    # is weighed by. One no finding cites has nothing to contradict; its id is in the prompt's list.
+    cited = {i for f in data.previous.findings for i in f.doc_ids}
+    cited |= {i for c in data.previous.contradictions for i in (*c.doc_ids, c.retained)}
     lines = ["Documents déjà lus :"]
-    lines += [f"- {d.id} | {d.date} | {d.source_type} | {d.title}" for d in data.known_documents]
+    lines += [
+        f"- {d.id} | {d.date} | {d.source_type} | {d.title}" for d in data.known_documents if d.id in cited
+    ]
     lines.append("")
     lines.append("Constats :")
     lines += [
