@@ -110,7 +110,8 @@ def _docs(body: str) -> list[DocumentText]:
     return [edited, other]
 
 
-def _night_two(case: dict[str, Any]) -> str:
+def _night_two(case: dict[str, Any]) -> tuple[str, list[tuple[str, list[int]]]]:
+    """Night 2's rendered dossier and its key points (text, citations), superseded ones aside."""
     sub_task = SubTask(id="st-1", question=QUESTION, doc_ids=["doc-e", "doc-o"])
     first = analyse(
         AnalystInput(subtask_id="st-1", question=QUESTION, documents=_docs(case["before"])), AUTHORITY
