@@ -35,6 +35,7 @@ from veille.steps.answer_language import foreign_answer_alerts
 from veille.steps.bounds import bound_findings
 from veille.steps.edited_sections import in_previous_order, read_edits
 from veille.steps.reading import PartRead, axis_passages, read_documents, reading_alert, reading_query
+from veille.steps.update_context import shown_previous, without_repeats
 
 __all__ = [
     "Decision",
@@ -248,7 +249,9 @@ def merge_update(
     # The previous findings cite documents read then (an edited one among them when its unchanged
     # sections still support them: veille.steps.edited_sections).
     kept, alerts = restrict_citations(previous, sub_task.doc_ids, sub_task.id)
-    added, more = restrict_citations(Findings(findings=update.findings), new, sub_task.id)
+    # A finding the update states again (one it was not shown: veille.steps.update_context) is kept once.
+    unseen = without_repeats(kept.findings, update.findings)
+    added, more = restrict_citations(Findings(findings=unseen), new, sub_task.id)
     alerts += more
     notes = [
         ContradictionNote(doc_ids=[n.new_doc_id, *n.other_doc_ids], retained=n.retained, reason=n.reason)
@@ -343,7 +346,7 @@ def update_subtask(
         question=sub_task.question,
         documents=shown,
         known_documents=known,
-        previous=previous,
+        previous=shown_previous(previous, [k.id for k in known], shown),  # merged below with all of it
         max_findings=bounds.max_findings,
         max_words=bounds.max_item_words,
         excerpts=sorted(i for i, d in excerpts.items() if d is not None and d.body != full[i]),
