@@ -27,6 +27,7 @@ from veille.roles.analyst_update import (
 from veille.roles.planner import SubTask
 from veille.settings import Settings
 from veille.steps.analyse_update import Decision, PreviousBranch, decide, merge_update, previous_branches
+from veille.steps.update_context import statement_key
 
 QUESTION = "Quel débit annoncent les moteurs d'inférence ?"
 BASIS = "gemini|gemini-3.5-flash|low|0.2|analyse-v1"
@@ -196,9 +197,19 @@ def test_merge_keeps_the_previous_findings_and_adds_every_new_one(
     merged, alerts = merge_update(sub_task, previous, update, new)
     assert _cited(merged) <= set(sub_task.doc_ids)  # nothing outside the sub-task
     assert "analyse.foreign_citation" not in {a.code for a in alerts}  # a schema-valid update cites none
-    # Every previous finding, as it was (ids deduplicated), then every new one, citing new ids only.
-    expected = [(f.statement, list(dict.fromkeys(f.doc_ids))) for f in [*previous.findings, *update.findings]]
+    # Every previous finding, as it was (ids deduplicated), then every new one that states nothing
+    # stated before (case, accents and spacing aside: a repeat of a finding the update was not
+    # shown is kept once), citing new ids only.
+    expected = [(f.statement, list(dict.fromkeys(f.doc_ids))) for f in previous.findings]
+    stated = {statement_key(f.statement) for f in previous.findings}
+    for f in update.findings:
+        if statement_key(f.statement) not in stated:
+            stated.add(statement_key(f.statement))
+            expected.append((f.statement, list(dict.fromkeys(f.doc_ids))))
     assert [(f.statement, f.doc_ids) for f in merged.findings] == expected
+    assert {statement_key(f.statement) for f in update.findings} <= {
+        statement_key(f.statement) for f in merged.findings
+    }
     assert all(set(f.doc_ids) <= set(new) for f in merged.findings[len(previous.findings) :])
     keys = [(frozenset(c.doc_ids), c.retained) for c in merged.contradictions]
     assert len(keys) == len(set(keys))  # no duplicate contradiction

@@ -21,6 +21,7 @@ code, the same for every backend:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from veille.numbers import compatible
@@ -80,7 +81,8 @@ def shown_previous(
 
 def statement_key(statement: str) -> str:
     """A statement compared as words: case, accents, punctuation and spacing aside."""
-    return " ".join(fold(w) for w in re.findall(r"\w+", statement))
+    decomposed = unicodedata.normalize("NFKD", statement.casefold())
+    return " ".join(re.findall(r"\w+", "".join(c for c in decomposed if not unicodedata.combining(c))))
 
 
 def without_repeats(previous: Sequence[Finding], new: Sequence[Finding]) -> list[Finding]:
