@@ -37,6 +37,7 @@ from veille.roles.planner import SubTask
 from veille.settings import Settings
 from veille.steps.analyse import restrict_citations
 from veille.steps.analyse_update import merge_update
+from veille.steps.update_context import statement_key
 
 CASES = role_cases()
 IDS = [case_id for case_id, _, _ in CASES]
@@ -267,7 +268,10 @@ def test_any_schema_valid_answer_validates(case_id: str, role: Any, data: BaseMo
             sub_task = SubTask(id=data.subtask_id, question=data.question, doc_ids=known + new)
             merged, alerts = merge_update(sub_task, data.previous, output, new)  # type: ignore[arg-type]
             assert "analyse.foreign_citation" not in {a.code for a in alerts}
-            assert len(merged.findings) == len(data.previous.findings) + len(output.findings)  # type: ignore[attr-defined]
+            # Every previous finding, then each new one once (a repeated statement is kept once).
+            stated = {statement_key(f.statement) for f in data.previous.findings}
+            fresh = {statement_key(f.statement) for f in output.findings} - stated  # type: ignore[attr-defined]
+            assert len(merged.findings) == len(data.previous.findings) + len(fresh)
         if isinstance(data, JudgeInput):
             assert len(output.by_response()) == len(data.responses)  # type: ignore[attr-defined]
         checked.append(1)
