@@ -98,7 +98,7 @@ class FindingsUpdate(BaseModel):
 # --- prompt -------------------------------------------------------------------------------------
 
 INSTRUCTIONS = f"""Tu es un analyste de veille technique. Tu réponds en français.
-Tu mets à jour l'analyse d'une question. Tu reçois les constats établis lors de la veille précédente à partir des documents déjà lus (bloc <constats>, avec la liste de ces documents : ils n'ont pas changé et ces constats sont conservés tels quels ; ceux de plusieurs documents et les contradictions déjà tranchées n'y sont que résumés), puis les NOUVEAUX documents, seuls à lire en entier. N'utilise aucune autre connaissance.
+Tu mets à jour l'analyse d'une question. Tu reçois les constats établis lors de la veille précédente à partir des documents déjà lus (bloc <constats> : ces documents n'ont pas changé et tous leurs constats sont conservés tels quels ; n'y figurent en entier que ceux qui peuvent toucher aux nouveaux textes, ceux de plusieurs documents et les contradictions déjà tranchées n'y sont que résumés), puis les NOUVEAUX documents, seuls à lire en entier. N'utilise aucune autre connaissance.
 {UNTRUSTED_NOTICE}
 Produis seulement ce que les nouveaux documents apportent :
 - findings : les constats nouveaux, un par fait ; chacun avec les identifiants des nouveaux documents qui l'appuient (doc_ids, pris parmi les nouveaux documents seulement) ; recopie les chiffres tels quels avec leur unité (figures) ; ne répète pas un constat précédent ;
