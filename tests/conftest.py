@@ -104,10 +104,11 @@ HARNESS_SERVER_ENV = {
 }
 # Nor does it keep task runs: the task run recorder turns each task's state events (three or more per
 # task, ~60 a night) into rows, two thirds of the server's CPU per flow night (docs/benchmarks.md, "Test
-# suite"), and only the tests that read task runs back need them: they ask for `recording_prefect_api`,
-# a second server with the recorder on (tests/test_secrets_canary.py greps the task runs for secrets and
-# asserts there are some; tests/test_flow.py reads the metrics artifact's count of Cached task runs,
-# which veille/tasks/record.py asks the API for).
+# suite"). With no service left to read events, the test process sends none (prefect_harness). The
+# tests that read task runs back ask for `recording_prefect_api`: a second server with the recorder on,
+# to which this process then sends its events (tests/test_secrets_canary.py greps the task runs for
+# secrets and asserts there are some; tests/test_flow.py reads the metrics artifact's count of Cached
+# task runs, which veille/tasks/record.py asks the API for).
 NO_TASK_RUN_RECORDER = {"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false"}
 
 
@@ -130,11 +131,17 @@ def _server_environment(env: dict[str, str]) -> Iterator[None]:
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
     """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME)."""
+    from prefect.events.clients import NullEventsClient
+    from prefect.events.worker import EventsWorker
     from prefect.testing.utilities import prefect_test_harness
 
     with ExitStack() as stack:
         with _server_environment({**HARNESS_SERVER_ENV, **NO_TASK_RUN_RECORDER}):
             stack.enter_context(prefect_test_harness(server_startup_timeout=120))
+        # No service of this server reads events (above), so this process sends none: Prefect's
+        # emit_event returns at once with a client that sends nothing.
+        EventsWorker.set_client_override(NullEventsClient)
+        stack.callback(EventsWorker.set_client_override, None)
         yield
 
 
@@ -180,16 +187,22 @@ def _drain_prefect_workers() -> None:
 def recording_prefect_api(_recording_server: tuple[str, str]) -> Iterator[None]:
     """The test's flows use the API that keeps task runs (see NO_TASK_RUN_RECORDER)."""
     from prefect.context import _temporary_global_settings_context, get_settings_context
+    from prefect.events.worker import EventsWorker
     from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_DATABASE_CONNECTION_URL, temporary_settings
 
     api_url, database = _recording_server
     _drain_prefect_workers()
+    override = EventsWorker._client_override  # the session's: no events (prefect_harness)
+    EventsWorker.set_client_override(None)  # the task runs are made of the events: send them
     updates = {PREFECT_API_URL: api_url, PREFECT_SERVER_DATABASE_CONNECTION_URL: database}
-    with temporary_settings(updates=updates), _temporary_global_settings_context(get_settings_context()):
-        try:
-            yield
-        finally:
-            _drain_prefect_workers()
+    try:
+        with temporary_settings(updates=updates), _temporary_global_settings_context(get_settings_context()):
+            try:
+                yield
+            finally:
+                _drain_prefect_workers()
+    finally:
+        EventsWorker._client_override = override
 
 
 @pytest.fixture()
