@@ -106,9 +106,10 @@ HARNESS_SERVER_ENV = {
 # task, ~60 a night) into rows, two thirds of the server's CPU per flow night (docs/benchmarks.md, "Test
 # suite"). With no service left to read events, the test process sends none (prefect_harness). The
 # tests that read task runs back ask for `recording_prefect_api`: a second server with the recorder on,
-# to which this process then sends its events (tests/test_secrets_canary.py greps the task runs for
-# secrets and asserts there are some; tests/test_flow.py reads the metrics artifact's count of Cached
-# task runs, which veille/tasks/record.py asks the API for).
+# to which this process then sends its events (tests/test_secrets_canary.py and
+# tests/test_secrets_prefect_states.py grep the task runs' state messages for secrets and assert there
+# are some; tests/test_flow.py reads the metrics artifact's count of Cached task runs, which
+# veille/tasks/record.py asks the API for).
 NO_TASK_RUN_RECORDER = {"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false"}
 
 
