@@ -20,6 +20,7 @@ from prefect.utilities.annotations import quote
 from veille.collect import sources_file
 from veille.delivery.config import register_delivery_secrets
 from veille.derived import collecting, set_aside_alerts
+from veille.ops.flowparams import plain_parameters
 from veille.ops.heartbeats import install_heartbeat_release
 from veille.ops.logfilter import install_expected_failure_filter, install_library_debug_filter
 from veille.ops.naming import name_flow_run
@@ -158,3 +159,6 @@ def veille_flow(
     log.info("record: %s", record_note(recorded))
     log.info("outputs: %s (%s)", folder.path, ", ".join(OUTPUT_FILES))
     return run.outcome(info)
+
+
+plain_parameters(veille_flow)  # its parameters recorded without importing FastAPI (veille.ops.flowparams)
