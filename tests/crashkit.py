@@ -191,11 +191,13 @@ class RunResult:
 class Zygote:
     """A pre-imported process that forks one ``veille`` child per :meth:`start` (see module doc)."""
 
-    def __init__(self, env: Mapping[str, str], log_dir: Path) -> None:
+    def __init__(self, env: Mapping[str, str], log_dir: Path, preload: tuple[str, ...] = ()) -> None:
+        """``preload``: modules imported once here beyond the common set, for children that would
+        each import them (a forked child shares what its zygote imported)."""
         self.log_dir = log_dir
         log_dir.mkdir(parents=True, exist_ok=True)
         read_fd, write_fd = os.pipe()
-        script = f"PRELOAD = {_PRELOAD!r}\nREPLY_FD = {write_fd}\n{_ZYGOTE_MAIN}"
+        script = f"PRELOAD = {(*_PRELOAD, *preload)!r}\nREPLY_FD = {write_fd}\n{_ZYGOTE_MAIN}"
         self.proc = subprocess.Popen(
             [sys.executable, "-c", script],
             env=dict(env),

@@ -7,9 +7,10 @@ own sentences and paraphrases of them, the incremental branch (``update_subtask`
 path of every backend) guarantees:
 
 (a) no previous finding it keeps lacks support in the new text: each of its figures is in a
-    section of tonight's text that the previous version had word for word (and a contradiction it
-    keeps still has the edited document's claim there);
-(b) every changed or added section is shown to the update (its text, under its heading path);
+    paragraph of tonight's text that the previous version had word for word (and a contradiction it
+    keeps still has the edited document's claim there) — with the digests an older ingest kept per
+    section, in such a section;
+(b) every changed or added paragraph is shown to the update (its text, under its heading path);
 (c) with no edit the update is not called (the branch is carried over: ``decide``), and an edit
     that only moves sections and leaves every finding supported calls no model either.
 
@@ -19,12 +20,13 @@ is a previous one code kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from veille.corpus.sections import section_digest, section_digests, split_sections
+from veille.corpus.sections import change_digests, paragraphs, section_digest, section_digests, split_sections
 from veille.models.base import ModelResult, Usage
 from veille.roles.analyst import ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.analyst_update import AnalystUpdateInput, FindingsUpdate
@@ -162,24 +164,34 @@ def _documents(case: dict[str, Any], body: str) -> list[DocumentText]:
     return [edited, other]
 
 
-def _run(case: dict[str, Any]) -> tuple[Any, _Recorder]:
+def _run(case: dict[str, Any], digests: Callable[[str], list[str]] = change_digests) -> tuple[Any, _Recorder]:
+    """``digests``: what ingest kept of the previous version (one per paragraph; one per section
+    before issue 40 item 3, still understood)."""
     sub_task = SubTask(id="st-1", question=QUESTION, doc_ids=["doc-e", "doc-o"])
     job = UpdateJob(
         new_ids=["doc-e"],
         previous=Findings(findings=case["findings"], contradictions=case.get("notes", [])),
-        edited_sections={"doc-e": section_digests(case["before"])},
+        edited_sections={"doc-e": digests(case["before"])},
     )
     recorder = _Recorder()
     return update_subtask(recorder, sub_task, _documents(case, case["after"]), job), recorder
 
 
-def _unchanged_texts(before: str, after: str) -> list[str]:
-    """Tonight's sections the previous version had word for word (the oracle, independent of the
-    code under test's matching: plain text comparison of normalised sections)."""
-    old = [" ".join(s.text(before).split()) for s in split_sections(before)]
+def _pieces(body: str) -> list[str]:
+    return [p.text(body) for _, p in paragraphs(body)]
+
+
+def _sections(body: str) -> list[str]:
+    return [s.text(body) for s in split_sections(body)]
+
+
+def _unchanged_texts(before: str, after: str, cut: Callable[[str], list[str]] = _pieces) -> list[str]:
+    """Tonight's paragraphs (or sections: ``cut``) the previous version had word for word (the
+    oracle, independent of the code under test's matching: plain text comparison, spaces normalised)."""
+    old = [" ".join(t.split()) for t in cut(before)]
     out = []
-    for s in split_sections(after):
-        text = " ".join(s.text(after).split())
+    for piece in cut(after):
+        text = " ".join(piece.split())
         if text in old:
             old.remove(text)
             out.append(text)
@@ -189,8 +201,20 @@ def _unchanged_texts(before: str, after: str) -> list[str]:
 @_SETTINGS
 @given(case=cases())
 def test_no_kept_finding_lacks_support_in_the_unchanged_text(case: dict[str, Any]) -> None:
-    analysis, _ = _run(case)
-    unchanged = _unchanged_texts(case["before"], case["after"])
+    _kept_findings_are_supported(case, change_digests, _pieces)
+
+
+@_SETTINGS
+@given(case=cases())
+def test_digests_kept_per_section_by_an_older_ingest_keep_the_guarantee(case: dict[str, Any]) -> None:
+    _kept_findings_are_supported(case, section_digests, _sections)
+
+
+def _kept_findings_are_supported(
+    case: dict[str, Any], digests: Callable[[str], list[str]], cut: Callable[[str], list[str]]
+) -> None:
+    analysis, _ = _run(case, digests)
+    unchanged = _unchanged_texts(case["before"], case["after"], cut)
     for finding in analysis.findings.findings:
         if "doc-e" not in finding.doc_ids:
             continue
@@ -208,11 +232,7 @@ def test_no_kept_finding_lacks_support_in_the_unchanged_text(case: dict[str, Any
 def test_every_changed_section_is_shown_to_the_update(case: dict[str, Any]) -> None:
     _, recorder = _run(case)
     unchanged = _unchanged_texts(case["before"], case["after"])
-    changed = [
-        " ".join(s.text(case["after"]).split())
-        for s in split_sections(case["after"])
-        if " ".join(s.text(case["after"]).split()) not in unchanged
-    ]
+    changed = [" ".join(t.split()) for t in _pieces(case["after"]) if " ".join(t.split()) not in unchanged]
     shown = [" ".join(d.body.split()) for data in recorder.inputs for d in data.documents if d.id == "doc-e"]
     for text in changed:  # (b)
         assert any(text in body for body in shown), (text, shown)
@@ -239,7 +259,7 @@ def test_with_no_edit_the_update_is_not_called(case: dict[str, Any]) -> None:
         findings=Findings(findings=case["findings"]),
     )
     same = decide(sub_task, hashes, "b", previous)
-    assert same.kind == "carry" and same.update_with({"doc-e": section_digests(case["before"])}) is None
+    assert same.kind == "carry" and same.update_with({"doc-e": change_digests(case["before"])}) is None
     edited = decide(sub_task, {**hashes, "doc-e": section_digest(case["after"])}, "b", previous)
     assert (edited.kind == "carry") == (case["after"] == case["before"])
     # (c) at the branch: the same text (or its sections only moved) with every finding supported

@@ -138,10 +138,14 @@ def test_sigkill_of_veille_run_at_random_moments_leaves_no_server(tmp_path: Path
     lanes = 3  # three runs at a time: each mostly waits (its kill delay), and 20 in a row took ~4 min
     # One zygote per lane (a zygote runs one child at a time). Prefect reads PREFECT_* at import, so
     # they are the zygote's environment; the child runs `veille.cli.main` as the `veille` script does.
+    # Every trial's run imports Prefect's server module before it starts its temporary API (the
+    # client's SubprocessASGIServer lives there, veille/ops/ephemeral.py): ~1.3 s of CPU a trial,
+    # paid once per lane here instead. It starts no thread (the zygote asserts it); the server
+    # process itself is still a fresh interpreter, started, announced and killed as before.
     zygotes: Queue[Zygote] = Queue()
     try:
         for lane in range(lanes):
-            zygotes.put(Zygote(env, tmp_path / f"lane-{lane}"))
+            zygotes.put(Zygote(env, tmp_path / f"lane-{lane}", preload=("prefect.server.api.server",)))
 
         def one_kill(trial: int) -> tuple[str, int | None, list[int], bool]:
             after_server, delay = trial % 2 == 0, delays[trial]

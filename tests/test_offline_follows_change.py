@@ -101,8 +101,16 @@ def test_a_previous_ledger_entry_touching_a_changed_source_is_never_carried(
     fresh: list[LedgerEntry], previous: list[LedgerEntry], touched: set[int]
 ) -> None:
     out = carried_ledger(fresh, Dossier(contradictions=previous), touched)
-    assert out[: len(fresh)] == fresh  # tonight's entries first, all of them
-    carried = out[len(fresh) :]
+    tonight = [e for e in out if any(e is f for f in fresh)]
+    assert len(tonight) == len(fresh) and all(any(e is f for e in tonight) for f in fresh)  # all of them
+    # In the previous ledger's order (an unchanged ledger reads as it did: branch offedit2), the
+    # entries it did not have after, in tonight's order.
+    key = lambda e: (tuple(sorted(e.retained)), tuple(sorted(e.rejected)))  # noqa: E731
+    rank = {key(e): k for k, e in reversed(list(enumerate(previous)))}
+    ranks = [rank.get(key(e), len(rank)) for e in out]
+    assert ranks == sorted(ranks)
+    assert [e for e in out if key(e) not in rank] == [e for e in fresh if key(e) not in rank]
+    carried = [e for e in out if not any(e is f for f in fresh)]
     assert all(not {*e.retained, *e.rejected} & touched for e in carried)
     keys = [(tuple(sorted(e.retained)), tuple(sorted(e.rejected))) for e in carried]
     assert len(set(keys)) == len(keys)

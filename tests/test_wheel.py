@@ -5,7 +5,7 @@ and installed with plain pip into a fresh venv that holds only what pip resolves
 declared requirements and constraints.txt (tests/wheelkit.py): an import nobody declares fails
 here as it would on a fresh machine. The checkout is not on the path, and the run starts in an
 empty folder: whatever it reads (configuration, views, queries) must come from the installed
-package.
+package. Its Prefect API is the session's test API (no server of its own to start and migrate).
 """
 
 from __future__ import annotations
@@ -30,21 +30,34 @@ ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_CORPUS = ROOT / "corpus"
 
 
-def _env(prefect_home: Path) -> dict[str, str]:
-    # Nothing of this session's Prefect (its test API), settings, keys or path reaches the child.
+def _env(prefect_home: Path, api_url: str) -> dict[str, str]:
+    # Nothing of this session's Prefect settings, keys or path reaches the child but the address of
+    # its test API (tests/conftest.py prefect_harness): a run needs a Prefect API, and starting one of
+    # its own (a server process and the migrations of a fresh database, about half the CPU of this
+    # test) checks nothing about the package. Starting and stopping veille's servers is
+    # tests/test_ephemeral_orphans.py's, test_shared_api.py's and test_concurrent_runs.py's.
     dropped = {"GEMINI_API_KEY", "GOOGLE_API_KEY", "PYTHONPATH", "VIRTUAL_ENV", "VEILLE_CONFIG"}
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "VEILLE_")) and k not in dropped
     }
     env.update(
         PREFECT_HOME=str(prefect_home),
+        PREFECT_API_URL=api_url,
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT="false",
         DO_NOT_TRACK="1",
         PIP_NO_INPUT="1",
-        VEILLE_PREFECT_SERVER="temporary",  # no background server left behind (test_shared_api.py)
+        # Unused while PREFECT_API_URL is set; were it ignored, no background server is left behind.
+        VEILLE_PREFECT_SERVER="temporary",
     )
     return env
+
+
+def _flow_runs() -> int:
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return client.count_flow_runs()
 
 
 def _run(argv: list[str | Path], *, cwd: Path, env: dict[str, str], timeout: int) -> str:
@@ -110,8 +123,10 @@ def _venv_with_wheel(venv: Path, wheel: Path, env: dict[str, str]) -> Path:
     return python
 
 
-def test_the_wheel_installs_and_runs_from_another_folder(tmp_path: Path) -> None:
-    env = _env(tmp_path / "prefect-home")
+def test_the_wheel_installs_and_runs_from_another_folder(prefect_harness: None, tmp_path: Path) -> None:
+    from prefect.settings import PREFECT_API_URL
+
+    env = _env(tmp_path / "prefect-home", str(PREFECT_API_URL.value()))
     wheel = _build_wheel(_source_copy(tmp_path / "src"), tmp_path / "dist", env)
     venv = tmp_path / "venv"
     python = _venv_with_wheel(venv, wheel, env)
@@ -139,6 +154,7 @@ def test_the_wheel_installs_and_runs_from_another_folder(tmp_path: Path) -> None
     veille = venv / "bin" / "veille"
     home = tmp_path / "home"
     home.mkdir()
+    before = _flow_runs()
     _run([veille, "run", "--backend", "offline", "--corpus", BUNDLED_CORPUS], cwd=home, env=env, timeout=1000)
     warehouse = home / "warehouse" / "data"
     assert [p.name for p in home.iterdir()] == ["warehouse"], sorted(p.name for p in home.iterdir())
@@ -148,6 +164,7 @@ def test_the_wheel_installs_and_runs_from_another_folder(tmp_path: Path) -> None
     assert (run_dir / "report.md").read_text(encoding="utf-8").strip()
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert info["status"] == "completed"
+    assert _flow_runs() == before + 1  # recorded on the test API it was given, not on a server of its own
     assert Path(info["settings"]["config_dir"]).is_relative_to(venv)  # the bundled grid, prices, authority
 
     # The views and named queries are package data too; commands given --warehouse write nothing

@@ -4,8 +4,9 @@ pip resolves the wheel's requirements (``--dry-run --report``, ``-c constraints.
 wheelhouse of metadata-only wheels, one per distribution installed in this environment: the
 resolution is pip's own (extras, markers, name normalisation), so an import the wheel does not
 declare, directly or through a dependency's metadata, is missing from the result. Only the
-resolved distributions are then linked (file by file, from their RECORD) into the new venv's
-site-packages, and the wheel is installed with ``pip install --no-index``: pip itself checks that
+resolved distributions are then linked into the new venv's site-packages (from their RECORD: a
+top-level directory that only one installed distribution has files in as a whole, a shared one
+file by file), and the wheel is installed with ``pip install --no-index``: pip itself checks that
 every declared requirement is satisfied.
 """
 
@@ -85,9 +86,25 @@ def resolve(
     return {_wheel_name(item["metadata"]["name"]): item["metadata"]["version"] for item in resolved}
 
 
+def _owners() -> dict[str, set[str]]:
+    """For each top-level entry of the installed distributions' RECORDs, the distributions listing files there."""
+    owners: dict[str, set[str]] = {}
+    for key, dist in _installed().items():
+        for entry in dist.files or ():
+            if ".." not in entry.parts and len(entry.parts) > 1:
+                owners.setdefault(entry.parts[0], set()).add(key)
+    return owners
+
+
 def populate_venv(purelib: Path, names: dict[str, str], *, skip: str) -> int:
-    """Link the files of the resolved distributions into ``purelib``; returns how many were linked."""
-    installed, linked = _installed(), 0
+    """Link the files of the resolved distributions into ``purelib``; returns how many were linked.
+
+    A top-level directory that only one installed distribution lists files in (``numpy/``,
+    ``prefect/``) is linked whole, with its byte code: what it holds is that distribution's and no
+    other's. A directory several distributions share (a namespace package such as ``google/``, or
+    ``bin/``-like data trees) is linked file by file, so that an unresolved distribution's modules
+    never become importable through a shared parent."""
+    installed, owners, linked = _installed(), _owners(), 0
     for name, version in names.items():
         if name == _wheel_name(skip):
             continue
@@ -97,12 +114,16 @@ def populate_venv(purelib: Path, names: dict[str, str], *, skip: str) -> int:
         for entry in dist.files or ():
             if ".." in entry.parts or "__pycache__" in entry.parts:
                 continue  # scripts outside site-packages; byte code is linked by directory below
-            source, target = root / entry, purelib / entry
-            if not source.exists() or target.exists():
+            top = entry.parts[0]
+            if len(entry.parts) > 1 and owners.get(top) == {name}:
+                source, target = root / top, purelib / top  # the whole directory, once
+            else:
+                source, target = root / entry, purelib / entry
+            if not source.exists() or target.exists() or target.is_symlink():
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             cache = source.parent / "__pycache__"
-            if cache.is_dir() and not (target.parent / "__pycache__").exists():
+            if source.is_file() and cache.is_dir() and not (target.parent / "__pycache__").exists():
                 os.symlink(cache, target.parent / "__pycache__")  # no recompilation of the whole tree
             os.symlink(source, target)
             linked += 1

@@ -24,7 +24,9 @@ __all__ = [
     "Reading",
     "Section",
     "Selection",
+    "change_digests",
     "heading_paths",
+    "paragraphs",
     "read_within_budget",
     "section_digest",
     "section_digests",
@@ -172,6 +174,41 @@ def section_digest(text: str) -> str:
     """A section's digest: sha256 of its whitespace-separated words (a re-wrapped or re-spaced
     section is the same section; any changed word, figure or heading is another)."""
     return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:32]
+
+
+def paragraphs(body: str, sections: Sequence[Section] | None = None) -> list[tuple[int, Section]]:
+    """Each section of ``body`` (:func:`split_sections` unless given) cut at its blank lines outside
+    code fences: the pieces an edit is found in (a heading alone is a piece), each with the number of
+    its section, numbered in reading order. An appended sentence changes its own paragraph only,
+    where the section it joins would be changed whole (issue 40: the update reads what changed)."""
+    out: list[tuple[int, Section]] = []
+    for section in split_sections(body) if sections is None else sections:
+        end = section.start + section.length
+        offset, fenced, start = section.start, False, None
+        for line in body[section.start : end].split("\n"):
+            if _FENCE.match(line):
+                fenced = not fenced
+            if not line.strip() and not fenced:
+                if start is not None:
+                    out.append((section.n, _piece(body, len(out), section.heading, start, offset)))
+                start = None
+            elif start is None:
+                start = offset
+            offset += len(line) + 1
+        if start is not None:
+            out.append((section.n, _piece(body, len(out), section.heading, start, min(offset, end))))
+    return out
+
+
+def _piece(body: str, n: int, heading: str | None, start: int, end: int) -> Section:
+    return Section(n, heading, start, end - start, estimate_tokens(body[start:end]))
+
+
+def change_digests(body: str) -> list[str]:
+    """The digest of each paragraph of ``body`` (:func:`paragraphs`), in reading order: kept at
+    ingest for each version of a document, so a later night knows which paragraphs an edit changed
+    (veille/steps/edited_sections.py)."""
+    return [section_digest(p.text(body)) for _, p in paragraphs(body)]
 
 
 def section_digests(body: str) -> list[str]:

@@ -232,8 +232,11 @@ def _grade(ratio: float, kind: str) -> int:
 
 def scores(m: Measures) -> dict[str, int]:
     out = {c: clamp(TOP - m.lost[c]) for c in ("clarity", "tone", "correctness")}
-    out["concreteness"] = _grade(m.with_figures / m.bullets, "concrete") if m.bullets else 1
-    out["citations"] = _grade(m.cited / m.bullets, "cited") if m.bullets else 1
+    # No key point shown: none written (1), or every section kept or held from a validated night,
+    # where the grid passed them (TOP: nothing shown is at fault; the whole-dossier rules are code's).
+    empty = TOP if m.partial else 1
+    out["concreteness"] = _grade(m.with_figures / m.bullets, "concrete") if m.bullets else empty
+    out["citations"] = _grade(m.cited / m.bullets, "cited") if m.bullets else empty
     if m.orphans:  # a number that resolves to no source is worse than a missing one
         out["citations"] = min(out["citations"], _w("orphan_cap"))
     return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from veille.dossier import CitedText, Dossier, LedgerEntry
-from veille.roles.writer import WriterInput
+from veille.roles.writer import touched_sources
 
 __all__ = ["COMPARISON_LEAD", "HIGHLIGHT_LEAD", "carried_ledger", "touched_sources", "updated_synthesis"]
 
@@ -33,23 +33,25 @@ HIGHLIGHT_LEAD = "À retenir : "  # the synthesis's most concrete point (veille.
 COMPARISON_LEAD = "Sur les chiffres comparables, "  # the synthesis's comparison sentence
 
 
-def touched_sources(data: WriterInput) -> set[int]:
-    """The source numbers the changed axes' findings and notes cite."""
-    out = {n for f in data.findings for n in f.sources}
-    return out | {n for c in data.contradictions for n in (*c.retained, *c.rejected)}
+def _ledger_key(entry: LedgerEntry) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return tuple(sorted(entry.retained)), tuple(sorted(entry.rejected))
 
 
 def carried_ledger(fresh: Sequence[LedgerEntry], previous: Dossier, touched: set[int]) -> list[LedgerEntry]:
-    """Tonight's entries, then the previous entries citing no touched source (not already there)."""
-    seen = {(tuple(sorted(e.retained)), tuple(sorted(e.rejected))) for e in fresh}
+    """Tonight's entries and the previous entries citing no touched source (not already there),
+    in the previous ledger's order (an entry settled again between the same sources stands where
+    it stood; new ones after): a ledger that did not change reads as it did, so the judge carries
+    its score over (veille.graders.parts) instead of grading a reordered copy."""
+    seen = {_ledger_key(e) for e in fresh}
     out = list(fresh)
     for entry in previous.contradictions:
-        key = (tuple(sorted(entry.retained)), tuple(sorted(entry.rejected)))
+        key = _ledger_key(entry)
         cited = {*entry.retained, *entry.rejected}
         if entry.retained and entry.rejected and not cited & touched and key not in seen:
             seen.add(key)
             out.append(entry.model_copy(deep=True))
-    return out
+    rank = {key: k for k, key in reversed(list(enumerate(map(_ledger_key, previous.contradictions))))}
+    return sorted(out, key=lambda e: rank.get(_ledger_key(e), len(rank)))  # stable: new ones in order
 
 
 def updated_synthesis(

@@ -108,21 +108,20 @@ Ne cite jamais un document qui n'est ni fourni ni listé parmi les documents dé
 
 
 EXCERPT_NOTICE = (
-    "Document modifié depuis la veille précédente : seules ses sections modifiées ou ajoutées sont "
-    "montrées, chacune sous ses titres ; ses constats que les sections inchangées appuient encore "
-    "sont dans <constats>."
+    "Documents modifiés depuis la veille précédente ({ids}) : seuls leurs passages modifiés ou "
+    "ajoutés sont montrés, chacun sous ses titres ; leurs constats que les passages inchangés "
+    "appuient encore sont dans <constats>."
 )
 
 
 def _document_block(d: DocumentText, excerpt: bool = False) -> str:
     attributes = document_attributes(d)
     if excerpt and d.read_percent is not None:
-        attributes["lecture"] = f"sections modifiées ou ajoutées, {d.read_percent} % du texte"
-    lead = f"{EXCERPT_NOTICE}\n" if excerpt else ""  # from code, outside the block
+        attributes["lecture"] = f"passages modifiés ou ajoutés, {d.read_percent} % du texte"
     if d.flag is None:
-        return lead + data_block("document", d.body, **attributes)
+        return data_block("document", d.body, **attributes)
     notice = FLAG_NOTICE.format(flag=d.flag)
-    return f"{lead}{notice}\n" + data_block("document", d.body, **attributes, signalement=d.flag)
+    return f"{notice}\n" + data_block("document", d.body, **attributes, signalement=d.flag)
 
 
 def read_alone(data: AnalystUpdateInput) -> list[Finding]:
@@ -145,8 +144,14 @@ def _previous_block(data: AnalystUpdateInput) -> str:
     full, the others as their ids and figures, contradictions as ids and retained one, questions."""
     alone = read_alone(data)
     shown = {id(f) for f in alone}
+    # Date, type and title of the documents something below cites: what a contradiction with them
+    # is weighed by. One no finding cites has nothing to contradict; its id is in the prompt's list.
+    cited = {i for f in data.previous.findings for i in f.doc_ids}
+    cited |= {i for c in data.previous.contradictions for i in (*c.doc_ids, c.retained)}
     lines = ["Documents déjà lus :"]
-    lines += [f"- {d.id} | {d.date} | {d.source_type} | {d.title}" for d in data.known_documents]
+    lines += [
+        f"- {d.id} | {d.date} | {d.source_type} | {d.title}" for d in data.known_documents if d.id in cited
+    ]
     lines.append("")
     lines.append("Constats :")
     lines += [
@@ -177,6 +182,9 @@ def build_prompt(data: AnalystUpdateInput) -> str:
     new_ids = ", ".join(d.id for d in data.documents)
     known_ids = ", ".join(d.id for d in data.known_documents)
     blocks = "\n\n".join(_document_block(d, d.id in set(data.excerpts)) for d in data.documents)
+    excerpted = [d.id for d in data.documents if d.id in set(data.excerpts)]
+    if excerpted:  # said once, from code, outside the blocks (each block's « lecture » names its share)
+        blocks = EXCERPT_NOTICE.format(ids=", ".join(excerpted)) + "\n" + blocks
     return (
         f"Question ({data.subtask_id}) : {data.question.strip()}\n"
         f"Documents déjà lus ({len(data.known_documents)}) : {known_ids}\n"

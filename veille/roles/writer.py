@@ -25,6 +25,7 @@ __all__ = [
     "WriterInput",
     "build_prompt",
     "output_schema",
+    "touched_sources",
 ]
 
 
@@ -115,6 +116,12 @@ def _cites(numbers: list[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
+def touched_sources(data: WriterInput) -> set[int]:
+    """The source numbers the changed axes' findings and notes cite (an incremental night)."""
+    out = {n for f in data.findings for n in f.sources}
+    return out | {n for c in data.contradictions for n in (*c.retained, *c.rejected)}
+
+
 def _kept_text(data: WriterInput) -> str:
     """Incremental night: the axes kept as they are, and the previous conclusions to update."""
     kept = "\n".join(f"- {title}" for title in data.kept_axes.values())
@@ -127,10 +134,21 @@ def _kept_text(data: WriterInput) -> str:
     if data.previous is None:
         return text
     p = data.previous
+    # Only what the writer has nowhere else (issue 40 item 3): a previous contradiction citing a
+    # source of the changed axes is settled again from tonight's notes above, or dropped (a stale
+    # one is worse than a missing one: veille.offline.writer_update); an uncertainty that is one
+    # of tonight's open questions word for word is already above.
+    touched = touched_sources(data)
+    asked = {" ".join(q.split()) for q in [*data.open_questions, *data.missing_axes]}
     lines = [f"- synthèse : {c.text} {_cites(c.citations)}" for c in p.synthesis]
     lines += [f"- contradiction : {e.subject} ; retenue(s) : {_cites(e.retained)} ; écartée(s) : "
-              f"{_cites(e.rejected)} — {e.reason}" for e in p.contradictions]  # fmt: skip
-    lines += [f"- incertitude : {c.text} {_cites(c.citations)}" for c in p.uncertainties]
+              f"{_cites(e.rejected)} — {e.reason}" for e in p.contradictions
+              if not {*e.retained, *e.rejected} & touched]  # fmt: skip
+    lines += [
+        f"- incertitude : {c.text} {_cites(c.citations)}"
+        for c in p.uncertainties
+        if " ".join(c.text.split()) not in asked
+    ]
     lines += [f"- recommandation : {c.text} {_cites(c.citations)}" for c in p.recommendation or []]
     previous = data_block("constats", "\n".join(lines) or "(aucune)")
     return (

@@ -1,11 +1,13 @@
-"""An edited document read again by its changed sections only (issue 40, items 2–3).
+"""An edited document read again by its changed paragraphs only (issue 40, items 2–3).
 
-The night after an edit, a branch that read the document knows the digest of each section of the
-version it read (kept at ingest, ``veille/store/section_rows.py``) and tonight's text. Pure code,
-the same for every backend:
+The night after an edit, a branch that read the document knows the digest of each paragraph of the
+version it read (kept at ingest, ``veille/store/section_rows.py``; one per section before issue 40
+item 3, still understood) and tonight's text. Below, a "section" is such a piece: a paragraph of a
+section (``veille.corpus.sections.paragraphs``), so a sentence appended to a long section shows the
+update that sentence, not the section it joined. Pure code, the same for every backend:
 
-- :func:`edit_of`: tonight's sections the previous version did not have (changed or added: a digest
-  matched at most once, so a duplicated section counts), those it had (unchanged, wherever they
+- :func:`edit_of`: tonight's paragraphs the previous version did not have (changed or added: a digest
+  matched at most once, so a duplicated paragraph counts), those it had (unchanged, wherever they
   moved), and how many of the previous ones are gone;
 - :func:`supported`: whether a previous finding still has its support in the unchanged sections —
   each of its figures in a passage (a sentence, a line) that shares the statement's content words,
@@ -25,7 +27,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from veille.corpus.sections import Section, heading_paths, section_digest, split_sections
+from veille.corpus.sections import Section, heading_paths, paragraphs, section_digest, split_sections
 from veille.numberunits import fold
 from veille.roles.analyst import ContradictionNote, DocumentText, Finding, Findings
 from veille.roles.planner import SubTask
@@ -49,33 +51,49 @@ _PASSAGE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 
 @dataclass(frozen=True)
 class DocumentEdit:
-    """One edited document as a branch reads it tonight (section numbers of tonight's text)."""
+    """One edited document as a branch reads it tonight, cut into its paragraphs (pieces numbered
+    in reading order, :func:`veille.corpus.sections.paragraphs`): an edit is found in the
+    paragraphs it touched, not in the whole section it joined."""
 
     doc: DocumentText
-    sections: tuple[Section, ...]
-    changed: tuple[int, ...]  # sections the previous version did not have, among those read
-    unchanged: tuple[int, ...]  # sections found in the previous version, among those read
-    removed: int  # sections of the previous version found nowhere tonight
+    sections: tuple[Section, ...]  # tonight's pieces (paragraphs), each under its section's heading
+    changed: tuple[int, ...]  # pieces the previous version did not have, among those read
+    unchanged: tuple[int, ...]  # pieces found in the previous version, among those read
+    removed: int  # pieces of the previous version found nowhere tonight
 
     def text(self, numbers: Collection[int]) -> str:
         return "\n\n".join(s.text(self.doc.body) for s in self.sections if s.n in numbers)
 
 
 def edit_of(doc: DocumentText, previous: Sequence[str], read: Collection[int] = ()) -> DocumentEdit:
-    """Tonight's ``doc`` against the section digests of the version read before (``previous``);
-    ``read``: the sections this branch reads (its passages), empty for all of them."""
-    sections = tuple(split_sections(doc.body))
+    """Tonight's ``doc`` against the digests of the version read before (``previous``: one per
+    paragraph, :func:`~veille.corpus.sections.change_digests`); ``read``: the sections this branch
+    reads (its passages), empty for all of them. A version whose digests were kept per section
+    (before paragraphs) still matches its sections kept whole: a digest is the text's, whatever cut
+    it came from, so a match is always the same words."""
+    sections = split_sections(doc.body)
+    pieces = paragraphs(doc.body, sections)
     left = Counter(previous)
     changed: list[int] = []
     unchanged: list[int] = []
-    for s in sections:
-        digest = section_digest(s.text(doc.body))
-        found = left[digest] > 0
-        if found:
+
+    def take(text: str) -> bool:
+        digest = section_digest(text)
+        if left[digest] > 0:
             left[digest] -= 1
-        if not read or s.n in read:
-            (unchanged if found else changed).append(s.n)
-    return DocumentEdit(doc, sections, tuple(changed), tuple(unchanged), sum(left.values()))
+            return True
+        return False
+
+    for s in sections:
+        own = [p for n, p in pieces if n == s.n]
+        whole = len(own) > 1 and take(s.text(doc.body))  # a section digest of an older ingest
+        for p in own:
+            found = whole or take(p.text(doc.body))
+            if not read or s.n in read:
+                (unchanged if found else changed).append(p.n)
+    return DocumentEdit(
+        doc, tuple(p for _, p in pieces), tuple(changed), tuple(unchanged), sum(left.values())
+    )
 
 
 def _words(text: str) -> set[str]:
@@ -104,13 +122,17 @@ def _claimed(finding: Finding) -> tuple[list[object], list[str]]:
     return readings, verbatim
 
 
-def supported(finding: Finding, text: str) -> bool:
+def supported(finding: Finding, text: str, context: str = "") -> bool:
     """Does ``text`` still support ``finding``? Every figure it states is in a passage of ``text``
     sharing its content words (at least ``min_shared_words``, or all it has when fewer); a finding
-    without figures needs one such passage. Nothing to match (no figure, no content word): no."""
+    without figures needs one such passage. Nothing to match (no figure, no content word): no.
+    ``context``: what every passage is read under (its document's title): its words count with the
+    passage's own, which must share one word at least — a list item « Remise de 5 % » of the
+    document « Orvet : grille tarifaire » supports « Orvet — Remise de 5 % »."""
     words = _words(finding.statement)
     need = _need(words)
-    near = [p for p in _passages(text) if len(words & _words(p)) >= need]
+    around = _words(context)
+    near = [p for p in _passages(text) if (own := words & _words(p)) and len(words & (own | around)) >= need]
     readings, verbatim = _claimed(finding)
     if not readings and not verbatim:
         return bool(words) and bool(near)
@@ -131,6 +153,20 @@ def _mentions(finding: Finding, text: str) -> bool:
         return True
     words = _words(finding.statement)
     return bool(words) and len(words & _words(text)) >= _need(words)
+
+
+def _may_support(finding: Finding, text: str) -> bool:
+    """Whether an unchanged passage is worth re-reading for a finding code could not confirm: one
+    holding one of its figures, when it states some (a passage without them cannot support it,
+    and re-read it would compete with the changed ones for the update's attention); else one
+    sharing its content words (:func:`_mentions`)."""
+    readings, verbatim = _claimed(finding)
+    if not readings and not verbatim:
+        return _mentions(finding, text)
+    found = figures(text)
+    return any(same_figure(c, f) for c in readings for f in found) or any(  # type: ignore[arg-type]
+        v in " ".join(text.split()) for v in verbatim
+    )
 
 
 @dataclass(frozen=True)
@@ -160,18 +196,22 @@ def review(previous: Findings, edits: Mapping[str, DocumentEdit], others: Mappin
             kept.append(finding)
             continue
         union = "\n\n".join([*(unchanged[i] for i in cited), *(others.get(i, "") for i in finding.doc_ids)])
+        titles = " ".join(edits[i].doc.title for i in cited)
         # Its figures and words in the texts it cites, and each edited one it cites still saying
         # it (alone: supported there; with others: at least one of its figures or its words).
         alone = len(set(finding.doc_ids)) == 1
-        if supported(finding, union) and all(
-            supported(finding, unchanged[i]) if alone else _mentions(finding, unchanged[i]) for i in cited
+        if supported(finding, union, titles) and all(
+            supported(finding, unchanged[i], edits[i].doc.title)
+            if alone
+            else _mentions(finding, unchanged[i])
+            for i in cited
         ):
             kept.append(finding)
             continue
         dropped += 1
         for i in cited:  # its support may still be there, worded so code cannot confirm it: re-read
             e = edits[i]
-            shown[i] |= {n for n in e.unchanged if _mentions(finding, e.text((n,)))}
+            shown[i] |= {n for n in e.unchanged if _may_support(finding, e.text((n,)))}
     contradictions = [c for c in previous.contradictions if _note_stands(c, unchanged)]
     return Review(
         kept=previous.model_copy(update={"findings": kept, "contradictions": contradictions}),
@@ -195,16 +235,24 @@ def _note_stands(note: ContradictionNote, unchanged: Mapping[str, str]) -> bool:
 
 
 def excerpt(edit: DocumentEdit, numbers: Collection[int]) -> DocumentText | None:
-    """The document as the update reads it: the given sections, each under its heading path
-    (the enclosing headings it does not open itself), joined like budgeted reading; None when
-    there is nothing to read."""
+    """The document as the update reads it: the given paragraphs, each run of consecutive ones
+    under its heading path (the enclosing headings it does not open itself), runs joined like
+    budgeted reading; None when there is nothing to read."""
     chosen = [s for s in edit.sections if s.n in numbers and s.text(edit.doc.body).strip()]
     if not chosen:
         return None
-    paths = dict(zip((s.n for s in edit.sections), heading_paths(edit.doc.body, edit.sections), strict=True))
-    parts = ["\n".join([*paths[s.n], s.text(edit.doc.body).strip()]) for s in chosen]
     if len(chosen) == len(edit.sections):
         return edit.doc
+    paths = dict(zip((s.n for s in edit.sections), heading_paths(edit.doc.body, edit.sections), strict=True))
+    runs: list[list[Section]] = []
+    for s in chosen:
+        if runs and runs[-1][-1].n == s.n - 1:
+            runs[-1].append(s)  # the next paragraph: same place in the document, no gap
+        else:
+            runs.append([s])
+    parts = [
+        "\n".join([*paths[run[0].n], "\n\n".join(s.text(edit.doc.body).strip() for s in run)]) for run in runs
+    ]
     text = _GAP.join(parts)
     # A part of the document, as any document read through some of its sections: its share is
     # stated, and the offline analyst lets it compete on score (veille/offline/analyst.py).

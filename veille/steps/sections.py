@@ -33,6 +33,7 @@ __all__ = [
     "conclusions_digest",
     "from_ids",
     "merge_sections",
+    "text_keys",
     "to_ids",
 ]
 
@@ -77,6 +78,20 @@ def branch_digests(writer_key: str, data: WriterInput) -> dict[str, str]:
 def conclusions_digest(writer_key: str, data: WriterInput) -> str:
     """The key of the conclusions: the request and its rules (they are rewritten, not reused as is)."""
     return text_digest("conclusions", *_rules(writer_key, data))
+
+
+def text_keys(
+    dossier: Dossier, sources: Sequence[SourceRef], axes: Mapping[str, str], rules_key: str
+) -> dict[str, str]:
+    """Per section of ``dossier`` on ``axes`` (id -> title): the key of its text in id space under
+    the rules ``rules_key`` (:func:`conclusions_digest`'s: model, request, grid). A section whose key
+    a validated night stored has the very words, citations and title the critic passed then: review
+    and grading follow the change, not the findings a rewrite was asked from (issue 40 item 3)."""
+    return {
+        s.axis: text_digest("validated-section", rules_key, s.axis, axes[s.axis], _section_ids(s, sources))
+        for s in dossier.sections
+        if s.axis in axes
+    }
 
 
 # --- id space ------------------------------------------------------------------------------------
@@ -199,6 +214,14 @@ class SectionCache:
                     out[axis] = section
         return out
 
+    def validated(self, keys: Mapping[str, str]) -> set[str]:
+        """The axes of ``keys`` (axis -> :func:`text_keys`) whose text a validated night stored."""
+        if not keys:
+            return set()
+        query = _sql("sections_get").format(marks=",".join("?" * len(keys)))
+        found = {str(row[0]) for row in self._read(query, list(keys.values()))}
+        return {axis for axis, key in keys.items() if key in found}
+
     def conclusions(self, key: str, sources: Sequence[SourceRef]) -> Dossier | None:
         rows = self._read(_sql("conclusions_get"), [key])
         if not rows:
@@ -214,9 +237,12 @@ class SectionCache:
         sources: Sequence[SourceRef],
         digests: Mapping[str, str],
         conclusions_key: str,
+        axes: Mapping[str, str] | None = None,
     ) -> None:
-        """A validated dossier's sections (by their digests) and conclusions, in id space."""
+        """A validated dossier's sections (by their digests) and conclusions, in id space; with
+        ``axes`` (id -> title), each section's :func:`text_keys` too (no text: a mark)."""
         rows = [(digests[s.axis], _section_ids(s, sources)) for s in dossier.sections if s.axis in digests]
+        rows += [(k, "") for k in text_keys(dossier, sources, axes or {}, conclusions_key).values()]
         try:
             with closing(self._connect()) as con, con:
                 con.executemany(_sql("sections_put"), rows)

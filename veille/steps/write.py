@@ -53,6 +53,7 @@ from veille.steps.sections import (
     changed_only,
     conclusions_digest,
     merge_sections,
+    text_keys,
 )
 from veille.steps.verify import VerifyContext, read_context
 from veille.steps.verify_memo import remembered_verify
@@ -293,7 +294,9 @@ class WrittenDraft(BaseModel):
     sources: list[SourceRef]
     writer_input: WriterInput
     alerts: list[Alert] = Field(default_factory=list)
-    kept_axes: list[str] = Field(default_factory=list)  # sections kept from a validated night
+    # Sections kept from a validated night, and rewritten ones in the words a validated night passed
+    # (sections.text_keys): the critic and reviser do not see them again.
+    kept_axes: list[str] = Field(default_factory=list)
     digests: dict[str, str] = Field(default_factory=dict)  # axis -> digest of its inputs (sections cache)
     conclusions_key: str = ""
     verify: VerifyContext | None = None  # the cited documents' texts: the review verifies each revision
@@ -355,9 +358,15 @@ def write_sourced_draft(
             data = data.model_copy(update={"previous": previous})
     context = read_context(db_path, sources, data.options, request.text, memo)
     dossier, alerts = write_draft(client, data, kept, context, coverage)
+    held = list(kept)
+    # A rewritten section in words a validated night passed is held as a kept one. Only on a night
+    # that keeps some: with none kept every input is the night before's (the response cache answers).
+    if sections is not None and kept:
+        rewritten = {axis: title for axis, title in data.axes.items() if axis not in kept}
+        held += [a for a in rewritten if a in sections.validated(text_keys(dossier, sources, rewritten, key))]
     alerts = [*filled, *alerts]
     draft = render_body(dossier, data.axes)
     return WrittenDraft(
         dossier=dossier, draft=draft, sources=sources, writer_input=data, alerts=alerts,
-        kept_axes=list(kept), digests=digests, conclusions_key=key, verify=context, coverage=coverage,
+        kept_axes=held, digests=digests, conclusions_key=key, verify=context, coverage=coverage,
     )  # fmt: skip

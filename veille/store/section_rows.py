@@ -1,6 +1,7 @@
 """The sections of the documents an ingestion writes, buffered per batch: their offsets (table
 ``sections``, what reading by sections uses) and the digest of each section of this version (table
-``section_digests``, kept across versions: what an edit changed, veille/steps/edited_sections.py)."""
+``section_digests``, kept across versions: what an edit changed, veille/steps/edited_sections.py —
+since issue 40 item 3 one digest per paragraph, ``veille.corpus.sections.change_digests``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import duckdb
 import pyarrow as pa
 
 from veille.arrowrows import table_from_columns
-from veille.corpus.sections import section_digest, split_sections
+from veille.corpus.sections import paragraphs, section_digest, split_sections
 from veille.store.queries import read_sql
 from veille.store.rows import _SECTION_SCHEMA, _columns
 
@@ -29,8 +30,8 @@ class SectionRows:
         self.digests = _columns(_DIGEST_SCHEMA)
 
     def add(self, doc_id: str, content_hash: str, body: str) -> None:
-        digests: list[str] = []
-        for section in split_sections(body):
+        sections = split_sections(body)
+        for section in sections:
             values: tuple[object, ...] = (
                 doc_id,
                 section.n,
@@ -41,7 +42,9 @@ class SectionRows:
             )
             for key, value in zip(_SECTION_SCHEMA.names, values, strict=True):
                 self.sections[key].append(value)
-            digests.append(section_digest(section.text(body)))
+        # One digest per paragraph (change_digests, the sections split once): an edit is found in
+        # the paragraphs it touched, not in its whole section.
+        digests = [section_digest(p.text(body)) for _, p in paragraphs(body, sections)]
         row: tuple[object, ...] = (doc_id, content_hash, digests)
         for key, cell in zip(_DIGEST_SCHEMA.names, row, strict=True):
             self.digests[key].append(cell)

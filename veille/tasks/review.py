@@ -45,6 +45,10 @@ def review(
     )
     if sections_path is not None and outcome.validated and written.digests:
         SectionCache(sections_path).store(
-            outcome.final_dossier, written.sources, written.digests, written.conclusions_key
+            outcome.final_dossier,
+            written.sources,
+            written.digests,
+            written.conclusions_key,
+            written.writer_input.axes,
         )
     return outcome
