@@ -5,6 +5,7 @@ Usage (figures in docs/benchmarks.md, « An unchanged night at 2,000 real-size d
     .venv/bin/python bench/unchanged_night.py                       # 2,000 documents, 1 unchanged night
     .venv/bin/python bench/unchanged_night.py --size 200 --nights 2
     .venv/bin/python bench/unchanged_night.py --profile 20          # + a cProfile top-20 of one more night
+    .venv/bin/python bench/unchanged_night.py --nights 3 --phases 3  # + 3 nights timed phase by phase
 
 The corpus is the bundled one (request, 40 documents, reference) plus ``--size`` real-size documents
 (~20 KB of real prose each, mixed formats and id styles: bench/ingest_realsize.py's generator), in a
@@ -13,6 +14,9 @@ process, as the nightly deployment runs it; the shared Prefect API answers (star
 when it is not up). Per night: wall time, CPU time of the command and its children (user + system,
 ``RUSAGE_CHILDREN``), the load average before it, and the share of the first night. ``--profile N``
 runs one more unchanged night under cProfile and prints its N heaviest functions by cumulative time.
+``--phases N`` runs N more unchanged nights through bench/night_phases.py and prints, for each, the
+wall and CPU time of its phases (imports, the flow run's start, the flow's body, the flow run's end,
+the rest): where the wall time of the process goes, besides its total.
 """
 
 from __future__ import annotations
@@ -51,10 +55,13 @@ def build_corpus(folder: Path, size: int) -> Path:
     return corpus
 
 
-def night(corpus: Path, warehouse: Path, profile: Path | None = None) -> dict[str, float]:
+def night(
+    corpus: Path, warehouse: Path, profile: Path | None = None, phases: list[str] | None = None
+) -> dict[str, float]:
+    """One ``veille run``; with ``phases`` (a list), run through bench/night_phases.py and append its line."""
     command = [
         PYTHON,
-        VEILLE,
+        str(ROOT / "bench" / "night_phases.py") if phases is not None else VEILLE,
         "run",
         "--backend",
         "offline",
@@ -73,6 +80,8 @@ def night(corpus: Path, warehouse: Path, profile: Path | None = None) -> dict[st
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     figures = {"wall_s": time.perf_counter() - wall, "cpu_s": _children_cpu() - cpu, "load": load}
+    if phases is not None:
+        phases += [line for line in done.stderr.splitlines() if line.startswith("phases: ")]
     if done.returncode != 0:
         print(done.stdout[-2000:], done.stderr[-4000:], sep="\n", file=sys.stderr)
         raise SystemExit(f"night failed ({done.returncode}): {' '.join(command)}")
@@ -87,6 +96,9 @@ def main() -> None:
     parser.add_argument("--nights", type=int, default=1, help="unchanged nights after the first")
     parser.add_argument(
         "--profile", type=int, default=0, metavar="N", help="cProfile top-N of one more night"
+    )
+    parser.add_argument(
+        "--phases", type=int, default=0, metavar="N", help="N more nights timed phase by phase"
     )
     parser.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
     args = parser.parse_args()
@@ -109,6 +121,15 @@ def main() -> None:
                 f"load {again['load']:.1f}; {100 * again['wall_s'] / first['wall_s']:.1f} % of the first "
                 f"night's wall time, {100 * again['cpu_s'] / first['cpu_s']:.1f} % of its CPU (goal ≤ 10 %)"
             )
+        for n in range(args.phases):
+            lines: list[str] = []
+            again = night(corpus, warehouse, phases=lines)
+            print(
+                f"night (unchanged, phases {n + 1}): {again['wall_s']:.1f} s wall, {again['cpu_s']:.1f} s CPU, "
+                f"load {again['load']:.1f}; {100 * again['wall_s'] / first['wall_s']:.1f} % of the first "
+                f"night's wall time"
+            )
+            print("\n".join(f"  {line}" for line in lines))
         if args.profile:
             out = folder / "unchanged.prof"
             figures = night(corpus, warehouse, profile=out)

@@ -14,7 +14,7 @@ import os
 import socket
 import tempfile
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,31 +97,113 @@ socket.getaddrinfo = _guarded_getaddrinfo
 # The session's server serves the API the flows call, and only that: no test that uses it reads
 # Prefect's event feed or waits for an automation to fire (the failure automation is checked against a
 # real `veille server` by tests/test_operator_server.py). Storing every event and matching each against
-# the triggers was 20-30 % of this server's CPU per flow night (docs/benchmarks.md, "Test suite"); the task
-# run recorder, which veille's recording step reads back (veille/tasks/record.py), stays on.
+# the triggers was 20-30 % of this server's CPU per flow night (docs/benchmarks.md, "Test suite").
 HARNESS_SERVER_ENV = {
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",  # the reactive triggers and their actions
 }
+# Nor does it keep task runs: the task run recorder turns each task's state events (three or more per
+# task, ~60 a night) into rows, two thirds of the server's CPU per flow night (docs/benchmarks.md, "Test
+# suite"). With no service left to read events, the test process sends none (prefect_harness). The
+# tests that read task runs back ask for `recording_prefect_api`: a second server with the recorder on,
+# to which this process then sends its events (tests/test_secrets_canary.py and
+# tests/test_secrets_prefect_states.py grep the task runs' state messages for secrets and assert there
+# are some; tests/test_flow.py reads the metrics artifact's count of Cached task runs, which
+# veille/tasks/record.py asks the API for).
+NO_TASK_RUN_RECORDER = {"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false"}
+
+
+@contextmanager
+def _server_environment(env: dict[str, str]) -> Iterator[None]:
+    """``env`` in os.environ while a server starts (its process copies the environment when it
+    starts; this process keeps its own)."""
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
     """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME)."""
+    from prefect.events.clients import NullEventsClient
+    from prefect.events.worker import EventsWorker
     from prefect.testing.utilities import prefect_test_harness
 
     with ExitStack() as stack:
-        saved = {key: os.environ.get(key) for key in HARNESS_SERVER_ENV}
-        os.environ.update(HARNESS_SERVER_ENV)
-        try:  # the server's process copies the environment when it starts; this process keeps its own
+        with _server_environment({**HARNESS_SERVER_ENV, **NO_TASK_RUN_RECORDER}):
             stack.enter_context(prefect_test_harness(server_startup_timeout=120))
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+        # No service of this server reads events (above), so this process sends none: Prefect's
+        # emit_event returns at once with a client that sends nothing.
+        EventsWorker.set_client_override(NullEventsClient)
+        stack.callback(EventsWorker.set_client_override, None)
         yield
+
+
+@pytest.fixture(scope="session")
+def _recording_server(
+    prefect_harness: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """A second API, started by the first test that asks for it, with the task run recorder on;
+    (API URL, database URL)."""
+    from prefect import settings
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.testing.utilities import _find_available_port
+
+    database = "sqlite+aiosqlite:///" + str(tmp_path_factory.mktemp("recording-api") / "prefect.db")
+    server = SubprocessASGIServer(port=_find_available_port())
+    # Said as settings: the server's environment is this process's settings, and those the session's
+    # harness loaded include HARNESS_SERVER_ENV and NO_TASK_RUN_RECORDER.
+    updates = {
+        settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database,
+        settings.PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED: True,
+        settings.PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED: False,
+        settings.PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED: False,
+    }
+    with settings.temporary_settings(updates=updates):
+        server.start(timeout=120)
+    try:
+        yield server.api_url, database
+    finally:
+        server.stop()
+
+
+def _drain_prefect_workers() -> None:
+    """Send what Prefect's log and event workers hold, and stop them: each sends to the API it was
+    started for, and the next log or event starts one for the API of the moment."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all(timeout=30)
+    EventsWorker.drain_all(timeout=30)
+
+
+@pytest.fixture()
+def recording_prefect_api(_recording_server: tuple[str, str]) -> Iterator[None]:
+    """The test's flows use the API that keeps task runs (see NO_TASK_RUN_RECORDER)."""
+    from prefect.context import _temporary_global_settings_context, get_settings_context
+    from prefect.events.worker import EventsWorker
+    from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_DATABASE_CONNECTION_URL, temporary_settings
+
+    api_url, database = _recording_server
+    _drain_prefect_workers()
+    override = EventsWorker._client_override  # the session's: no events (prefect_harness)
+    EventsWorker.set_client_override(None)  # the task runs are made of the events: send them
+    updates = {PREFECT_API_URL: api_url, PREFECT_SERVER_DATABASE_CONNECTION_URL: database}
+    try:
+        with temporary_settings(updates=updates), _temporary_global_settings_context(get_settings_context()):
+            try:
+                yield
+            finally:
+                _drain_prefect_workers()
+    finally:
+        EventsWorker._client_override = override
 
 
 @pytest.fixture()

@@ -72,7 +72,10 @@ def test_headings_are_whole_distinct_and_carry_no_id_nor_markup(questions: list[
     for sid, title in titles.items():
         assert title.strip() and "\n" not in title and "\u200b" not in title
         assert not any(f"st-{i}" in title.casefold() for i in range(1, 7)), title  # ids in anchors only
-        assert "---" not in title and "#" not in title.split() and "title:" not in title, title
+        # no rule or front-matter line: a run of rule characters standing alone (inside a word,
+        # « a---a » is text on a heading line, not structure); no heading marker, no YAML key
+        assert not re.search(r"(?<!\S)[-*_]{3,}(?!\S)", title), title
+        assert "#" not in title.split() and "title:" not in title, title
         assert not title.startswith(("- ", "1.")), title
         # never cut: every word of the heading is a word of its question, and none is added but
         # « volet n » (the rank of a subject asked twice) and the separator of its detail

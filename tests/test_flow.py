@@ -180,6 +180,7 @@ def test_loop_is_bounded_and_an_unvalidated_report_is_kept(corpus: Path, warehou
     assert (run_dir / "report.md").read_text(encoding="utf-8").startswith("# ")
 
 
+@pytest.mark.usefixtures("recording_prefect_api")  # the metrics count the task runs the server keeps
 def test_a_failed_branch_gives_a_partial_report_and_a_failed_run(
     corpus: Path, warehouse: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -4,6 +4,7 @@ veille.run.nightskip). Each input is changed in turn, on disk where the flow rea
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -75,13 +76,20 @@ class Night:
         )
 
 
+@functools.cache
+def _installed_code() -> str:
+    """The installed package's digest, computed once: no test here edits that tree (``_code_edit``
+    edits a copy), so each night would compute the same value again."""
+    return code_tree_digest()
+
+
 def _night(root: Path, **params: Any) -> Night:
     corpus = root / "corpus"
     if not corpus.exists():
         shutil.copytree(CORPUS, corpus)
     config = Settings.from_params(corpus=str(corpus), backend="offline", warehouse=str(root / "wh"), **params)
     backends = {config.role_provider(r): backend_version(config, r) for r in config.roles}
-    return Night(corpus, config, backends, code_tree_digest())
+    return Night(corpus, config, backends, _installed_code())
 
 
 def _append(path: Path, text: str) -> None:
@@ -187,11 +195,12 @@ def test_an_unchanged_key_reuses_the_night_and_any_changed_input_runs_every_step
         key = night.key()
         _previous(night.settings.runs_dir, key)
         assert night.key() == key  # an unchanged night: the same key, from the same reads
-        kept = kept_night(night.settings.runs_dir, PREVIOUS, night.key())
+        kept = kept_night(night.settings.runs_dir, PREVIOUS, key)  # key: as the line above computes it
         assert kept is not None and kept.run_id == PREVIOUS
-        changed = EDITS[edit](night, i)
-        assert changed.key() != key, edit
-        assert kept_night(night.settings.runs_dir, PREVIOUS, changed.key()) is None
+        # Each key() call ingests and reads the corpus again: computed once per night, not per use.
+        changed = EDITS[edit](night, i).key()
+        assert changed != key, edit
+        assert kept_night(night.settings.runs_dir, PREVIOUS, changed) is None
 
 
 @pytest.fixture(scope="module")

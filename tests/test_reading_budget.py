@@ -5,6 +5,8 @@ only (veille.tokens estimates), never timings."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +145,24 @@ def test_summary_line_says_lu_a_n_pourcent(tmp_path: Path) -> None:
     (tmp_path / "findings.json").write_text(json.dumps(findings), encoding="utf-8")
     summary = format_summary(tmp_path)
     assert "doc-1, doc-2 (lu à 40 %)" in summary
+
+
+def test_the_summary_of_a_part_read_imports_no_reading_module(tmp_path: Path) -> None:
+    """An unchanged night prints the kept dossier's summary (« lu à N % » at real size) and runs no
+    reading: the summary must not pull in the analyst's reading module, the offline engine's text
+    rules nor the markdown parser (issue 40 item 4), checked in a fresh interpreter."""
+    test_summary_line_says_lu_a_n_pourcent(tmp_path)  # the same run folder
+    script = f"""
+import sys
+from pathlib import Path
+from veille.run.summary import format_summary
+assert "(lu à 40 %)" in format_summary(Path({str(tmp_path)!r}))
+heavy = ("veille.steps.reading", "veille.offline.text", "markdown_it")
+print(sorted(name for name in heavy if name in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
 
 
 def test_percent_of_a_part_is_never_100_nor_0() -> None:

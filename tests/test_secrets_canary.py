@@ -105,6 +105,7 @@ def _server_records(flow_run_ids: list[UUID]) -> str:
         task_runs = client.read_task_runs(
             flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=flow_run_ids))
         )
+        assert task_runs, "no task run reached the server: the check below would prove nothing"
         parts += [t.model_dump_json() for t in task_runs]
         artifacts = client.read_artifacts(
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=flow_run_ids))
@@ -121,6 +122,7 @@ def _server_database() -> Path:
     return Path(url.split(":///", 1)[1])
 
 
+@pytest.mark.usefixtures("recording_prefect_api")  # the server keeps task runs: they are grepped too
 def test_canary_key_never_leaves_the_request_header(
     setup: tuple[FakeGemini, FaultyGemini, Path, Path],
     caplog: pytest.LogCaptureFixture,
@@ -245,6 +247,7 @@ def _writer_leaks(blob: str | bytes) -> list[str]:
     return [c for c in WRITER_CANARIES if c.encode() in data]
 
 
+@pytest.mark.usefixtures("recording_prefect_api")  # the server keeps task runs: they are grepped too
 def test_canaries_in_a_document_an_answer_an_exception_and_an_error_body_reach_no_writer(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -44,6 +44,7 @@ def _files_with_canary(root: Path) -> list[str]:
     return found
 
 
+@pytest.mark.usefixtures("recording_prefect_api")  # the task runs' state messages are grepped too
 @pytest.mark.parametrize(
     ("step", "kind"), [("news", RuntimeError), ("news", ExpectedError), ("analyse", OSError)]
 )

@@ -169,6 +169,9 @@ def test_two_veille_runs_use_one_shared_server_then_stop_it(tmp_path: Path) -> N
         ]
         assert "veille.flows.veille" in imported  # the flag took: the night's imports are listed
         assert not [m for m in imported if m.split(".")[0] == "pandas"], f"night {night} imported pandas"
+        # The unchanged night records its plain parameters without FastAPI (veille.ops.flowparams).
+        fastapi = [m for m in imported if m.split(".")[0] == "fastapi"]
+        assert night == 0 or not fastapi, "the unchanged night imported fastapi"
         log = home / "veille-shared-api.log"
         assert "temporary Prefect API instead" not in done.stderr, (
             done.stderr[:1500],

@@ -7,6 +7,7 @@ from typing import Any
 
 from prefect import flow
 
+from veille.ops.heartbeats import install_heartbeat_release
 from veille.ops.statescrub import install_state_scrubbing
 from veille.settings import Settings
 from veille.store.ingest import IngestReport
@@ -15,6 +16,7 @@ from veille.tasks.ingest import catalogue, ingest
 __all__ = ["ingest_flow", "ingest_settings"]
 
 install_state_scrubbing()  # a run's state message holds no secret (veille.ops.statescrub)
+install_heartbeat_release()  # a run's end does not wait for the heartbeat thread's sleep (veille.ops.heartbeats)
 
 
 def ingest_settings(

@@ -20,6 +20,8 @@ from prefect.utilities.annotations import quote
 from veille.collect import sources_file
 from veille.delivery.config import register_delivery_secrets
 from veille.derived import collecting, set_aside_alerts
+from veille.ops.flowparams import plain_parameters
+from veille.ops.heartbeats import install_heartbeat_release
 from veille.ops.logfilter import install_expected_failure_filter, install_library_debug_filter
 from veille.ops.naming import name_flow_run
 from veille.ops.runners import settings_task_runner
@@ -49,6 +51,7 @@ T = TypeVar("T")
 install_expected_failure_filter()  # expected failures: one ERROR line, no traceback
 install_library_debug_filter()  # a library's own DEBUG level (bm25s) does not reach the console
 install_state_scrubbing()  # a run's state message holds no secret (veille.ops.statescrub)
+install_heartbeat_release()  # a run's end does not wait for the heartbeat thread's sleep (veille.ops.heartbeats)
 
 
 def _data(value: T) -> T:
@@ -156,3 +159,6 @@ def veille_flow(
     log.info("record: %s", record_note(recorded))
     log.info("outputs: %s (%s)", folder.path, ", ".join(OUTPUT_FILES))
     return run.outcome(info)
+
+
+plain_parameters(veille_flow)  # its parameters recorded without importing FastAPI (veille.ops.flowparams)

@@ -14,6 +14,7 @@ from veille.alerts import Alert
 from veille.gradestatus import GRADES_FILE, grade_counts, grade_status
 from veille.journal import CallRecord, read_journal
 from veille.plaintext import clean_text, inline_text
+from veille.steps.partread import PartRead
 from veille.store.ingest import IngestReport
 
 __all__ = [
@@ -236,10 +237,6 @@ def _doc_read(doc_id: str, part: Any) -> str:
     doc_id = inline_text(doc_id)
     if not part:
         return doc_id
-    # Imported here: the analyst's reading module pulls in the offline engine's text rules, which a
-    # summary of whole reads (an unchanged night's, veille.run.nightskip) never needs.
-    from veille.steps.reading import PartRead
-
     try:
         percent = PartRead.model_validate(part).percent
     except ValueError:  # a findings.json of another layout: the id alone

@@ -17,12 +17,11 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from pydantic import BaseModel
-
 from veille.alerts import Alert, alert
 from veille.corpus.sections import read_within_budget, split_sections
 from veille.offline.text import STOP_WORDS
 from veille.roles.analyst import DocumentText
+from veille.steps.partread import PartRead
 
 __all__ = ["PartRead", "axis_passages", "read_documents", "read_note", "reading_alert", "reading_query"]
 
@@ -32,26 +31,6 @@ class SubTaskLike(Protocol):
     def question(self) -> str: ...
     @property
     def search_terms(self) -> list[str]: ...
-
-
-class PartRead(BaseModel):
-    """A document read in part: estimated tokens shown and in its whole text."""
-
-    tokens_read: int
-    tokens_total: int
-    # Sections of the document sharing a word with the question and its axis's terms that were not
-    # shown (issue 37 item 4: the analyst says which relevant passages it could not read).
-    passages_unread: int = 0
-
-    @property
-    def percent(self) -> int:
-        """Share shown, rounded down (a document read in part never shows 100 %); at least 1 when
-        anything was read, 0 when no whole sentence fitted the document's share of the budget."""
-        if self.tokens_total <= 0:
-            return 100
-        if self.tokens_read <= 0:
-            return 0
-        return max(1, min(99, self.tokens_read * 100 // self.tokens_total))
 
 
 def axis_passages(
