@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -222,7 +223,22 @@ def _is_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+# The suite allocates millions of short-lived objects (hypothesis examples, pydantic models, flow
+# nights) in processes that live for minutes: CPython's default cyclic collector (a young collection
+# every 700 allocations, each older one walking every long-lived object: Prefect's, pydantic's and
+# veille's modules) was ~7 % of the CPU of the heaviest files (test_role_schemas, test_faults_flow,
+# test_plan_properties: 51.2, 49.6 -> 45.8, 47.0 s of CPU, alternated; docs/benchmarks.md « Test suite »).
+# What is imported by now is frozen out of the collections and young ones run 30 times less often;
+# garbage is still collected, and the tests that count live objects or peak memory
+# (test_corpus_convert, test_corpus_hostile) call gc themselves. The product's processes keep the
+# default collector (memory bounds at real size, docs/benchmarks.md « Ingestion at real size »).
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     if not _is_xdist_worker(config):
         from tests.reliability import clear_rows
 
