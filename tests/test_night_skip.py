@@ -36,8 +36,7 @@ from veille.run.nightskip import (
 )
 from veille.settings import Settings
 from veille.steps.news import compare_snapshots, previous_dossier
-from veille.store.ingest import ingest_corpus
-from veille.store.readers import read_catalogue
+from veille.tasks.ingest import catalogue, ingest
 
 CORPUS = Path(__file__).resolve().parent / "corpora" / "clients-http"
 PREVIOUS = "20261201T000000Z-abcdef"
@@ -53,16 +52,8 @@ class Night:
     code: str
 
     def key(self) -> str:
-        config = self.settings  # as the flow's ingest task reads the folder (veille.tasks.ingest)
-        ingest_corpus(
-            config.corpus_dir,
-            config.database,
-            strict=config.strict,
-            max_doc_bytes=config.max_doc_bytes,
-            file_clock=config.date_from_file_clock,
-            request=config.request,
-        )
-        listing = read_catalogue(self.settings.database, with_summaries=self.settings.planner_sees_summaries)
+        ingest.fn(self.settings)  # the flow's own ingest and catalogue steps, outside a run
+        listing = catalogue.fn(self.settings)
         inputs = corpus_inputs(self.settings)
         return night_key(
             settings=self.settings,
