@@ -23,8 +23,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from veille.numbers import compatible
+from veille.numbers import Unit, compatible
 from veille.numberunits import fold
 from veille.roles.analyst import DocumentText, Finding, Findings
 from veille.steps.verify_passages import figures, settings_value
@@ -39,24 +40,41 @@ def _words(text: str) -> set[str]:
     return {fold(w) for w in _WORD.findall(text)}
 
 
-def _about(finding: Finding, documents: Sequence[DocumentText]) -> bool:
-    """May ``finding`` be about what a passage of ``documents`` says? One of its figures and one of
-    the passage's have compatible units (a bare number is compatible with most), or the passage
-    shares content words with it — at least one of its own and ``min_shared_words`` with its
-    document's title (or all the finding has, when fewer)."""
+@dataclass(frozen=True)
+class _Passage:
+    """A passage read tonight, parsed once for every previous finding it is compared with."""
+
+    units: tuple[Unit | None, ...]  # the units of its figures (None: a bare number)
+    words: frozenset[str]  # its content words
+    title: frozenset[str]  # its document's title's content words
+
+
+def _passages(documents: Sequence[DocumentText]) -> list[_Passage]:
+    out = []
+    for d in documents:
+        title = frozenset(_words(d.title))
+        for passage in _PASSAGE_END.split(d.body):
+            if passage.strip():
+                out.append(
+                    _Passage(tuple(r.unit for r in figures(passage)), frozenset(_words(passage)), title)
+                )
+    return out
+
+
+def _about(finding: Finding, passages: Sequence[_Passage]) -> bool:
+    """May ``finding`` be about what one of ``passages`` says? One of its figures and one of the
+    passage's have compatible units (a bare number is compatible with most), or the passage shares
+    content words with it — at least one of its own and ``min_shared_words`` with its document's
+    title (or all the finding has, when fewer)."""
     words = _words(finding.statement)
     need = min(int(settings_value("evidence", "min_shared_words")), len(words))
     units = [r.unit for r in figures(" ".join([finding.statement, *finding.figures]))]
-    for d in documents:
-        title = _words(d.title)
-        for passage in _PASSAGE_END.split(d.body):
-            if not passage.strip():
-                continue
-            if units and any(compatible(u, r.unit) for r in figures(passage) for u in units):
-                return True
-            own = words & _words(passage)
-            if own and len(words & (own | title)) >= need:
-                return True
+    for p in passages:
+        if units and any(compatible(u, unit) for unit in p.units for u in units):
+            return True
+        own = words & p.words
+        if own and len(words & (own | p.title)) >= need:
+            return True
     return False
 
 
@@ -68,12 +86,13 @@ def shown_previous(
     everything else as it is. The findings left out stay in the analysis (code merges the answer
     with all of ``previous``)."""
     known = set(known_ids)
+    passages = _passages(documents)
     return previous.model_copy(
         update={
             "findings": [
                 f
                 for f in previous.findings
-                if not (len(set(f.doc_ids)) == 1 and set(f.doc_ids) <= known) or _about(f, documents)
+                if not (len(set(f.doc_ids)) == 1 and set(f.doc_ids) <= known) or _about(f, passages)
             ]
         }
     )
