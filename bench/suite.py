@@ -4,7 +4,7 @@ Usage (figures in docs/benchmarks.md, « Test suite »):
 
     .venv/bin/python bench/suite.py                 # both halves, as .ci/run runs them
     .venv/bin/python bench/suite.py --only test     # one half: test or test-process
-    .venv/bin/python bench/suite.py --per-test 15   # also the 15 costliest tests of each half
+    .venv/bin/python bench/suite.py --per-test 15   # also the 15 costliest tests and files of each half
 
 Each half runs as CI runs it (`make test`: lint, mypy, then pytest without the process tests;
 `make test-process`), in its own process, one after the other. CPU time is user + system of that
@@ -70,6 +70,23 @@ def costliest(path: Path, count: int) -> list[str]:
     ]
 
 
+def by_file(path: Path, count: int) -> list[str]:
+    """The ``count`` costliest test files: a file's many cheap tests add up where no single one shows."""
+    totals: dict[str, list[float]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line:
+            row = json.loads(line)
+            total = totals.setdefault(row["id"].split("::")[0], [0.0, 0.0, 0])
+            total[0] += row["self"] + row["children"]
+            total[1] += row["wall"]
+            total[2] += 1
+    ranked = sorted(totals.items(), key=lambda item: -item[1][0])[:count]
+    return [
+        f"    {cpu:6.1f} s CPU, {wall:6.1f} s wall, {int(n):4d} tests  {name}"
+        for name, (cpu, wall, n) in ranked
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -95,6 +112,7 @@ def main() -> None:
                 print(
                     f"  the {args.per_test} costliest tests:", *costliest(per_test, args.per_test), sep="\n"
                 )
+                print(f"  the {args.per_test} costliest files:", *by_file(per_test, args.per_test), sep="\n")
             total_cpu += user + system
             total_wall += wall
     print(f"together: {total_wall:.1f} s wall, {total_cpu:.1f} s CPU (goal: ≤ 600 s of CPU)")
