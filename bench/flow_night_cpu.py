@@ -32,6 +32,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -137,6 +138,22 @@ class Nights:
         return scripted
 
 
+def _profile_every_thread() -> list[cProfile.Profile]:
+    """A CPU profile (each thread's own CPU time, not its waits) of this thread and of every thread
+    started from now on (the task runner's, the model client's loop): their profiles, this one first."""
+    profiles = [cProfile.Profile(time.thread_time)]
+
+    def start(*_: Any) -> None:
+        sys.setprofile(None)
+        profile = cProfile.Profile(time.thread_time)
+        profiles.append(profile)
+        profile.enable()
+
+    threading.setprofile(start)
+    profiles[0].enable()
+    return profiles
+
+
 def _check(kind: str, state: Any) -> None:
     if not state.is_completed():
         raise SystemExit(f"{kind}: the night ended {state.type.value}: {state.message}")
@@ -164,14 +181,16 @@ def main() -> None:
                 _check(kind, nights.run(kind)())
             cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
             wall: dict[str, list[float]] = {kind: [] for kind in kinds}
+            main_thread: dict[str, list[float]] = {kind: [] for kind in kinds}
             loads = []
             for _ in range(args.samples):
                 loads.append(os.getloadavg()[0])
                 for kind in kinds:
                     night = nights.run(kind)
-                    c0, w0 = time.process_time(), time.perf_counter()
+                    c0, w0, t0 = time.process_time(), time.perf_counter(), time.thread_time()
                     state = night()
                     cpu[kind].append(time.process_time() - c0)
+                    main_thread[kind].append(time.thread_time() - t0)
                     wall[kind].append(time.perf_counter() - w0)
                     _check(kind, state)
             print(f"{args.samples} samples; {os.cpu_count()} CPU(s), load {min(loads):.1f}-{max(loads):.1f}")
@@ -179,17 +198,18 @@ def main() -> None:
                 c = cpu[kind]
                 print(
                     f"{kind:15s} CPU median {statistics.median(c):.3f} s (min {min(c):.3f}, max {max(c):.3f}); "
+                    f"main thread {statistics.median(main_thread[kind]):.3f} s; "
                     f"wall median {statistics.median(wall[kind]):.3f} s"
                 )
             if args.profile:
                 night = nights.run(args.profile)
-                profile = cProfile.Profile()
-                profile.enable()
+                profiles = _profile_every_thread()
                 _check(args.profile, night())
-                profile.disable()
+                threading.setprofile(None)  # type: ignore[arg-type]
+                profiles[0].disable()
                 out = tmp / "night.prof"
-                profile.dump_stats(out)
-                stats = pstats.Stats(str(out))
+                stats = pstats.Stats(*profiles)  # type: ignore[arg-type]
+                stats.dump_stats(out)
                 stats.sort_stats("cumulative").print_stats(args.top)
                 stats.sort_stats("tottime").print_stats(args.top)
                 shutil.copy(out, PROJECT_ROOT / "bench" / f".{args.profile}.prof")

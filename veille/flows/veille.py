@@ -10,12 +10,10 @@ policies, so a retry (same flow run, or a new run with the same inputs) reruns o
 from __future__ import annotations
 
 import os
-from typing import TypeVar, cast
 
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 from prefect.states import State
-from prefect.utilities.annotations import quote
 
 from veille.collect import sources_file
 from veille.delivery.config import register_delivery_secrets
@@ -46,18 +44,10 @@ from veille.warehouse.place import check_warehouse
 
 __all__ = ["veille_flow"]
 
-T = TypeVar("T")
-
 install_expected_failure_filter()  # expected failures: one ERROR line, no traceback
 install_library_debug_filter()  # a library's own DEBUG level (bm25s) does not reach the console
 install_state_scrubbing()  # a run's state message holds no secret (veille.ops.statescrub)
 install_heartbeat_release()  # a run's end does not wait for the heartbeat thread's sleep (veille.ops.heartbeats)
-
-
-def _data(value: T) -> T:
-    """``value`` passed to a task as data: Prefect does not walk it looking for futures (it holds
-    none: a corpus's snapshot, catalogue or comparison), which costs a visit per entry and task."""
-    return cast(T, quote(value))
 
 
 # The task runner (threads or Dask) is picked from Settings when each run starts (docs/operations.md).
@@ -117,17 +107,11 @@ def veille_flow(
             ingested, listing = ingest(settings), catalogue(settings)
             request, reference, grid, snapshot = corpus_inputs(settings)
             log.info("ingest: %s", run.keep_ingest(ingested, request.title, snapshot))
-            changes = what_changed(settings, folder.run_id, _data(snapshot))  # against the last completed run
+            changes = what_changed(settings, folder.run_id, snapshot)  # against the last completed run
             log.info("changes: %s", run.keep_changes(changes))
             inputs = CorpusInputs(request, reference, grid, snapshot)
-            night = night_reuse(
-                settings,
-                sorted(reuse.drill),
-                flow_run.run_count or 1,
-                _data(listing),
-                _data(inputs),
-                _data(changes),
-            )
+            attempt = flow_run.run_count or 1
+            night = night_reuse(settings, sorted(reuse.drill), attempt, listing, inputs, changes)
             if night.kept is not None:  # nothing any skipped step reads changed: its dossier again
                 log.info("night: %s", run.keep_reused(night.kept, changes))
             else:
@@ -140,7 +124,7 @@ def veille_flow(
 
         info = run.info(backend_label(settings), records())
         if run.reused is not None and run.final is not None:  # the kept files, tonight's report
-            write_reused(folder, info, run.reused, run.final, run.alerts, _data(run.snapshot))
+            write_reused(folder, info, run.reused, run.final, run.alerts, run.snapshot)
         else:
             from veille.flows.night_steps import write_and_grade  # a night that ran its steps
 

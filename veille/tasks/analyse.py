@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from prefect import get_run_logger, task, unmapped
+from prefect import get_run_logger, unmapped
 from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
@@ -43,6 +43,7 @@ from veille.steps.reading import PartRead, read_note
 from veille.store.readers import fetch_documents, section_digests
 from veille.tasks.answer_key import AnswerKey
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key, offline_client
+from veille.tasks.datatask import task
 from veille.tasks.reuse import Reuse
 
 __all__ = [

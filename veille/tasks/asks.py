@@ -17,12 +17,12 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from prefect import task
 from pydantic import BaseModel
 
 from veille.models.base import ModelResult
 from veille.roles.base import Asker, Role
 from veille.tasks.answer_key import AnswerKey
+from veille.tasks.datatask import task
 
 __all__ = ["ASK_CACHE_POLICY", "CACHED_ROLES", "CachedAsker", "ask"]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import MissingContextError
 from prefect.logging import get_run_logger
 
 from veille.settings import Settings
+from veille.tasks.datatask import task
 
 if TYPE_CHECKING:
     from veille.collect import CollectReport

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
 from veille.delivery.night import deliver_night
 from veille.run.folder import RunFolder, RunInfo
 from veille.settings import Settings
+from veille.tasks.datatask import task
 
 __all__ = ["deliver_dossier"]
 

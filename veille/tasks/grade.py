@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
@@ -15,6 +14,7 @@ from veille.graders.parts import JUDGED_FILE, JudgedParts, PartJudging
 from veille.roles.base import Asker
 from veille.settings import Settings
 from veille.steps.grade import grade_run_folder
+from veille.tasks.datatask import task
 from veille.warehouse.quality import check_quality
 
 __all__ = ["grade_run", "quality_alerts"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import MissingContextError
 from prefect.logging import get_run_logger
@@ -13,6 +12,7 @@ from veille.alertlines import log_alerts
 from veille.settings import Settings
 from veille.store.ingest import IngestReport, ingest_corpus
 from veille.store.readers import Catalogue, read_catalogue
+from veille.tasks.datatask import task
 
 __all__ = ["catalogue", "ingest"]
 

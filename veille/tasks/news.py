@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import alert
 from veille.settings import Settings
 from veille.steps.news import Changes, compare_snapshots, previous_dossier
+from veille.tasks.datatask import task
 from veille.warehouse.errors import WarehouseError
 from veille.warehouse.previous import previous_run
 

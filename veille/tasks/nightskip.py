@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
@@ -25,6 +24,7 @@ from veille.settings import Settings
 from veille.steps.finalize import FinalReport
 from veille.steps.headings import axis_anchors
 from veille.steps.news import Changes
+from veille.tasks.datatask import task
 
 __all__ = ["NightReuse", "night_reuse", "record_night", "write_reused"]
 

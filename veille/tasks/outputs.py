@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
@@ -22,6 +21,7 @@ from veille.steps.headings import axis_anchors, failed_axis_titles
 from veille.steps.request_read import reading_record
 from veille.steps.research import WebResearch
 from veille.steps.review import ReviewOutcome
+from veille.tasks.datatask import task
 
 __all__ = ["findings_document", "write_outputs"]
 

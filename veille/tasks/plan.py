@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import Any
 
-from prefect import get_run_logger, task
+from prefect import get_run_logger
 from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import MissingContextError
 
@@ -24,6 +24,7 @@ from veille.steps.settle_memo import remembered_settle
 from veille.steps.text_relevance import TextRelevance
 from veille.tasks.answer_key import AnswerKey
 from veille.tasks.clients import MODEL_TASK_RETRIES, model_key
+from veille.tasks.datatask import task
 from veille.tasks.reuse import Reuse
 
 __all__ = ["PLAN_CACHE_POLICY", "plan", "plan_catalogue"]

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.ops.latest import point_deployment_at
@@ -18,6 +17,7 @@ from veille.run.metrics_page import metrics_markdown
 from veille.run.recovery import recover_dead_runs
 from veille.secrets import scrub_text
 from veille.settings import Settings
+from veille.tasks.datatask import task
 from veille.warehouse import RecordResult, RunAlreadyRecordedError, metrics_table, record_run_dir
 
 __all__ = ["METRICS_ARTIFACT", "REPORT_ARTIFACT", "artifact_key", "publish_artifacts", "record_run"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.settings import Settings
+from veille.tasks.datatask import task
 from veille.warehouse import update_summary_index
 from veille.warehouse.repair import repair_unreadable_files
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from prefect import task, unmapped
+from prefect import unmapped
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
@@ -18,6 +18,7 @@ from veille.run.inputs import collect_mapped
 from veille.settings import Settings
 from veille.steps.research import WebResearch, research_failed, research_plan, research_subtask
 from veille.tasks.clients import RunClient
+from veille.tasks.datatask import task
 
 __all__ = ["PendingResearch", "collect_research", "research", "search_web"]
 

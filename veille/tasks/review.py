@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.grid import Grid
@@ -12,6 +11,7 @@ from veille.roles.base import Asker
 from veille.steps.review import ReviewOutcome, review_loop
 from veille.steps.sections import SectionCache
 from veille.steps.write import WrittenDraft
+from veille.tasks.datatask import task
 
 __all__ = ["review"]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.alerts import Alert
 from veille.roles.planner import CatalogueEntry
 from veille.settings import Settings
 from veille.steps.screen_cache import screen_corpus
+from veille.tasks.datatask import task
 
 __all__ = ["screen_documents"]
 

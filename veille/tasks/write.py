@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from veille.corpus.request import Request
@@ -22,6 +21,7 @@ from veille.steps.review import ReviewOutcome
 from veille.steps.sections import SECTIONS_FILE, SectionCache
 from veille.steps.write import WrittenDraft, write_sourced_draft
 from veille.tasks.clients import MODEL_TASK_RETRIES
+from veille.tasks.datatask import task
 
 __all__ = ["WrittenDraft", "finish_report", "sections_path", "write_report"]
 
