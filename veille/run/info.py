@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # types only: an unchanged night never imports the steps it s
     from veille.steps.finalize import FinalReport
 
 __all__ = [
+    "deployment_name",
     "final_alerts",
     "flow_run_facts",
     "make_run_info",
@@ -48,6 +49,23 @@ def flow_run_facts() -> dict[str, Any]:
     return {"flow_run_id": str(flow_run_id), "attempt": max(1, int(flow_run.run_count or 1))}
 
 
+def deployment_name() -> str | None:
+    """The name of the deployment the current flow run belongs to; None outside one or for a run of
+    no deployment. A flow run carries its deployment id in its run context, where Prefect's
+    ``deployment.id`` reads it; but when that id is None it asks the API for the flow run (a new API
+    client, its TLS set-up and a round trip, each night of every run that is not a deployment's:
+    ``veille run``, the tests). A run with no parent (a subflow may inherit its parent's deployment)
+    and no deployment id in its context has none: answered here without asking."""
+    from prefect.context import FlowRunContext
+    from prefect.runtime import deployment
+
+    context = FlowRunContext.get()
+    run = context.flow_run if context is not None else None
+    if run is not None and run.deployment_id is None and run.parent_task_run_id is None:
+        return None
+    return deployment.name if deployment.id else None
+
+
 def make_run_info(
     *,
     settings: Settings,
@@ -62,14 +80,12 @@ def make_run_info(
     records: Iterable[CallRecord],
     error: BaseException | None,
 ) -> RunInfo:
-    from prefect.runtime import deployment
-
     failed = sum(1 for a in analyses if a.status == "failed")
     status = "failed" if error is not None or failed else "completed"
     return RunInfo(
         run_id=run_id,
         **flow_run_facts(),
-        deployment=deployment.name if deployment.id else None,
+        deployment=deployment_name(),
         started_at=started.isoformat(),
         finished_at=utc_now().isoformat(),
         status=status,
