@@ -45,12 +45,24 @@ _SHORT, _PLURAL_AFTER, _MIN_STEM, _UNDOUBLE_AFTER = (
 )
 
 
+_FOLD_KEPT_CHARS = int(lexicon.weight("read_cache.fold_chars"))
+
+
 def fold(text: str) -> str:
     """Lower-case, strip accents, normalise apostrophes and spaces (so 'Écart' == 'ecart')."""
+    return _fold(text) if len(text) > _FOLD_KEPT_CHARS else _remembered_fold(text)
+
+
+def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     text = text.replace("œ", "oe").replace("Œ", "OE").replace("æ", "ae").replace("Æ", "AE")
     return text.replace("\u2019", "'").replace("\u00a0", " ").replace("\u202f", " ").lower()
+
+
+# Remembered per text (a pure function of it): the same sentences and titles are folded by every role
+# and pass that reads them (35,130 folds of 1,764 texts in an offline night of the bundled corpus).
+_remembered_fold = lru_cache(maxsize=int(lexicon.weight("read_cache.folds")))(_fold)
 
 
 # Remembered per word: a pure function of the word (its lists and lengths are read once, at import),
