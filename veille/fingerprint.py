@@ -29,7 +29,7 @@ from typing import Any
 from veille.source_imports import ImportRef, resolve, source_imports
 from veille.tree_cache import tree_cache_dir, write_atomically
 
-__all__ = ["code_digest", "files_digest", "import_closure", "index_saved", "text_digest"]
+__all__ = ["code_digest", "files_digest", "import_closure", "index_saved", "real_files_digest", "text_digest"]
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent  # .../veille
 _TOP = _PACKAGE_ROOT.name
@@ -190,10 +190,15 @@ def import_closure(modules: Iterable[str], root: Path = _PACKAGE_ROOT) -> list[P
 
 def files_digest(paths: Iterable[Path], root: Path | None = None) -> str:
     """Digest of the files' contents, each named by its path relative to ``root`` (sorted)."""
-    base = root.resolve() if root is not None else None
+    return real_files_digest({p.resolve() for p in paths}, root.resolve() if root is not None else None)
+
+
+def real_files_digest(paths: Iterable[Path], base: Path | None) -> str:
+    """:func:`files_digest` of paths already resolved (absolute, no symbolic link on the way), relative
+    to ``base``, resolved too: not resolved again (a system call per component of every path)."""
     parts: list[str] = []
     used: set[_FileIndex] = set()
-    for path in sorted({p.resolve() for p in paths}):
+    for path in sorted(set(paths)):
         label = str(path.relative_to(base)) if base is not None and path.is_relative_to(base) else path.name
         index = _index_for(path, base)
         parts += [label, index.sha256(path)]

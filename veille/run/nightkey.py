@@ -35,7 +35,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from veille.fingerprint import files_digest
+from veille.fingerprint import real_files_digest
 from veille.models.cache import fingerprint
 from veille.settings import Settings
 
@@ -64,8 +64,26 @@ def code_tree_digest(root: Path = _PACKAGE_ROOT) -> str:
     tree while its size and mtime are unchanged: veille.fingerprint). Every file, not a chosen set
     of kinds: a kind left out (a template, a file a later change adds) would be an input a night
     could skip past unseen."""
-    files = [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    return files_digest(files, root.parent)
+    return real_files_digest(_tree_files(root.resolve()), root.resolve().parent)
+
+
+def _tree_files(root: Path) -> list[Path]:
+    """The resolved paths of ``root.rglob("*")``'s files outside ``__pycache__`` folders, listed with
+    ``os.walk`` (which, like rglob, does not enter linked folders): only a linked file is resolved,
+    every other path under the resolved root already is (resolving each was half the key's time)."""
+    if "__pycache__" in root.parts:
+        return []
+    found: list[Path] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+        for name in names:
+            path = Path(folder, name)
+            if path.is_symlink():
+                if path.is_file():  # a link to a file: its target, as resolve() gives it
+                    found.append(path.resolve())
+            elif path.is_file():
+                found.append(path)
+    return found
 
 
 def _folder_digest(folder: Path) -> str:
