@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 import tokenize
@@ -142,14 +143,6 @@ def index_saved(root: Path = _PACKAGE_ROOT) -> bool:
 _MEMORY = _FileIndex(None)  # files outside a package folder (a user's authority file): one process
 
 
-def _index_for(path: Path, base: Path | None) -> _FileIndex:
-    """The index of the package folder holding ``path`` (``base/<package>/...``), where its entry
-    is saved with the package's bytecode; files elsewhere are hashed once per process."""
-    if base is not None and path.is_relative_to(base) and len(path.relative_to(base).parts) > 1:
-        return _index(base / path.relative_to(base).parts[0])
-    return _MEMORY
-
-
 @lru_cache(maxsize=4096)  # the closures of the nine roles share most names (and many are attributes)
 def _module_file(name: str, root: Path) -> Path | None:
     rel = Path(*name.split(".")[1:])
@@ -198,9 +191,17 @@ def real_files_digest(paths: Iterable[Path], base: Path | None) -> str:
     to ``base``, resolved too: not resolved again (a system call per component of every path)."""
     parts: list[str] = []
     used: set[_FileIndex] = set()
-    for path in sorted(set(paths)):
-        label = str(path.relative_to(base)) if base is not None and path.is_relative_to(base) else path.name
-        index = _index_for(path, base)
+    # Paths compared as strings, not through pathlib (a parse per relative_to, five per file): equal
+    # for resolved POSIX paths, which are absolute and normalised; sorted by their parts, as Path sorts.
+    prefix = None if base is None else str(base).rstrip(os.sep) + os.sep
+    for path in sorted(set(paths), key=lambda p: str(p).split(os.sep)):
+        text = str(path)
+        inside = prefix is not None and text.startswith(prefix)
+        label = text[len(prefix) :] if prefix is not None and inside else path.name
+        package, nested, _ = label.partition(os.sep) if inside else ("", "", "")
+        # The index of the package folder holding the file (``base/<package>/...``), where its entry is
+        # saved with the package's bytecode; files elsewhere are hashed once per process.
+        index = _index(base / package) if base is not None and nested else _MEMORY
         parts += [label, index.sha256(path)]
         used.add(index)
     for index in used:
