@@ -18,6 +18,7 @@ from veille.run.summary import usage_note
 from veille.settings import Settings
 from veille.steps.catalogue import planner_catalogue, planner_reads_texts, text_relevance, with_texts
 from veille.steps.news import Changes
+from veille.store.connection import reads_together
 from veille.store.readers import Catalogue
 from veille.tasks.analyse import analyse_sub_tasks, analyst_basis, offline_branches
 from veille.tasks.clients import RunClient, model_key
@@ -46,15 +47,17 @@ def run_steps(
     log, records, folder = get_run_logger(), client.journal.records, run.folder
     asker = reuse.asker(client)  # writer, critic, reviser and judge cached by their inputs
     request, _, grid, _ = inputs
-    # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
-    if suspected := run.add(screen_documents(settings, listing.entries)):
-        log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
+    # Reads of the corpus database up to the planner's call, none waiting on a model: one opening.
+    with reads_together(settings.database):
+        # Documents are data: flag the ones written to steer the model (code enforces ids anyway).
+        if suspected := run.add(screen_documents(settings, listing.entries)):
+            log.warning("injection suspected in: %s", ", ".join(str(a.subject) for a in suspected))
 
-    shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
-    if planner_reads_texts(client.role_backend("planner")):  # a free planner reads the bodies too (BM25)
-        shown = with_texts(shown, settings.database)
-    log.info("catalogue: %s", shown.note)
-    measured = text_relevance(shown, settings.database)  # coverage by code, every backend
+        shown = planner_catalogue(request, listing.entries, settings, listing.fingerprints)
+        if planner_reads_texts(client.role_backend("planner")):  # a free planner reads the bodies (BM25)
+            shown = with_texts(shown, settings.database)
+        log.info("catalogue: %s", shown.note)
+        measured = text_relevance(shown, settings.database)  # coverage by code, every backend
     planned = plan_catalogue(client, shown, suspected, reuse, changes, measured)
     log.info("plan: %s; %s", run.keep_plan(planned), usage_note(records(), "planner"))
     searching = search_web(client, planned.plan.sub_tasks, settings, request.title, run.day)  # --web

@@ -31,6 +31,7 @@ from veille.run.inputs import CorpusInputs, corpus_inputs
 from veille.run.recovery import lock_run_folder
 from veille.run.runlog import RunLog
 from veille.settings import Settings
+from veille.store.connection import reads_together
 from veille.tasks.clients import backend_label, open_client
 from veille.tasks.collect import collect
 from veille.tasks.deliver import deliver_dossier
@@ -104,8 +105,10 @@ def veille_flow(
         with run.failure_as_alert():  # a raising step ends the steps; re-raised once all is written
             if sources_file(settings.corpus_dir).exists():  # watched feeds and pages: tonight's news first
                 run.add(collect(settings).alerts)  # the task logs its summary; failing sources are alerts
-            ingested, listing = ingest(settings), catalogue(settings)
-            request, reference, grid, snapshot = corpus_inputs(settings)
+            ingested = ingest(settings)
+            with reads_together(settings.database):  # two reads, one opening of the database file
+                listing = catalogue(settings)
+                request, reference, grid, snapshot = corpus_inputs(settings)
             log.info("ingest: %s", run.keep_ingest(ingested, request.title, snapshot))
             changes = what_changed(settings, folder.run_id, snapshot)  # against the last completed run
             log.info("changes: %s", run.keep_changes(changes))
