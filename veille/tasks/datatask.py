@@ -2,7 +2,7 @@
 
 Prefect walks each argument of a task call twice (looking for upstream futures and states to record as
 the run's inputs, then to resolve them): every field of every model, item of every list and entry of
-every dict, for each of a night's task runs — a Settings of some 300 values, a draft, a plan, the
+every dict, for each of a night's task runs — a Settings (~100 visits), a draft, a plan, the
 client. No veille task is given a future or a state inside a value (the flow calls its steps one after
 the other; the mapped branches are collected by ``veille.tasks.analyse`` before anything reads them),
 so each argument is passed as Prefect's ``opaque``: a future or state given as the argument itself is
