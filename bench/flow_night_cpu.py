@@ -165,6 +165,7 @@ def main() -> None:
     parser.add_argument("--only", choices=KINDS, action="append", help="only these kinds of night")
     parser.add_argument("--profile", choices=KINDS, help="one more night of this kind under cProfile")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--profile-out", type=Path, help="also keep the profile in this file")
     args = parser.parse_args()
     kinds = args.only or list(KINDS)
     if "offline-again" in kinds and "offline-first" not in kinds:
@@ -212,7 +213,8 @@ def main() -> None:
                 stats.dump_stats(out)
                 stats.sort_stats("cumulative").print_stats(args.top)
                 stats.sort_stats("tottime").print_stats(args.top)
-                shutil.copy(out, PROJECT_ROOT / "bench" / f".{args.profile}.prof")
+                if args.profile_out:  # for snakeviz or pstats later
+                    shutil.copy(out, args.profile_out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
