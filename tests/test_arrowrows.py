@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from datetime import UTC, timedelta, timezone
+from functools import cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -54,6 +55,10 @@ ZONES = st.sampled_from(
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+# Strategies built once per type and per schema, then reused: the tests draw from them in every
+# example, and building a strategy tree again (hypothesis's recursive properties of each one_of, list
+# and dictionary) cost more than drawing. A strategy is an immutable description of values.
+@cache
 def values_of(type_: pa.DataType) -> st.SearchStrategy[Any]:
     """One value of ``type_`` as a row producer would give it, or None."""
     if type_ == pa.string():
@@ -81,6 +86,11 @@ def values_of(type_: pa.DataType) -> st.SearchStrategy[Any]:
     return st.none() | base
 
 
+@cache
+def _columns(type_: pa.DataType) -> st.SearchStrategy[list[Any]]:
+    return st.lists(values_of(type_), max_size=12)
+
+
 def _year(year: int) -> Any:
     from datetime import datetime
 
@@ -96,7 +106,7 @@ def test_every_declared_type_has_values_and_builds() -> None:
 @SETTINGS
 @given(data=st.data())
 def test_a_column_equals_pyarrows_conversion(type_: pa.DataType, data: st.DataObject) -> None:
-    values = data.draw(st.lists(values_of(type_), max_size=12))
+    values = data.draw(_columns(type_))
     built, expected = column(values, type_), pa.array(values, type_)
     assert _same(built, expected), (built, expected)
 
@@ -108,7 +118,9 @@ def _same(built: pa.Array, expected: pa.Array) -> bool:
     return built.equals(expected) or _parquet(pa.table({"c": built})) == _parquet(pa.table({"c": expected}))
 
 
-def _rows(schema: pa.Schema) -> st.SearchStrategy[list[dict[str, Any]]]:
+@cache
+def _rows(name: str) -> st.SearchStrategy[list[dict[str, Any]]]:
+    schema = SCHEMAS[name]
     # A row may miss a key (NULL) and carry one the schema lacks (ignored), as from_pylist reads them.
     row = st.fixed_dictionaries(
         {}, optional={f.name: values_of(f.type) for f in schema} | {"not_a_column": st.integers()}
@@ -131,7 +143,7 @@ def _parquet(table: pa.Table) -> bytes | str:
 @given(data=st.data())
 def test_tables_and_rows_equal_pyarrows(name: str, data: st.DataObject) -> None:
     schema = SCHEMAS[name]
-    rows = data.draw(_rows(schema))
+    rows = data.draw(_rows(name))
     built, expected = table_from_rows(rows, schema), pa.Table.from_pylist(rows, schema=schema)
     assert built.schema.equals(expected.schema, check_metadata=True)
     assert all(_same(b, e) for b, e in zip(built.columns, expected.columns, strict=True))
@@ -194,6 +206,7 @@ def test_a_value_pyarrow_refuses_is_refused_and_one_taken_is_read_alike(type_: p
 def test_building_reading_and_empty_tables_import_no_pandas() -> None:
     script = """
 import sys
+from functools import cache
 from datetime import UTC, date, datetime
 from veille.arrowrows import column, empty_table, table_from_rows, table_rows
 from veille.warehouse.schema import TABLES

@@ -6,7 +6,8 @@ start by ingesting: to make them meet there for sure, each holds its ingestion t
 ``PAUSE_S`` (``VEILLE_TEST_PAUSE_AT=ingest:<s>``, tests/killhooks.py), so the second one finds the
 file locked and has to wait (veille/dblock.py). The evidence that they met: the two ingestions'
 [started, finished] intervals (``ingest_runs``) overlap, which one writer at a time allows only if
-the later one waited. Runs are real `veille` processes (fresh interpreters),
+the later one waited. Runs are real `veille` processes (``veille.cli.main``, forked from one
+pre-imported process each time, tests/crashkit.py; each opens its own DuckDB and Prefect clients),
 against the test harness's API server, then with no server at all: each run then starts Prefect's
 temporary API on the same PREFECT_HOME (the default of `veille run`), one after the other
 (veille/ops/ephemeral.py), so the second reaches its ingestion several seconds later; it holds its
@@ -18,8 +19,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -29,6 +28,7 @@ import pytest
 
 from tests.crashkit import (
     PROJECT_ROOT,
+    Zygote,
     assert_warehouse_consistent,
     corpus_hashes,
     database_state,
@@ -45,39 +45,24 @@ PAUSE_NO_SERVER_S = 12.0
 LOCK_MESSAGES = re.compile(r"Could not set lock|Conflicting lock|database is locked|IOException|Traceback")
 
 
-def _veille() -> list[str]:
-    # The CLI with the test observer that honours VEILLE_TEST_PAUSE_AT (tests/killhooks.py).
-    return [sys.executable, "-m", "tests.veille_entry"]
-
-
 def _run_pair(
     corpus: Path, warehouse: Path, env: dict[str, str], logs: Path, pause_s: float
 ) -> list[tuple[int, str, str]]:
-    argv = [*_veille(), "run", "--corpus", str(corpus), "--warehouse", str(warehouse), "--backend", "offline"]
-    env = {**env, "VEILLE_TEST_PAUSE_AT": f"ingest:{pause_s}"}
-    procs = []
-    for i in range(2):
-        out, err = (logs / f"run-{i}.out").open("w"), (logs / f"run-{i}.err").open("w")
-        procs.append(
-            (
-                subprocess.Popen(
-                    argv, env=env, cwd=PROJECT_ROOT, stdout=out, stderr=err, stdin=subprocess.DEVNULL
-                ),
-                out,
-                err,
-            )
-        )
-    results = []
-    for i, (proc, out, err) in enumerate(procs):
-        try:
-            code = proc.wait(timeout=400)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
-        out.close()
-        err.close()
-        results.append((code, (logs / f"run-{i}.out").read_text(), (logs / f"run-{i}.err").read_text()))
-    return results
+    """Two ``veille run`` at once, forked from one pre-imported process (tests/crashkit.py: the CLI
+    with the test observer that honours VEILLE_TEST_PAUSE_AT, tests/killhooks.py). Prefect reads
+    ``PREFECT_*`` at import: those go in the zygote's environment, ``VEILLE_*`` in each run's."""
+    argv = ["run", "--corpus", str(corpus), "--warehouse", str(warehouse), "--backend", "offline"]
+    run_env = {k: v for k, v in env.items() if k.startswith("VEILLE_")}
+    run_env["VEILLE_TEST_PAUSE_AT"] = f"ingest:{pause_s}"
+    zygote_env = {k: v for k, v in env.items() if not k.startswith("VEILLE_")}
+    # The temporary API's module (SubprocessASGIServer), which each run imports before starting one.
+    zygote = Zygote(zygote_env, logs, preload=("prefect.server.api.server",))
+    try:
+        pids = [zygote.start(argv, run_env) for _ in range(2)]
+        done = [zygote.wait(timeout_s=400, pid=pid) for pid in pids]
+    finally:
+        zygote.close()
+    return [(r.code, r.out, r.err) for r in done]
 
 
 def _ingestion_intervals(db_path: Path) -> list[tuple[datetime, datetime]]:

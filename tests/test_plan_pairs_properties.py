@@ -45,6 +45,17 @@ MAX_SUBTASKS, MAX_DOCS = 6, 8
 READING = InterimReading(AXES, OPTIONS)
 
 
+# The strategies drawn from in every example, built once: building one (hypothesis validates it and
+# computes its recursive properties) cost more CPU than drawing from it, and a strategy is an
+# immutable description of values, so the examples are the same.
+_TERM = st.sampled_from(AXIS_WORDS)
+_OPTION = st.sampled_from(OPTIONS)
+_KIND = st.sampled_from(KINDS)
+_FAMILY_WORDS = st.lists(st.sampled_from(FILLER), min_size=3, max_size=8)
+_NOTE_WORDS = st.lists(st.sampled_from(FILLER), min_size=4, max_size=10)
+_PROPOSAL_KIND = st.sampled_from(["sensible", "one sub-task", "splits pairs", "invented ids"])
+
+
 @st.composite
 def corpora(
     draw: st.DrawFn,
@@ -66,17 +77,17 @@ def corpora(
         size = draw(st.integers(min_value=2, max_value=6))
         family = []
         for n in range(size):
-            term = draw(st.sampled_from(AXIS_WORDS))
-            words = draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=8))
+            term = draw(_TERM)
+            words = draw(_FAMILY_WORDS)
             body = (
                 f"## Contexte\n\n{' '.join(words).capitalize()} {option} et la {term}.\n\n"
                 f"## Mesure\n\nLe {measure} mesuré de {option} atteint {10 + n} {unit} selon la {term}."
             )
-            family.append(add(body, f"{2020 + n}-0{k + 1}-15", draw(st.sampled_from(KINDS))))
+            family.append(add(body, f"{2020 + n}-0{k + 1}-15", draw(_KIND)))
         families.append(family)
     for _ in range(draw(st.integers(min_value=0, max_value=8))):  # notes naming an option, no measure
-        option, term = draw(st.sampled_from(OPTIONS)), draw(st.sampled_from(AXIS_WORDS))
-        words = draw(st.lists(st.sampled_from(FILLER), min_size=4, max_size=10))
+        option, term = draw(_OPTION), draw(_TERM)
+        words = draw(_NOTE_WORDS)
         add(f"## Note\n\n{' '.join(words).capitalize()} {option} pour la {term}.", "2025-05-01", "note")
     order = draw(st.permutations(range(len(entries))))  # families and notes interleaved in id order
     renamed = {entries[i].id: f"doc-{n + 1:02d}" for n, i in enumerate(order)}
@@ -88,7 +99,7 @@ def corpora(
 @st.composite
 def proposals(draw: st.DrawFn, ids: list[str], families: list[list[str]]) -> Plan:
     """A planner's answer over ``ids`` (validated as the plan step does)."""
-    kind = draw(st.sampled_from(["sensible", "one sub-task", "splits pairs", "invented ids"]))
+    kind = draw(_PROPOSAL_KIND)
     ordered = sorted(ids)
     if kind == "sensible":
         chunks = [ordered[k : k + MAX_DOCS] for k in range(0, len(ordered), MAX_DOCS)][:MAX_SUBTASKS]

@@ -52,13 +52,20 @@ def _sentence(words: list[str]) -> str:
     return " ".join(words).capitalize() + "."
 
 
+# The strategies drawn from in every example, built once: building one (hypothesis validates it and
+# computes its recursive properties) cost more CPU than drawing from it, and a strategy is an
+# immutable description of values, so the examples are the same.
+_FILL = st.lists(st.sampled_from(FILLER), min_size=3, max_size=5)
+_FIELD = st.lists(st.sampled_from(HIVE), min_size=3, max_size=6, unique=True)
+
+
 @st.composite
 def on_subject(draw: st.DrawFn, option: str) -> str:
     """A sheet on the subject: a passage on it (filler varying), one stating the option's measured
     yield and abandon — every such sheet's axis passage alike, so each scores as relevant to both
     axes (the corpus's typical option-naming passage on them)."""
-    fill = draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=5))
-    field = draw(st.lists(st.sampled_from(HIVE), min_size=3, max_size=6, unique=True))
+    fill = draw(_FILL)
+    field = draw(_FIELD)
     first = _sentence([*fill[:2], *SUBJECT, *field, *fill[2:]])
     return (
         f"## Présentation\n\n{first}\n\n## Bilan\n\n{_sentence([option, 'rendement', 'mesuré', 'abandon'])}"

@@ -55,14 +55,25 @@ def _sentence(words: list[str]) -> str:
     return " ".join(words).capitalize() + "."
 
 
+# The strategies drawn from in every example, built once: building one (hypothesis validates it and
+# computes its recursive properties) cost more CPU than drawing from it, and a strategy is an
+# immutable description of values, so the examples are the same.
+_OPTION = st.sampled_from(["", *OPTIONS])
+_TERM = st.sampled_from(["", *AXIS_WORDS])
+_WORDS = st.lists(st.sampled_from(FILLER + OTHER), min_size=4, max_size=12)
+
+
 @st.composite
 def passages(draw: st.DrawFn) -> tuple[str, bool]:
     """One passage's text and whether it names an option and an axis term."""
-    option = draw(st.sampled_from(["", *OPTIONS]))
-    term = draw(st.sampled_from(["", *AXIS_WORDS]))
-    words = draw(st.lists(st.sampled_from(FILLER + OTHER), min_size=4, max_size=12))
+    option = draw(_OPTION)
+    term = draw(_TERM)
+    words = draw(_WORDS)
     mixed = [*words[:2], *([option] if option else []), *words[2:5], *([term] if term else []), *words[5:]]
     return _sentence(mixed), bool(option and term)
+
+
+_PARTS = st.lists(passages(), min_size=1, max_size=3)
 
 
 @st.composite
@@ -74,7 +85,7 @@ def corpora(draw: st.DrawFn) -> tuple[list[CatalogueEntry], dict[str, str], set[
     must: set[str] = set()
     for i in range(1, n + 1):
         doc_id = f"doc-{i:02d}"
-        parts = draw(st.lists(passages(), min_size=1, max_size=3))
+        parts = draw(_PARTS)
         bodies[doc_id] = "\n\n".join(f"## Partie {k}\n\n{text}" for k, (text, _) in enumerate(parts, 1))
         if any(named for _, named in parts):
             must.add(doc_id)

@@ -55,16 +55,23 @@ def _sentence(words: list[str]) -> str:
     return " ".join(words).capitalize() + "."
 
 
+# The strategies drawn from in every example, built once: building one (hypothesis validates it and
+# computes its recursive properties) cost more CPU than drawing from it, and a strategy is an
+# immutable description of values, so the examples are the same.
+_FILL = st.lists(st.sampled_from(FILLER), min_size=3, max_size=5)
+_TERM = st.sampled_from(AXIS_WORDS)
+
+
 @st.composite
 def documents(draw: st.DrawFn, on_subject: bool, option: str = "") -> str:
     """A sheet: a passage on its field (the subject's words or another field's), one on an axis
     (naming ``option`` when given)."""
     field = SUBJECT if on_subject else OTHER_FIELD[:4]
-    fill = draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=5))
+    fill = draw(_FILL)
     first = _sentence([*fill[:2], *field, *fill[2:]])
-    term = draw(st.sampled_from(AXIS_WORDS))
+    term = draw(_TERM)
     named = [option] if option else []
-    second = _sentence([*draw(st.lists(st.sampled_from(FILLER), min_size=3, max_size=5)), *named, term])
+    second = _sentence([*draw(_FILL), *named, term])
     # Another field's sheet is long: the absence of the subject's words then means something.
     extra = "" if on_subject else "\n\n" + " ".join(_sentence([*OTHER_FIELD, *FILLER]) for _ in range(3))
     return f"## Présentation\n\n{first}\n\n## Bilan\n\n{second}{extra}"

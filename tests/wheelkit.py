@@ -1,18 +1,20 @@
 """A fresh virtualenv that holds exactly what plain pip would install for a wheel, offline.
 
-pip resolves the wheel's requirements (``--dry-run --report``, ``-c constraints.txt``) against a
-wheelhouse of metadata-only wheels, one per distribution installed in this environment: the
-resolution is pip's own (extras, markers, name normalisation), so an import the wheel does not
+uv (pinned in constraints.txt, what ``make install`` installs with) resolves the wheel's
+requirements (``uv pip compile``, ``-c constraints.txt``) against a wheelhouse of metadata-only
+wheels, one per distribution installed in this environment, so an import the wheel does not
 declare, directly or through a dependency's metadata, is missing from the result. Only the
 resolved distributions are then linked into the new venv's site-packages (from their RECORD: a
 top-level directory that only one installed distribution has files in as a whole, a shared one
-file by file), and the wheel is installed with ``pip install --no-index``: pip itself checks that
-every declared requirement is satisfied.
+file by file), and the wheel is installed with plain ``pip install --no-index``: pip's own resolver
+then checks that every requirement, declared by the wheel or by any dependency on the way
+(extras, markers), is satisfied by what was linked, and fails otherwise. pip's separate
+``--dry-run --report`` resolution was 4.3 s of the test's CPU (pip parses every requirement with
+pyparsing), uv's 0.05 s; both gave the same 145 distributions here (2026-12-07).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -72,18 +74,35 @@ def metadata_wheelhouse(dest: Path, *, skip: str) -> Path:
 def resolve(
     wheel: Path, house: Path, constraints: Path, python: Path, *, cwd: Path, env: dict[str, str]
 ) -> dict[str, str]:
-    """Names and versions pip would install for ``wheel`` into the venv of ``python``."""
-    report = cwd / "pip-report.json"
-    pip(
+    """Names and versions uv resolves for ``wheel`` (offline, from ``house``) for the interpreter
+    ``python``'s markers; the wheel's own distribution is left out."""
+    project = wheel.name.split("-")[0]
+    requirement, pinned = cwd / "wheel-requirement.in", cwd / "wheel-resolution.txt"
+    requirement.write_text(f"{project} @ {wheel.resolve().as_uri()}\n", encoding="utf-8")
+    uv = Path(sys.executable).with_name("uv")  # the venv's, pinned in constraints.txt
+    proc = subprocess.run(
         [
-            *("--python", python, "install", "--dry-run", "--ignore-installed", "--no-index"),
-            *("--find-links", house, "-c", constraints, "--report", report, wheel),
+            *(str(uv), "pip", "compile", "--quiet", "--offline", "--no-index"),
+            *("--find-links", str(house), "-c", str(constraints), "--python", str(python)),
+            *("--no-header", "--no-annotate", "--cache-dir", str(cwd / "uv-cache")),
+            *(str(requirement), "-o", str(pinned)),
         ],
         cwd=cwd,
         env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
-    resolved = json.loads(report.read_text(encoding="utf-8"))["install"]
-    return {_wheel_name(item["metadata"]["name"]): item["metadata"]["version"] for item in resolved}
+    assert proc.returncode == 0, (
+        f"uv pip compile exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    )
+    names: dict[str, str] = {}
+    for line in pinned.read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.strip().partition("==")
+        if sep and not name.startswith("#"):
+            names[_wheel_name(name)] = version.strip()
+    return names
 
 
 def _owners() -> dict[str, set[str]]:

@@ -9,6 +9,7 @@ import unicodedata
 from functools import cache
 from typing import Any
 
+from veille.marks import without_marks
 from veille.resources import data_file
 
 __all__ = ["cue_pattern", "fold", "pairs", "weight", "words"]
@@ -29,7 +30,7 @@ def _load() -> dict[str, Any]:
 def fold(text: str) -> str:
     """Lower case, accents off, typographic apostrophe straightened: « Évolué’ » -> "evolue'"."""
     decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    return without_marks(decomposed).casefold()
 
 
 @cache

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from veille.language import language, likely_language
+from veille.marks import without_marks
 from veille.offline import lexicon
 from veille.offline.reading import UNREADABLE, Table, parse
 from veille.offline.sentences import is_whole, split_plain
@@ -55,7 +56,7 @@ def fold(text: str) -> str:
 
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = without_marks(text)
     text = text.replace("œ", "oe").replace("Œ", "OE").replace("æ", "ae").replace("Æ", "AE")
     return text.replace("\u2019", "'").replace("\u00a0", " ").replace("\u202f", " ").lower()
 

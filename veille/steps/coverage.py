@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from veille.marks import without_marks
 from veille.offline.text import cosine, stems, weighted_vector
 from veille.roles.planner import CatalogueEntry, ExclusionReason, SubTask
 
@@ -73,7 +74,7 @@ _NEAR_SHARE = 0.5
 def _fold(text: str) -> str:
     # Case- and accent-insensitive comparison ("Orvet" matches "ORVET", "sécurité" matches "securite").
     decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return without_marks(decomposed)
 
 
 def mentions_term(text: str, terms: Iterable[str]) -> list[str]:

@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veille.marks import without_marks
 from veille.numbers import Unit, compatible
 from veille.numberunits import fold
 from veille.roles.analyst import DocumentText, Finding, Findings
@@ -101,7 +102,7 @@ def shown_previous(
 def statement_key(statement: str) -> str:
     """A statement compared as words: case, accents, punctuation and spacing aside."""
     decomposed = unicodedata.normalize("NFKD", statement.casefold())
-    return " ".join(re.findall(r"\w+", "".join(c for c in decomposed if not unicodedata.combining(c))))
+    return " ".join(re.findall(r"\w+", without_marks(decomposed)))
 
 
 def without_repeats(previous: Sequence[Finding], new: Sequence[Finding]) -> list[Finding]:
