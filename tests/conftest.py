@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+from unittest import mock
 
 import pytest
 
@@ -142,18 +143,42 @@ def harness_server_env(items: list[pytest.Item]) -> dict[str, str]:
     return {**HARNESS_SERVER_ENV, **NO_TASK_RUN_RECORDER}
 
 
+def _session_folder(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every xdist worker of this session sees (each worker's base is a child of it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if _is_xdist_worker(config) else base
+
+
+def _database_path(url: str) -> Path:
+    return Path(url.split(":///", 1)[1])
+
+
 @pytest.fixture(scope="session")
-def prefect_harness(request: pytest.FixtureRequest) -> Iterator[None]:
-    """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME)."""
+def prefect_harness(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME), on a
+    database migrated once per session (tests/prefect_template.py)."""
     from prefect.events.clients import NullEventsClient
     from prefect.events.worker import EventsWorker
+    from prefect.settings import get_current_settings
     from prefect.testing.utilities import prefect_test_harness
+
+    from tests.prefect_template import session_database
 
     env = harness_server_env(request.session.items)
     request.config.stash[_RECORDS_TASK_RUNS] = NO_TASK_RUN_RECORDER.keys().isdisjoint(env)
     with ExitStack() as stack:
-        with _server_environment(env):
-            stack.enter_context(prefect_test_harness(server_startup_timeout=120))
+        with session_database(_session_folder(request.config, tmp_path_factory)) as database:
+            # Prefect's harness makes its database in the folder its mkdtemp() returns: this one.
+            with (
+                _server_environment({**env, **database.env}),
+                mock.patch("prefect.testing.utilities.mkdtemp", return_value=str(database.folder)),
+            ):
+                stack.enter_context(prefect_test_harness(server_startup_timeout=120))
+            used = _database_path(get_current_settings().server.database.connection_url.get_secret_value())
+            if used != database.path:  # a Prefect whose harness no longer does so: say it, do not guess
+                raise RuntimeError(f"the session server uses {used}, not {database.path}")
         # No service of this server reads events outside the recording tests (above), so this
         # process sends none: Prefect's emit_event returns at once with a client that sends nothing.
         EventsWorker.set_client_override(NullEventsClient)
