@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+from unittest import mock
 
 import pytest
 
@@ -103,15 +104,19 @@ HARNESS_SERVER_ENV = {
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",  # the reactive triggers and their actions
 }
-# Nor does it keep task runs: the task run recorder turns each task's state events (three or more per
-# task, ~60 a night) into rows, two thirds of the server's CPU per flow night (docs/benchmarks.md, "Test
-# suite"). With no service left to read events, the test process sends none (prefect_harness). The
-# tests that read task runs back ask for `recording_prefect_api`: a second server with the recorder on,
-# to which this process then sends its events (tests/test_secrets_canary.py and
-# tests/test_secrets_prefect_states.py grep the task runs' state messages for secrets and assert there
-# are some; tests/test_flow.py reads the metrics artifact's count of Cached task runs, which
-# veille/tasks/record.py asks the API for).
+# Nor does it keep task runs, unless the session runs a test that reads them back: the task run
+# recorder turns each task's state events (three or more per task, ~60 a night) into rows, two thirds
+# of the server's CPU per flow night (docs/benchmarks.md, "Test suite"), and with no service left to
+# read events the test process sends none (prefect_harness). The tests that read task runs back ask
+# for `recording_prefect_api` (tests/test_secrets_canary.py and tests/test_secrets_prefect_states.py
+# grep the task runs' state messages for secrets and assert there are some; tests/test_flow.py reads
+# the metrics artifact's count of Cached task runs, which veille/tasks/record.py asks the API for).
+# When the session has such a test, the same server runs with the recorder on: the test process still
+# sends no events outside those tests, so the recorder idles through every other night, and no second
+# server is started for them (one server start is ~6.5 s of CPU; docs/benchmarks.md, "Test suite").
 NO_TASK_RUN_RECORDER = {"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false"}
+RECORDING_FIXTURE = "recording_prefect_api"
+_RECORDS_TASK_RUNS = pytest.StashKey[bool]()
 
 
 @contextmanager
@@ -130,54 +135,60 @@ def _server_environment(env: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
+def harness_server_env(items: list[pytest.Item]) -> dict[str, str]:
+    """The session server's services: the task run recorder only when a selected test reads task
+    runs back (`recording_prefect_api`)."""
+    if any(RECORDING_FIXTURE in getattr(item, "fixturenames", ()) for item in items):
+        return dict(HARNESS_SERVER_ENV)
+    return {**HARNESS_SERVER_ENV, **NO_TASK_RUN_RECORDER}
+
+
+def _session_folder(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every xdist worker of this session sees (each worker's base is a child of it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if _is_xdist_worker(config) else base
+
+
+def _database_path(url: str) -> Path:
+    return Path(url.split(":///", 1)[1])
+
+
 @pytest.fixture(scope="session")
-def prefect_harness() -> Iterator[None]:
-    """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME)."""
+def prefect_harness(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """One ephemeral Prefect API for the session (heartbeats off, temporary PREFECT_HOME), on a
+    database migrated once per session (tests/prefect_template.py)."""
     from prefect.events.clients import NullEventsClient
     from prefect.events.worker import EventsWorker
+    from prefect.settings import get_current_settings
     from prefect.testing.utilities import prefect_test_harness
 
+    from tests.prefect_template import session_database
+
+    env = harness_server_env(request.session.items)
+    request.config.stash[_RECORDS_TASK_RUNS] = NO_TASK_RUN_RECORDER.keys().isdisjoint(env)
     with ExitStack() as stack:
-        with _server_environment({**HARNESS_SERVER_ENV, **NO_TASK_RUN_RECORDER}):
-            stack.enter_context(prefect_test_harness(server_startup_timeout=120))
-        # No service of this server reads events (above), so this process sends none: Prefect's
-        # emit_event returns at once with a client that sends nothing.
+        with session_database(_session_folder(request.config, tmp_path_factory)) as database:
+            # Prefect's harness makes its database in the folder its mkdtemp() returns: this one.
+            with (
+                _server_environment({**env, **database.env}),
+                mock.patch("prefect.testing.utilities.mkdtemp", return_value=str(database.folder)),
+            ):
+                stack.enter_context(prefect_test_harness(server_startup_timeout=120))
+            used = _database_path(get_current_settings().server.database.connection_url.get_secret_value())
+            if used != database.path:  # a Prefect whose harness no longer does so: say it, do not guess
+                raise RuntimeError(f"the session server uses {used}, not {database.path}")
+        # No service of this server reads events outside the recording tests (above), so this
+        # process sends none: Prefect's emit_event returns at once with a client that sends nothing.
         EventsWorker.set_client_override(NullEventsClient)
         stack.callback(EventsWorker.set_client_override, None)
         yield
 
 
-@pytest.fixture(scope="session")
-def _recording_server(
-    prefect_harness: None, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, str]]:
-    """A second API, started by the first test that asks for it, with the task run recorder on;
-    (API URL, database URL)."""
-    from prefect import settings
-    from prefect.server.api.server import SubprocessASGIServer
-    from prefect.testing.utilities import _find_available_port
-
-    database = "sqlite+aiosqlite:///" + str(tmp_path_factory.mktemp("recording-api") / "prefect.db")
-    server = SubprocessASGIServer(port=_find_available_port())
-    # Said as settings: the server's environment is this process's settings, and those the session's
-    # harness loaded include HARNESS_SERVER_ENV and NO_TASK_RUN_RECORDER.
-    updates = {
-        settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database,
-        settings.PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED: True,
-        settings.PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED: False,
-        settings.PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED: False,
-    }
-    with settings.temporary_settings(updates=updates):
-        server.start(timeout=120)
-    try:
-        yield server.api_url, database
-    finally:
-        server.stop()
-
-
 def _drain_prefect_workers() -> None:
-    """Send what Prefect's log and event workers hold, and stop them: each sends to the API it was
-    started for, and the next log or event starts one for the API of the moment."""
+    """Send what Prefect's log and event workers hold, and stop them: each sends with the client it
+    was started with, and the next log or event starts one with the client of the moment."""
     from prefect.events.worker import EventsWorker
     from prefect.logging.handlers import APILogWorker
 
@@ -186,24 +197,23 @@ def _drain_prefect_workers() -> None:
 
 
 @pytest.fixture()
-def recording_prefect_api(_recording_server: tuple[str, str]) -> Iterator[None]:
-    """The test's flows use the API that keeps task runs (see NO_TASK_RUN_RECORDER)."""
-    from prefect.context import _temporary_global_settings_context, get_settings_context
+def recording_prefect_api(request: pytest.FixtureRequest, prefect_harness: None) -> Iterator[None]:
+    """The session server keeps the test's task runs: this process sends its events for this test
+    (see NO_TASK_RUN_RECORDER)."""
     from prefect.events.worker import EventsWorker
-    from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_DATABASE_CONNECTION_URL, temporary_settings
 
-    api_url, database = _recording_server
+    if not request.config.stash.get(_RECORDS_TASK_RUNS, False):
+        # Only when asked with getfixturevalue after the server started without the recorder.
+        pytest.fail(
+            f"the session server keeps no task runs: ask for {RECORDING_FIXTURE} in the test's signature"
+        )
     _drain_prefect_workers()
     override = EventsWorker._client_override  # the session's: no events (prefect_harness)
     EventsWorker.set_client_override(None)  # the task runs are made of the events: send them
-    updates = {PREFECT_API_URL: api_url, PREFECT_SERVER_DATABASE_CONNECTION_URL: database}
     try:
-        with temporary_settings(updates=updates), _temporary_global_settings_context(get_settings_context()):
-            try:
-                yield
-            finally:
-                _drain_prefect_workers()
+        yield
     finally:
+        _drain_prefect_workers()
         EventsWorker._client_override = override
 
 
