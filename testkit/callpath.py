@@ -37,6 +37,7 @@ from veille.roles.base import Role
 __all__ = ["CallPath", "StackRecordingModel", "measure"]
 
 _VEILLE_DIR = str(Path(veille.__file__).resolve().parent)
+_DATATASK = str(Path(_VEILLE_DIR) / "tasks" / "datatask.py")
 
 Entry = Literal["run", "cached"]
 
@@ -96,7 +97,10 @@ def _veille_frames(frame: FrameType | None, *, coroutines_only: bool = False) ->
         code = frame.f_code
         if coroutines_only and frame.f_globals.get("__name__", "").startswith("asyncio."):
             break
-        if str(Path(code.co_filename).resolve()).startswith(_VEILLE_DIR):
+        # veille.tasks.datatask is Prefect's Task.__call__ with the arguments marked as data, part
+        # of "the Prefect ask task" like Prefect's own frames (not counted): no step of the path.
+        where = str(Path(code.co_filename).resolve())
+        if where.startswith(_VEILLE_DIR) and where != _DATATASK:
             names.append(f"{frame.f_globals.get('__name__', '?')}:{code.co_qualname}")
         frame = frame.f_back
     return names

@@ -9,6 +9,10 @@ so each argument is passed as Prefect's ``opaque``: a future or state given as t
 still waited for, resolved and recorded as an input, and nothing inside it is visited. The task
 receives the same objects as before (the annotation is removed before the call, before its run name,
 cache key and retries read them). Measured by bench/flow_night_cpu.py (docs/benchmarks.md).
+
+Only a call is: ``map`` stays Prefect's, since a mapped run may be sent to another task runner's
+workers (Dask) whose own walk of the arguments rebuilt the annotation, a tuple, as a plain tuple
+(tests/test_ops_dask.py: every branch got ``(('st-1',),)`` for its sub-task id).
 """
 
 from __future__ import annotations
@@ -54,12 +58,6 @@ class DataTask(Task[P, R]):
         def __call__(self, *args, **kwargs):
             args, kwargs = _as_data(args, kwargs)
             return super().__call__(*args, **kwargs)
-
-        def map(self, *args, **kwargs):
-            # A list given to map is split into its items, each wrapped again (an ``unmapped``
-            # value inside stays one argument for every branch).
-            args, kwargs = _as_data(args, kwargs)
-            return super().map(*args, **kwargs)
 
         def with_options(self, **options):
             # Prefect's with_options builds a Task: the copy stays a DataTask.
