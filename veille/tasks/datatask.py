@@ -21,23 +21,22 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from prefect import Task
-from prefect.utilities.annotations import BaseAnnotation, opaque, quote, unmapped
+from prefect.utilities.annotations import BaseAnnotation, opaque, quote
 
 __all__ = ["DataTask", "task"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-# Keywords of Task.__call__ and Task.map that are not the task's arguments.
+# Keywords of Task.__call__ that are not the task's arguments.
 _ENGINE_KEYWORDS = frozenset({"return_state", "wait_for", "deferred"})
 
 
 def _data(value: Any) -> Any:
     """``value`` as ``opaque``: a quoted value's content (neither walked nor resolved either way: it
-    holds no future), an ``unmapped`` one kept inside (map gives it whole to every branch); another
-    annotation (``allow_failure``, ``opaque``) as it is."""
+    holds no future); another annotation (``allow_failure``, ``opaque``) as it is."""
     if isinstance(value, quote):
         return opaque(value.unquote())
-    if isinstance(value, BaseAnnotation) and not isinstance(value, unmapped):
+    if isinstance(value, BaseAnnotation):
         return value
     return opaque(value)
 
