@@ -3,8 +3,7 @@
 Offline: the wheel is built with the project's own setuptools (its PEP 517 backend, no isolation)
 and installed with plain pip into a fresh venv that holds only what uv resolves for it from its
 declared requirements and constraints.txt, pip checking at install that nothing is missing
-(tests/wheelkit.py): an import nobody declares fails
-here as it would on a fresh machine. The checkout is not on the path, and the run starts in an
+(tests/wheelkit.py): an import nobody declares fails here as it would on a fresh machine. The checkout is not on the path, and the run starts in an
 empty folder: whatever it reads (configuration, views, queries) must come from the installed
 package. Its Prefect API is the session's test API (no server of its own to start and migrate).
 """

@@ -1,4 +1,5 @@
-"""A fresh virtualenv that holds exactly what plain pip would install for a wheel, offline.
+"""A fresh virtualenv that holds what a wheel's declared requirements resolve to, offline; plain pip
+installs the wheel there and refuses it if anything it requires is missing.
 
 uv (pinned in constraints.txt, what ``make install`` installs with) resolves the wheel's
 requirements (``uv pip compile``, ``-c constraints.txt``) against a wheelhouse of metadata-only
